@@ -1,0 +1,188 @@
+//! The command line: argv → tokens → [`RawArgs`], by DiskSpd's grammar.
+//!
+//! This layer knows the syntax of each option and nothing of how options combine; cross-option rules
+//! and sizes in blocks are the profile's business. Every error names the offending token and the fix.
+
+pub mod flags;
+pub mod help;
+pub mod lex;
+pub mod raw;
+pub mod units;
+
+use std::ffi::OsString;
+
+use thiserror::Error;
+
+pub use raw::RawArgs;
+
+use lex::Token;
+
+/// What the command line asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// `-?`: print usage.
+    Help,
+    /// Everything else: a run (or a profile echo with `-Rp`).
+    Run(Box<RawArgs>),
+}
+
+/// A command line that cannot be read.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum CliError {
+    /// No arguments at all.
+    #[error("no options or targets given; run 'iospd -?' for usage")]
+    NoArguments,
+    /// An option that is not valid UTF-8.
+    #[error("option '{0}' is not valid UTF-8; retype it")]
+    NotUtf8(String),
+    /// An option after the first target.
+    #[error(
+        "option '{option}' comes after the target '{target}'; put every option before the targets"
+    )]
+    OptionAfterTarget {
+        /// The option.
+        option: String,
+        /// The first target.
+        target: String,
+    },
+    /// A token starting with a dash look-alike.
+    #[error("'{token}' starts with an {dash}, not '-'; retype it as '{fixed}'")]
+    LookalikeDash {
+        /// The token as typed.
+        token: String,
+        /// Which character it was.
+        dash: &'static str,
+        /// The token with a plain hyphen.
+        fixed: String,
+    },
+    /// An empty string argument.
+    #[error("an empty argument was given; remove it or quote the intended path")]
+    EmptyArgument,
+    /// `-` alone.
+    #[error("'-' alone is not an option; write the letter and its value together, e.g. -o32")]
+    LoneDash,
+    /// An unknown letter or long name.
+    #[error("unknown option '{0}'; run 'iospd -?' for the list of options")]
+    UnknownOption(String),
+    /// A DiskSpd option this build does not implement.
+    #[error("'{token}': {what} (a DiskSpd option) is not implemented in this version of iospd")]
+    NotYet {
+        /// The token as typed.
+        token: String,
+        /// What the option does.
+        what: &'static str,
+    },
+    /// A known option with a bad value.
+    #[error("'{token}': {reason}")]
+    BadOption {
+        /// The token as typed.
+        token: String,
+        /// What is wrong and how to fix it.
+        reason: String,
+    },
+    /// Options but no target.
+    #[error(
+        "no target given; name a file or block device after the options, e.g. iospd -c1G -d10 test.dat"
+    )]
+    NoTarget,
+}
+
+/// Reads the command line (without the program name).
+pub fn parse(args: &[OsString]) -> Result<Command, CliError> {
+    if args.is_empty() {
+        return Err(CliError::NoArguments);
+    }
+    let mut raw = RawArgs::default();
+    for token in lex::lex(args)? {
+        match token {
+            Token::Target(path) => raw.targets.push(path),
+            Token::Short { letter, value } => {
+                let text = format!("-{letter}{value}");
+                if let Some(flag) = flags::find(letter) {
+                    (flag.apply)(&value, &mut raw).map_err(|reason| CliError::BadOption {
+                        token: text,
+                        reason,
+                    })?;
+                } else if let Some((_, what)) = flags::NOT_YET.iter().find(|(l, _)| *l == letter) {
+                    return Err(CliError::NotYet { token: text, what });
+                } else {
+                    return Err(CliError::UnknownOption(text));
+                }
+            }
+            Token::Long { name, value } => {
+                let text = match &value {
+                    Some(value) => format!("--{name}={value}"),
+                    None => format!("--{name}"),
+                };
+                let flag = flags::find_long(&name).ok_or(CliError::UnknownOption(text.clone()))?;
+                (flag.apply)(value.as_deref(), &mut raw).map_err(|reason| CliError::BadOption {
+                    token: text,
+                    reason,
+                })?;
+            }
+        }
+    }
+    if raw.help {
+        return Ok(Command::Help);
+    }
+    if raw.targets.is_empty() {
+        return Err(CliError::NoTarget);
+    }
+    Ok(Command::Run(Box::new(raw)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_strs(args: &[&str]) -> Result<Command, CliError> {
+        let args: Vec<OsString> = args.iter().map(OsString::from).collect();
+        parse(&args)
+    }
+
+    #[test]
+    fn a_typical_line() {
+        let Command::Run(raw) = parse_strs(&[
+            "-b4k",
+            "-o32",
+            "-t2",
+            "-r",
+            "-w30",
+            "-Sh",
+            "-L",
+            "-c5G",
+            "/mnt/t.dat",
+        ])
+        .unwrap() else {
+            panic!("expected a run");
+        };
+        assert_eq!(raw.block_size, Some(4096));
+        assert_eq!(raw.outstanding, Some(32));
+        assert_eq!(raw.targets.len(), 1);
+    }
+
+    #[test]
+    fn help_wins() {
+        assert_eq!(parse_strs(&["-?"]).unwrap(), Command::Help);
+    }
+
+    #[test]
+    fn errors_name_the_token() {
+        let err = parse_strs(&["-o0", "x"]).unwrap_err();
+        assert!(err.to_string().starts_with("'-o0': "), "{err}");
+        assert_eq!(
+            parse_strs(&["-q", "x"]).unwrap_err(),
+            CliError::UnknownOption("-q".into())
+        );
+        assert!(matches!(
+            parse_strs(&["-X", "x"]).unwrap_err(),
+            CliError::NotYet { .. }
+        ));
+        assert_eq!(parse_strs(&["-o4"]).unwrap_err(), CliError::NoTarget);
+        assert_eq!(parse_strs(&[]).unwrap_err(), CliError::NoArguments);
+        assert!(matches!(
+            parse_strs(&["--bogus", "x"]).unwrap_err(),
+            CliError::UnknownOption(_)
+        ));
+    }
+}

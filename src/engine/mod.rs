@@ -1,0 +1,118 @@
+//! I/O engines: the thin layer between the worker loop and the kernel.
+//!
+//! Engines know file descriptors, buffers and the kernel; they know nothing of time, statistics or
+//! the profile. The worker owns timestamps and accounting. The engine is chosen once per thread and
+//! the worker loop is generic over it, so there is no dynamic dispatch per I/O.
+
+mod null;
+mod psync;
+mod uring;
+
+use std::fmt;
+use std::io;
+
+use crate::clock::Nanos;
+
+pub use null::Null;
+pub use psync::Psync;
+pub use uring::{Uring, probe as probe_io_uring};
+
+/// Read or write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// Read from the target into the slot's read buffer.
+    Read = 0,
+    /// Write the slot's write buffer to the target.
+    Write = 1,
+}
+
+/// One I/O to stage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Io {
+    /// The request slot; its buffer is the slot's buffer, and it comes back in the completion.
+    pub slot: u32,
+    /// Index of the target in the thread's target list.
+    pub target: u16,
+    /// Direction.
+    pub op: Op,
+    /// Byte offset in the target.
+    pub offset: u64,
+    /// Bytes to transfer.
+    pub len: u32,
+}
+
+/// One finished I/O.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Completion {
+    /// The slot given to `push`.
+    pub slot: u32,
+    /// Bytes transferred, or a negative errno.
+    pub result: i32,
+}
+
+/// The contract every engine keeps.
+pub trait Engine {
+    /// Stages one I/O (nothing reaches the device before `submit`).
+    fn push(&mut self, io: Io) -> io::Result<()>;
+    /// Hands staged I/O to the kernel, then blocks until `wait_for` completions are ready or
+    /// `timeout` passes. Interruption by a signal is not an error.
+    fn submit(&mut self, wait_for: u32, timeout: Option<Nanos>) -> io::Result<()>;
+    /// Moves every ready completion into `out`; never blocks.
+    fn reap(&mut self, out: &mut Vec<Completion>);
+}
+
+/// The engines a user can choose with `--engine`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EngineKind {
+    /// io_uring: one ring per thread, registered files and buffers, batched submit and reap.
+    IoUring,
+    /// pread/pwrite, one I/O at a time.
+    Psync,
+    /// No I/O: completes every request at once; measures the tool's own cost.
+    Null,
+}
+
+impl fmt::Display for EngineKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            EngineKind::IoUring => "io_uring",
+            EngineKind::Psync => "psync",
+            EngineKind::Null => "null",
+        })
+    }
+}
+
+/// What an engine could set up on this kernel, for the report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EngineSetup {
+    /// The engine that ran.
+    pub kind: EngineKind,
+    /// Buffers registered with the kernel (io_uring fixed buffers).
+    pub registered_buffers: bool,
+    /// Files registered with the kernel (io_uring fixed files).
+    pub registered_files: bool,
+    /// The ring defers completion work to the submitting thread (SINGLE_ISSUER + DEFER_TASKRUN).
+    pub defer_taskrun: bool,
+}
+
+impl EngineSetup {
+    /// A setup with no kernel registrations (psync, null).
+    pub fn plain(kind: EngineKind) -> Self {
+        EngineSetup {
+            kind,
+            registered_buffers: false,
+            registered_files: false,
+            defer_taskrun: false,
+        }
+    }
+}
+
+/// The address of the data for one I/O of a slot.
+pub trait SlotMemory {
+    /// Start of the buffer the slot reads into or writes from.
+    fn addr(&self, slot: u32, op: Op) -> *mut u8;
+    /// Number of slots.
+    fn slots(&self) -> u32;
+    /// One region per slot, for buffer registration.
+    fn regions(&self) -> Vec<libc::iovec>;
+}

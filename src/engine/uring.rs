@@ -1,0 +1,190 @@
+//! The io_uring engine: one ring per thread, created by that thread.
+//!
+//! It asks for SINGLE_ISSUER + DEFER_TASKRUN (completion work runs only when this thread enters the
+//! kernel, so it never interrupts submission), registers the thread's files and slot buffers, and
+//! reads completions straight from the shared completion ring. Every `io_uring_enter` carries
+//! GETEVENTS, so each submit also flushes finished work into the ring: the look-aside that follows
+//! costs no extra syscall.
+
+use std::io;
+use std::os::fd::RawFd;
+use std::time::Duration;
+
+use io_uring::types::{self, SubmitArgs, Timespec};
+use io_uring::{IoUring, opcode, squeue};
+
+use super::{Completion, Engine, EngineKind, EngineSetup, Io, Op, SlotMemory};
+use crate::clock::Nanos;
+
+/// `IORING_ENTER_GETEVENTS` from the kernel ABI.
+const ENTER_GETEVENTS: u32 = 1;
+/// The kernel's limit on registered buffers (`IORING_MAX_REG_BUFFERS`).
+const MAX_REGISTERED_BUFFERS: u32 = 1 << 14;
+/// The kernel's limit on submission queue entries.
+const MAX_SQ_ENTRIES: u32 = 32768;
+
+/// A per-thread ring.
+pub struct Uring {
+    ring: IoUring,
+    fds: Vec<RawFd>,
+    addrs: Vec<[u64; 2]>,
+    fixed_files: bool,
+    fixed_buffers: bool,
+}
+
+/// Checks that this kernel and process may use io_uring at all.
+pub fn probe() -> io::Result<()> {
+    IoUring::new(2).map(drop)
+}
+
+impl Uring {
+    /// Sets up a ring for the calling thread over its targets and slot buffers.
+    pub fn new(fds: &[RawFd], memory: &impl SlotMemory) -> io::Result<(Uring, EngineSetup)> {
+        let slots = memory.slots().max(1);
+        let entries = slots.next_power_of_two().min(MAX_SQ_ENTRIES);
+        let cq_entries = (slots.next_power_of_two() * 2).max(entries * 2);
+        let (ring, defer_taskrun) = build_ring(entries, cq_entries)?;
+        let fixed_files = ring.submitter().register_files(fds).is_ok();
+        let regions = memory.regions();
+        let fixed_buffers = slots <= MAX_REGISTERED_BUFFERS
+            // SAFETY: the regions belong to the worker's slot buffers, which outlive this ring
+            // (the worker drops the engine before the buffers) and are not moved while registered.
+            && unsafe { ring.submitter().register_buffers(&regions) }.is_ok();
+        let addrs = (0..memory.slots())
+            .map(|s| {
+                [
+                    memory.addr(s, Op::Read) as u64,
+                    memory.addr(s, Op::Write) as u64,
+                ]
+            })
+            .collect();
+        let setup = EngineSetup {
+            kind: EngineKind::IoUring,
+            registered_buffers: fixed_buffers,
+            registered_files: fixed_files,
+            defer_taskrun,
+        };
+        Ok((
+            Uring {
+                ring,
+                fds: fds.to_vec(),
+                addrs,
+                fixed_files,
+                fixed_buffers,
+            },
+            setup,
+        ))
+    }
+
+    #[inline]
+    fn entry(&self, io: &Io) -> squeue::Entry {
+        let addr = self.addrs[io.slot as usize][io.op as usize] as *mut u8;
+        macro_rules! rw {
+            ($fd:expr) => {
+                match (io.op, self.fixed_buffers) {
+                    (Op::Read, true) => opcode::ReadFixed::new($fd, addr, io.len, io.slot as u16)
+                        .offset(io.offset)
+                        .build(),
+                    (Op::Read, false) => opcode::Read::new($fd, addr, io.len)
+                        .offset(io.offset)
+                        .build(),
+                    (Op::Write, true) => opcode::WriteFixed::new($fd, addr, io.len, io.slot as u16)
+                        .offset(io.offset)
+                        .build(),
+                    (Op::Write, false) => opcode::Write::new($fd, addr, io.len)
+                        .offset(io.offset)
+                        .build(),
+                }
+            };
+        }
+        let entry = if self.fixed_files {
+            rw!(types::Fixed(io.target as u32))
+        } else {
+            rw!(types::Fd(self.fds[io.target as usize]))
+        };
+        entry.user_data(io.slot as u64)
+    }
+
+    fn enter(&mut self, wait_for: u32, timeout: Option<Nanos>) -> io::Result<()> {
+        let result = match timeout {
+            None => {
+                let to_submit = self.ring.submission().len() as u32;
+                // SAFETY: no extended argument is passed; the flags are a valid kernel ABI value.
+                unsafe {
+                    self.ring.submitter().enter::<libc::sigset_t>(
+                        to_submit,
+                        wait_for,
+                        ENTER_GETEVENTS,
+                        None,
+                    )
+                }
+            }
+            Some(ns) => {
+                let ts = Timespec::from(Duration::from_nanos(ns));
+                let args = SubmitArgs::new().timespec(&ts);
+                self.ring
+                    .submitter()
+                    .submit_with_args(wait_for.max(1) as usize, &args)
+            }
+        };
+        match result {
+            Ok(_) => Ok(()),
+            Err(e) => match e.raw_os_error() {
+                // Interrupted, timed out, or the completion ring is full: the caller reaps and
+                // comes back; nothing staged is lost.
+                Some(libc::EINTR | libc::ETIME | libc::EBUSY | libc::EAGAIN) => Ok(()),
+                _ => Err(e),
+            },
+        }
+    }
+}
+
+fn build_ring(entries: u32, cq_entries: u32) -> io::Result<(IoUring, bool)> {
+    let deferred = IoUring::builder()
+        .setup_single_issuer()
+        .setup_defer_taskrun()
+        .setup_cqsize(cq_entries)
+        .build(entries);
+    if let Ok(ring) = deferred {
+        return Ok((ring, true));
+    }
+    let cooperative = IoUring::builder()
+        .setup_coop_taskrun()
+        .setup_cqsize(cq_entries)
+        .build(entries);
+    if let Ok(ring) = cooperative {
+        return Ok((ring, false));
+    }
+    let ring = IoUring::builder().setup_cqsize(cq_entries).build(entries)?;
+    Ok((ring, false))
+}
+
+impl Engine for Uring {
+    #[inline]
+    fn push(&mut self, io: Io) -> io::Result<()> {
+        let entry = self.entry(&io);
+        loop {
+            // SAFETY: the entry's buffer is the slot's buffer, which stays valid until the
+            // completion for this slot has been reaped (the worker never reuses a busy slot).
+            if unsafe { self.ring.submission().push(&entry) }.is_ok() {
+                return Ok(());
+            }
+            self.enter(0, None)?;
+        }
+    }
+
+    #[inline]
+    fn submit(&mut self, wait_for: u32, timeout: Option<Nanos>) -> io::Result<()> {
+        self.enter(wait_for, timeout)
+    }
+
+    #[inline]
+    fn reap(&mut self, out: &mut Vec<Completion>) {
+        for cqe in self.ring.completion() {
+            out.push(Completion {
+                slot: cqe.user_data() as u32,
+                result: cqe.result(),
+            });
+        }
+    }
+}

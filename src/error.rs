@@ -1,0 +1,45 @@
+//! The top-level error: every module's error, and the exit code it maps to.
+
+use thiserror::Error;
+
+use crate::cli::CliError;
+use crate::plan::PlanError;
+use crate::profile::ProfileError;
+use crate::run::RunError;
+use crate::worker::target::TargetError;
+
+/// Exit status for a run that failed after starting.
+pub const EXIT_RUN_ERROR: u8 = 1;
+/// Exit status for bad input (DiskSpd's code for a command-line error).
+pub const EXIT_BAD_INPUT: u8 = 3;
+
+/// Anything that stops iospd.
+#[derive(Debug, Error)]
+pub enum Error {
+    /// The command line cannot be read.
+    #[error(transparent)]
+    Cli(#[from] CliError),
+    /// The options do not combine.
+    #[error(transparent)]
+    Profile(#[from] ProfileError),
+    /// The machine cannot place the threads as asked.
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+    /// A target cannot be used or created.
+    #[error(transparent)]
+    Target(#[from] TargetError),
+    /// The run failed.
+    #[error(transparent)]
+    Run(#[from] RunError),
+}
+
+impl Error {
+    /// 3 for input the user can fix, 1 for failures during the run.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::Cli(_) | Error::Profile(_) | Error::Plan(_) => EXIT_BAD_INPUT,
+            Error::Target(e) if e.is_input_error() => EXIT_BAD_INPUT,
+            Error::Target(_) | Error::Run(_) => EXIT_RUN_ERROR,
+        }
+    }
+}

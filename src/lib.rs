@@ -1,0 +1,24 @@
+//! iospd: DiskSpd's command line, defaults and report on Linux, measured with io_uring.
+//!
+//! A run is a pipeline of plain data. The command line is split into tokens and read flag by flag
+//! into [`cli::RawArgs`] (exactly what was typed); [`profile::resolve`] applies DiskSpd's defaults,
+//! resolves sizes in blocks and checks the cross-option rules, giving a [`profile::Profile`].
+//! [`plan::threads`] decides which thread serves which targets on which CPU;
+//! [`worker::target::prepare`] checks, creates and opens the targets; [`run::execute`] starts the
+//! threads behind a barrier, each driving its [`engine`] through the [`worker`] loop, and collects
+//! [`stats::RunResults`]. [`report::Report`] computes every printed number once, and
+//! [`report::text`] lays them out as DiskSpd does.
+
+pub mod cli;
+pub mod clock;
+pub mod engine;
+mod error;
+pub mod plan;
+pub mod profile;
+pub mod report;
+pub mod run;
+pub mod stats;
+pub mod system;
+pub mod worker;
+
+pub use error::{EXIT_BAD_INPUT, EXIT_RUN_ERROR, Error};

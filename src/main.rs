@@ -1,0 +1,139 @@
+//! iospd: parse → plan → run → report; errors are printed once and mapped to DiskSpd's exit codes.
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::process::ExitCode;
+use std::sync::atomic::Ordering;
+
+use iospd::cli::{self, CliError, Command};
+use iospd::clock::Monotonic;
+use iospd::engine::{self, EngineKind};
+use iospd::report::{Report, text, utc_string};
+use iospd::system::{Host, LinuxHost};
+use iospd::{EXIT_BAD_INPUT, EXIT_RUN_ERROR, Error, profile, run};
+
+fn main() -> ExitCode {
+    let argv: Vec<OsString> = std::env::args_os().collect();
+    match app(&argv) {
+        Ok(code) => ExitCode::from(code),
+        Err(Error::Cli(CliError::NoArguments)) => {
+            print!("{}", cli::help::usage());
+            ExitCode::from(EXIT_BAD_INPUT)
+        }
+        Err(error) => {
+            eprintln!("iospd: {error}");
+            ExitCode::from(error.exit_code())
+        }
+    }
+}
+
+fn app(argv: &[OsString]) -> Result<u8, Error> {
+    let raw = match cli::parse(&argv[1..])? {
+        Command::Help => {
+            print!("{}", cli::help::usage());
+            return Ok(0);
+        }
+        Command::Run(raw) => raw,
+    };
+    let command_line: Vec<String> = argv
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let resolved = profile::resolve(&raw, command_line.join(" "))?;
+    for warning in &resolved.warnings {
+        eprintln!("{warning}");
+    }
+    let profile = resolved.profile;
+    if profile.print_profile {
+        print!("{}", text::profile_text(&profile, &[]));
+        return Ok(0);
+    }
+    let engine = usable_engine(profile.engine);
+    let host = LinuxHost;
+    run::install_stop_signals();
+    let verbose = profile.verbose;
+    let log = |line: &str| {
+        if verbose {
+            println!("{}: {line}", utc_string(std::time::SystemTime::now()));
+            let _ = std::io::stdout().flush();
+        }
+    };
+    let results = run::measure(
+        &profile,
+        engine,
+        &Monotonic,
+        &host,
+        &run::STOP,
+        &|w| eprintln!("{w}"),
+        &log,
+    )?;
+    let report = Report::new(&profile, &host.system_info(), &results);
+    print!("{}", text::render(&report));
+    let _ = std::io::stdout().flush();
+    let last = results.timespans.last();
+    if let Some(failure) = last.and_then(|t| t.failure.as_ref()) {
+        let target = &profile.timespans[results.timespans.len() - 1].targets[failure.target];
+        eprintln!("iospd: {}", describe_failure(failure, target));
+        return Ok(EXIT_RUN_ERROR);
+    }
+    if last.is_some_and(|t| t.window.is_none()) {
+        eprintln!("iospd: interrupted before the measured window began; no results");
+        return Ok(EXIT_RUN_ERROR);
+    }
+    if run::STOP.load(Ordering::SeqCst) != 0 {
+        eprintln!(
+            "iospd: interrupted; the results cover the measured window up to the interruption"
+        );
+    }
+    Ok(0)
+}
+
+/// Chooses io_uring when the kernel allows it, psync otherwise, and says why in one line.
+fn usable_engine(requested: EngineKind) -> EngineKind {
+    if requested != EngineKind::IoUring {
+        return requested;
+    }
+    match engine::probe_io_uring() {
+        Ok(()) => EngineKind::IoUring,
+        Err(error) => {
+            let why = match error.raw_os_error() {
+                Some(libc::ENOSYS) => "this kernel has no io_uring",
+                Some(libc::EPERM) | Some(libc::EACCES) => {
+                    "it is disabled (sysctl kernel.io_uring_disabled) or blocked by a seccomp filter"
+                }
+                _ => "it could not be set up",
+            };
+            eprintln!("iospd: io_uring is unavailable ({why}: {error}); using the psync engine");
+            EngineKind::Psync
+        }
+    }
+}
+
+fn describe_failure(failure: &iospd::stats::IoFailure, target: &iospd::profile::Target) -> String {
+    let what = if failure.result < 0 {
+        let error = std::io::Error::from_raw_os_error(-failure.result);
+        let mut text = error.to_string();
+        if failure.result == -libc::EINVAL && target.cache == profile::CacheMode::DisableOsCache {
+            text.push_str(
+                " (O_DIRECT needs offsets, sizes and buffers aligned to the device's logical block size)",
+            );
+        }
+        text
+    } else {
+        format!(
+            "short transfer: {} of {} bytes (has the target shrunk?)",
+            failure.result, failure.len
+        )
+    };
+    let op = match failure.op {
+        iospd::engine::Op::Read => "read",
+        iospd::engine::Op::Write => "write",
+    };
+    format!(
+        "{op} of {} bytes at offset {} on '{}' by thread {} failed: {what}; the run stopped and the results above cover the time before the failure",
+        failure.len,
+        failure.offset,
+        target.path.display(),
+        failure.thread
+    )
+}

@@ -1,0 +1,216 @@
+//! Latency histogram: an HdrHistogram (3 significant digits, 1 ns to 1 hour, fixed memory) plus
+//! exact count, min, max, sum and sum of squares, so means and deviations are exact and percentiles
+//! are within 0.1 %.
+
+use hdrhistogram::Histogram;
+
+/// The largest latency tracked with full precision (larger values are clamped into the top bucket;
+/// the exact maximum is still kept).
+pub const HIGHEST_TRACKABLE_NS: u64 = 3_600_000_000_000;
+
+/// Latencies of one direction on one target in one thread.
+#[derive(Debug, Clone)]
+pub struct LatencyHistogram {
+    histogram: Histogram<u64>,
+    min: u64,
+    max: u64,
+    sum: u128,
+    sum_of_squares: u128,
+}
+
+impl Default for LatencyHistogram {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl PartialEq for LatencyHistogram {
+    fn eq(&self, other: &Self) -> bool {
+        self.histogram == other.histogram
+            && (self.min, self.max, self.sum, self.sum_of_squares)
+                == (other.min, other.max, other.sum, other.sum_of_squares)
+    }
+}
+
+impl LatencyHistogram {
+    /// An empty histogram.
+    pub fn new() -> Self {
+        LatencyHistogram {
+            histogram: Histogram::new_with_bounds(1, HIGHEST_TRACKABLE_NS, 3)
+                .expect("constant bounds are valid"),
+            min: u64::MAX,
+            max: 0,
+            sum: 0,
+            sum_of_squares: 0,
+        }
+    }
+
+    /// Records one latency in nanoseconds.
+    #[inline]
+    pub fn record(&mut self, ns: u64) {
+        self.histogram.saturating_record(ns.max(1));
+        self.min = self.min.min(ns);
+        self.max = self.max.max(ns);
+        self.sum += ns as u128;
+        self.sum_of_squares += ns as u128 * ns as u128;
+    }
+
+    /// Number of samples.
+    pub fn count(&self) -> u64 {
+        self.histogram.len()
+    }
+
+    /// Smallest sample (0 when empty).
+    pub fn min(&self) -> u64 {
+        if self.count() == 0 { 0 } else { self.min }
+    }
+
+    /// Largest sample.
+    pub fn max(&self) -> u64 {
+        self.max
+    }
+
+    /// Exact mean in nanoseconds (0 when empty).
+    pub fn mean(&self) -> f64 {
+        match self.count() {
+            0 => 0.0,
+            n => self.sum as f64 / n as f64,
+        }
+    }
+
+    /// Exact population standard deviation in nanoseconds.
+    pub fn stddev(&self) -> f64 {
+        let n = self.count();
+        if n == 0 {
+            return 0.0;
+        }
+        let n = n as u128;
+        // n·Σx² − (Σx)², exact in integers, then one division.
+        let spread = (n * self.sum_of_squares).saturating_sub(self.sum * self.sum);
+        (spread as f64).sqrt() / n as f64
+    }
+
+    /// Percentiles by DiskSpd's nearest-rank rule: for each `p` in `0.0..=1.0` (ascending), the
+    /// smallest recorded value whose cumulative count is at least `p × N`, clamped to the exact
+    /// min and max. Returns zeros when empty.
+    pub fn percentiles(&self, ps: &[f64]) -> Vec<u64> {
+        let n = self.count();
+        if n == 0 {
+            return vec![0; ps.len()];
+        }
+        let mut out = Vec::with_capacity(ps.len());
+        let mut buckets = self.histogram.iter_recorded();
+        let mut current = buckets.next().expect("non-empty");
+        let mut cumulative = current.count_at_value();
+        for &p in ps {
+            if p <= 0.0 {
+                out.push(self.min);
+                continue;
+            }
+            if p >= 1.0 {
+                out.push(self.max);
+                continue;
+            }
+            let rank = p * n as f64;
+            while (cumulative as f64) < rank {
+                match buckets.next() {
+                    Some(next) => {
+                        cumulative += next.count_at_value();
+                        current = next;
+                    }
+                    None => break,
+                }
+            }
+            let value = self
+                .histogram
+                .highest_equivalent(current.value_iterated_to());
+            out.push(value.clamp(self.min, self.max));
+        }
+        out
+    }
+
+    /// Adds another histogram's samples (exact merge).
+    pub fn merge(&mut self, other: &LatencyHistogram) {
+        if other.count() == 0 {
+            return;
+        }
+        self.histogram
+            .add(&other.histogram)
+            .expect("histograms share bounds");
+        self.min = self.min.min(other.min);
+        self.max = self.max.max(other.max);
+        self.sum += other.sum;
+        self.sum_of_squares += other.sum_of_squares;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_moments() {
+        let mut h = LatencyHistogram::new();
+        for v in [2, 4, 4, 4, 5, 5, 7, 9] {
+            h.record(v * 1000);
+        }
+        assert_eq!(h.count(), 8);
+        assert_eq!((h.min(), h.max()), (2000, 9000));
+        assert_eq!(h.mean(), 5000.0);
+        assert_eq!(h.stddev(), 2000.0, "population standard deviation");
+    }
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        let mut h = LatencyHistogram::new();
+        for v in 1..=100u64 {
+            h.record(v * 1000);
+        }
+        let p = h.percentiles(&[0.0, 0.25, 0.5, 0.99, 0.999, 1.0]);
+        // p·N = 25 → the 25th value; 99.9 % of 100 = 99.9 → the 100th value.
+        let expected = [1000, 25000, 50000, 99000, 100000, 100000];
+        for (got, want) in p.iter().zip(expected) {
+            let err = (*got as f64 - want as f64).abs() / want as f64;
+            assert!(err <= 0.001, "got {got}, want {want}");
+        }
+        assert_eq!(p[0], 1000, "min is exact");
+        assert_eq!(p[5], 100000, "max is exact");
+    }
+
+    #[test]
+    fn merge_equals_recording_everything_once() {
+        let mut a = LatencyHistogram::new();
+        let mut b = LatencyHistogram::new();
+        let mut all = LatencyHistogram::new();
+        for v in 0..1000u64 {
+            let ns = 1000 + v * v;
+            if v % 3 == 0 {
+                a.record(ns)
+            } else {
+                b.record(ns)
+            }
+            all.record(ns);
+        }
+        a.merge(&b);
+        assert_eq!(a, all);
+        let ps = [0.5, 0.9, 0.99];
+        assert_eq!(a.percentiles(&ps), all.percentiles(&ps));
+    }
+
+    #[test]
+    fn huge_values_keep_an_exact_max() {
+        let mut h = LatencyHistogram::new();
+        h.record(HIGHEST_TRACKABLE_NS * 2);
+        h.record(10);
+        assert_eq!(h.max(), HIGHEST_TRACKABLE_NS * 2);
+        assert_eq!(h.percentiles(&[1.0])[0], HIGHEST_TRACKABLE_NS * 2);
+    }
+
+    #[test]
+    fn empty() {
+        let h = LatencyHistogram::new();
+        assert_eq!((h.count(), h.min(), h.max()), (0, 0, 0));
+        assert_eq!(h.percentiles(&[0.5]), vec![0]);
+        assert_eq!(h.stddev(), 0.0);
+    }
+}

@@ -1,0 +1,278 @@
+//! Slot buffers: one page-aligned allocation per thread, a read and/or write buffer per slot.
+//!
+//! Only the halves a target needs are allocated (a read-only test has no write buffers). Write
+//! buffers start with DiskSpd's 0..255 pattern or zeros; [`WriteFill`] refreshes them per write for
+//! `-Zr` and `-Z<size>`. The allocation is freed on drop, after the engine that registered it.
+
+use std::alloc::{Layout, alloc_zeroed, dealloc};
+use std::ptr::NonNull;
+
+use super::rng::Rng;
+use crate::engine::{Op, SlotMemory};
+
+/// Buffer alignment: a page, which satisfies every O_DIRECT memory alignment.
+pub const ALIGN: usize = 4096;
+
+/// Initial content of a slot's write buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InitialFill {
+    /// 0, 1, …, 255, 0, …
+    Pattern,
+    /// All zeros.
+    Zero,
+}
+
+/// What one slot needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SlotShape {
+    /// Bytes per I/O.
+    pub block: usize,
+    /// The slot may read.
+    pub reads: bool,
+    /// The slot may write.
+    pub writes: bool,
+    /// Initial write buffer content.
+    pub fill: InitialFill,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Region {
+    start: usize,
+    len: usize,
+    read: usize,
+    write: usize,
+}
+
+/// The slot buffers of one thread.
+pub struct SlotBuffers {
+    base: NonNull<u8>,
+    layout: Layout,
+    regions: Vec<Region>,
+}
+
+// SAFETY: SlotBuffers owns its allocation exclusively; it is created and used by one worker thread
+// and only moved between threads as a whole.
+unsafe impl Send for SlotBuffers {}
+
+fn round_up(n: usize) -> usize {
+    n.div_ceil(ALIGN) * ALIGN
+}
+
+impl SlotBuffers {
+    /// Bytes [`SlotBuffers::new`] would allocate for these slots.
+    pub fn bytes_needed(shapes: &[SlotShape]) -> usize {
+        shapes
+            .iter()
+            .map(|s| round_up(s.block) * (s.reads as usize + s.writes as usize))
+            .sum()
+    }
+
+    /// Allocates and initialises the buffers of every slot.
+    pub fn new(shapes: &[SlotShape]) -> std::io::Result<Self> {
+        let mut regions = Vec::with_capacity(shapes.len());
+        let mut cursor = 0;
+        for shape in shapes {
+            let half = round_up(shape.block);
+            let read = cursor;
+            let write = if shape.reads { cursor + half } else { cursor };
+            let len = half * (shape.reads as usize + shape.writes as usize).max(1);
+            regions.push(Region {
+                start: cursor,
+                len,
+                read,
+                write,
+            });
+            cursor += len;
+        }
+        let layout = Layout::from_size_align(cursor.max(ALIGN), ALIGN)
+            .map_err(|_| std::io::Error::from(std::io::ErrorKind::OutOfMemory))?;
+        // SAFETY: the layout has a non-zero size.
+        let base = NonNull::new(unsafe { alloc_zeroed(layout) })
+            .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::OutOfMemory))?;
+        let buffers = SlotBuffers {
+            base,
+            layout,
+            regions,
+        };
+        for (slot, shape) in shapes.iter().enumerate() {
+            if shape.writes && shape.fill == InitialFill::Pattern {
+                let buf = buffers.slice_mut(slot as u32, Op::Write, shape.block);
+                for (i, byte) in buf.iter_mut().enumerate() {
+                    *byte = i as u8;
+                }
+            }
+        }
+        Ok(buffers)
+    }
+
+    /// The slot's buffer for `op` as a mutable slice of `len` bytes.
+    #[allow(clippy::mut_from_ref)]
+    pub fn slice_mut(&self, slot: u32, op: Op, len: usize) -> &mut [u8] {
+        // SAFETY: the address lies inside this allocation with at least `len` bytes after it (each
+        // half is `round_up(block)` long); the worker only touches a slot's buffer while the slot
+        // is not in flight, so nothing else accesses these bytes at the same time.
+        unsafe { std::slice::from_raw_parts_mut(self.addr(slot, op), len) }
+    }
+}
+
+impl SlotMemory for SlotBuffers {
+    fn addr(&self, slot: u32, op: Op) -> *mut u8 {
+        let region = self.regions[slot as usize];
+        let offset = match op {
+            Op::Read => region.read,
+            Op::Write => region.write,
+        };
+        // SAFETY: offset < allocation size by construction.
+        unsafe { self.base.as_ptr().add(offset) }
+    }
+
+    fn slots(&self) -> u32 {
+        self.regions.len() as u32
+    }
+
+    fn regions(&self) -> Vec<libc::iovec> {
+        self.regions
+            .iter()
+            .map(|r| libc::iovec {
+                // SAFETY: start < allocation size by construction.
+                iov_base: unsafe { self.base.as_ptr().add(r.start) } as *mut libc::c_void,
+                iov_len: r.len,
+            })
+            .collect()
+    }
+}
+
+impl Drop for SlotBuffers {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `new` with this layout and freed once.
+        unsafe { dealloc(self.base.as_ptr(), self.layout) };
+    }
+}
+
+/// How a write buffer is refreshed before each write.
+#[derive(Debug, Clone, Copy)]
+pub enum WriteFill<'a> {
+    /// Leave the initial content.
+    Fixed,
+    /// `-Zr`: fresh random bytes for every write.
+    Random,
+    /// `-Z<size>`: copy a random window of the source, starting at a multiple of `step`.
+    Window {
+        /// The source buffer.
+        source: &'a [u8],
+        /// Window starts are multiples of this (512 for O_DIRECT targets, as DiskSpd).
+        step: usize,
+    },
+}
+
+impl WriteFill<'_> {
+    /// Prepares `buf` for the next write.
+    #[inline]
+    pub fn prepare(&self, buf: &mut [u8], rng: &mut Rng) {
+        match *self {
+            WriteFill::Fixed => {}
+            WriteFill::Random => {
+                for chunk in buf.chunks_mut(8) {
+                    let bytes = rng.next_u64().to_ne_bytes();
+                    chunk.copy_from_slice(&bytes[..chunk.len()]);
+                }
+            }
+            WriteFill::Window { source, step } => {
+                let windows = (source.len() - buf.len()) / step + 1;
+                let start = rng.below(windows as u64) as usize * step;
+                buf.copy_from_slice(&source[start..start + buf.len()]);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(block: usize, reads: bool, writes: bool, fill: InitialFill) -> SlotShape {
+        SlotShape {
+            block,
+            reads,
+            writes,
+            fill,
+        }
+    }
+
+    #[test]
+    fn halves_are_aligned_and_disjoint() {
+        let shapes = vec![shape(4096, true, true, InitialFill::Pattern); 3];
+        let buffers = SlotBuffers::new(&shapes).unwrap();
+        let mut addrs: Vec<usize> = (0..3)
+            .flat_map(|s| {
+                [
+                    buffers.addr(s, Op::Read) as usize,
+                    buffers.addr(s, Op::Write) as usize,
+                ]
+            })
+            .collect();
+        assert!(addrs.iter().all(|a| a % ALIGN == 0));
+        addrs.sort();
+        addrs.dedup();
+        assert_eq!(addrs.len(), 6);
+        assert_eq!(SlotBuffers::bytes_needed(&shapes), 6 * 4096);
+    }
+
+    #[test]
+    fn read_only_slots_have_no_write_half() {
+        let shapes = vec![shape(512, true, false, InitialFill::Pattern); 4];
+        assert_eq!(SlotBuffers::bytes_needed(&shapes), 4 * 4096);
+        let buffers = SlotBuffers::new(&shapes).unwrap();
+        assert_eq!(buffers.regions().len(), 4);
+    }
+
+    #[test]
+    fn write_buffers_start_with_the_pattern_or_zeros() {
+        let shapes = [
+            shape(1024, false, true, InitialFill::Pattern),
+            shape(1024, false, true, InitialFill::Zero),
+        ];
+        let buffers = SlotBuffers::new(&shapes).unwrap();
+        let pattern = buffers.slice_mut(0, Op::Write, 1024);
+        assert_eq!(
+            &pattern[250..260],
+            &[250, 251, 252, 253, 254, 255, 0, 1, 2, 3]
+        );
+        assert!(
+            buffers
+                .slice_mut(1, Op::Write, 1024)
+                .iter()
+                .all(|&b| b == 0)
+        );
+    }
+
+    #[test]
+    fn fills() {
+        let mut rng = Rng::new(3);
+        let mut buf = vec![0u8; 4096];
+        WriteFill::Random.prepare(&mut buf, &mut rng);
+        let first = buf.clone();
+        WriteFill::Random.prepare(&mut buf, &mut rng);
+        assert_ne!(first, buf);
+        assert!(buf.iter().filter(|&&b| b == 0).count() < 100);
+
+        let source: Vec<u8> = (0..8192u32).map(|i| (i / 512) as u8).collect();
+        let fill = WriteFill::Window {
+            source: &source,
+            step: 512,
+        };
+        for _ in 0..100 {
+            fill.prepare(&mut buf, &mut rng);
+            let window = buf[0] as usize;
+            assert!(
+                window <= 8,
+                "window start {window} leaves room for the block"
+            );
+            assert!(
+                buf.chunks(512)
+                    .enumerate()
+                    .all(|(i, c)| c.iter().all(|&b| b as usize == window + i))
+            );
+        }
+    }
+}

@@ -1,0 +1,283 @@
+//! The I/O loop: keep every slot busy, stamp each submitted and each reaped batch with one clock
+//! read, and count only what completes inside the measured window.
+//!
+//! 1. Fill: every free slot whose target's pacer allows it gets an offset and a direction and is
+//!    staged; one clock read stamps the whole batch just before it is submitted.
+//! 2. Submit and wait for at least one completion (with a timeout when only pacing holds slots back).
+//! 3. Reap every ready completion (batched completions); one clock read stamps the reaped batch.
+//! 4. Record each completion when its stamp lies in the measured window; free its slot.
+//! 5. Every submit also flushes finished work into the completion ring, so the reap that follows is
+//!    the look-aside: completions never wait unseen while the thread is busy submitting.
+//!
+//! Nothing in the loop allocates, locks or tests the configuration: disabled features are data
+//! (an empty interval table, a pacer with no limit, a progress countdown that never ends).
+
+pub mod buffers;
+pub mod offsets;
+pub mod rng;
+pub mod target;
+pub mod throttle;
+
+use std::io::{self, Write};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use buffers::{SlotBuffers, WriteFill};
+use offsets::OffsetGen;
+use rng::Rng;
+use throttle::Throttle;
+
+use crate::clock::{Clock, Nanos};
+use crate::engine::{Completion, Engine, Io, Op};
+use crate::stats::{IoFailure, TargetStats};
+
+/// The longest the loop sleeps at once while every slot is held back by pacing, so a stop request
+/// is seen promptly.
+const MAX_PAUSE: Nanos = 10_000_000;
+
+/// The phase boundaries of a timespan on the clock's axis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Schedule {
+    /// Load starts (warm-up begins).
+    pub start: Nanos,
+    /// The measured window begins.
+    pub warmup_end: Nanos,
+    /// The measured window ends.
+    pub measure_end: Nanos,
+    /// Cool-down ends: stop issuing and drain.
+    pub end: Nanos,
+}
+
+impl Schedule {
+    /// Phases from `start` with the given seconds of warm-up, measurement and cool-down.
+    pub fn new(start: Nanos, warmup_s: u32, duration_s: u32, cooldown_s: u32) -> Self {
+        let s = |secs: u32| secs as u64 * 1_000_000_000;
+        let warmup_end = start + s(warmup_s);
+        let measure_end = warmup_end + s(duration_s);
+        Schedule {
+            start,
+            warmup_end,
+            measure_end,
+            end: measure_end + s(cooldown_s),
+        }
+    }
+}
+
+/// One target as this thread drives it.
+pub struct WorkerTarget<'a> {
+    /// Offsets for this thread.
+    pub offsets: OffsetGen<'a>,
+    /// `-g` pacing.
+    pub throttle: Throttle,
+    /// Write buffer refresh.
+    pub fill: WriteFill<'a>,
+    /// Percent writes.
+    pub write_ratio: u8,
+    /// Bytes per I/O.
+    pub block: u32,
+    /// Index of the target in the timespan.
+    pub index: usize,
+}
+
+impl WorkerTarget<'_> {
+    #[inline]
+    fn next_op(&self, rng: &mut Rng) -> Op {
+        match self.write_ratio {
+            0 => Op::Read,
+            100 => Op::Write,
+            w => {
+                if rng.below(100) < w as u64 {
+                    Op::Write
+                } else {
+                    Op::Read
+                }
+            }
+        }
+    }
+}
+
+/// One worker thread's state for a run.
+pub struct Worker<'a, C: Clock> {
+    /// The thread's clock.
+    pub clock: C,
+    /// Global thread number.
+    pub thread: u32,
+    /// The targets this thread serves.
+    pub targets: Vec<WorkerTarget<'a>>,
+    /// Slot → index into `targets`.
+    pub slot_target: Vec<u16>,
+    /// The slots' buffers.
+    pub buffers: &'a SlotBuffers,
+    /// The thread's generator.
+    pub rng: Rng,
+    /// Phase boundaries.
+    pub schedule: Schedule,
+    /// Set (to the time of the request) when the run must stop early.
+    pub stop: &'a AtomicU64,
+    /// `-D` interval in nanoseconds; 0 without `-D`.
+    pub interval_ns: Nanos,
+    /// `-P`: print a dot every this many completions; 0 for never.
+    pub progress_every: u64,
+    /// What was measured, one entry per target in `targets` order.
+    pub stats: Vec<TargetStats>,
+}
+
+impl<C: Clock> Worker<'_, C> {
+    /// Runs warm-up, the measured window and cool-down, then drains. Returns the failed I/O that
+    /// stopped the run early, if any; engine errors are returned as `Err`.
+    pub fn run<E: Engine>(&mut self, engine: &mut E) -> io::Result<Option<IoFailure>> {
+        let slots = self.slot_target.len();
+        let mut free: Vec<u32> = (0..slots as u32).rev().collect();
+        let mut batch: Vec<u32> = Vec::with_capacity(slots);
+        let mut done: Vec<Completion> = Vec::with_capacity(slots);
+        let mut started = vec![0 as Nanos; slots];
+        let mut offsets = vec![0u64; slots];
+        let mut ops = vec![Op::Read; slots];
+        let mut inflight = 0usize;
+        let mut filling = true;
+        let mut failure = None;
+        let mut window_end = self.schedule.measure_end;
+        let progress_every = if self.progress_every == 0 {
+            u64::MAX
+        } else {
+            self.progress_every
+        };
+        let mut progress_left = progress_every;
+        let interval_ns = if self.interval_ns == 0 {
+            Nanos::MAX
+        } else {
+            self.interval_ns
+        };
+        for target in &mut self.targets {
+            target.throttle.start_at(self.schedule.start);
+        }
+        let mut now = self.clock.now();
+        loop {
+            if filling {
+                let mut i = free.len();
+                while i > 0 {
+                    i -= 1;
+                    let slot = free[i];
+                    let t = self.slot_target[slot as usize] as usize;
+                    let target = &mut self.targets[t];
+                    if !target.throttle.ready(now) {
+                        continue;
+                    }
+                    free.swap_remove(i);
+                    let op = target.next_op(&mut self.rng);
+                    let offset = target.offsets.next(&mut self.rng);
+                    if op == Op::Write {
+                        let buf = self
+                            .buffers
+                            .slice_mut(slot, Op::Write, target.block as usize);
+                        target.fill.prepare(buf, &mut self.rng);
+                    }
+                    target.throttle.issued();
+                    ops[slot as usize] = op;
+                    offsets[slot as usize] = offset;
+                    engine.push(Io {
+                        slot,
+                        target: t as u16,
+                        op,
+                        offset,
+                        len: target.block,
+                    })?;
+                    batch.push(slot);
+                }
+            }
+            if !batch.is_empty() {
+                let stamp = self.clock.now();
+                for &slot in &batch {
+                    started[slot as usize] = stamp;
+                }
+                inflight += batch.len();
+                batch.clear();
+            }
+            if inflight == 0 {
+                if !filling {
+                    break;
+                }
+                // Every slot is held back by pacing: sleep until the first is due.
+                let due = self
+                    .targets
+                    .iter()
+                    .map(|t| t.throttle.due())
+                    .min()
+                    .unwrap_or(now);
+                let pause = due
+                    .saturating_sub(now)
+                    .min(self.schedule.end.saturating_sub(now))
+                    .clamp(1, MAX_PAUSE);
+                self.clock.sleep(pause);
+                now = self.clock.now();
+                (filling, window_end) = self.phase(now, filling, window_end);
+                continue;
+            }
+            let timeout = (filling && !free.is_empty()).then(|| {
+                let due = free
+                    .iter()
+                    .map(|&s| {
+                        self.targets[self.slot_target[s as usize] as usize]
+                            .throttle
+                            .due()
+                    })
+                    .min()
+                    .unwrap_or(now);
+                due.saturating_sub(now).clamp(1_000, MAX_PAUSE)
+            });
+            engine.submit(1, timeout)?;
+            engine.reap(&mut done);
+            now = self.clock.now();
+            (filling, window_end) = self.phase(now, filling, window_end);
+            let counted = now >= self.schedule.warmup_end && now < window_end;
+            let interval = (now.saturating_sub(self.schedule.warmup_end) / interval_ns) as usize;
+            for completion in done.drain(..) {
+                inflight -= 1;
+                let slot = completion.slot as usize;
+                let t = self.slot_target[slot] as usize;
+                let len = self.targets[t].block;
+                if completion.result != len as i32 {
+                    if failure.is_none() {
+                        failure = Some(IoFailure {
+                            thread: self.thread,
+                            target: self.targets[t].index,
+                            op: ops[slot],
+                            offset: offsets[slot],
+                            len,
+                            result: completion.result,
+                        });
+                        let _ = self.stop.compare_exchange(
+                            0,
+                            now.max(1),
+                            Ordering::SeqCst,
+                            Ordering::SeqCst,
+                        );
+                        filling = false;
+                    }
+                } else if counted {
+                    self.stats[t].op_mut(ops[slot]).record(
+                        len as u64,
+                        now - started[slot],
+                        interval,
+                    );
+                }
+                free.push(completion.slot);
+                progress_left -= 1;
+                if progress_left == 0 {
+                    progress_left = progress_every;
+                    let _ = io::stdout().write_all(b".");
+                }
+            }
+        }
+        Ok(failure)
+    }
+
+    /// Whether to keep issuing, and where the measured window ends, as of `now`.
+    #[inline]
+    fn phase(&self, now: Nanos, filling: bool, window_end: Nanos) -> (bool, Nanos) {
+        let stop_at = self.stop.load(Ordering::Relaxed);
+        if stop_at != 0 {
+            return (false, window_end.min(stop_at));
+        }
+        (filling && now < self.schedule.end, window_end)
+    }
+}
