@@ -104,7 +104,7 @@ pub fn threads(timespan: &TimeSpan, cpus: &[u32]) -> Result<Vec<ThreadPlan>, Pla
 /// The CPUs threads are assigned to round-robin; empty for no pinning.
 fn placement(affinity: &Affinity, cpus: &[u32]) -> Result<Vec<u32>, PlanError> {
     match affinity {
-        Affinity::Disabled => Ok(Vec::new()),
+        Affinity::Disabled | Affinity::Scheduler => Ok(Vec::new()),
         Affinity::RoundRobin if cpus.is_empty() => Err(PlanError::NoCpu),
         Affinity::RoundRobin => Ok(cpus.to_vec()),
         Affinity::Cpus(list) => {
@@ -165,7 +165,11 @@ mod tests {
 
     #[test]
     fn threads_per_target() {
-        let plans = threads(&timespan(&["-t2", "-o4", "-z10", "a", "b"]), &[0, 1, 2]).unwrap();
+        let plans = threads(
+            &timespan(&["-t2", "-o4", "-z10", "-a", "a", "b"]),
+            &[0, 1, 2],
+        )
+        .unwrap();
         assert_eq!(plans.len(), 4);
         let summary: Vec<(u32, Option<u32>, u64, usize, u32)> = plans
             .iter()
@@ -205,6 +209,11 @@ mod tests {
         assert!(plans.iter().all(|p| p.cpu == Some(1)));
         let plans = threads(&timespan(&["-n", "a"]), &[0, 1]).unwrap();
         assert_eq!(plans[0].cpu, None);
+        let plans = threads(&timespan(&["a"]), &[0, 1]).unwrap();
+        assert_eq!(
+            plans[0].cpu, None,
+            "the scheduler places threads by default"
+        );
         let err = threads(&timespan(&["-a5", "a"]), &[0, 1, 2, 3]).unwrap_err();
         assert_eq!(
             err,

@@ -57,7 +57,7 @@ pub const FLAGS: &[Flag] = &[
         usage: &[
             (
                 "-a / -ag",
-                "pin threads round-robin to the CPUs this process may use [default; -n disables]",
+                "pin threads round-robin to the CPUs this process may use (DiskSpd's default; iospd's default is no pinning)",
             ),
             (
                 "-a#[,#…]",
@@ -232,7 +232,10 @@ pub const FLAGS: &[Flag] = &[
     },
     Flag {
         letter: 'n',
-        usage: &[("-n", "disable the default CPU affinity")],
+        usage: &[(
+            "-n",
+            "no CPU affinity (iospd's default; accepted for DiskSpd command lines)",
+        )],
         apply: |v, raw| {
             no_value(v)?;
             flag_once(&mut raw.no_affinity)

@@ -67,9 +67,17 @@ pub struct TimeSpan {
 }
 
 /// Thread placement on CPUs.
+///
+/// DiskSpd pins every thread by default. iospd leaves placement to the scheduler unless `-a` asks
+/// for pinning: a pinned thread's CPU mask is inherited by the kernel's io_uring worker threads,
+/// which then compete with the thread on one CPU whenever the kernel hands I/O to them (devices
+/// without non-blocking submission such as zram, buffered reads that miss the page cache). On zram
+/// that halves throughput.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Affinity {
-    /// DiskSpd's default: thread i on the i-th CPU this process may use, wrapping.
+    /// No pinning: the scheduler places threads (iospd's default).
+    Scheduler,
+    /// `-a`/`-ag`: thread i on the i-th CPU this process may use, wrapping (DiskSpd's default).
     RoundRobin,
     /// `-a…`: thread i on list[i mod len].
     Cpus(Vec<u32>),

@@ -88,10 +88,12 @@ pub fn resolve(raw: &RawArgs, command_line: String) -> Result<Resolved, ProfileE
         .collect();
     let affinity = if raw.no_affinity {
         Affinity::Disabled
-    } else if raw.affinity.is_empty() {
+    } else if !raw.affinity.is_empty() {
+        Affinity::Cpus(raw.affinity.clone())
+    } else if raw.affinity_given {
         Affinity::RoundRobin
     } else {
-        Affinity::Cpus(raw.affinity.clone())
+        Affinity::Scheduler
     };
     let timespan = TimeSpan {
         duration_s: raw.duration.unwrap_or(DEFAULT_DURATION),
@@ -188,7 +190,7 @@ mod tests {
             (ts.duration_s, ts.warmup_s, ts.cooldown_s, ts.seed),
             (10, 5, 0, 0)
         );
-        assert_eq!(ts.affinity, Affinity::RoundRobin);
+        assert_eq!(ts.affinity, Affinity::Scheduler);
         assert_eq!(ts.thread_count, None);
         let t = &ts.targets[0];
         assert_eq!(

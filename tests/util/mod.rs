@@ -1,0 +1,254 @@
+//! Shared helpers for the integration tests: a fake machine, a whole run on the null engine with a
+//! fake clock, and the binary under test.
+
+#![allow(dead_code)]
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Mutex;
+use std::sync::atomic::AtomicU64;
+use std::time::{Duration, SystemTime};
+
+use iospd::cli::{self, Command as CliCommand};
+use iospd::clock::FakeClock;
+use iospd::engine::EngineKind;
+use iospd::report::{Report, text};
+use iospd::stats::CpuTimes;
+use iospd::system::{CacheInfo, CacheKind, CpuTopology, Host, SystemInfo};
+use iospd::{profile, run};
+
+/// A machine with two CPUs whose counters advance by a fixed step at every reading.
+pub struct FakeHost {
+    readings: Mutex<u64>,
+}
+
+impl FakeHost {
+    pub fn new() -> Self {
+        FakeHost {
+            readings: Mutex::new(0),
+        }
+    }
+}
+
+impl Host for FakeHost {
+    fn system_info(&self) -> SystemInfo {
+        SystemInfo {
+            computer_name: "golden".into(),
+            processor_name: "Fake CPU @ 3.00GHz".into(),
+            kernel: "Linux 6.1.0".into(),
+            power_scheme: "performance".into(),
+            page_size: 4096,
+            cpus: (0..2)
+                .map(|cpu| CpuTopology {
+                    cpu,
+                    socket: 0,
+                    node: 0,
+                    core: cpu,
+                    efficiency_class: 0,
+                })
+                .collect(),
+            caches: vec![CacheInfo {
+                level: 3,
+                kind: CacheKind::Unified,
+                size: 8 << 20,
+                line: 64,
+                ways: 16,
+                cpus: "0-1".into(),
+            }],
+        }
+    }
+
+    fn cpu_times(&self) -> Vec<CpuTimes> {
+        let mut n = self.readings.lock().unwrap();
+        *n += 1;
+        let k = *n;
+        vec![
+            CpuTimes {
+                cpu: 0,
+                user: 30 * k,
+                kernel: 25 * k,
+                idle: 45 * k,
+                steal: 0,
+            },
+            CpuTimes {
+                cpu: 1,
+                user: 10 * k,
+                kernel: 10 * k,
+                idle: 80 * k,
+                steal: 0,
+            },
+        ]
+    }
+
+    fn allowed_cpus(&self) -> Vec<u32> {
+        vec![0]
+    }
+
+    fn wall_clock(&self) -> SystemTime {
+        SystemTime::UNIX_EPOCH + Duration::from_secs(1_718_282_096)
+    }
+}
+
+/// A directory removed when dropped.
+pub struct TempDir(tempfile::TempDir);
+
+impl TempDir {
+    pub fn new() -> Self {
+        TempDir(
+            tempfile::Builder::new()
+                .prefix("iospd-test")
+                .tempdir()
+                .unwrap(),
+        )
+    }
+
+    pub fn path(&self) -> &Path {
+        self.0.path()
+    }
+
+    pub fn join(&self, name: &str) -> PathBuf {
+        self.0.path().join(name)
+    }
+
+    pub fn arg(&self, name: &str) -> String {
+        self.join(name).display().to_string()
+    }
+}
+
+/// Runs a command line through the whole pipeline on the null engine with a fake clock, in `dir`,
+/// and returns the text report with the directory replaced by `<dir>`.
+pub fn golden_run(args: &[&str], dir: &TempDir) -> String {
+    let args: Vec<String> = args
+        .iter()
+        .map(|a| a.replace("<dir>", &dir.path().display().to_string()))
+        .collect();
+    let os_args: Vec<OsString> = args.iter().map(OsString::from).collect();
+    let CliCommand::Run(raw) = cli::parse(&os_args).expect("command line parses") else {
+        panic!("not a run");
+    };
+    let line = format!("iospd {}", args.join(" "));
+    let resolved = profile::resolve(&raw, line).expect("profile resolves");
+    let host = FakeHost::new();
+    let stop = AtomicU64::new(0);
+    let clock = FakeClock::new(1_000_000_000, 20_000);
+    let results = run::measure(
+        &resolved.profile,
+        EngineKind::Null,
+        &clock,
+        &host,
+        &stop,
+        &|_| {},
+        &|_| {},
+    )
+    .expect("run succeeds");
+    let report = Report::new(&resolved.profile, &host.system_info(), &results);
+    text::render(&report).replace(&dir.path().display().to_string(), "<dir>")
+}
+
+/// Compares `actual` with `tests/golden/<name>`; with UPDATE_GOLDEN=1 rewrites the file instead.
+pub fn assert_golden(name: &str, actual: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name);
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| {
+        panic!(
+            "{} is missing; run with UPDATE_GOLDEN=1 to create it",
+            path.display()
+        )
+    });
+    if expected != actual {
+        let first = expected
+            .lines()
+            .zip(actual.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(expected.lines().count().min(actual.lines().count()));
+        panic!(
+            "{name} differs from the golden file at line {}:\n  expected: {:?}\n  actual:   {:?}\n(UPDATE_GOLDEN=1 rewrites it)",
+            first + 1,
+            expected.lines().nth(first),
+            actual.lines().nth(first)
+        );
+    }
+}
+
+/// The iospd binary.
+pub fn iospd() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_iospd"))
+}
+
+/// Runs the binary with `args` to completion.
+pub fn run_iospd(args: &[&str]) -> Output {
+    iospd().args(args).output().expect("iospd runs")
+}
+
+/// stdout as text.
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// stderr as text.
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Whether io_uring can be used here; prints why a test is skipped when it cannot.
+pub fn io_uring_available(test: &str) -> bool {
+    match iospd::engine::probe_io_uring() {
+        Ok(()) => true,
+        Err(e) => {
+            eprintln!("SKIPPED {test}: io_uring is unavailable on this machine ({e})");
+            false
+        }
+    }
+}
+
+/// The numbers of the `total:` line of a section of a text report.
+pub struct Totals {
+    pub bytes: u64,
+    pub ios: u64,
+    pub mib_per_s: f64,
+    pub iops: f64,
+    pub avg_latency_ms: Option<f64>,
+}
+
+/// Reads the `total:` row of the "Total IO", "Read IO" or "Write IO" table.
+pub fn totals(report: &str, section: &str) -> Totals {
+    let start = report
+        .find(&format!("\n{section}\n"))
+        .unwrap_or_else(|| panic!("no {section} in:\n{report}"));
+    let line = report[start..]
+        .lines()
+        .find(|l| l.starts_with("total:"))
+        .expect("total line");
+    let cells: Vec<&str> = line
+        .trim_start_matches("total:")
+        .split('|')
+        .map(str::trim)
+        .collect();
+    let header = report[start..].lines().nth(2).unwrap();
+    Totals {
+        bytes: cells[0].parse().unwrap(),
+        ios: cells[1].parse().unwrap(),
+        mib_per_s: cells[2].parse().unwrap(),
+        iops: cells[3].parse().unwrap(),
+        avg_latency_ms: header.contains("AvgLat").then(|| cells[4].parse().unwrap()),
+    }
+}
+
+/// The `actual test time` of the first timespan, in seconds.
+pub fn test_time(report: &str) -> f64 {
+    let line = report
+        .lines()
+        .find(|l| l.starts_with("actual test time:"))
+        .expect("actual test time");
+    line.trim_start_matches("actual test time:")
+        .trim()
+        .trim_end_matches('s')
+        .parse()
+        .unwrap()
+}
