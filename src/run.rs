@@ -66,6 +66,8 @@ pub struct RunInput<'a> {
     pub engine: EngineKind,
     /// `-P`: a progress dot every this many completions per thread; 0 for none.
     pub progress: u64,
+    /// Completion polling budget per wait, in nanoseconds; 0 sleeps at once.
+    pub spin_ns: Nanos,
 }
 
 /// A run that could not start or failed outside the I/O itself.
@@ -189,6 +191,7 @@ pub fn execute<C: Clock>(
         interrupted: stop_at != 0 && failure.is_none(),
         failure,
         target_sizes: input.targets.iter().map(|t| t.size).collect(),
+        spin_ns: input.spin_ns,
     })
 }
 
@@ -300,6 +303,7 @@ fn thread_main<C: Clock>(
         stop,
         interval_ns: ts.iops_interval_ms.map_or(0, |ms| ms as u64 * 1_000_000),
         progress_every: input.progress,
+        spin_ns: input.spin_ns,
         stats: plan
             .targets
             .iter()
@@ -398,12 +402,14 @@ pub fn measure<C: Clock>(
         for warning in &warnings {
             warn(warning);
         }
+        let cpus = host.allowed_cpus().len();
         let input = RunInput {
             timespan,
             plans: &plans,
             targets: &targets,
             engine,
             progress: profile.progress.unwrap_or(0),
+            spin_ns: profile.spin.budget_ns(plans.len(), cpus),
         };
         let results = execute(&input, clock, host, stop, log)?;
         let stopped = results.failure.is_some() || results.interrupted;

@@ -482,26 +482,41 @@ pub const NOT_YET: &[(char, &str)] = &[
 ];
 
 /// The Linux-only options.
-pub const LONG_FLAGS: &[LongFlag] = &[LongFlag {
-    name: "engine",
-    usage: (
-        "--engine=<io_uring|psync|null>",
-        "I/O engine [default=io_uring; psync when io_uring is unavailable; null does no I/O]",
-    ),
-    apply: |v, raw| {
-        let engine = match v {
-            Some("io_uring") | Some("uring") => EngineKind::IoUring,
-            Some("psync") => EngineKind::Psync,
-            Some("null") => EngineKind::Null,
-            _ => {
-                return Err(
-                    "expects one of io_uring, psync, null; for example --engine=psync".into(),
-                );
-            }
-        };
-        once(&mut raw.engine, engine)
+pub const LONG_FLAGS: &[LongFlag] = &[
+    LongFlag {
+        name: "engine",
+        usage: (
+            "--engine=<io_uring|psync|null>",
+            "I/O engine [default=io_uring; psync when io_uring is unavailable; null does no I/O]",
+        ),
+        apply: |v, raw| {
+            let engine = match v {
+                Some("io_uring") | Some("uring") => EngineKind::IoUring,
+                Some("psync") => EngineKind::Psync,
+                Some("null") => EngineKind::Null,
+                _ => {
+                    return Err(
+                        "expects one of io_uring, psync, null; for example --engine=psync".into(),
+                    );
+                }
+            };
+            once(&mut raw.engine, engine)
+        },
     },
-}];
+    LongFlag {
+        name: "spin",
+        usage: (
+            "--spin=<µs>",
+            "poll this long for a completion before sleeping [default: 50 with 2+ CPUs per thread, else 0]; 0 always sleeps",
+        ),
+        apply: |v, raw| {
+            let us = v
+                .ok_or_else(|| "expects microseconds; for example --spin=0".to_string())
+                .and_then(|v| parse_in_range(v, 0, 1_000_000).map_err(|e| unit(e, "--spin=20")))?;
+            once(&mut raw.spin_us, us as u32)
+        },
+    },
+];
 
 /// Finds the entry for a letter.
 pub fn find(letter: char) -> Option<&'static Flag> {
@@ -968,6 +983,17 @@ mod tests {
         assert!(apply("-Z1M,").is_err());
         assert!(apply("-Z0").is_err());
         assert!(apply("-Zq").is_err());
+    }
+
+    #[test]
+    fn spin() {
+        let flag = find_long("spin").unwrap();
+        let mut raw = RawArgs::default();
+        (flag.apply)(Some("0"), &mut raw).unwrap();
+        assert_eq!(raw.spin_us, Some(0));
+        assert!((flag.apply)(Some("2000000"), &mut RawArgs::default()).is_err());
+        assert!((flag.apply)(None, &mut RawArgs::default()).is_err());
+        assert!((flag.apply)(Some("5x"), &mut RawArgs::default()).is_err());
     }
 
     #[test]

@@ -100,6 +100,8 @@ pub struct RawArgs {
     pub result_format_given: bool,
     /// `--engine=`: the I/O engine.
     pub engine: Option<EngineKind>,
+    /// `--spin=`: completion polling budget in microseconds.
+    pub spin_us: Option<u32>,
     /// Target paths in command-line order.
     pub targets: Vec<PathBuf>,
 }

@@ -37,6 +37,8 @@ pub struct Profile {
     pub print_profile: bool,
     /// The requested I/O engine.
     pub engine: EngineKind,
+    /// `--spin`: how threads wait for completions.
+    pub spin: Spin,
     /// The timespans, run in order.
     pub timespans: Vec<TimeSpan>,
 }
@@ -177,6 +179,31 @@ pub enum Throughput {
     BytesPerMs(u64),
     /// `-g<n>i`: I/Os per second.
     Iops(u64),
+}
+
+/// How a thread waits when all its I/O is in flight.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Spin {
+    /// Poll for up to [`Spin::AUTO_US`] before sleeping when there are at least two CPUs per
+    /// thread (so spinning never takes a CPU that a kernel worker needs); otherwise sleep.
+    Auto,
+    /// `--spin=<µs>`: poll this long before sleeping; 0 always sleeps (DiskSpd's and fio's way).
+    Micros(u32),
+}
+
+impl Spin {
+    /// The budget of [`Spin::Auto`], in microseconds.
+    pub const AUTO_US: u32 = 50;
+
+    /// The polling budget per wait for `threads` threads on `cpus` CPUs.
+    pub fn budget_ns(self, threads: usize, cpus: usize) -> u64 {
+        let us = match self {
+            Spin::Auto if threads * 2 <= cpus => Spin::AUTO_US,
+            Spin::Auto => 0,
+            Spin::Micros(us) => us,
+        };
+        us as u64 * 1000
+    }
 }
 
 /// A combination of options that cannot run.

@@ -4,7 +4,7 @@
 use super::validate::validate;
 use super::{
     Access, Affinity, CacheMode, DEFAULT_BLOCK_SIZE, DEFAULT_DURATION, DEFAULT_REQUESTS,
-    DEFAULT_WARMUP, Profile, ProfileError, Target, TimeSpan, WriteBuffer,
+    DEFAULT_WARMUP, Profile, ProfileError, Spin, Target, TimeSpan, WriteBuffer,
 };
 use crate::cli::RawArgs;
 use crate::cli::raw::WriteBufferArg;
@@ -113,6 +113,7 @@ pub fn resolve(raw: &RawArgs, command_line: String) -> Result<Resolved, ProfileE
         progress: raw.progress,
         print_profile: raw.print_profile,
         engine: raw.engine.unwrap_or(EngineKind::IoUring),
+        spin: raw.spin_us.map_or(Spin::Auto, Spin::Micros),
         timespans: vec![timespan],
     };
     let warnings = validate(&profile)?;

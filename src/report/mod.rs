@@ -49,6 +49,8 @@ pub struct TimeSpanReport {
     pub start_time: SystemTime,
     /// The engine that ran.
     pub engine: EngineSetup,
+    /// The completion polling budget the threads used, in nanoseconds.
+    pub spin_ns: u64,
     /// The measurements; `None` when the run stopped before the measured window.
     pub measured: Option<Measured>,
 }
@@ -144,6 +146,7 @@ impl Report {
             .map(|(ts, r)| TimeSpanReport {
                 start_time: r.start_time,
                 engine: r.engine,
+                spin_ns: r.spin_ns,
                 measured: r.window.map(|window| measured(ts, r, window as f64 / 1e9)),
             })
             .collect();

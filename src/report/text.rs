@@ -9,7 +9,7 @@ use crate::cli::units::format_size;
 use crate::engine::{EngineKind, EngineSetup};
 use crate::plan::cpu_list;
 use crate::profile::{
-    Access, Affinity, CacheMode, Profile, Target, Throughput, TimeSpan, WriteBuffer,
+    Access, Affinity, CacheMode, Profile, Spin, Target, Throughput, TimeSpan, WriteBuffer,
 };
 use crate::stats::cpu::CpuUsage;
 use crate::system::{CacheKind, SystemInfo};
@@ -19,8 +19,15 @@ const STARS: &str =
 
 /// The whole report: profile, system information and results.
 pub fn render(report: &Report) -> String {
-    let engines: Vec<EngineSetup> = report.timespans.iter().map(|t| t.engine).collect();
-    let mut out = profile_text(&report.profile, &engines);
+    let ran: Vec<Driven> = report
+        .timespans
+        .iter()
+        .map(|t| Driven {
+            engine: t.engine,
+            spin_ns: Some(t.spin_ns),
+        })
+        .collect();
+    let mut out = profile_text(&report.profile, &ran);
     let start = report
         .timespans
         .first()
@@ -38,9 +45,18 @@ pub fn render(report: &Report) -> String {
     out
 }
 
-/// `Command Line` and `Input parameters` (what `-Rp` prints). `engines` holds the engine that ran
-/// for each timespan; when empty, the requested engine is shown.
-pub fn profile_text(profile: &Profile, engines: &[EngineSetup]) -> String {
+/// How a timespan's I/O was driven: the engine that ran and the spin budget the threads used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Driven {
+    /// The engine.
+    pub engine: EngineSetup,
+    /// The completion polling budget; `None` shows the requested policy.
+    pub spin_ns: Option<u64>,
+}
+
+/// `Command Line` and `Input parameters` (what `-Rp` prints). `ran` describes each timespan that
+/// ran; when it is empty, the requested engine and wait policy are shown.
+pub fn profile_text(profile: &Profile, ran: &[Driven]) -> String {
     let mut out = String::new();
     let _ = write!(
         out,
@@ -51,18 +67,19 @@ pub fn profile_text(profile: &Profile, engines: &[EngineSetup]) -> String {
         out.push_str("  using verbose mode\n");
     }
     for (i, ts) in profile.timespans.iter().enumerate() {
-        let engine = engines
-            .get(i)
-            .copied()
-            .unwrap_or(EngineSetup::plain(profile.engine));
+        let driven = ran.get(i).copied().unwrap_or(Driven {
+            engine: EngineSetup::plain(profile.engine),
+            spin_ns: None,
+        });
         let _ = writeln!(out, "  timespan: {:3}\n  -------------", i + 1);
-        timespan_text(&mut out, ts, engine);
+        timespan_text(&mut out, ts, driven, profile.spin);
         out.push('\n');
     }
     out
 }
 
-fn timespan_text(out: &mut String, ts: &TimeSpan, engine: EngineSetup) {
+fn timespan_text(out: &mut String, ts: &TimeSpan, driven: Driven, spin: Spin) {
+    let engine = driven.engine;
     let _ = writeln!(out, "    duration: {}s", ts.duration_s);
     let _ = writeln!(out, "    warm up time: {}s", ts.warmup_s);
     let _ = writeln!(out, "    cool down time: {}s", ts.cooldown_s);
@@ -94,8 +111,27 @@ fn timespan_text(out: &mut String, ts: &TimeSpan, engine: EngineSetup) {
         EngineKind::Psync => "    using synchronous I/O (pread/pwrite)\n",
         EngineKind::Null => "    using the null engine (no I/O is performed)\n",
     });
+    let _ = match (driven.spin_ns, spin) {
+        (Some(0), _) | (None, Spin::Micros(0)) => writeln!(out, "    completion wait: sleep"),
+        (Some(ns), _) => writeln!(
+            out,
+            "    completion wait: poll up to {}us, then sleep",
+            ns / 1000
+        ),
+        (None, Spin::Micros(us)) => {
+            writeln!(out, "    completion wait: poll up to {us}us, then sleep")
+        }
+        (None, Spin::Auto) => writeln!(
+            out,
+            "    completion wait: poll up to {}us with 2+ CPUs per thread, else sleep",
+            Spin::AUTO_US
+        ),
+    };
     if let Affinity::Cpus(cpus) = &ts.affinity {
         let _ = writeln!(out, "    affinity (cpu): {}", cpu_list(cpus));
+    }
+    if ts.affinity == Affinity::RoundRobin {
+        out.push_str("    affinity: round robin over the CPUs this process may use\n");
     }
     for target in &ts.targets {
         target_text(out, target, ts.thread_count.is_none());

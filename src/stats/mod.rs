@@ -162,6 +162,8 @@ pub struct TimeSpanResults {
     pub interrupted: bool,
     /// Size in bytes of each target of the timespan.
     pub target_sizes: Vec<u64>,
+    /// The completion polling budget the threads used, in nanoseconds.
+    pub spin_ns: Nanos,
 }
 
 /// The measurements of a whole run.
