@@ -72,8 +72,8 @@ def fs_of(directory):
         return "unknown file system"
 
 
-def run_iospd(binary, target, depth, seconds):
-    out = sh(binary, "-b4K", f"-o{depth}", "-t1", "-r", "-Su", "-L", f"-d{seconds}", "-W1", target)
+def run_iospd(binary, target, depth, seconds, extra):
+    out = sh(binary, "-b4K", f"-o{depth}", "-t1", "-r", "-Su", "-L", f"-d{seconds}", "-W1", *extra, target)
     total = re.search(r"\nTotal IO\n(?:.*\n){2,}?total:\s+(.*)\n", out).group(1)
     cells = [c.strip() for c in total.split("|")]
     iops, mean_ms = float(cells[3]), float(cells[4])
@@ -127,6 +127,7 @@ def main():
     parser.add_argument("--depths", default="1,32")
     parser.add_argument("--dir", default=tempfile.gettempdir(), help="directory for the file target")
     parser.add_argument("--save", action="store_true", help="write the results to bench/runs/")
+    parser.add_argument("--iospd-args", default="", help="extra iospd options, e.g. --spin=0")
     args = parser.parse_args()
     if not shutil.which("fio"):
         sys.exit("fio is not installed: apt-get install -y fio")
@@ -142,7 +143,7 @@ def main():
             for round_ in range(args.rounds):
                 order = ["iospd", "fio"] if round_ % 2 == 0 else ["fio", "iospd"]
                 for tool in order:
-                    result = run_iospd(args.iospd, target, depth, args.seconds) if tool == "iospd" else run_fio(target, depth, args.seconds)
+                    result = run_iospd(args.iospd, target, depth, args.seconds, args.iospd_args.split()) if tool == "iospd" else run_fio(target, depth, args.seconds)
                     samples[depth][tool].append(result)
                     print(f"QD{depth} round {round_ + 1} {tool:5}: {result['iops']:10.0f} IOPS  "
                           f"mean {result['mean_us']:8.1f} us  p99 {result['p99_us']:8.1f} us", file=sys.stderr)
@@ -164,14 +165,15 @@ def main():
     header = "\n".join(f"- {k}: {v}" for k, v in note.items())
     workload = (f"4 KiB random reads, O_DIRECT, 1 thread, {args.seconds} s measured after 1 s warm-up, "
                 f"{args.rounds} alternating rounds per depth; fio: io_uring engine with its defaults, "
-                f"latency = fio `lat`; iospd: `iospd -b4K -o<QD> -t1 -r -Su -L -d{args.seconds} -W1`.")
+                f"latency = fio `lat`; iospd: `iospd -b4K -o<QD> -t1 -r -Su -L -d{args.seconds} -W1 {args.iospd_args}`.")
     report = f"# iospd vs fio\n\n{header}\n- workload: {workload}\n\n{table}\n"
     print(report)
     if args.save:
         runs = os.path.join(root, "bench", "runs")
         os.makedirs(runs, exist_ok=True)
         stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d-%H%M")
-        base = os.path.join(runs, f"{stamp}-fio-compare")
+        suffix = "".join(c if c.isalnum() else "-" for c in args.iospd_args).strip("-")
+        base = os.path.join(runs, f"{stamp}-fio-compare" + (f"-{suffix}" if suffix else ""))
         with open(base + ".md", "w") as f:
             f.write(report)
         with open(base + ".json", "w") as f:
