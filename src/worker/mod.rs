@@ -129,6 +129,35 @@ impl<C: Clock> Worker<'_, C> {
     /// Runs warm-up, the measured window and cool-down, then drains. Returns the failed I/O that
     /// stopped the run early, if any; engine errors are returned as `Err`.
     pub fn run<E: Engine>(&mut self, engine: &mut E) -> io::Result<Option<IoFailure>> {
+        let mut inflight = 0usize;
+        let result = self.issue_and_drain(engine, &mut inflight);
+        if result.is_err() {
+            // The engine failed: stop every thread, and give the kernel back every buffer it is
+            // still using before they are freed.
+            let _ = self.stop.compare_exchange(
+                0,
+                self.clock.now().max(1),
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            );
+            let mut done = Vec::with_capacity(inflight);
+            for _ in 0..1000 {
+                if inflight == 0 || engine.submit(1, Some(MAX_PAUSE)).is_err() {
+                    break;
+                }
+                engine.reap(&mut done);
+                inflight = inflight.saturating_sub(done.len());
+                done.clear();
+            }
+        }
+        result
+    }
+
+    fn issue_and_drain<E: Engine>(
+        &mut self,
+        engine: &mut E,
+        inflight: &mut usize,
+    ) -> io::Result<Option<IoFailure>> {
         let slots = self.slot_target.len();
         let mut free: Vec<u32> = (0..slots as u32).rev().collect();
         let mut batch: Vec<u32> = Vec::with_capacity(slots);
@@ -136,7 +165,6 @@ impl<C: Clock> Worker<'_, C> {
         let mut started = vec![0 as Nanos; slots];
         let mut offsets = vec![0u64; slots];
         let mut ops = vec![Op::Read; slots];
-        let mut inflight = 0usize;
         let mut filling = true;
         let mut failure = None;
         let mut window_end = self.schedule.measure_end;
@@ -193,10 +221,10 @@ impl<C: Clock> Worker<'_, C> {
                 for &slot in &batch {
                     started[slot as usize] = stamp;
                 }
-                inflight += batch.len();
+                *inflight += batch.len();
                 batch.clear();
             }
-            if inflight == 0 {
+            if *inflight == 0 {
                 if !filling {
                     break;
                 }
@@ -240,7 +268,7 @@ impl<C: Clock> Worker<'_, C> {
             let counted = now >= self.schedule.warmup_end && now < window_end;
             let interval = (now.saturating_sub(self.schedule.warmup_end) / interval_ns) as usize;
             for completion in done.drain(..) {
-                inflight -= 1;
+                *inflight -= 1;
                 let slot = completion.slot as usize;
                 let t = self.slot_target[slot] as usize;
                 let len = self.targets[t].block;
