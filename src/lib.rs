@@ -11,8 +11,10 @@
 
 pub mod cli;
 pub mod clock;
+pub mod counters;
 pub mod engine;
 mod error;
+pub mod events;
 pub mod plan;
 pub mod profile;
 pub mod report;

@@ -44,7 +44,7 @@ fn app(argv: &[OsString]) -> Result<u8, Error> {
         eprintln!("{warning}");
     }
     let profile = resolved.profile;
-    if profile.print_profile {
+    if profile.action == profile::Action::PrintProfile {
         print!("{}", text::profile_text(&profile, &[]));
         return Ok(0);
     }

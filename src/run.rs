@@ -1,28 +1,33 @@
-//! The run: one thread per plan, a start barrier, phases on the clock, signals, and the results.
+//! The run: one thread per plan, a start barrier, phases on the clock, signals and named events,
+//! and the results.
 //!
 //! Each worker sets itself up (CPU pin, buffers, engine) and waits at the barrier; the controller
-//! then fixes time zero and releases everyone at once. Workers place the phases themselves from
-//! that schedule; the controller only samples CPU time at the window's edges and waits for the
+//! waits for a `-yr` event if asked, fixes time zero and releases everyone at once. Workers place
+//! the phases themselves from that schedule; the controller only samples CPU time and counters at
+//! the window's edges, sets `-ys`/`-yf` events, watches for a `-yp` event, and waits for the
 //! workers to drain and return their statistics.
 
 use std::io;
 use std::os::fd::AsRawFd;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Barrier, OnceLock};
 
 use crate::clock::{Clock, Nanos, monotonic_now};
-use crate::engine::{Engine, EngineKind, EngineSetup, Null, Psync, Uring};
+use crate::counters;
+use crate::engine::{Engine, EngineKind, EngineSetup, MapSpec, Mapped, Null, Psync, Uring};
+use crate::events;
 use crate::plan::ThreadPlan;
-use crate::profile::{TimeSpan, WriteBuffer};
+use crate::profile::{CacheMode, Events, Profile, TimeSpan, WriteBuffer};
 use crate::stats::intervals::bucket_count;
-use crate::stats::{IoFailure, TargetStats, ThreadResults, TimeSpanResults};
+use crate::stats::{IoFailure, RunResults, TargetStats, ThreadResults, TimeSpanResults, WaitStats};
 use crate::system::{Host, pin_current_thread};
 use crate::worker::buffers::{InitialFill, SlotBuffers, SlotShape, WriteFill};
 use crate::worker::offsets::OffsetGen;
 use crate::worker::rng::Rng;
 use crate::worker::target::PreparedTarget;
 use crate::worker::throttle::Throttle;
-use crate::worker::{Schedule, Worker, WorkerTarget};
+use crate::worker::{Assignment, Schedule, Worker, WorkerTarget};
 
 /// Set by SIGINT, SIGTERM and SIGHUP to the monotonic time of the first signal.
 pub static STOP: AtomicU64 = AtomicU64::new(0);
@@ -62,12 +67,16 @@ pub struct RunInput<'a> {
     pub plans: &'a [ThreadPlan],
     /// The opened targets, in timespan order.
     pub targets: &'a [PreparedTarget],
-    /// The engine to use.
+    /// The engine to use (memory-mapped targets use the mmap engine regardless).
     pub engine: EngineKind,
     /// `-P`: a progress dot every this many completions per thread; 0 for none.
     pub progress: u64,
     /// Completion polling budget per wait, in nanoseconds; 0 sleeps at once.
     pub spin_ns: Nanos,
+    /// `-y` named events.
+    pub events: &'a Events,
+    /// `-e` counter groups.
+    pub counters: crate::profile::Counters,
 }
 
 /// A run that could not start or failed outside the I/O itself.
@@ -93,6 +102,16 @@ pub enum RunError {
         /// Why.
         source: io::Error,
     },
+    /// A named event could not be set.
+    #[error("cannot set the event '{name}' ({path}): {source}")]
+    Event {
+        /// The event.
+        name: String,
+        /// Its file.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
 }
 
 struct StartGate {
@@ -106,6 +125,17 @@ struct ThreadOutcome {
     results: ThreadResults,
     engine: EngineSetup,
     failure: Option<IoFailure>,
+}
+
+fn set_event(name: &Option<String>) -> Result<(), RunError> {
+    match name {
+        Some(name) => events::set(name).map_err(|source| RunError::Event {
+            name: name.clone(),
+            path: events::path(name),
+            source,
+        }),
+        None => Ok(()),
+    }
 }
 
 /// Runs one timespan and returns its measurements. `log` receives progress lines for `-v`.
@@ -127,8 +157,10 @@ pub fn execute<C: Clock>(
     let intervals = ts.iops_interval_ms.map_or(0, |ms| {
         bucket_count(ts.duration_s as u64 * 1_000_000_000, ms)
     });
-    let start_time = host.wall_clock();
-    let (outcomes, cpu, schedule) = std::thread::scope(|scope| {
+    let mut start_time = host.wall_clock();
+    let watch =
+        |deadline: Nanos| wait_until(clock, deadline, stop, input.events.stop_on.as_deref());
+    let (outcomes, cpu, samples, schedule, event_error) = std::thread::scope(|scope| {
         let handles: Vec<_> = input
             .plans
             .iter()
@@ -142,30 +174,53 @@ pub fn execute<C: Clock>(
             })
             .collect();
         gate.ready.wait();
+        if let Some(name) = &input.events.wait_start {
+            log(&format!("waiting for event '{name}'..."));
+            if !events::wait(name, stop) {
+                gate.aborted.store(true, Ordering::SeqCst);
+            }
+        }
+        start_time = host.wall_clock();
         let schedule = Schedule::new(clock.now(), ts.warmup_s, ts.duration_s, ts.cooldown_s);
         let _ = gate.schedule.set(schedule);
         gate.go.wait();
         let mut cpu = (Vec::new(), Vec::new());
+        let mut samples = (Vec::new(), Vec::new());
+        let mut event_error = Ok(());
         if !gate.aborted.load(Ordering::SeqCst) {
             if ts.warmup_s > 0 {
                 log("starting warm up...");
             }
-            wait_until(clock, schedule.warmup_end, stop);
+            watch(schedule.warmup_end);
             cpu.0 = host.cpu_times();
+            samples.0 = if input.counters.any() {
+                host.counters()
+            } else {
+                Vec::new()
+            };
+            event_error = set_event(&input.events.signal_start);
             log("starting measurements...");
-            wait_until(clock, schedule.measure_end, stop);
+            watch(schedule.measure_end);
             cpu.1 = host.cpu_times();
+            samples.1 = if input.counters.any() {
+                host.counters()
+            } else {
+                Vec::new()
+            };
+            event_error = event_error.and(set_event(&input.events.signal_finish));
             if ts.cooldown_s > 0 {
                 log("starting cool down...");
             }
+            watch(schedule.end);
         }
         let outcomes: Vec<_> = handles
             .into_iter()
             .map(|h| h.join().expect("worker thread panicked"))
             .collect();
-        (outcomes, cpu, schedule)
+        (outcomes, cpu, samples, schedule, event_error)
     });
     log("finished test");
+    event_error?;
     let mut threads = Vec::with_capacity(outcomes.len());
     let mut engine = EngineSetup::plain(input.engine);
     let mut failure = None;
@@ -181,25 +236,43 @@ pub fn execute<C: Clock>(
     } else {
         stop_at.min(schedule.measure_end)
     };
-    let window = (window_end > schedule.warmup_end).then(|| window_end - schedule.warmup_end);
+    let window = (window_end > schedule.warmup_end && !gate.aborted.load(Ordering::SeqCst))
+        .then(|| window_end - schedule.warmup_end);
     Ok(TimeSpanResults {
         start_time,
         window,
         threads,
+        counters: counters::deltas(&input.counters, &samples.0, &samples.1),
         cpu,
         engine,
         interrupted: stop_at != 0 && failure.is_none(),
         failure,
         target_sizes: input.targets.iter().map(|t| t.size).collect(),
+        distributions: input
+            .targets
+            .iter()
+            .map(|t| t.distribution.clone())
+            .collect(),
         spin_ns: input.spin_ns,
     })
 }
 
-/// Sleeps until `deadline` or a stop request, polling every 10 ms.
-fn wait_until<C: Clock>(clock: &C, deadline: Nanos, stop: &AtomicU64) {
+/// Sleeps until `deadline`, a stop request, or the `-yp` event, polling every 10 ms.
+fn wait_until<C: Clock>(clock: &C, deadline: Nanos, stop: &AtomicU64, stop_event: Option<&str>) {
     loop {
         let now = clock.now();
         if now >= deadline || stop.load(Ordering::Relaxed) != 0 {
+            return;
+        }
+        if let Some(name) = stop_event
+            && events::is_set(name)
+        {
+            let _ = stop.compare_exchange(
+                0,
+                monotonic_now().max(1),
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            );
             return;
         }
         clock.sleep((deadline - now).min(10_000_000));
@@ -221,28 +294,68 @@ fn thread_main<C: Clock>(
         what,
         source,
     };
+    let served: Vec<&crate::profile::Target> = plan
+        .targets
+        .iter()
+        .map(|tt| &ts.targets[tt.target])
+        .collect();
+    let shape = |targets: &[&crate::profile::Target]| SlotShape {
+        block: targets
+            .iter()
+            .map(|t| t.block_size as usize)
+            .max()
+            .unwrap_or(0),
+        reads: targets.iter().any(|t| t.write_ratio < 100),
+        writes: targets.iter().any(|t| t.write_ratio > 0),
+        fill: if targets.iter().all(|t| t.write_buffer == WriteBuffer::Zero) {
+            InitialFill::Zero
+        } else {
+            InitialFill::Pattern
+        },
+    };
     let mut shapes = Vec::with_capacity(plan.slots() as usize);
-    let mut slot_target = Vec::with_capacity(plan.slots() as usize);
-    for (i, tt) in plan.targets.iter().enumerate() {
-        let target = &ts.targets[tt.target];
-        let shape = SlotShape {
-            block: target.block_size as usize,
-            reads: target.write_ratio < 100,
-            writes: target.write_ratio > 0,
-            fill: if target.write_buffer == WriteBuffer::Zero {
-                InitialFill::Zero
-            } else {
-                InitialFill::Pattern
-            },
-        };
-        shapes.extend(std::iter::repeat_n(shape, tt.requests as usize));
-        slot_target.extend(std::iter::repeat_n(i as u16, tt.requests as usize));
-    }
+    let mut first_slots = Vec::with_capacity(plan.targets.len());
+    let assignment = match plan.pool {
+        Some(pool) => {
+            shapes.extend(std::iter::repeat_n(shape(&served), pool as usize));
+            first_slots.extend(std::iter::repeat_n(0, plan.targets.len()));
+            let mut until = 0u64;
+            Assignment::Weighted(
+                plan.targets
+                    .iter()
+                    .map(|tt| {
+                        until += tt.weight as u64;
+                        until
+                    })
+                    .collect(),
+            )
+        }
+        None => {
+            let mut slot_target = Vec::with_capacity(plan.slots() as usize);
+            for (i, tt) in plan.targets.iter().enumerate() {
+                first_slots.push(shapes.len() as u32);
+                shapes.extend(std::iter::repeat_n(
+                    shape(&served[i..=i]),
+                    tt.requests as usize,
+                ));
+                slot_target.extend(std::iter::repeat_n(i as u16, tt.requests as usize));
+            }
+            Assignment::Fixed(slot_target)
+        }
+    };
+    let large_pages = served.iter().any(|t| t.large_pages);
     let prepared = (|| {
         if let Some(cpu) = plan.cpu {
             pin_current_thread(cpu).map_err(|e| setup_error("cannot pin to its CPU", e))?;
         }
-        SlotBuffers::new(&shapes).map_err(|e| setup_error("cannot allocate I/O buffers", e))
+        SlotBuffers::new(&shapes, large_pages).map_err(|e| {
+            let what = if large_pages {
+                "cannot allocate I/O buffers on huge pages (-l needs free huge pages: raise vm.nr_hugepages)"
+            } else {
+                "cannot allocate I/O buffers"
+            };
+            setup_error(what, e)
+        })
     })();
     let buffers = match prepared {
         Ok(buffers) => buffers,
@@ -258,17 +371,23 @@ fn thread_main<C: Clock>(
         .iter()
         .map(|tt| input.targets[tt.target].file.as_raw_fd())
         .collect();
+    let priorities: Vec<u16> = served
+        .iter()
+        .map(|t| t.io_priority.linux_ioprio())
+        .collect();
+    let lanes = |tt: &crate::plan::ThreadTarget| plan.pool.unwrap_or(tt.requests) as usize;
     let targets = plan
         .targets
         .iter()
-        .map(|tt| {
-            let target = &ts.targets[tt.target];
+        .enumerate()
+        .map(|(i, tt)| {
+            let target = served[i];
             let prepared = &input.targets[tt.target];
             let fill = match (&prepared.write_source, ts.random_write_data) {
                 (_, true) => WriteFill::Random,
                 (Some(source), false) => WriteFill::Window {
                     source,
-                    step: if target.cache == crate::profile::CacheMode::DisableOsCache {
+                    step: if target.cache == CacheMode::DisableOsCache {
                         512
                     } else {
                         1
@@ -276,53 +395,100 @@ fn thread_main<C: Clock>(
                 },
                 (None, false) => WriteFill::Fixed,
             };
+            let burst = target.burst.map(|b| {
+                (
+                    (b.size as u64 / tt.sharing_threads.max(1) as u64).max(1),
+                    b.think_ms as u64,
+                )
+            });
             WorkerTarget {
                 offsets: OffsetGen::new(
                     target.access,
                     target.block_size,
                     prepared.range,
                     tt.relative_thread as u64 * target.thread_stride,
+                    lanes(tt),
+                    &prepared.distribution,
                     Some(&shared_offsets[tt.target]),
                 ),
-                throttle: Throttle::new(target.throughput, target.block_size),
+                throttle: Throttle::new(target.throughput, target.block_size, burst),
                 fill,
                 write_ratio: target.write_ratio,
                 block: target.block_size as u32,
                 index: tt.target,
+                first_slot: first_slots[i],
+                last_op: crate::engine::Op::Read,
             }
         })
         .collect();
+    let ring = ts.io_ring;
     let worker = Worker {
         clock,
         thread: plan.thread,
         targets,
-        slot_target,
+        assignment,
         buffers: &buffers,
         rng: Rng::new(plan.seed),
         schedule: Schedule::new(0, 0, 0, 0),
         stop,
         interval_ns: ts.iops_interval_ms.map_or(0, |ms| ms as u64 * 1_000_000),
         progress_every: input.progress,
-        spin_ns: input.spin_ns,
+        spin_ns: if ring.is_some() { 0 } else { input.spin_ns },
+        wait_batch: ring.map_or(1, |r| r.batch.count(plan.slots())),
+        completion_depth: ts.completion_depth.map_or(usize::MAX, |d| d as usize),
         stats: plan
             .targets
             .iter()
             .map(|tt| TargetStats::new(tt.target, intervals))
             .collect(),
+        waits: WaitStats::default(),
     };
     let setup = |what| move |e| setup_error(what, e);
+    if served.iter().any(|t| t.memory_mapped) {
+        let specs: Vec<MapSpec> = plan
+            .targets
+            .iter()
+            .enumerate()
+            .map(|(i, tt)| MapSpec {
+                fd: fds[i],
+                len: input.targets[tt.target].size,
+                writable: served[i].write_ratio > 0,
+                flush: served[i].flush,
+                write_through: served[i].write_through,
+            })
+            .collect();
+        let engine = if served.iter().all(|t| t.memory_mapped) {
+            Mapped::new(&specs, &buffers).map_err(setup("cannot map the targets (-Sm)"))
+        } else {
+            Err(setup_error(
+                "serves memory-mapped and ordinary targets",
+                io::Error::other("use -Sm for every target of a thread, or none"),
+            ))
+        };
+        return drive(
+            engine.map(|e| (e, EngineSetup::plain(EngineKind::Mapped))),
+            worker,
+            plan,
+            gate,
+        );
+    }
     match input.engine {
         EngineKind::IoUring => drive(
-            Uring::new(&fds, &buffers).map_err(setup("cannot set up io_uring")),
+            Uring::new(
+                &fds,
+                &priorities,
+                &buffers,
+                ring.is_none_or(|r| r.registered_buffers),
+            )
+            .map_err(setup("cannot set up io_uring")),
             worker,
             plan,
             gate,
         ),
-        EngineKind::Psync => drive(
-            Ok((
-                Psync::new(&fds, &buffers),
-                EngineSetup::plain(EngineKind::Psync),
-            )),
+        EngineKind::Psync | EngineKind::Mapped => drive(
+            Psync::new(&fds, &buffers, &priorities)
+                .map(|e| (e, EngineSetup::plain(EngineKind::Psync)))
+                .map_err(setup("cannot set the I/O priority (-I)")),
             worker,
             plan,
             gate,
@@ -352,16 +518,18 @@ fn drive<E: Engine, C: Clock>(
     gate.ready.wait();
     gate.go.wait();
     let (mut engine, setup) = engine?;
+    let outcome = |worker: Worker<'_, C>, failure| ThreadOutcome {
+        results: ThreadResults {
+            thread: plan.thread,
+            cpu: plan.cpu,
+            targets: worker.stats,
+            waits: worker.waits,
+        },
+        engine: setup,
+        failure,
+    };
     if gate.aborted.load(Ordering::SeqCst) {
-        return Ok(ThreadOutcome {
-            results: ThreadResults {
-                thread: plan.thread,
-                cpu: plan.cpu,
-                targets: worker.stats,
-            },
-            engine: setup,
-            failure: None,
-        });
+        return Ok(outcome(worker, None));
     }
     worker.schedule = *gate
         .schedule
@@ -373,50 +541,52 @@ fn drive<E: Engine, C: Clock>(
         source,
     })?;
     drop(engine);
-    Ok(ThreadOutcome {
-        results: ThreadResults {
-            thread: plan.thread,
-            cpu: plan.cpu,
-            targets: worker.stats,
-        },
-        engine: setup,
-        failure,
-    })
+    Ok(outcome(worker, failure))
 }
 
-/// Runs every timespan of a profile: plan the threads, prepare the targets, execute. `warn`
-/// receives warnings (stderr), `log` the `-v` progress lines.
+/// Runs every timespan of a profile: create files the profile asks to create up front, then per
+/// timespan plan the threads, prepare the targets and execute. `warn` receives warnings (stderr),
+/// `log` the `-v` progress lines.
 pub fn measure<C: Clock>(
-    profile: &crate::profile::Profile,
+    profile: &Profile,
     engine: EngineKind,
     clock: &C,
     host: &dyn Host,
     stop: &AtomicU64,
     warn: &dyn Fn(&str),
     log: &dyn Fn(&str),
-) -> Result<crate::stats::RunResults, crate::Error> {
+) -> Result<RunResults, crate::Error> {
+    let allowed = host.allowed_cpus();
+    let cpus: Vec<_> = host
+        .system_info()
+        .cpus
+        .into_iter()
+        .filter(|c| allowed.contains(&c.cpu))
+        .collect();
+    let precreated = crate::worker::target::precreate(profile)?;
     let mut timespans = Vec::with_capacity(profile.timespans.len());
     for timespan in &profile.timespans {
-        let plans = crate::plan::threads(timespan, &host.allowed_cpus())?;
-        let (targets, warnings) = crate::worker::target::prepare(timespan)?;
+        let plans = crate::plan::threads(timespan, &cpus)?;
+        let (targets, warnings) = crate::worker::target::prepare(timespan, &precreated)?;
         for warning in &warnings {
             warn(warning);
         }
-        let cpus = host.allowed_cpus().len();
         let input = RunInput {
             timespan,
             plans: &plans,
             targets: &targets,
             engine,
             progress: profile.progress.unwrap_or(0),
-            spin_ns: profile.spin.budget_ns(plans.len(), cpus),
+            spin_ns: profile.spin.budget_ns(plans.len(), allowed.len()),
+            events: &profile.events,
+            counters: profile.counters,
         };
         let results = execute(&input, clock, host, stop, log)?;
-        let stopped = results.failure.is_some() || results.interrupted;
+        let stopped = results.failure.is_some() || results.interrupted || results.window.is_none();
         timespans.push(results);
         if stopped {
             break;
         }
     }
-    Ok(crate::stats::RunResults { timespans })
+    Ok(RunResults { timespans })
 }

@@ -114,6 +114,8 @@ pub trait Host: Sync {
     fn allowed_cpus(&self) -> Vec<u32>;
     /// Wall-clock time now.
     fn wall_clock(&self) -> SystemTime;
+    /// Every `-e` counter, now.
+    fn counters(&self) -> Vec<crate::counters::Counter>;
 }
 
 /// The running Linux system.
@@ -280,6 +282,10 @@ impl Host for LinuxHost {
 
     fn wall_clock(&self) -> SystemTime {
         SystemTime::now()
+    }
+
+    fn counters(&self) -> Vec<crate::counters::Counter> {
+        crate::counters::sample()
     }
 }
 

@@ -64,13 +64,15 @@ pub enum CliError {
     /// An unknown letter or long name.
     #[error("unknown option '{0}'; run 'iospd -?' for the list of options")]
     UnknownOption(String),
-    /// A DiskSpd option this build does not implement.
-    #[error("'{token}': {what} (a DiskSpd option) is not implemented in this version of iospd")]
-    NotYet {
-        /// The token as typed.
+    /// A Windows disk or volume name as a target.
+    #[error("'{token}' {what}; on Linux name {linux}")]
+    WindowsTarget {
+        /// The target as typed.
         token: String,
-        /// What the option does.
+        /// What it means on Windows.
         what: &'static str,
+        /// The Linux way.
+        linux: &'static str,
     },
     /// A known option with a bad value.
     #[error("'{token}': {reason}")]
@@ -95,19 +97,19 @@ pub fn parse(args: &[OsString]) -> Result<Command, CliError> {
     let mut raw = RawArgs::default();
     for token in lex::lex(args)? {
         match token {
-            Token::Target(path) => raw.targets.push(path),
+            Token::Target(path) => {
+                check_not_windows(&path)?;
+                raw.targets.push(path);
+            }
             Token::Short { letter, value } => {
                 let text = format!("-{letter}{value}");
-                if let Some(flag) = flags::find(letter) {
-                    (flag.apply)(&value, &mut raw).map_err(|reason| CliError::BadOption {
-                        token: text,
-                        reason,
-                    })?;
-                } else if let Some((_, what)) = flags::NOT_YET.iter().find(|(l, _)| *l == letter) {
-                    return Err(CliError::NotYet { token: text, what });
-                } else {
-                    return Err(CliError::UnknownOption(text));
-                }
+                let flag =
+                    flags::find(letter).ok_or_else(|| CliError::UnknownOption(text.clone()))?;
+                (flag.apply)(&value, &mut raw).map_err(|reason| CliError::BadOption {
+                    token: text.clone(),
+                    reason,
+                })?;
+                raw.given.push(text);
             }
             Token::Long { name, value } => {
                 let text = match &value {
@@ -116,19 +118,45 @@ pub fn parse(args: &[OsString]) -> Result<Command, CliError> {
                 };
                 let flag = flags::find_long(&name).ok_or(CliError::UnknownOption(text.clone()))?;
                 (flag.apply)(value.as_deref(), &mut raw).map_err(|reason| CliError::BadOption {
-                    token: text,
+                    token: text.clone(),
                     reason,
                 })?;
+                raw.given.push(text);
             }
         }
     }
     if raw.help {
         return Ok(Command::Help);
     }
-    if raw.targets.is_empty() {
+    let needs_target = raw.xml_profile.is_none() && !raw.print_system && raw.set_event.is_none();
+    if needs_target && raw.targets.is_empty() {
         return Err(CliError::NoTarget);
     }
     Ok(Command::Run(Box::new(raw)))
+}
+
+/// Refuses DiskSpd's `#<n>` (physical drive) and `X:` (volume) targets with the Linux way.
+fn check_not_windows(path: &std::path::Path) -> Result<(), CliError> {
+    let Some(text) = path.to_str() else {
+        return Ok(());
+    };
+    let token = text.to_string();
+    let bytes = text.as_bytes();
+    if bytes.len() > 1 && bytes[0] == b'#' && bytes[1..].iter().all(u8::is_ascii_digit) {
+        return Err(CliError::WindowsTarget {
+            token,
+            what: "names a Windows physical drive",
+            linux: "the block device, e.g. /dev/sdb or /dev/nvme1n1 (lsblk lists them)",
+        });
+    }
+    if bytes.len() == 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' {
+        return Err(CliError::WindowsTarget {
+            token,
+            what: "names a Windows volume",
+            linux: "the partition's device (e.g. /dev/sdb1) or a file on its mount point",
+        });
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -175,9 +203,22 @@ mod tests {
             CliError::UnknownOption("-q".into())
         );
         assert!(matches!(
-            parse_strs(&["-X", "x"]).unwrap_err(),
-            CliError::NotYet { .. }
+            parse_strs(&["#1"]).unwrap_err(),
+            CliError::WindowsTarget { .. }
         ));
+        assert!(matches!(
+            parse_strs(&["E:"]).unwrap_err(),
+            CliError::WindowsTarget { .. }
+        ));
+        assert!(
+            parse_strs(&["E:io"]).is_ok(),
+            "a file named E:io is a Linux path"
+        );
+        assert!(parse_strs(&["-Rs"]).is_ok(), "-Rs needs no target");
+        assert!(
+            parse_strs(&["-Xp.xml"]).is_ok(),
+            "profiles name their targets"
+        );
         assert_eq!(parse_strs(&["-o4"]).unwrap_err(), CliError::NoTarget);
         assert_eq!(parse_strs(&[]).unwrap_err(), CliError::NoArguments);
         assert!(matches!(

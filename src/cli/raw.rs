@@ -8,7 +8,10 @@ use std::path::PathBuf;
 
 use super::units::Size;
 use crate::engine::EngineKind;
-use crate::profile::{CacheMode, Throughput};
+use crate::profile::{
+    BufferSeparation, CacheMode, Counters, DistributionKind, Efficiency, Events, FlushMode, Hints,
+    IoPriority, IoRing, ResultFormat, Throughput,
+};
 
 /// How `-s` was typed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,15 +38,32 @@ pub enum WriteBufferArg {
     },
 }
 
+/// `-rdpct…`/`-rdabs…` as typed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DistributionArg {
+    /// Percent or absolute ranges.
+    pub kind: DistributionKind,
+    /// (IO %, span) pairs; spans in percent or as sizes.
+    pub ranges: Vec<(u32, Size)>,
+}
+
 /// Every option of the command line, each `None`/`false`/empty until given.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RawArgs {
+    /// Every option token, in order, for the rules about what may accompany `-X`.
+    pub given: Vec<String>,
     /// `-?`: print usage and exit.
     pub help: bool,
     /// `-b`: block size in bytes.
     pub block_size: Option<u64>,
+    /// `-bs`: buffer separation.
+    pub buffer_separation: Option<BufferSeparation>,
     /// `-o`: outstanding I/Os per target per thread.
     pub outstanding: Option<u32>,
+    /// `-oc`: completions taken per look at the completion queue.
+    pub completion_depth: Option<u32>,
+    /// `-O`: outstanding I/Os per thread with `-F`.
+    pub requests_per_thread: Option<u32>,
     /// `-t`: threads per target.
     pub threads_per_target: Option<u32>,
     /// `-F`: total threads, each serving every target.
@@ -52,8 +72,14 @@ pub struct RawArgs {
     pub thread_stride: Option<Size>,
     /// `-r[align]`: random I/O; the inner value is the alignment when typed.
     pub random: Option<Option<Size>>,
+    /// `-rs<pct>`: percent of random I/Os in a mixed pattern.
+    pub random_ratio: Option<u8>,
+    /// `-rdpct…`/`-rdabs…`: distribution of random offsets.
+    pub distribution: Option<DistributionArg>,
     /// `-s[i][stride]`: sequential I/O.
     pub sequential: Option<SequentialArg>,
+    /// `-p`: parallel sequential streams per outstanding I/O.
+    pub parallel: bool,
     /// `-w`: percentage of writes.
     pub write_ratio: Option<u8>,
     /// `-d`: measured seconds.
@@ -70,12 +96,26 @@ pub struct RawArgs {
     pub cache_mode: Option<CacheMode>,
     /// `-Sw`/`-Sh`/`-h`: write-through (O_DSYNC).
     pub write_through: Option<bool>,
+    /// `-Sm`: memory-mapped I/O.
+    pub memory_mapped: bool,
+    /// `-N`: memory-mapped flush mode.
+    pub flush: Option<FlushMode>,
     /// `-L`: report latency.
     pub measure_latency: bool,
     /// `-D[ms]`: IOPS interval in milliseconds.
     pub iops_interval_ms: Option<u32>,
     /// `-g`: throughput cap per thread per target.
     pub throughput: Option<Throughput>,
+    /// `-i`: I/Os per burst.
+    pub burst_size: Option<u32>,
+    /// `-j`: milliseconds between bursts.
+    pub think_time: Option<u32>,
+    /// `-I`: I/O priority.
+    pub io_priority: Option<IoPriority>,
+    /// `-f<r|s|t>`: access hints.
+    pub hints: Option<Hints>,
+    /// `-l`: huge-page buffers.
+    pub large_pages: bool,
     /// `-B`: base offset.
     pub base_offset: Option<Size>,
     /// `-B<base>:<length>`: length of the range after the base.
@@ -90,18 +130,42 @@ pub struct RawArgs {
     pub affinity: Vec<u32>,
     /// `-a` or `-ag` was given at all.
     pub affinity_given: bool,
+    /// `-ac`: core-aware CPU order.
+    pub core_aware: bool,
+    /// `-as`: span processor groups.
+    pub span_groups: bool,
+    /// `-ap`/`-aP`/`-ae`/`-aE`/`-aup`: efficiency-class order.
+    pub efficiency: Option<Efficiency>,
     /// `-P[n]`: progress dot every n completions per thread.
     pub progress: Option<u64>,
     /// `-v`: verbose progress log.
     pub verbose: bool,
+    /// `-vs`: wait statistics.
+    pub verbose_stats: bool,
+    /// `-R<format>`: result format.
+    pub result_format: Option<ResultFormat>,
     /// `-Rp`: print the resolved profile and stop.
     pub print_profile: bool,
-    /// `-R<format>` was given (text is the only format of this build).
-    pub result_format_given: bool,
+    /// `-Rs`: print the system information and stop.
+    pub print_system: bool,
+    /// `-:`: experiment flags.
+    pub experiment_flags: Option<u32>,
+    /// `-e…`: counters.
+    pub counters: Counters,
+    /// `-y…`: named events.
+    pub events: Events,
+    /// `-ye<name>`: set this event and exit.
+    pub set_event: Option<String>,
+    /// `-u…`: io_uring wait batch and registration.
+    pub io_ring: Option<IoRing>,
+    /// `-X<file>`: an XML profile.
+    pub xml_profile: Option<PathBuf>,
     /// `--engine=`: the I/O engine.
     pub engine: Option<EngineKind>,
     /// `--spin=`: completion polling budget in microseconds.
     pub spin_us: Option<u32>,
+    /// `--output=`: report files.
+    pub outputs: Vec<PathBuf>,
     /// Target paths in command-line order.
     pub targets: Vec<PathBuf>,
 }

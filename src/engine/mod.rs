@@ -4,6 +4,7 @@
 //! the profile. The worker owns timestamps and accounting. The engine is chosen once per thread and
 //! the worker loop is generic over it, so there is no dynamic dispatch per I/O.
 
+mod mapped;
 mod null;
 mod psync;
 mod uring;
@@ -13,6 +14,7 @@ use std::io;
 
 use crate::clock::Nanos;
 
+pub use mapped::{MapSpec, Mapped};
 pub use null::Null;
 pub use psync::Psync;
 pub use uring::{Uring, probe as probe_io_uring};
@@ -57,12 +59,13 @@ pub trait Engine {
     /// Hands staged I/O to the kernel, then blocks until `wait_for` completions are ready or
     /// `timeout` passes. Interruption by a signal is not an error.
     fn submit(&mut self, wait_for: u32, timeout: Option<Nanos>) -> io::Result<()>;
-    /// Moves every ready completion into `out`; never blocks.
-    fn reap(&mut self, out: &mut Vec<Completion>);
+    /// Moves ready completions into `out`, at most `max` of them; never blocks.
+    fn reap(&mut self, out: &mut Vec<Completion>, max: usize);
 }
 
 /// The engines a user can choose with `--engine`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum EngineKind {
     /// io_uring: one ring per thread, registered files and buffers, batched submit and reap.
     IoUring,
@@ -70,6 +73,8 @@ pub enum EngineKind {
     Psync,
     /// No I/O: completes every request at once; measures the tool's own cost.
     Null,
+    /// `-Sm`: memory-mapped targets, read and written with memcpy.
+    Mapped,
 }
 
 impl fmt::Display for EngineKind {
@@ -78,6 +83,7 @@ impl fmt::Display for EngineKind {
             EngineKind::IoUring => "io_uring",
             EngineKind::Psync => "psync",
             EngineKind::Null => "null",
+            EngineKind::Mapped => "mmap",
         })
     }
 }

@@ -37,7 +37,8 @@ impl Engine for Null {
     }
 
     #[inline]
-    fn reap(&mut self, out: &mut Vec<Completion>) {
-        out.append(&mut self.ready);
+    fn reap(&mut self, out: &mut Vec<Completion>, max: usize) {
+        let n = self.ready.len().min(max);
+        out.extend(self.ready.drain(..n));
     }
 }

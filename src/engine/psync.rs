@@ -17,10 +17,12 @@ pub struct Psync {
 }
 
 impl Psync {
-    /// An engine over the thread's target descriptors and slot buffers.
-    pub fn new(fds: &[RawFd], memory: &impl SlotMemory) -> Self {
+    /// An engine over the thread's target descriptors and slot buffers. Synchronous I/O takes the
+    /// thread's I/O priority, so the lowest priority among `priorities` is set for the thread.
+    pub fn new(fds: &[RawFd], memory: &impl SlotMemory, priorities: &[u16]) -> io::Result<Self> {
+        set_thread_priority(priorities)?;
         let slots = memory.slots();
-        Psync {
+        Ok(Psync {
             fds: fds.to_vec(),
             addrs: (0..slots)
                 .map(|s| {
@@ -32,7 +34,7 @@ impl Psync {
                 .collect(),
             staged: Vec::with_capacity(slots as usize),
             ready: Vec::with_capacity(slots as usize),
-        }
+        })
     }
 
     fn perform(&self, io: &Io) -> i32 {
@@ -70,6 +72,28 @@ impl Psync {
     }
 }
 
+/// Sets the calling thread's I/O priority to the lowest of `priorities` (0 means the default).
+pub fn set_thread_priority(priorities: &[u16]) -> io::Result<()> {
+    // Higher classes (idle = 3) and higher levels mean lower priority.
+    let Some(&lowest) = priorities.iter().filter(|&&p| p != 0).max() else {
+        return Ok(());
+    };
+    const IOPRIO_WHO_PROCESS: libc::c_int = 1;
+    // SAFETY: ioprio_set takes plain integers; pid 0 is the calling thread.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_ioprio_set,
+            IOPRIO_WHO_PROCESS,
+            0,
+            lowest as libc::c_int,
+        )
+    };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 impl Engine for Psync {
     fn push(&mut self, io: Io) -> io::Result<()> {
         self.staged.push(io);
@@ -89,7 +113,8 @@ impl Engine for Psync {
         Ok(())
     }
 
-    fn reap(&mut self, out: &mut Vec<Completion>) {
-        out.append(&mut self.ready);
+    fn reap(&mut self, out: &mut Vec<Completion>, max: usize) {
+        let n = self.ready.len().min(max);
+        out.extend(self.ready.drain(..n));
     }
 }

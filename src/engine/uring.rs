@@ -27,6 +27,7 @@ const MAX_SQ_ENTRIES: u32 = 32768;
 pub struct Uring {
     ring: IoUring,
     fds: Vec<RawFd>,
+    priorities: Vec<u16>,
     addrs: Vec<[u64; 2]>,
     fixed_files: bool,
     fixed_buffers: bool,
@@ -38,15 +39,22 @@ pub fn probe() -> io::Result<()> {
 }
 
 impl Uring {
-    /// Sets up a ring for the calling thread over its targets and slot buffers.
-    pub fn new(fds: &[RawFd], memory: &impl SlotMemory) -> io::Result<(Uring, EngineSetup)> {
+    /// Sets up a ring for the calling thread over its targets (with their I/O priorities) and slot
+    /// buffers, registering the buffers when `register_buffers` and the kernel allow it.
+    pub fn new(
+        fds: &[RawFd],
+        priorities: &[u16],
+        memory: &impl SlotMemory,
+        register_buffers: bool,
+    ) -> io::Result<(Uring, EngineSetup)> {
         let slots = memory.slots().max(1);
         let entries = slots.next_power_of_two().min(MAX_SQ_ENTRIES);
         let cq_entries = (slots.next_power_of_two() * 2).max(entries * 2);
         let (ring, defer_taskrun) = build_ring(entries, cq_entries)?;
         let fixed_files = ring.submitter().register_files(fds).is_ok();
         let regions = memory.regions();
-        let fixed_buffers = slots <= MAX_REGISTERED_BUFFERS
+        let fixed_buffers = register_buffers
+            && slots <= MAX_REGISTERED_BUFFERS
             // SAFETY: the regions belong to the worker's slot buffers, which outlive this ring
             // (the worker drops the engine before the buffers) and are not moved while registered.
             && unsafe { ring.submitter().register_buffers(&regions) }.is_ok();
@@ -68,6 +76,7 @@ impl Uring {
             Uring {
                 ring,
                 fds: fds.to_vec(),
+                priorities: priorities.to_vec(),
                 addrs,
                 fixed_files,
                 fixed_buffers,
@@ -79,20 +88,25 @@ impl Uring {
     #[inline]
     fn entry(&self, io: &Io) -> squeue::Entry {
         let addr = self.addrs[io.slot as usize][io.op as usize] as *mut u8;
+        let priority = self.priorities[io.target as usize];
         macro_rules! rw {
             ($fd:expr) => {
                 match (io.op, self.fixed_buffers) {
                     (Op::Read, true) => opcode::ReadFixed::new($fd, addr, io.len, io.slot as u16)
                         .offset(io.offset)
+                        .ioprio(priority)
                         .build(),
                     (Op::Read, false) => opcode::Read::new($fd, addr, io.len)
                         .offset(io.offset)
+                        .ioprio(priority)
                         .build(),
                     (Op::Write, true) => opcode::WriteFixed::new($fd, addr, io.len, io.slot as u16)
                         .offset(io.offset)
+                        .ioprio(priority)
                         .build(),
                     (Op::Write, false) => opcode::Write::new($fd, addr, io.len)
                         .offset(io.offset)
+                        .ioprio(priority)
                         .build(),
                 }
             };
@@ -179,8 +193,8 @@ impl Engine for Uring {
     }
 
     #[inline]
-    fn reap(&mut self, out: &mut Vec<Completion>) {
-        for cqe in self.ring.completion() {
+    fn reap(&mut self, out: &mut Vec<Completion>, max: usize) {
+        for cqe in self.ring.completion().take(max) {
             out.push(Completion {
                 slot: cqe.user_data() as u32,
                 result: cqe.result(),

@@ -1,19 +1,27 @@
 //! The resolved workload: what to run, fully typed, independent of how it was written down.
 //!
-//! A command line (and later an XML profile) becomes one [`Profile`]; everything downstream (plan,
+//! A command line or an XML profile (`-X`) becomes one [`Profile`]; everything downstream (plan,
 //! run, report) reads only this. Sizes are bytes, durations seconds, and every DiskSpd default has
 //! been applied.
 
 mod resolve;
+mod target;
 mod validate;
+pub mod xml;
 
 use std::path::PathBuf;
 
+use serde::Serialize;
 use thiserror::Error;
 
 use crate::engine::EngineKind;
 
-pub use resolve::resolve;
+pub use resolve::{Resolved, resolve};
+pub use target::{
+    Access, Burst, CacheMode, Distribution, DistributionKind, DistributionRange, FlushMode, Hints,
+    IoPriority, Target, ThreadTarget, Throughput, WriteBuffer,
+};
+pub use validate::validate;
 
 /// DiskSpd's default block size.
 pub const DEFAULT_BLOCK_SIZE: u64 = 64 * 1024;
@@ -23,28 +31,160 @@ pub const DEFAULT_REQUESTS: u32 = 2;
 pub const DEFAULT_DURATION: u32 = 10;
 /// DiskSpd's default warm-up seconds.
 pub const DEFAULT_WARMUP: u32 = 5;
+/// DiskSpd's default `-D` interval.
+pub const DEFAULT_IOPS_INTERVAL_MS: u32 = 1000;
+/// DiskSpd's default `-P` period.
+pub const DEFAULT_PROGRESS: u64 = 65536;
 
 /// A whole run: global settings and one or more timespans executed in order.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Profile {
     /// The command line as typed, for the report header.
     pub command_line: String,
     /// `-v`: timestamped progress lines.
     pub verbose: bool,
+    /// `-vs`: wait statistics in the report.
+    pub verbose_stats: bool,
     /// `-P`: a progress dot every this many completions per thread.
     pub progress: Option<u64>,
-    /// `-Rp`: print the profile instead of running it.
-    pub print_profile: bool,
-    /// The requested I/O engine.
+    /// `-R`: the format printed on stdout.
+    pub result_format: ResultFormat,
+    /// What to do: run, or only print the profile or the system information.
+    pub action: Action,
+    /// `-:`: DiskSpd's experiment flags (echoed; iospd's pacing is always precise).
+    pub experiment_flags: u32,
+    /// `-e`: system counters sampled around the measured window.
+    pub counters: Counters,
+    /// `-y`: named events.
+    pub events: Events,
+    /// XML `<PrecreateFiles>`: create files before the first timespan.
+    pub precreate: Option<Precreate>,
+    /// `--engine`: the requested I/O engine.
     pub engine: EngineKind,
     /// `--spin`: how threads wait for completions.
     pub spin: Spin,
+    /// `--output`: report files written besides stdout.
+    pub outputs: Vec<PathBuf>,
     /// The timespans, run in order.
     pub timespans: Vec<TimeSpan>,
 }
 
+/// The report format on stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResultFormat {
+    /// DiskSpd's text report.
+    Text,
+    /// DiskSpd's XML results.
+    Xml,
+    /// iospd's JSON results.
+    Json,
+}
+
+impl ResultFormat {
+    /// The format a report file's extension names (`.txt`, `.xml`, `.json`).
+    pub fn from_path(path: &std::path::Path) -> Option<Self> {
+        match path.extension()?.to_str()? {
+            "txt" => Some(ResultFormat::Text),
+            "xml" => Some(ResultFormat::Xml),
+            "json" => Some(ResultFormat::Json),
+            _ => None,
+        }
+    }
+}
+
+/// What the command asks for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// Run the timespans.
+    Run,
+    /// `-Rp`: print the resolved profile in the result format and stop.
+    PrintProfile,
+    /// `-Rs`: print the system information in the result format and stop.
+    PrintSystem,
+    /// `-ye<name>`: set a named event and stop.
+    SetEvent(String),
+}
+
+/// XML `<PrecreateFiles>`: which `<FileSize>` files are created before the first timespan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Precreate {
+    /// Every file at the largest size any timespan asks for.
+    UseMaxSize,
+    /// Only files whose size is the same in every timespan.
+    OnlyFilesWithConstantSizes,
+    /// Only files whose size is the same, or absent, in every timespan.
+    OnlyFilesWithConstantOrZeroSizes,
+}
+
+/// `-e…`: DiskSpd's ETW event groups, mapped to Linux counters sampled around the measured window.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Counters {
+    /// `-ePROCESS`: processes created (/proc/stat `processes`).
+    pub process: bool,
+    /// `-eTHREAD`: tasks created, the same counter (Linux creates threads as tasks).
+    pub thread: bool,
+    /// `-eIMAGE_LOAD`: no Linux counter; reported as unavailable.
+    pub image_load: bool,
+    /// `-eDISK_IO`: reads and writes completed by every disk (/proc/diskstats).
+    pub disk_io: bool,
+    /// `-eMEMORY_PAGE_FAULTS`: page faults (/proc/vmstat pgfault, pgmajfault).
+    pub memory_page_faults: bool,
+    /// `-eMEMORY_HARD_FAULTS`: major faults (/proc/vmstat pgmajfault).
+    pub memory_hard_faults: bool,
+    /// `-eNETWORK`: TCP segments and UDP datagrams (/proc/net/snmp).
+    pub network: bool,
+    /// `-eREGISTRY`: no Linux counter; reported as unavailable.
+    pub registry: bool,
+    /// `-ep`: ETW paged memory (meaningless on Linux; recorded).
+    pub use_paged_memory: bool,
+    /// `-eq`/`-es`/`-ec`: ETW clock (meaningless on Linux; recorded).
+    pub timer: Option<EtwTimer>,
+}
+
+impl Counters {
+    /// Whether any counter group was asked for.
+    pub fn any(&self) -> bool {
+        self.process
+            || self.thread
+            || self.image_load
+            || self.disk_io
+            || self.memory_page_faults
+            || self.memory_hard_faults
+            || self.network
+            || self.registry
+    }
+}
+
+/// DiskSpd's ETW clock choice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EtwTimer {
+    /// `-eq`: performance counter.
+    PerfTimer,
+    /// `-es`: system timer.
+    SystemTimer,
+    /// `-ec`: cycle counter.
+    CyclesCounter,
+}
+
+/// `-y…`: named events, which on Linux are files in /dev/shm (see [`crate::events`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Events {
+    /// `-ys`: set when the measured window starts.
+    pub signal_start: Option<String>,
+    /// `-yf`: set when the measured window ends.
+    pub signal_finish: Option<String>,
+    /// `-yr`: wait for it before starting (warm-up included).
+    pub wait_start: Option<String>,
+    /// `-yp`: stop the run when it is set.
+    pub stop_on: Option<String>,
+}
+
 /// One measured run over a set of targets.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TimeSpan {
     /// Measured seconds.
     pub duration_s: u32,
@@ -56,6 +196,8 @@ pub struct TimeSpan {
     pub seed: u32,
     /// `-F`: a fixed pool of threads each serving every target; `None` means threads per target.
     pub thread_count: Option<u32>,
+    /// `-O`: outstanding I/Os per thread of the pool, each going to a target chosen by weight.
+    pub request_count: Option<u32>,
     /// Which CPUs the threads run on.
     pub affinity: Affinity,
     /// `-L`: report latency statistics.
@@ -64,8 +206,63 @@ pub struct TimeSpan {
     pub iops_interval_ms: Option<u32>,
     /// `-Zr`: fresh random data for every write.
     pub random_write_data: bool,
-    /// The targets, in command-line order.
+    /// `-u`: io_uring wait batch and buffer registration.
+    pub io_ring: Option<IoRing>,
+    /// `-oc`: at most this many completions are taken per look at the completion queue.
+    pub completion_depth: Option<u32>,
+    /// `-bs`: buffer separation (every iospd thread allocates its own buffers; recorded).
+    pub buffer_separation: Option<BufferSeparation>,
+    /// The targets, in order.
     pub targets: Vec<Target>,
+}
+
+impl TimeSpan {
+    /// A timespan with DiskSpd's defaults and no targets.
+    pub fn new() -> Self {
+        TimeSpan {
+            duration_s: DEFAULT_DURATION,
+            warmup_s: DEFAULT_WARMUP,
+            cooldown_s: 0,
+            seed: 0,
+            thread_count: None,
+            request_count: None,
+            affinity: Affinity::Scheduler,
+            measure_latency: false,
+            iops_interval_ms: None,
+            random_write_data: false,
+            io_ring: None,
+            completion_depth: None,
+            buffer_separation: None,
+            targets: Vec::new(),
+        }
+    }
+
+    /// Threads running against each target (`-F` threads serve every target).
+    pub fn threads_per_target(&self, target: &Target) -> u32 {
+        match self.thread_count {
+            Some(n) if target.thread_targets.is_empty() => n,
+            Some(_) => target.thread_targets.len() as u32,
+            None => target.threads_per_target,
+        }
+    }
+
+    /// Total worker threads.
+    pub fn total_threads(&self) -> u64 {
+        match self.thread_count {
+            Some(n) => n as u64,
+            None => self
+                .targets
+                .iter()
+                .map(|t| t.threads_per_target as u64)
+                .sum(),
+        }
+    }
+}
+
+impl Default for TimeSpan {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 /// Thread placement on CPUs.
@@ -74,115 +271,105 @@ pub struct TimeSpan {
 /// for pinning: a pinned thread's CPU mask is inherited by the kernel's io_uring worker threads,
 /// which then compete with the thread on one CPU whenever the kernel hands I/O to them (devices
 /// without non-blocking submission such as zram, buffered reads that miss the page cache). On zram
-/// that halves throughput.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// that cut throughput by a third.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "mode", rename_all = "snake_case")]
 pub enum Affinity {
     /// No pinning: the scheduler places threads (iospd's default).
     Scheduler,
-    /// `-a`/`-ag`: thread i on the i-th CPU this process may use, wrapping (DiskSpd's default).
-    RoundRobin,
-    /// `-a…`: thread i on list[i mod len].
-    Cpus(Vec<u32>),
-    /// `-n`: no pinning.
+    /// `-n`: no pinning, said explicitly.
     Disabled,
-}
-
-/// A file or block device and the workload against it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Target {
-    /// The path as given.
-    pub path: PathBuf,
-    /// Bytes per I/O.
-    pub block_size: u64,
-    /// `-B`: first byte of the range used.
-    pub base_offset: u64,
-    /// `-f`: the range ends before this offset.
-    pub max_size: Option<u64>,
-    /// `-c`: create the file with this size before the run.
-    pub create_size: Option<u64>,
-    /// `-o`: outstanding I/Os per thread on this target.
-    pub requests: u32,
-    /// `-t`: threads on this target (ignored with `-F`).
-    pub threads_per_target: u32,
-    /// `-T`: thread k starts at k × this.
-    pub thread_stride: u64,
-    /// How offsets are chosen.
-    pub access: Access,
-    /// `-w`: percent of writes.
-    pub write_ratio: u8,
-    /// Page-cache use.
-    pub cache: CacheMode,
-    /// `-Sw`: every write is durable before it completes (O_DSYNC).
-    pub write_through: bool,
-    /// What the write buffers hold.
-    pub write_buffer: WriteBuffer,
-    /// `-g`: rate cap per thread.
-    pub throughput: Option<Throughput>,
-}
-
-/// Offset pattern.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Access {
-    /// Sequential with a stride; `interlocked` shares one offset between the target's threads.
-    Sequential {
-        /// Bytes between consecutive offsets.
-        stride: u64,
-        /// `-si`: one shared offset per target.
-        interlocked: bool,
-    },
-    /// Uniform random offsets, multiples of `align`.
-    Random {
-        /// Offsets are multiples of this.
-        align: u64,
+    /// `-a…`: thread i runs on the i-th CPU of the ordered list, wrapping.
+    Pinned {
+        /// The CPUs named with `-a`; empty means every CPU this process may use.
+        cpus: Vec<u32>,
+        /// How the CPUs are ordered before threads are assigned.
+        order: CpuOrder,
     },
 }
 
-impl Access {
-    /// The alignment (random) or stride (sequential).
-    pub fn alignment(self) -> u64 {
-        match self {
-            Access::Sequential { stride, .. } => stride,
-            Access::Random { align } => align,
+/// `-ac`, `-as`, `-ap`/`-aP`/`-ae`/`-aE`/`-aup`: DiskSpd 2.3's CPU orderings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct CpuOrder {
+    /// `-ac`: the first CPU of every core before any SMT sibling.
+    pub core_aware: bool,
+    /// `-as`: interleave processor groups (Linux has one group; recorded).
+    pub span_groups: bool,
+    /// Efficiency-class order on hybrid CPUs.
+    pub efficiency: Efficiency,
+}
+
+impl Default for CpuOrder {
+    fn default() -> Self {
+        CpuOrder {
+            core_aware: false,
+            span_groups: false,
+            efficiency: Efficiency::PFirst,
         }
     }
 }
 
-/// Page-cache use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CacheMode {
-    /// Buffered I/O through the page cache.
-    Cached,
-    /// `-Su`: O_DIRECT.
-    DisableOsCache,
+/// Order of performance (P) and efficiency (E) cores on hybrid CPUs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Efficiency {
+    /// `-ap`: P-cores first within each pass (DiskSpd 2.3's default).
+    PFirst,
+    /// `-aP`: every P-core pass before any E-core.
+    FillPFirst,
+    /// `-ae`: E-cores first within each pass.
+    EFirst,
+    /// `-aE`: every E-core pass before any P-core.
+    FillEFirst,
+    /// `-aup`: CPU order only.
+    Unordered,
 }
 
-/// Content of the write buffers.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum WriteBuffer {
-    /// Bytes 0, 1, …, 255, 0, … (DiskSpd's default).
-    Pattern,
-    /// `-Z`: zeros.
-    Zero,
-    /// `-Z<size>[,file]`: each write copies a random window of a source buffer.
-    Source {
-        /// Size of the source buffer.
-        size: u64,
-        /// File the source is filled from (repeated); random data when `None`.
-        file: Option<PathBuf>,
-    },
+/// `-u[n][batch][p]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct IoRing {
+    /// How many completions a blocking wait asks for.
+    pub batch: Batch,
+    /// Register the I/O buffers with the kernel (`n` turns it off).
+    pub registered_buffers: bool,
 }
 
-/// A throughput cap per thread per target.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Throughput {
-    /// `-g<n>`: bytes per millisecond.
-    BytesPerMs(u64),
-    /// `-g<n>i`: I/Os per second.
-    Iops(u64),
+/// The wait batch of `-u`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Batch {
+    /// A fixed count.
+    Count(u32),
+    /// A percentage of the thread's outstanding I/Os (rounded up, at least 1).
+    Percent(u32),
+}
+
+impl Batch {
+    /// DiskSpd's default: 25 % of the outstanding I/Os.
+    pub const DEFAULT: Batch = Batch::Percent(25);
+
+    /// The number of completions to wait for with `outstanding` I/Os per thread.
+    pub fn count(self, outstanding: u32) -> u32 {
+        match self {
+            Batch::Count(n) => n.clamp(1, outstanding.max(1)),
+            Batch::Percent(p) => (outstanding * p).div_ceil(100).clamp(1, outstanding.max(1)),
+        }
+    }
+}
+
+/// `-bs`: DiskSpd 2.3's buffer separation policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BufferSeparation {
+    /// `-bsn`: system default allocation.
+    SystemDefault,
+    /// `-bsp`: thread-optimized (every iospd thread allocates its own page-aligned buffers).
+    ThreadOptimized,
 }
 
 /// How a thread waits when all its I/O is in flight.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Spin {
     /// Poll for up to [`Spin::AUTO_US`] before sleeping when there are at least two CPUs per
     /// thread (so spinning never takes a CPU that a kernel worker needs); otherwise sleep.
@@ -222,11 +409,7 @@ pub enum ProfileError {
     /// A value that is valid alone but not in this profile.
     #[error("{0}")]
     Invalid(String),
-}
-
-impl TimeSpan {
-    /// Threads running against each target (`-F` threads serve every target).
-    pub fn threads_per_target(&self, target: &Target) -> u32 {
-        self.thread_count.unwrap_or(target.threads_per_target)
-    }
+    /// An XML profile that cannot be read.
+    #[error("{0}")]
+    Xml(#[from] xml::XmlError),
 }

@@ -1,10 +1,14 @@
-//! RawArgs → Profile: apply DiskSpd's defaults, resolve sizes in blocks against the final `-b`, and
-//! reject option pairs that exclude each other.
+//! RawArgs → Profile: apply DiskSpd's defaults, resolve sizes in blocks against the final `-b`,
+//! load an XML profile (`-X`) with the options DiskSpd lets accompany it, and reject option pairs
+//! that exclude each other.
+
+use std::path::Path;
 
 use super::validate::validate;
 use super::{
-    Access, Affinity, CacheMode, DEFAULT_BLOCK_SIZE, DEFAULT_DURATION, DEFAULT_REQUESTS,
-    DEFAULT_WARMUP, Profile, ProfileError, Spin, Target, TimeSpan, WriteBuffer,
+    Access, Action, Affinity, Burst, CacheMode, CpuOrder, Distribution, DistributionKind,
+    DistributionRange, Profile, ProfileError, ResultFormat, Spin, Target, TimeSpan, WriteBuffer,
+    xml,
 };
 use crate::cli::RawArgs;
 use crate::cli::raw::WriteBufferArg;
@@ -20,10 +24,120 @@ pub struct Resolved {
     pub warnings: Vec<String>,
 }
 
+/// Options that may accompany `-X` (they override every timespan of the profile).
+const COMPOSABLE_WITH_XML: [&str; 10] =
+    ["-v", "-vs", "-z", "-R", "-W", "-d", "-C", "-:", "-bs", "--"];
+
 /// Builds the profile from a command line; `command_line` is echoed in the report.
 pub fn resolve(raw: &RawArgs, command_line: String) -> Result<Resolved, ProfileError> {
+    let mut profile = match &raw.xml_profile {
+        Some(path) => from_xml(raw, path)?,
+        None => from_command_line(raw)?,
+    };
+    profile.command_line = command_line;
+    profile.verbose |= raw.verbose;
+    profile.verbose_stats |= raw.verbose_stats;
+    if let Some(format) = raw.result_format {
+        profile.result_format = format;
+    }
+    if let Some(flags) = raw.experiment_flags {
+        profile.experiment_flags = flags;
+    }
+    profile.action = if let Some(name) = &raw.set_event {
+        Action::SetEvent(name.clone())
+    } else if raw.print_system {
+        Action::PrintSystem
+    } else if raw.print_profile {
+        Action::PrintProfile
+    } else {
+        Action::Run
+    };
+    profile.engine = raw.engine.unwrap_or(EngineKind::IoUring);
+    profile.spin = raw.spin_us.map_or(Spin::Auto, Spin::Micros);
+    profile.outputs = raw.outputs.clone();
+    for ts in &mut profile.timespans {
+        if let Some(seed) = raw.seed {
+            ts.seed = seed;
+        }
+        if let Some(d) = raw.duration {
+            ts.duration_s = d;
+        }
+        if let Some(w) = raw.warmup {
+            ts.warmup_s = w;
+        }
+        if let Some(c) = raw.cooldown {
+            ts.cooldown_s = c;
+        }
+        if raw.buffer_separation.is_some() {
+            ts.buffer_separation = raw.buffer_separation;
+        }
+    }
+    let warnings = validate(&profile)?;
+    Ok(Resolved { profile, warnings })
+}
+
+fn from_xml(raw: &RawArgs, path: &Path) -> Result<Profile, ProfileError> {
+    if let Some(token) = raw
+        .given
+        .iter()
+        .find(|t| !COMPOSABLE_WITH_XML.iter().any(|c| is_option(t, c)))
+    {
+        return Err(ProfileError::Invalid(format!(
+            "'{token}' cannot be combined with -X: put the setting in the profile (only -v -vs -z -R -W -d -C -: -bs may accompany it)"
+        )));
+    }
+    let mut profile = xml::read_profile(path)?;
+    substitute_templates(&mut profile, &raw.targets)?;
+    Ok(profile)
+}
+
+/// Whether `token` is the option `name` (`-z` matches `-z42`, but `-v` does not match `-vs`).
+fn is_option(token: &str, name: &str) -> bool {
+    match name {
+        "-v" => token == "-v",
+        "-vs" => token == "-vs",
+        "-b" => false,
+        _ => token.starts_with(name),
+    }
+}
+
+/// Replaces `*1`, `*2` … with the command-line targets, in order.
+fn substitute_templates(
+    profile: &mut Profile,
+    targets: &[std::path::PathBuf],
+) -> Result<(), ProfileError> {
+    let mut used = vec![false; targets.len()];
+    for ts in &mut profile.timespans {
+        for target in &mut ts.targets {
+            if !target.is_template() {
+                continue;
+            }
+            let name = target.path.display().to_string();
+            let Ok(n) = name[1..].parse::<usize>() else {
+                return Err(ProfileError::Invalid(format!(
+                    "template target '{name}' must be '*' and a number, e.g. *1"
+                )));
+            };
+            if let Some(path) = n.checked_sub(1).and_then(|i| targets.get(i)) {
+                used[n - 1] = true;
+                target.path = path.clone();
+            }
+        }
+    }
+    if let Some(i) = used.iter().position(|u| !u) {
+        return Err(ProfileError::Invalid(format!(
+            "the target '{}' on the command line fills no template target (*{}) of the profile; remove it or add *{} to the profile",
+            targets[i].display(),
+            i + 1,
+            i + 1
+        )));
+    }
+    Ok(())
+}
+
+fn from_command_line(raw: &RawArgs) -> Result<Profile, ProfileError> {
     check_conflicts(raw)?;
-    let block_size = raw.block_size.unwrap_or(DEFAULT_BLOCK_SIZE);
+    let block_size = raw.block_size.unwrap_or(super::DEFAULT_BLOCK_SIZE);
     let bytes = |size: Option<Size>, flag: &str| -> Result<Option<u64>, ProfileError> {
         size.map(|s| {
             s.resolve(block_size).ok_or_else(|| {
@@ -41,18 +155,36 @@ pub fn resolve(raw: &RawArgs, command_line: String) -> Result<Resolved, ProfileE
         })?),
         None => bytes(raw.max_size, "-f")?,
     };
-    let access = match (raw.random, raw.sequential) {
-        (Some(align), _) => Access::Random {
-            align: bytes(align, "-r")?.unwrap_or(block_size),
-        },
-        (None, Some(seq)) => Access::Sequential {
-            stride: bytes(seq.stride, "-s")?.unwrap_or(block_size),
-            interlocked: seq.interlocked,
-        },
-        (None, None) => Access::Sequential {
-            stride: block_size,
-            interlocked: false,
-        },
+    let random = raw.random.is_some() || raw.random_ratio.is_some();
+    let access = if random {
+        Access::Random {
+            align: bytes(raw.random.flatten(), "-r")?.unwrap_or(block_size),
+            ratio: raw.random_ratio.unwrap_or(100),
+        }
+    } else {
+        let seq = raw.sequential;
+        Access::Sequential {
+            stride: bytes(seq.and_then(|s| s.stride), "-s")?.unwrap_or(block_size),
+            interlocked: seq.is_some_and(|s| s.interlocked),
+            parallel: raw.parallel,
+        }
+    };
+    let distribution = match &raw.distribution {
+        None => None,
+        Some(d) => {
+            let mut ranges = Vec::with_capacity(d.ranges.len() + 1);
+            for &(io_percent, span) in &d.ranges {
+                let span = match d.kind {
+                    DistributionKind::Percent => span.resolve(1).unwrap_or(0),
+                    DistributionKind::Absolute => bytes(Some(span), "-rdabs")?.unwrap_or(0),
+                };
+                ranges.push(DistributionRange { io_percent, span });
+            }
+            Some(with_tail(Distribution {
+                kind: d.kind,
+                ranges,
+            }))
+        }
     };
     let write_buffer = match &raw.write_buffers {
         None | Some(WriteBufferArg::RandomEachWrite) => WriteBuffer::Pattern,
@@ -62,68 +194,122 @@ pub fn resolve(raw: &RawArgs, command_line: String) -> Result<Resolved, ProfileE
             file: file.clone(),
         },
     };
-    let target_template = Target {
-        path: Default::default(),
+    let template = Target {
         block_size,
         base_offset,
         max_size,
         create_size: bytes(raw.create_size, "-c")?,
-        requests: raw.outstanding.unwrap_or(DEFAULT_REQUESTS),
+        requests: raw.outstanding.unwrap_or(super::DEFAULT_REQUESTS),
         threads_per_target: raw.threads_per_target.unwrap_or(1),
         thread_stride: bytes(raw.thread_stride, "-T")?.unwrap_or(0),
         access,
+        distribution,
         write_ratio: raw.write_ratio.unwrap_or(0),
         cache: raw.cache_mode.unwrap_or(CacheMode::Cached),
         write_through: raw.write_through.unwrap_or(false),
+        memory_mapped: raw.memory_mapped,
+        flush: raw.flush,
         write_buffer,
         throughput: raw.throughput,
+        burst: match (raw.burst_size, raw.think_time) {
+            (Some(size), Some(think_ms)) => Some(Burst { size, think_ms }),
+            (None, None) => None,
+            _ => {
+                return Err(ProfileError::Conflict {
+                    first: "-i",
+                    second: "-j",
+                    why: "a burst size needs a think time and the other way round; give both",
+                });
+            }
+        },
+        io_priority: raw.io_priority.unwrap_or(super::IoPriority::Normal),
+        hints: raw.hints.unwrap_or_default(),
+        large_pages: raw.large_pages,
+        ..Target::new(Default::default())
     };
-    let targets = raw
-        .targets
-        .iter()
-        .map(|path| Target {
-            path: path.clone(),
-            ..target_template.clone()
-        })
-        .collect();
     let affinity = if raw.no_affinity {
         Affinity::Disabled
-    } else if !raw.affinity.is_empty() {
-        Affinity::Cpus(raw.affinity.clone())
     } else if raw.affinity_given {
-        Affinity::RoundRobin
+        Affinity::Pinned {
+            cpus: raw.affinity.clone(),
+            order: CpuOrder {
+                core_aware: raw.core_aware,
+                span_groups: raw.span_groups,
+                efficiency: raw.efficiency.unwrap_or(super::Efficiency::PFirst),
+            },
+        }
     } else {
         Affinity::Scheduler
     };
     let timespan = TimeSpan {
-        duration_s: raw.duration.unwrap_or(DEFAULT_DURATION),
-        warmup_s: raw.warmup.unwrap_or(DEFAULT_WARMUP),
-        cooldown_s: raw.cooldown.unwrap_or(0),
-        seed: raw.seed.unwrap_or(0),
         thread_count: raw.total_threads,
+        request_count: raw.requests_per_thread,
         affinity,
         measure_latency: raw.measure_latency,
         iops_interval_ms: raw.iops_interval_ms,
         random_write_data: raw.write_buffers == Some(WriteBufferArg::RandomEachWrite),
-        targets,
+        io_ring: raw.io_ring,
+        completion_depth: raw.completion_depth,
+        targets: raw
+            .targets
+            .iter()
+            .map(|path| Target {
+                path: path.clone(),
+                ..template.clone()
+            })
+            .collect(),
+        ..TimeSpan::new()
     };
-    let profile = Profile {
-        command_line,
-        verbose: raw.verbose,
+    Ok(Profile {
+        command_line: String::new(),
+        verbose: false,
+        verbose_stats: false,
         progress: raw.progress,
-        print_profile: raw.print_profile,
-        engine: raw.engine.unwrap_or(EngineKind::IoUring),
-        spin: raw.spin_us.map_or(Spin::Auto, Spin::Micros),
+        result_format: ResultFormat::Text,
+        action: Action::Run,
+        experiment_flags: 0,
+        counters: raw.counters,
+        events: raw.events.clone(),
+        precreate: None,
+        engine: EngineKind::IoUring,
+        spin: Spin::Auto,
+        outputs: Vec::new(),
         timespans: vec![timespan],
-    };
-    let warnings = validate(&profile)?;
-    Ok(Resolved { profile, warnings })
+    })
+}
+
+/// DiskSpd's rule for a typed distribution: the I/O and the target left over after the listed
+/// ranges form one last range.
+fn with_tail(mut distribution: Distribution) -> Distribution {
+    let io: u32 = distribution.ranges.iter().map(|r| r.io_percent).sum();
+    match distribution.kind {
+        DistributionKind::Percent => {
+            let span: u64 = distribution.ranges.iter().map(|r| r.span).sum();
+            if span < 100 && io <= 100 {
+                distribution.ranges.push(DistributionRange {
+                    io_percent: 100 - io,
+                    span: 100 - span,
+                });
+            }
+        }
+        DistributionKind::Absolute => {
+            let open_end = distribution.ranges.last().is_some_and(|r| r.span == 0);
+            if io < 100 && !open_end {
+                distribution.ranges.push(DistributionRange {
+                    io_percent: 100 - io,
+                    span: 0,
+                });
+            }
+        }
+    }
+    distribution
 }
 
 /// Option pairs DiskSpd rejects on the command line.
 fn check_conflicts(raw: &RawArgs) -> Result<(), ProfileError> {
     let interlocked = raw.sequential.is_some_and(|s| s.interlocked);
-    let rules: [(bool, &'static str, &'static str, &'static str); 6] = [
+    let random = raw.random.is_some() || raw.random_ratio.is_some();
+    let rules: [(bool, &'static str, &'static str, &'static str); 9] = [
         (
             raw.total_threads.is_some() && raw.threads_per_target.is_some(),
             "-F",
@@ -131,22 +317,34 @@ fn check_conflicts(raw: &RawArgs) -> Result<(), ProfileError> {
             "-F sets the total number of threads and -t the threads per target; use one",
         ),
         (
-            raw.random.is_some() && raw.sequential.is_some(),
+            random && raw.sequential.is_some(),
             "-r",
             "-s",
-            "they choose random and sequential offsets; use one",
+            "they choose random and sequential offsets; use one (-rs mixes them)",
         ),
         (
-            raw.random.is_some() && raw.thread_stride.is_some(),
+            random && raw.thread_stride.is_some(),
             "-r",
             "-T",
             "-T staggers sequential start offsets and means nothing for random I/O; drop -T",
+        ),
+        (
+            random && raw.parallel,
+            "-r",
+            "-p",
+            "-p runs parallel sequential streams; drop it for random I/O",
         ),
         (
             interlocked && raw.thread_stride.is_some(),
             "-si",
             "-T",
             "-si makes the threads share one offset, -T gives each its own start; use one",
+        ),
+        (
+            interlocked && raw.parallel,
+            "-si",
+            "-p",
+            "-si shares one offset between threads, -p gives every I/O its own; use one",
         ),
         (
             raw.no_affinity && raw.affinity_given,
@@ -159,6 +357,12 @@ fn check_conflicts(raw: &RawArgs) -> Result<(), ProfileError> {
             "-B<base>:<length>",
             "-f",
             "the length already sets where the range ends; drop -f",
+        ),
+        (
+            raw.requests_per_thread.is_some() && raw.total_threads.is_none(),
+            "-O",
+            "-t",
+            "-O sets outstanding I/Os per thread of a -F thread pool; add -F<threads> or use -o",
         ),
     ];
     match rules.into_iter().find(|rule| rule.0) {
@@ -173,7 +377,7 @@ mod tests {
 
     use super::*;
     use crate::cli::{self, Command};
-    use crate::profile::Throughput;
+    use crate::profile::{Efficiency, Throughput};
 
     fn resolve_strs(args: &[&str]) -> Result<Resolved, ProfileError> {
         let args: Vec<OsString> = args.iter().map(OsString::from).collect();
@@ -202,7 +406,8 @@ mod tests {
             t.access,
             Access::Sequential {
                 stride: 65536,
-                interlocked: false
+                interlocked: false,
+                parallel: false
             }
         );
         assert_eq!(
@@ -211,6 +416,7 @@ mod tests {
         );
         assert_eq!(t.write_buffer, WriteBuffer::Pattern);
         assert_eq!(profile.engine, EngineKind::IoUring);
+        assert_eq!(profile.action, Action::Run);
     }
 
     #[test]
@@ -220,8 +426,77 @@ mod tests {
             .profile
             .timespans[0]
             .targets[0];
-        assert_eq!(t.access, Access::Random { align: 32768 });
+        assert_eq!(
+            t.access,
+            Access::Random {
+                align: 32768,
+                ratio: 100
+            }
+        );
         assert_eq!(t.base_offset, 8192);
+    }
+
+    #[test]
+    fn mixed_random_sequential() {
+        let t = &resolve_strs(&["-rs30", "-b4K", "t.dat"])
+            .unwrap()
+            .profile
+            .timespans[0]
+            .targets[0];
+        assert_eq!(
+            t.access,
+            Access::Random {
+                align: 4096,
+                ratio: 30
+            }
+        );
+        let t = &resolve_strs(&["-rs30", "-r8K", "t.dat"])
+            .unwrap()
+            .profile
+            .timespans[0]
+            .targets[0];
+        assert_eq!(
+            t.access,
+            Access::Random {
+                align: 8192,
+                ratio: 30
+            }
+        );
+    }
+
+    #[test]
+    fn distributions_get_their_tail() {
+        let t = &resolve_strs(&["-r", "-rdpct10/10:10/10:0/10", "t.dat"])
+            .unwrap()
+            .profile
+            .timespans[0]
+            .targets[0];
+        let spans: Vec<(u32, u64)> = t
+            .distribution
+            .as_ref()
+            .unwrap()
+            .ranges
+            .iter()
+            .map(|r| (r.io_percent, r.span))
+            .collect();
+        assert_eq!(spans, vec![(10, 10), (10, 10), (0, 10), (80, 70)]);
+        let t = &resolve_strs(&["-r", "-rdabs10/1G:10/1G:0/100G", "t.dat"])
+            .unwrap()
+            .profile
+            .timespans[0]
+            .targets[0];
+        let spans: Vec<(u32, u64)> = t
+            .distribution
+            .as_ref()
+            .unwrap()
+            .ranges
+            .iter()
+            .map(|r| (r.io_percent, r.span))
+            .collect();
+        assert_eq!(
+            spans,
+            vec![(10, 1 << 30), (10, 1 << 30), (0, 100 << 30), (80, 0)]
+        );
     }
 
     #[test]
@@ -249,14 +524,61 @@ mod tests {
     }
 
     #[test]
+    fn affinity_forms() {
+        let ts = &resolve_strs(&["-a", "t"]).unwrap().profile.timespans[0];
+        assert_eq!(
+            ts.affinity,
+            Affinity::Pinned {
+                cpus: vec![],
+                order: CpuOrder::default()
+            }
+        );
+        let ts = &resolve_strs(&["-a0,1", "-acE", "t"])
+            .unwrap()
+            .profile
+            .timespans[0];
+        let Affinity::Pinned { cpus, order } = &ts.affinity else {
+            panic!()
+        };
+        assert_eq!(cpus, &vec![0, 1]);
+        assert!(order.core_aware && order.efficiency == Efficiency::FillEFirst);
+        assert_eq!(
+            resolve_strs(&["-n", "t"]).unwrap().profile.timespans[0].affinity,
+            Affinity::Disabled
+        );
+    }
+
+    #[test]
+    fn actions() {
+        assert_eq!(
+            resolve_strs(&["-Rp", "t"]).unwrap().profile.action,
+            Action::PrintProfile
+        );
+        let p = resolve_strs(&["-Rsxml"]).unwrap().profile;
+        assert_eq!(
+            (p.action, p.result_format),
+            (Action::PrintSystem, ResultFormat::Xml)
+        );
+        assert_eq!(
+            resolve_strs(&["-yeGo"]).unwrap().profile.action,
+            Action::SetEvent("Go".into())
+        );
+    }
+
+    #[test]
     fn conflicts() {
         for (args, first) in [
             (&["-F2", "-t2", "x"][..], "-F"),
             (&["-r", "-s", "x"][..], "-r"),
+            (&["-rs20", "-s", "x"][..], "-r"),
             (&["-r", "-T4K", "-t2", "x"][..], "-r"),
+            (&["-r", "-p", "x"][..], "-r"),
             (&["-si", "-T4K", "-t2", "x"][..], "-si"),
+            (&["-si", "-p", "x"][..], "-si"),
             (&["-n", "-a0", "x"][..], "-n"),
             (&["-B0:1G", "-f2G", "x"][..], "-B<base>:<length>"),
+            (&["-O4", "x"][..], "-O"),
+            (&["-i10", "x"][..], "-i"),
         ] {
             match resolve_strs(args) {
                 Err(ProfileError::Conflict { first: f, .. }) => assert_eq!(f, first, "{args:?}"),

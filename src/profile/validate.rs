@@ -1,58 +1,241 @@
-//! DiskSpd's cross-field rules on a typed profile: errors that stop the run, warnings that do not.
+//! DiskSpd's cross-field rules on a typed profile (its `Profile::Validate`): errors that stop the
+//! run, warnings that do not. The same rules apply to command lines and XML profiles.
 
-use super::{Access, Profile, ProfileError, WriteBuffer};
+use super::{
+    Access, Action, Distribution, DistributionKind, Profile, ProfileError, Target, TimeSpan,
+    WriteBuffer,
+};
 use crate::cli::flags::MAX_THREADS;
 
 /// Checks the profile; returns DiskSpd's warnings when it can run.
 pub fn validate(profile: &Profile) -> Result<Vec<String>, ProfileError> {
     let mut warnings = Vec::new();
+    if matches!(profile.action, Action::PrintSystem | Action::SetEvent(_)) {
+        return Ok(warnings);
+    }
+    if profile.timespans.is_empty() {
+        return Err(invalid(
+            "the profile has no timespan; add a <TimeSpan> with at least one <Target>",
+        ));
+    }
     for ts in &profile.timespans {
-        let total_threads: u64 = match ts.thread_count {
-            Some(n) => n as u64,
-            None => ts.targets.iter().map(|t| t.threads_per_target as u64).sum(),
-        };
-        if total_threads > MAX_THREADS {
-            return Err(ProfileError::Invalid(format!(
-                "{total_threads} threads in all is more than the {MAX_THREADS} iospd runs; lower -t or use fewer targets"
+        validate_timespan(profile, ts, &mut warnings)?;
+    }
+    warnings.dedup();
+    Ok(warnings)
+}
+
+fn invalid(message: impl Into<String>) -> ProfileError {
+    ProfileError::Invalid(message.into())
+}
+
+fn validate_timespan(
+    profile: &Profile,
+    ts: &TimeSpan,
+    warnings: &mut Vec<String>,
+) -> Result<(), ProfileError> {
+    if ts.targets.is_empty() {
+        return Err(invalid(
+            "a timespan has no target; name at least one file or device",
+        ));
+    }
+    if ts.total_threads() > MAX_THREADS {
+        return Err(invalid(format!(
+            "{} threads in all is more than the {MAX_THREADS} iospd runs; lower -t or use fewer targets",
+            ts.total_threads()
+        )));
+    }
+    if ts.duration_s == 0 {
+        return Err(invalid(
+            "the measured duration is 0 seconds; give -d1 or more",
+        ));
+    }
+    let pool = ts.thread_count.is_some() && ts.request_count.is_some();
+    for target in &ts.targets {
+        let path = target.path.display();
+        let threads = ts.threads_per_target(target);
+        if ts.thread_count.is_some() && target.threads_per_target > 1 {
+            return Err(invalid(format!(
+                "'{path}': a thread pool (-F/<ThreadCount>) and threads per target (-t/<ThreadsPerFile>) cannot be combined; use one"
             )));
         }
-        for target in &ts.targets {
-            let threads = ts.threads_per_target(target);
-            let path = target.path.display();
-            if target.thread_stride > 0 && threads < 2 {
-                return Err(ProfileError::Invalid(format!(
-                    "-T staggers the start offsets of several threads, but '{path}' has one thread; add -t2 or more, or drop -T"
+        if pool {
+            let rule = if target.throughput.is_some() {
+                Some("-g throughput control")
+            } else if target.burst.is_some() {
+                Some("-j think time")
+            } else if matches!(target.access, Access::Sequential { parallel: true, .. }) {
+                Some("-p parallel I/O")
+            } else {
+                None
+            };
+            if let Some(what) = rule {
+                return Err(invalid(format!(
+                    "{what} cannot be used with -O outstanding requests per thread; drop one"
                 )));
             }
-            if let WriteBuffer::Source { size, .. } = target.write_buffer
-                && size < target.block_size
-            {
-                return Err(ProfileError::Invalid(format!(
-                    "-Z: the write source buffer ({size} bytes) is smaller than the block size ({}); make it at least -Z{}",
-                    target.block_size, target.block_size
+            if target.weight == 0 {
+                return Err(invalid(format!(
+                    "'{path}': a target of a -O thread pool needs a non-zero <Weight>"
                 )));
             }
-            if let Some(max) = target.max_size
-                && max <= target.base_offset
-            {
-                return Err(ProfileError::Invalid(format!(
-                    "-f{max} ends the range at or before the base offset -B{}; make -f larger than -B",
-                    target.base_offset
+            let count = ts.thread_count.unwrap_or(0);
+            if let Some(tt) = target.thread_targets.iter().find(|tt| tt.thread >= count) {
+                return Err(invalid(format!(
+                    "'{path}': <ThreadTarget> names thread {}, but the pool has {count} threads (0..{})",
+                    tt.thread,
+                    count.saturating_sub(1)
                 )));
             }
-            if let Access::Sequential { interlocked, .. } = target.access {
-                if interlocked && threads < 2 {
-                    warnings.push(format!(
-                        "WARNING: -si has no effect with a single thread on '{path}'"
-                    ));
+        } else if !target.thread_targets.is_empty() {
+            return Err(invalid(format!(
+                "'{path}': <ThreadTargets> need both <ThreadCount> and <RequestCount> in the timespan"
+            )));
+        }
+        match target.access {
+            Access::Random { .. } => {
+                if target.thread_stride > 0 {
+                    return Err(invalid(format!(
+                        "'{path}': -T conflicts with random I/O (-r); drop -T"
+                    )));
                 }
-                if !interlocked && threads > 1 && target.thread_stride == 0 {
-                    warnings.push(format!(
-                        "WARNING: {threads} threads read '{path}' sequentially from the same start, so the target does not see a sequential pattern; consider -si or -T"
-                    ));
+            }
+            Access::Sequential {
+                interlocked,
+                parallel,
+                ..
+            } => {
+                if target.distribution.is_some() {
+                    return Err(invalid(format!(
+                        "'{path}': random distributions (-rd) apply only to random I/O; add -r"
+                    )));
+                }
+                if parallel && target.requests == 1 {
+                    warnings.push(
+                        "WARNING: -p does not have effect unless outstanding I/O count (-o) is > 1"
+                            .into(),
+                    );
+                }
+                if interlocked {
+                    if target.thread_stride > 0 {
+                        return Err(invalid(format!("'{path}': -si conflicts with -T; use one")));
+                    }
+                    if threads < 2 {
+                        warnings.push("WARNING: single-threaded test, -si ignored".into());
+                    }
+                } else {
+                    if threads > 1 && target.thread_stride == 0 && !parallel {
+                        warnings.push(format!(
+                            "WARNING: {threads} threads read '{path}' sequentially from the same start, so the target does not see a sequential pattern; consider -si or -T"
+                        ));
+                    }
+                    if threads < 2 && target.thread_stride > 0 {
+                        return Err(invalid(format!(
+                            "-T staggers the start offsets of several threads, but '{path}' has one thread; add -t2 or more, or drop -T"
+                        )));
+                    }
                 }
             }
         }
+        if let Some(distribution) = &target.distribution {
+            validate_distribution(target, distribution)?;
+        }
+        if let WriteBuffer::Source { size, .. } = target.write_buffer
+            && size < target.block_size
+        {
+            return Err(invalid(format!(
+                "-Z: the write source buffer ({size} bytes) is smaller than the block size ({}); make it at least -Z{}",
+                target.block_size, target.block_size
+            )));
+        }
+        if target.memory_mapped && target.cache == super::CacheMode::DisableOsCache {
+            return Err(invalid(
+                "unbuffered I/O (-Su or -Sh) cannot be used with memory-mapped I/O (-Sm); drop one",
+            ));
+        }
+        if !target.memory_mapped && target.flush.is_some() {
+            return Err(invalid(
+                "a memory-mapped flush mode (-N) needs memory-mapped I/O (-Sm); add -Sm or drop -N",
+            ));
+        }
+        if let Some(max) = target.max_size
+            && max <= target.base_offset
+        {
+            return Err(invalid(format!(
+                "-f{max} ends the range at or before the base offset -B{}; make -f larger than -B",
+                target.base_offset
+            )));
+        }
+        if target.is_template() && profile.action == Action::Run {
+            return Err(invalid(format!(
+                "template target '{path}' was not substituted; name a target for it after the options"
+            )));
+        }
+        if target.block_size == 0 || target.block_size >= 1 << 32 {
+            return Err(invalid(format!(
+                "'{path}': the block size must be 1 byte to 4GiB"
+            )));
+        }
+        if target.requests == 0 || target.threads_per_target == 0 {
+            return Err(invalid(format!(
+                "'{path}': outstanding I/Os and threads must be at least 1"
+            )));
+        }
     }
-    Ok(warnings)
+    Ok(())
+}
+
+/// DiskSpd's distribution rules: I/O percentages add up to at most 100, percent spans cover the
+/// target exactly, absolute spans hold at least one block, and only the last may be open-ended.
+fn validate_distribution(target: &Target, distribution: &Distribution) -> Result<(), ProfileError> {
+    let mut io = 0u32;
+    let mut span = 0u64;
+    let last = distribution.ranges.len().saturating_sub(1);
+    for (i, range) in distribution.ranges.iter().enumerate() {
+        if io + range.io_percent > 100 {
+            return Err(invalid(format!(
+                "invalid random distribution IO% {}: can be at most {} - the total must be <= 100%",
+                range.io_percent,
+                100 - io
+            )));
+        }
+        match distribution.kind {
+            DistributionKind::Percent => {
+                if span + range.span > 100 {
+                    return Err(invalid(format!(
+                        "invalid random distribution Target% {}: can be at most {} - the total must be <= 100%",
+                        range.span,
+                        100 - span
+                    )));
+                }
+                if span + range.span == 100 && io + range.io_percent < 100 {
+                    return Err(invalid(format!(
+                        "invalid random distribution: the target is covered with {}% IO left to distribute",
+                        100 - io - range.io_percent
+                    )));
+                }
+            }
+            DistributionKind::Absolute => {
+                if range.span == 0 && i != last {
+                    return Err(invalid(
+                        "invalid random distribution: only the last range may run to the end (length 0)",
+                    ));
+                }
+                if range.span != 0 && range.span < target.block_size {
+                    return Err(invalid(format!(
+                        "invalid random distribution target range {} - must be a minimum of the block size ({} bytes)",
+                        range.span, target.block_size
+                    )));
+                }
+            }
+        }
+        io += range.io_percent;
+        span += range.span;
+    }
+    if distribution.kind == DistributionKind::Percent && span != 100 {
+        return Err(invalid(format!(
+            "invalid random distribution span: Target% ({span}%) must total 100%"
+        )));
+    }
+    Ok(())
 }

@@ -110,6 +110,7 @@ fn timespan_text(out: &mut String, ts: &TimeSpan, driven: Driven, spin: Spin) {
         EngineKind::IoUring => "    using io_uring\n",
         EngineKind::Psync => "    using synchronous I/O (pread/pwrite)\n",
         EngineKind::Null => "    using the null engine (no I/O is performed)\n",
+        EngineKind::Mapped => "    using memory-mapped I/O (mmap and memcpy)\n",
     });
     let _ = match (driven.spin_ns, spin) {
         (Some(0), _) | (None, Spin::Micros(0)) => writeln!(out, "    completion wait: sleep"),
@@ -127,11 +128,12 @@ fn timespan_text(out: &mut String, ts: &TimeSpan, driven: Driven, spin: Spin) {
             Spin::AUTO_US
         ),
     };
-    if let Affinity::Cpus(cpus) = &ts.affinity {
-        let _ = writeln!(out, "    affinity (cpu): {}", cpu_list(cpus));
-    }
-    if ts.affinity == Affinity::RoundRobin {
-        out.push_str("    affinity: round robin over the CPUs this process may use\n");
+    if let Affinity::Pinned { cpus, .. } = &ts.affinity {
+        if cpus.is_empty() {
+            out.push_str("    affinity: round robin over the CPUs this process may use\n");
+        } else {
+            let _ = writeln!(out, "    affinity (cpu): {}", cpu_list(cpus));
+        }
     }
     for target in &ts.targets {
         target_text(out, target, ts.thread_count.is_none());
@@ -180,7 +182,7 @@ fn target_text(out: &mut String, t: &Target, threads_per_file: bool) {
     }
     let _ = writeln!(out, "      block size: {}", format_size(t.block_size));
     let _ = match t.access {
-        Access::Random { align } => writeln!(
+        Access::Random { align, .. } => writeln!(
             out,
             "      using random I/O (alignment: {})",
             format_size(align)
@@ -188,6 +190,7 @@ fn target_text(out: &mut String, t: &Target, threads_per_file: bool) {
         Access::Sequential {
             stride,
             interlocked: true,
+            ..
         } => {
             writeln!(
                 out,
@@ -198,6 +201,7 @@ fn target_text(out: &mut String, t: &Target, threads_per_file: bool) {
         Access::Sequential {
             stride,
             interlocked: false,
+            ..
         } => {
             writeln!(
                 out,

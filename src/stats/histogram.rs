@@ -129,6 +129,23 @@ impl LatencyHistogram {
         out
     }
 
+    /// Number of distinct recorded values (buckets with a count).
+    pub fn distinct_values(&self) -> usize {
+        self.histogram.iter_recorded().count()
+    }
+
+    /// The histogram in HdrHistogram's compressed V2 format, base64-encoded: the encoding the
+    /// HdrHistogram libraries and interval logs read, so runs can be merged exactly later.
+    pub fn encode_v2(&self) -> String {
+        use base64::Engine as _;
+        let mut bytes = Vec::new();
+        use hdrhistogram::serialization::Serializer as _;
+        hdrhistogram::serialization::V2DeflateSerializer::new()
+            .serialize(&self.histogram, &mut bytes)
+            .expect("serializing into memory cannot fail");
+        base64::engine::general_purpose::STANDARD.encode(bytes)
+    }
+
     /// Adds another histogram's samples (exact merge).
     pub fn merge(&mut self, other: &LatencyHistogram) {
         if other.count() == 0 {
@@ -204,6 +221,24 @@ mod tests {
         h.record(10);
         assert_eq!(h.max(), HIGHEST_TRACKABLE_NS * 2);
         assert_eq!(h.percentiles(&[1.0])[0], HIGHEST_TRACKABLE_NS * 2);
+    }
+
+    #[test]
+    fn v2_encoding_round_trips() {
+        use base64::Engine as _;
+        let mut h = LatencyHistogram::new();
+        for v in [1_000u64, 2_000, 2_000, 1_000_000] {
+            h.record(v);
+        }
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(h.encode_v2())
+            .unwrap();
+        let decoded: Histogram<u64> = hdrhistogram::serialization::Deserializer::new()
+            .deserialize(&mut bytes.as_slice())
+            .unwrap();
+        assert_eq!(decoded.len(), 4);
+        assert_eq!(decoded.count_at(2_000), 2);
+        assert_eq!(h.distinct_values(), 3);
     }
 
     #[test]

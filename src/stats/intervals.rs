@@ -1,4 +1,73 @@
-//! `-D` interval arithmetic: which buckets count and the standard deviation of IOPS across them.
+//! `-D` intervals: completions and latency per interval of the measured window, which buckets
+//! count, and the standard deviation of IOPS across them.
+
+use serde::Serialize;
+
+/// One interval of one direction on one target in one thread.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Interval {
+    /// Completions.
+    pub count: u64,
+    /// Smallest latency, ns (meaningless when `count` is 0).
+    pub min_ns: u64,
+    /// Largest latency, ns.
+    pub max_ns: u64,
+    /// Sum of latencies, ns.
+    pub sum_ns: u64,
+    /// Sum of squared latencies, ns².
+    pub sum_sq: u128,
+}
+
+impl Interval {
+    /// Records one completion.
+    #[inline]
+    pub fn record(&mut self, latency: u64) {
+        self.min_ns = if self.count == 0 {
+            latency
+        } else {
+            self.min_ns.min(latency)
+        };
+        self.max_ns = self.max_ns.max(latency);
+        self.count += 1;
+        self.sum_ns += latency;
+        self.sum_sq += latency as u128 * latency as u128;
+    }
+
+    /// Adds another interval covering the same time.
+    pub fn merge(&mut self, other: &Interval) {
+        if other.count == 0 {
+            return;
+        }
+        self.min_ns = if self.count == 0 {
+            other.min_ns
+        } else {
+            self.min_ns.min(other.min_ns)
+        };
+        self.max_ns = self.max_ns.max(other.max_ns);
+        self.count += other.count;
+        self.sum_ns += other.sum_ns;
+        self.sum_sq += other.sum_sq;
+    }
+
+    /// Mean latency in ns (0 without completions).
+    pub fn mean_ns(&self) -> f64 {
+        if self.count == 0 {
+            0.0
+        } else {
+            self.sum_ns as f64 / self.count as f64
+        }
+    }
+
+    /// Population standard deviation of latency in ns.
+    pub fn stddev_ns(&self) -> f64 {
+        if self.count == 0 {
+            return 0.0;
+        }
+        let n = self.count as u128;
+        let spread = (n * self.sum_sq).saturating_sub(self.sum_ns as u128 * self.sum_ns as u128);
+        (spread as f64).sqrt() / self.count as f64
+    }
+}
 
 /// The number of buckets a measured window of `window_ns` holds at `interval_ms`.
 pub fn bucket_count(window_ns: u64, interval_ms: u32) -> usize {
@@ -6,22 +75,27 @@ pub fn bucket_count(window_ns: u64, interval_ms: u32) -> usize {
     window_ns.div_ceil(interval_ns) as usize
 }
 
-/// Population standard deviation of IOPS across buckets, DiskSpd's way: buckets after the last one
-/// that received an I/O are not counted; leading and middle empty buckets are.
-pub fn iops_stddev(counts: &[u64], interval_ms: u32) -> f64 {
-    let valid = counts
+/// The buckets that count, DiskSpd's way: those after the last one that received an I/O are
+/// dropped; leading and middle empty buckets are kept.
+pub fn valid(intervals: &[Interval]) -> &[Interval] {
+    let valid = intervals
         .iter()
-        .rposition(|&c| c > 0)
+        .rposition(|i| i.count > 0)
         .map_or(0, |last| last + 1);
-    if valid == 0 {
+    &intervals[..valid]
+}
+
+/// Population standard deviation of IOPS across the valid buckets.
+pub fn iops_stddev(intervals: &[Interval], interval_ms: u32) -> f64 {
+    let counts = valid(intervals);
+    if counts.is_empty() {
         return 0.0;
     }
-    let counts = &counts[..valid];
-    let n = valid as f64;
-    let mean = counts.iter().sum::<u64>() as f64 / n;
+    let n = counts.len() as f64;
+    let mean = counts.iter().map(|i| i.count).sum::<u64>() as f64 / n;
     let variance = counts
         .iter()
-        .map(|&c| (c as f64 - mean).powi(2))
+        .map(|i| (i.count as f64 - mean).powi(2))
         .sum::<f64>()
         / n;
     variance.sqrt() / (interval_ms as f64 / 1000.0)
@@ -30,6 +104,15 @@ pub fn iops_stddev(counts: &[u64], interval_ms: u32) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn counts(c: &[u64]) -> Vec<Interval> {
+        c.iter()
+            .map(|&count| Interval {
+                count,
+                ..Interval::default()
+            })
+            .collect()
+    }
 
     #[test]
     fn buckets_round_up() {
@@ -40,11 +123,30 @@ mod tests {
 
     #[test]
     fn stddev_of_iops() {
-        assert_eq!(iops_stddev(&[10, 10, 10], 1000), 0.0);
+        assert_eq!(iops_stddev(&counts(&[10, 10, 10]), 1000), 0.0);
         // counts 1 and 3 per 500 ms = 2 and 6 IOPS: σ = 2 IOPS.
-        assert_eq!(iops_stddev(&[1, 3], 500), 2.0);
+        assert_eq!(iops_stddev(&counts(&[1, 3]), 500), 2.0);
         // trailing empty buckets do not count, leading ones do.
-        assert_eq!(iops_stddev(&[0, 2, 0, 0], 1000), 1.0);
+        assert_eq!(iops_stddev(&counts(&[0, 2, 0, 0]), 1000), 1.0);
         assert_eq!(iops_stddev(&[], 1000), 0.0);
+    }
+
+    #[test]
+    fn latency_per_interval() {
+        let mut a = Interval::default();
+        for ns in [2, 4, 4, 4] {
+            a.record(ns);
+        }
+        let mut b = Interval::default();
+        for ns in [5, 5, 7, 9] {
+            b.record(ns);
+        }
+        a.merge(&b);
+        assert_eq!((a.count, a.min_ns, a.max_ns), (8, 2, 9));
+        assert_eq!(a.mean_ns(), 5.0);
+        assert_eq!(a.stddev_ns(), 2.0);
+        let mut empty = Interval::default();
+        empty.merge(&a);
+        assert_eq!(empty, a);
     }
 }

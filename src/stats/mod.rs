@@ -8,6 +8,8 @@ pub mod intervals;
 
 use std::time::SystemTime;
 
+use serde::Serialize;
+
 use crate::clock::Nanos;
 use crate::engine::{EngineSetup, Op};
 
@@ -22,8 +24,8 @@ pub struct OpStats {
     pub bytes: u64,
     /// Their latencies.
     pub latency: LatencyHistogram,
-    /// Completions per `-D` interval (empty without `-D`).
-    pub intervals: Vec<u64>,
+    /// Completions and latency per `-D` interval (empty without `-D`).
+    pub intervals: Vec<intervals::Interval>,
 }
 
 impl OpStats {
@@ -33,7 +35,7 @@ impl OpStats {
             ios: 0,
             bytes: 0,
             latency: LatencyHistogram::new(),
-            intervals: vec![0; intervals],
+            intervals: vec![intervals::Interval::default(); intervals],
         }
     }
 
@@ -43,8 +45,8 @@ impl OpStats {
         self.ios += 1;
         self.bytes += bytes;
         self.latency.record(latency);
-        if let Some(count) = self.intervals.get_mut(interval) {
-            *count += 1;
+        if let Some(bucket) = self.intervals.get_mut(interval) {
+            bucket.record(latency);
         }
     }
 
@@ -54,10 +56,11 @@ impl OpStats {
         self.bytes += other.bytes;
         self.latency.merge(&other.latency);
         if self.intervals.len() < other.intervals.len() {
-            self.intervals.resize(other.intervals.len(), 0);
+            self.intervals
+                .resize(other.intervals.len(), intervals::Interval::default());
         }
         for (mine, theirs) in self.intervals.iter_mut().zip(&other.intervals) {
-            *mine += theirs;
+            mine.merge(theirs);
         }
     }
 }
@@ -100,6 +103,54 @@ impl TargetStats {
     }
 }
 
+/// How a thread waited for completions (`-vs`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct WaitStats {
+    /// Blocking waits for completions with every slot in flight.
+    pub waits: u64,
+    /// How many completions each blocking wait returned: 0, 1, … 6, 7 or more.
+    pub completions_per_wait: [u64; 8],
+    /// Non-blocking looks at the completion queue while polling.
+    pub lookasides: u64,
+    /// How many completions each look returned: 0, 1, … 6, 7 or more.
+    pub completions_per_lookaside: [u64; 8],
+    /// Waits with a timeout while pacing held slots back.
+    pub throttle_waits: u64,
+    /// Sleeps with nothing in flight while pacing held every slot back.
+    pub throttle_sleeps: u64,
+    /// Submissions to the engine (io_uring_enter calls for io_uring).
+    pub submits: u64,
+}
+
+impl WaitStats {
+    /// Counts one blocking wait that returned `n` completions.
+    #[inline]
+    pub fn record_wait(&mut self, n: usize) {
+        self.waits += 1;
+        self.completions_per_wait[n.min(7)] += 1;
+    }
+
+    /// Counts one look that returned `n` completions.
+    #[inline]
+    pub fn record_lookaside(&mut self, n: usize) {
+        self.lookasides += 1;
+        self.completions_per_lookaside[n.min(7)] += 1;
+    }
+
+    /// Adds another thread's counts.
+    pub fn merge(&mut self, other: &WaitStats) {
+        self.waits += other.waits;
+        self.lookasides += other.lookasides;
+        self.throttle_waits += other.throttle_waits;
+        self.throttle_sleeps += other.throttle_sleeps;
+        self.submits += other.submits;
+        for i in 0..8 {
+            self.completions_per_wait[i] += other.completions_per_wait[i];
+            self.completions_per_lookaside[i] += other.completions_per_lookaside[i];
+        }
+    }
+}
+
 /// What one worker thread measured.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ThreadResults {
@@ -109,6 +160,8 @@ pub struct ThreadResults {
     pub cpu: Option<u32>,
     /// One entry per target the thread served, in the thread's order.
     pub targets: Vec<TargetStats>,
+    /// How it waited.
+    pub waits: WaitStats,
 }
 
 /// A failed I/O that ended the run.
@@ -164,6 +217,10 @@ pub struct TimeSpanResults {
     pub target_sizes: Vec<u64>,
     /// The completion polling budget the threads used, in nanoseconds.
     pub spin_ns: Nanos,
+    /// `-e`: counter changes over the measured window.
+    pub counters: Vec<crate::counters::Counter>,
+    /// `-rd`: the effective distribution of each target (empty without one).
+    pub distributions: Vec<Vec<crate::worker::distribution::EffectiveRange>>,
 }
 
 /// The measurements of a whole run.

@@ -43,12 +43,23 @@ struct Region {
     write: usize,
 }
 
+/// Where the buffers' memory came from.
+enum Memory {
+    /// The global allocator.
+    Heap(Layout),
+    /// An anonymous huge-page mapping of this length (`-l`).
+    HugePages(usize),
+}
+
 /// The slot buffers of one thread.
 pub struct SlotBuffers {
     base: NonNull<u8>,
-    layout: Layout,
+    memory: Memory,
     regions: Vec<Region>,
 }
+
+/// Huge-page size assumed for `-l` mappings (x86-64 and arm64 default).
+const HUGE_PAGE: usize = 2 << 20;
 
 // SAFETY: SlotBuffers owns its allocation exclusively; it is created and used by one worker thread
 // and only moved between threads as a whole.
@@ -67,8 +78,8 @@ impl SlotBuffers {
             .sum()
     }
 
-    /// Allocates and initialises the buffers of every slot.
-    pub fn new(shapes: &[SlotShape]) -> std::io::Result<Self> {
+    /// Allocates and initialises the buffers of every slot, on huge pages with `huge_pages`.
+    pub fn new(shapes: &[SlotShape], huge_pages: bool) -> std::io::Result<Self> {
         let mut regions = Vec::with_capacity(shapes.len());
         let mut cursor = 0;
         for shape in shapes {
@@ -84,14 +95,37 @@ impl SlotBuffers {
             });
             cursor += len;
         }
-        let layout = Layout::from_size_align(cursor.max(ALIGN), ALIGN)
-            .map_err(|_| std::io::Error::from(std::io::ErrorKind::OutOfMemory))?;
-        // SAFETY: the layout has a non-zero size.
-        let base = NonNull::new(unsafe { alloc_zeroed(layout) })
-            .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::OutOfMemory))?;
+        let (base, memory) = if huge_pages {
+            let len = cursor.max(1).div_ceil(HUGE_PAGE) * HUGE_PAGE;
+            // SAFETY: an anonymous private mapping; the result is checked before use.
+            let ptr = unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    len,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_HUGETLB,
+                    -1,
+                    0,
+                )
+            };
+            if ptr == libc::MAP_FAILED {
+                return Err(std::io::Error::last_os_error());
+            }
+            (
+                NonNull::new(ptr as *mut u8).expect("mmap succeeded"),
+                Memory::HugePages(len),
+            )
+        } else {
+            let layout = Layout::from_size_align(cursor.max(ALIGN), ALIGN)
+                .map_err(|_| std::io::Error::from(std::io::ErrorKind::OutOfMemory))?;
+            // SAFETY: the layout has a non-zero size.
+            let base = NonNull::new(unsafe { alloc_zeroed(layout) })
+                .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::OutOfMemory))?;
+            (base, Memory::Heap(layout))
+        };
         let buffers = SlotBuffers {
             base,
-            layout,
+            memory,
             regions,
         };
         for (slot, shape) in shapes.iter().enumerate() {
@@ -144,8 +178,14 @@ impl SlotMemory for SlotBuffers {
 
 impl Drop for SlotBuffers {
     fn drop(&mut self) {
-        // SAFETY: allocated in `new` with this layout and freed once.
-        unsafe { dealloc(self.base.as_ptr(), self.layout) };
+        match self.memory {
+            // SAFETY: allocated in `new` with this layout and freed once.
+            Memory::Heap(layout) => unsafe { dealloc(self.base.as_ptr(), layout) },
+            // SAFETY: mapped in `new` with this length and unmapped once.
+            Memory::HugePages(len) => unsafe {
+                libc::munmap(self.base.as_ptr() as *mut libc::c_void, len);
+            },
+        }
     }
 }
 
@@ -202,7 +242,7 @@ mod tests {
     #[test]
     fn halves_are_aligned_and_disjoint() {
         let shapes = vec![shape(4096, true, true, InitialFill::Pattern); 3];
-        let buffers = SlotBuffers::new(&shapes).unwrap();
+        let buffers = SlotBuffers::new(&shapes, false).unwrap();
         let mut addrs: Vec<usize> = (0..3)
             .flat_map(|s| {
                 [
@@ -222,7 +262,7 @@ mod tests {
     fn read_only_slots_have_no_write_half() {
         let shapes = vec![shape(512, true, false, InitialFill::Pattern); 4];
         assert_eq!(SlotBuffers::bytes_needed(&shapes), 4 * 4096);
-        let buffers = SlotBuffers::new(&shapes).unwrap();
+        let buffers = SlotBuffers::new(&shapes, false).unwrap();
         assert_eq!(buffers.regions().len(), 4);
     }
 
@@ -232,7 +272,7 @@ mod tests {
             shape(1024, false, true, InitialFill::Pattern),
             shape(1024, false, true, InitialFill::Zero),
         ];
-        let buffers = SlotBuffers::new(&shapes).unwrap();
+        let buffers = SlotBuffers::new(&shapes, false).unwrap();
         let pattern = buffers.slice_mut(0, Op::Write, 1024);
         assert_eq!(
             &pattern[250..260],

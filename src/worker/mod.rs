@@ -1,9 +1,10 @@
 //! The I/O loop: keep every slot busy, stamp each submitted and each reaped batch with one clock
 //! read, and count only what completes inside the measured window.
 //!
-//! 1. Fill: every free slot whose target's pacer allows it gets an offset and a direction and is
-//!    staged; one clock read stamps the whole batch just before it is submitted.
-//! 2. Submit and wait for at least one completion (with a timeout when only pacing holds slots back).
+//! 1. Fill: every free slot whose target's pacer allows it gets a target (fixed, or drawn by weight
+//!    from a `-O` pool), an offset and a direction, and is staged; one clock read stamps the whole
+//!    batch just before it is submitted.
+//! 2. Submit and wait for completions (with a timeout when only pacing holds slots back).
 //! 3. Reap every ready completion (batched completions); one clock read stamps the reaped batch.
 //! 4. Record each completion when its stamp lies in the measured window; free its slot.
 //! 5. Every submit also flushes finished work into the completion ring, so the reap that follows is
@@ -15,6 +16,7 @@
 //! (an empty interval table, a pacer with no limit, a progress countdown that never ends).
 
 pub mod buffers;
+pub mod distribution;
 pub mod offsets;
 pub mod rng;
 pub mod target;
@@ -30,7 +32,7 @@ use throttle::Throttle;
 
 use crate::clock::{Clock, Nanos};
 use crate::engine::{Completion, Engine, Io, Op};
-use crate::stats::{IoFailure, TargetStats};
+use crate::stats::{IoFailure, TargetStats, WaitStats};
 
 /// The longest the loop sleeps at once while every slot is held back by pacing, so a stop request
 /// is seen promptly.
@@ -68,7 +70,7 @@ impl Schedule {
 pub struct WorkerTarget<'a> {
     /// Offsets for this thread.
     pub offsets: OffsetGen<'a>,
-    /// `-g` pacing.
+    /// `-g` pacing and `-i`/`-j` bursts.
     pub throttle: Throttle,
     /// Write buffer refresh.
     pub fill: WriteFill<'a>,
@@ -78,23 +80,36 @@ pub struct WorkerTarget<'a> {
     pub block: u32,
     /// Index of the target in the timespan.
     pub index: usize,
+    /// The first of this target's slots (offsets keep one lane per slot for `-p`).
+    pub first_slot: u32,
+    /// Direction of the current mixed (`-rs`) run.
+    pub last_op: Op,
 }
 
 impl WorkerTarget<'_> {
+    /// The direction and offset of the next I/O on this target from `slot`.
     #[inline]
-    fn next_op(&self, rng: &mut Rng) -> Op {
-        match self.write_ratio {
-            0 => Op::Read,
-            100 => Op::Write,
-            w => {
-                if rng.below(100) < w as u64 {
-                    Op::Write
-                } else {
-                    Op::Read
-                }
-            }
+    fn next(&mut self, rng: &mut Rng, slot: u32) -> (Op, u64) {
+        let lane = slot.saturating_sub(self.first_slot) as usize;
+        let (offset, fresh) = self.offsets.next(rng, lane);
+        if fresh {
+            self.last_op = match self.write_ratio {
+                0 => Op::Read,
+                100 => Op::Write,
+                w if rng.below(100) < w as u64 => Op::Write,
+                _ => Op::Read,
+            };
         }
+        (self.last_op, offset)
     }
+}
+
+/// How slots pick their target.
+pub enum Assignment {
+    /// Each slot belongs to one target (`-o`): slot → index into the thread's targets.
+    Fixed(Vec<u16>),
+    /// A `-O` pool: each I/O draws its target by weight; cumulative weights per target.
+    Weighted(Vec<u64>),
 }
 
 /// One worker thread's state for a run.
@@ -105,8 +120,8 @@ pub struct Worker<'a, C: Clock> {
     pub thread: u32,
     /// The targets this thread serves.
     pub targets: Vec<WorkerTarget<'a>>,
-    /// Slot → index into `targets`.
-    pub slot_target: Vec<u16>,
+    /// How slots pick targets.
+    pub assignment: Assignment,
     /// The slots' buffers.
     pub buffers: &'a SlotBuffers,
     /// The thread's generator.
@@ -121,8 +136,14 @@ pub struct Worker<'a, C: Clock> {
     pub progress_every: u64,
     /// How long to poll for a completion before sleeping; 0 sleeps at once.
     pub spin_ns: Nanos,
+    /// `-u`: completions a blocking wait asks for.
+    pub wait_batch: u32,
+    /// `-oc`: completions taken per look (usize::MAX for all).
+    pub completion_depth: usize,
     /// What was measured, one entry per target in `targets` order.
     pub stats: Vec<TargetStats>,
+    /// How the thread waited.
+    pub waits: WaitStats,
 }
 
 impl<C: Clock> Worker<'_, C> {
@@ -145,7 +166,7 @@ impl<C: Clock> Worker<'_, C> {
                 if inflight == 0 || engine.submit(1, Some(MAX_PAUSE)).is_err() {
                     break;
                 }
-                engine.reap(&mut done);
+                engine.reap(&mut done, usize::MAX);
                 inflight = inflight.saturating_sub(done.len());
                 done.clear();
             }
@@ -153,18 +174,30 @@ impl<C: Clock> Worker<'_, C> {
         result
     }
 
+    #[inline]
+    fn target_of(&mut self, slot: u32) -> usize {
+        match &mut self.assignment {
+            Assignment::Fixed(slots) => slots[slot as usize] as usize,
+            Assignment::Weighted(cumulative) => {
+                let pick = self.rng.below(cumulative[cumulative.len() - 1]);
+                cumulative.partition_point(|&until| until <= pick)
+            }
+        }
+    }
+
     fn issue_and_drain<E: Engine>(
         &mut self,
         engine: &mut E,
         inflight: &mut usize,
     ) -> io::Result<Option<IoFailure>> {
-        let slots = self.slot_target.len();
+        let slots = self.buffers_slots();
         let mut free: Vec<u32> = (0..slots as u32).rev().collect();
         let mut batch: Vec<u32> = Vec::with_capacity(slots);
         let mut done: Vec<Completion> = Vec::with_capacity(slots);
         let mut started = vec![0 as Nanos; slots];
         let mut offsets = vec![0u64; slots];
         let mut ops = vec![Op::Read; slots];
+        let mut owner = vec![0u16; slots];
         let mut filling = true;
         let mut failure = None;
         let mut window_end = self.schedule.measure_end;
@@ -189,23 +222,23 @@ impl<C: Clock> Worker<'_, C> {
                 while i > 0 {
                     i -= 1;
                     let slot = free[i];
-                    let t = self.slot_target[slot as usize] as usize;
+                    let t = self.target_of(slot);
                     let target = &mut self.targets[t];
                     if !target.throttle.ready(now) {
                         continue;
                     }
                     free.swap_remove(i);
-                    let op = target.next_op(&mut self.rng);
-                    let offset = target.offsets.next(&mut self.rng);
+                    let (op, offset) = target.next(&mut self.rng, slot);
                     if op == Op::Write {
                         let buf = self
                             .buffers
                             .slice_mut(slot, Op::Write, target.block as usize);
                         target.fill.prepare(buf, &mut self.rng);
                     }
-                    target.throttle.issued();
+                    target.throttle.issued(now);
                     ops[slot as usize] = op;
                     offsets[slot as usize] = offset;
+                    owner[slot as usize] = t as u16;
                     engine.push(Io {
                         slot,
                         target: t as u16,
@@ -239,30 +272,37 @@ impl<C: Clock> Worker<'_, C> {
                     .saturating_sub(now)
                     .min(self.schedule.end.saturating_sub(now))
                     .clamp(1, MAX_PAUSE);
+                self.waits.throttle_sleeps += 1;
                 self.clock.sleep(pause);
                 now = self.clock.now();
                 (filling, window_end) = self.phase(now, filling, window_end);
                 continue;
             }
-            let timeout = (filling && !free.is_empty()).then(|| {
-                let due = free
+            let throttled = filling && !free.is_empty();
+            if throttled {
+                let due = self
+                    .targets
                     .iter()
-                    .map(|&s| {
-                        self.targets[self.slot_target[s as usize] as usize]
-                            .throttle
-                            .due()
-                    })
+                    .filter(|t| t.throttle.is_limited())
+                    .map(|t| t.throttle.due())
                     .min()
                     .unwrap_or(now);
-                due.saturating_sub(now).clamp(1_000, MAX_PAUSE)
-            });
-            if self.spin_ns > 0 && timeout.is_none() {
-                self.spin(engine, &mut done)?;
+                let timeout = due.saturating_sub(now).clamp(1_000, MAX_PAUSE);
+                self.waits.throttle_waits += 1;
+                engine.submit(1, Some(timeout))?;
+                engine.reap(&mut done, self.completion_depth);
+            } else {
+                if self.spin_ns > 0 {
+                    self.spin(engine, &mut done)?;
+                }
+                if done.is_empty() {
+                    let wait_for = self.wait_batch.min(*inflight as u32).max(1);
+                    engine.submit(wait_for, None)?;
+                    engine.reap(&mut done, self.completion_depth);
+                    self.waits.record_wait(done.len());
+                }
             }
-            if done.is_empty() {
-                engine.submit(1, timeout)?;
-                engine.reap(&mut done);
-            }
+            self.waits.submits += 1;
             now = self.clock.now();
             (filling, window_end) = self.phase(now, filling, window_end);
             let counted = now >= self.schedule.warmup_end && now < window_end;
@@ -270,7 +310,7 @@ impl<C: Clock> Worker<'_, C> {
             for completion in done.drain(..) {
                 *inflight -= 1;
                 let slot = completion.slot as usize;
-                let t = self.slot_target[slot] as usize;
+                let t = owner[slot] as usize;
                 let len = self.targets[t].block;
                 if completion.result != len as i32 {
                     if failure.is_none() {
@@ -308,14 +348,20 @@ impl<C: Clock> Worker<'_, C> {
         Ok(failure)
     }
 
+    fn buffers_slots(&self) -> usize {
+        use crate::engine::SlotMemory;
+        self.buffers.slots() as usize
+    }
+
     /// Polls for completions (each poll also submits and flushes finished work) until one arrives or
     /// the spin budget runs out. Spinning keeps the scheduler's wake-up delay out of the measured
     /// latency; the caller sleeps in the kernel if nothing arrived.
-    fn spin<E: Engine>(&self, engine: &mut E, done: &mut Vec<Completion>) -> io::Result<()> {
+    fn spin<E: Engine>(&mut self, engine: &mut E, done: &mut Vec<Completion>) -> io::Result<()> {
         let mut until = 0;
         loop {
             engine.submit(0, None)?;
-            engine.reap(done);
+            engine.reap(done, self.completion_depth);
+            self.waits.record_lookaside(done.len());
             if !done.is_empty() {
                 return Ok(());
             }

@@ -4,11 +4,15 @@
 //! and block size `B`, valid starts are multiples of `A` from 0 to `S − B`:
 //! - sequential: each thread from its own start `k × T`, advancing by `A`, wrapping to the start of
 //!   the range when the next block would pass the end;
+//! - parallel (`-p`): the same, but every outstanding I/O of the thread walks its own copy;
 //! - interlocked (`-si`): one shared counter per target, `fetch_add(A) mod S_aligned`;
-//! - random: a uniform multiple of `A` in `0 ..= S − B`.
+//! - random: a uniform multiple of `A` in `0 ..= S − B`, or, with `-rd`, first a range drawn by its
+//!   share of the I/O, then a uniform position inside it;
+//! - mixed (`-rs`): a random offset with probability p %, else the next sequential one after it.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::distribution::EffectiveRange;
 use super::rng::Rng;
 use crate::profile::Access;
 
@@ -24,8 +28,19 @@ pub struct Range {
 #[derive(Debug)]
 enum Kind<'a> {
     Sequential,
+    Parallel,
     Interlocked(&'a AtomicU64),
     Random,
+    Mixed,
+}
+
+/// A range random offsets are drawn from: `positions` aligned starts from `start`.
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    /// Cumulative I/O weight up to and including this span.
+    until: u64,
+    start: u64,
+    positions: u64,
 }
 
 /// The next offset for one thread on one target.
@@ -38,16 +53,22 @@ pub struct OffsetGen<'a> {
     last_start: u64,
     wrap_to: u64,
     next: u64,
+    lanes: Vec<u64>,
+    spans: Vec<Span>,
+    random_percent: u64,
 }
 
 impl<'a> OffsetGen<'a> {
-    /// A generator for relative thread `k` (`start = k × thread_stride`). `range.usable` must be at
-    /// least `block + start` (checked when the target is prepared).
+    /// A generator for one thread: `start` is its sequential start (`k × -T`), `lanes` the number of
+    /// outstanding I/Os (for `-p`), `ranges` the effective `-rd` distribution (empty for uniform).
+    /// `range.usable` must be at least `block + start` (checked when the target is prepared).
     pub fn new(
         access: Access,
         block: u64,
         range: Range,
         start: u64,
+        lanes: usize,
+        ranges: &[EffectiveRange],
         shared: Option<&'a AtomicU64>,
     ) -> Self {
         let align = access.alignment();
@@ -56,16 +77,19 @@ impl<'a> OffsetGen<'a> {
             0 => 1,
             a => last_start / a + 1,
         };
-        let kind = match (access, shared) {
-            (Access::Random { .. }, _) => Kind::Random,
+        let (kind, random_percent) = match (access, shared) {
+            (Access::Random { ratio: 100, .. }, _) => (Kind::Random, 100),
+            (Access::Random { ratio, .. }, _) => (Kind::Mixed, ratio as u64),
+            (Access::Sequential { parallel: true, .. }, _) => (Kind::Parallel, 0),
             (
                 Access::Sequential {
                     interlocked: true, ..
                 },
                 Some(counter),
-            ) => Kind::Interlocked(counter),
-            (Access::Sequential { .. }, _) => Kind::Sequential,
+            ) => (Kind::Interlocked(counter), 0),
+            (Access::Sequential { .. }, _) => (Kind::Sequential, 0),
         };
+        let spans = spans(ranges, align.max(1), block, last_start, positions);
         OffsetGen {
             kind,
             base: range.base,
@@ -74,29 +98,103 @@ impl<'a> OffsetGen<'a> {
             last_start,
             wrap_to: start.checked_rem(align).unwrap_or(0),
             next: start,
+            lanes: vec![start; lanes],
+            spans,
+            random_percent,
         }
     }
 
-    /// The offset of the next I/O.
+    /// The offset of the next I/O on `lane` (the slot's index among the target's slots), and
+    /// whether it was a fresh random draw (mixed runs keep the direction until the next one).
     #[inline]
-    pub fn next(&mut self, rng: &mut Rng) -> u64 {
-        let relative = match self.kind {
-            Kind::Sequential => {
-                let offset = self.next;
-                self.next += self.align;
-                if self.next > self.last_start {
-                    self.next = self.wrap_to;
-                }
-                offset
+    pub fn next(&mut self, rng: &mut Rng, lane: usize) -> (u64, bool) {
+        let (relative, fresh) = match self.kind {
+            Kind::Sequential => (
+                Self::advance(&mut self.next, self.align, self.last_start, self.wrap_to),
+                true,
+            ),
+            Kind::Parallel => {
+                let cursor = &mut self.lanes[lane];
+                (
+                    Self::advance(cursor, self.align, self.last_start, self.wrap_to),
+                    true,
+                )
             }
             Kind::Interlocked(counter) => {
                 let ticket = counter.fetch_add(self.align, Ordering::Relaxed);
-                ticket.checked_rem(self.positions * self.align).unwrap_or(0)
+                (
+                    ticket.checked_rem(self.positions * self.align).unwrap_or(0),
+                    true,
+                )
             }
-            Kind::Random => rng.below(self.positions) * self.align,
+            Kind::Random => (self.random(rng), true),
+            Kind::Mixed => {
+                if rng.below(100) < self.random_percent {
+                    let offset = self.random(rng);
+                    self.next = offset;
+                    (
+                        Self::advance(&mut self.next, self.align, self.last_start, 0),
+                        true,
+                    )
+                } else {
+                    (
+                        Self::advance(&mut self.next, self.align, self.last_start, 0),
+                        false,
+                    )
+                }
+            }
         };
-        self.base + relative
+        (self.base + relative, fresh)
     }
+
+    #[inline]
+    fn advance(cursor: &mut u64, align: u64, last_start: u64, wrap_to: u64) -> u64 {
+        let offset = *cursor;
+        *cursor += align;
+        if *cursor > last_start {
+            *cursor = wrap_to;
+        }
+        offset
+    }
+
+    #[inline]
+    fn random(&self, rng: &mut Rng) -> u64 {
+        if self.spans.is_empty() {
+            return rng.below(self.positions) * self.align;
+        }
+        let total = self.spans[self.spans.len() - 1].until;
+        let pick = rng.below(total);
+        let i = self.spans.partition_point(|s| s.until <= pick);
+        let span = self.spans[i];
+        span.start + rng.below(span.positions) * self.align
+    }
+}
+
+/// Turns effective ranges into drawable spans with integer cumulative weights.
+fn spans(
+    ranges: &[EffectiveRange],
+    align: u64,
+    block: u64,
+    last_start: u64,
+    positions: u64,
+) -> Vec<Span> {
+    let mut spans = Vec::with_capacity(ranges.len());
+    let mut until = 0u64;
+    for r in ranges {
+        let weight = (r.io_percent * 1_000_000.0).round() as u64;
+        if weight == 0 || r.start > last_start {
+            continue;
+        }
+        let usable = (r.start + r.length).min(last_start + block) - r.start;
+        let span_positions = (usable.saturating_sub(block) / align + 1).min(positions);
+        until += weight;
+        spans.push(Span {
+            until,
+            start: r.start,
+            positions: span_positions,
+        });
+    }
+    spans
 }
 
 #[cfg(test)]
@@ -105,32 +203,47 @@ mod tests {
 
     fn take(generator: &mut OffsetGen<'_>, n: usize) -> Vec<u64> {
         let mut rng = Rng::new(0);
-        (0..n).map(|_| generator.next(&mut rng)).collect()
+        (0..n).map(|_| generator.next(&mut rng, 0).0).collect()
     }
 
-    const SEQ: Access = Access::Sequential {
-        stride: 4096,
-        interlocked: false,
-    };
+    fn seq(stride: u64) -> Access {
+        Access::Sequential {
+            stride,
+            interlocked: false,
+            parallel: false,
+        }
+    }
+
+    fn plain(access: Access, block: u64, range: Range, start: u64) -> OffsetGen<'static> {
+        OffsetGen::new(access, block, range, start, 1, &[], None)
+    }
 
     #[test]
     fn sequential_wraps_before_the_end() {
-        let range = Range {
-            base: 0,
-            usable: 16384,
-        };
-        let mut g = OffsetGen::new(SEQ, 4096, range, 0, None);
+        let mut g = plain(
+            seq(4096),
+            4096,
+            Range {
+                base: 0,
+                usable: 16384,
+            },
+            0,
+        );
         assert_eq!(take(&mut g, 6), vec![0, 4096, 8192, 12288, 0, 4096]);
     }
 
     #[test]
     fn sequential_thread_start_and_base() {
-        let range = Range {
-            base: 1 << 20,
-            usable: 16384,
-        };
-        let mut g = OffsetGen::new(SEQ, 4096, range, 8192, None);
         let base = 1 << 20;
+        let mut g = plain(
+            seq(4096),
+            4096,
+            Range {
+                base,
+                usable: 16384,
+            },
+            8192,
+        );
         assert_eq!(
             take(&mut g, 4),
             vec![base + 8192, base + 12288, base, base + 4096]
@@ -139,35 +252,57 @@ mod tests {
 
     #[test]
     fn sequential_stride_larger_than_block() {
-        let access = Access::Sequential {
-            stride: 8192,
-            interlocked: false,
-        };
-        let range = Range {
-            base: 0,
-            usable: 20480,
-        };
-        let mut g = OffsetGen::new(access, 4096, range, 0, None);
+        let mut g = plain(
+            seq(8192),
+            4096,
+            Range {
+                base: 0,
+                usable: 20480,
+            },
+            0,
+        );
         assert_eq!(take(&mut g, 4), vec![0, 8192, 16384, 0]);
     }
 
     #[test]
     fn zero_stride_repeats_one_offset() {
-        let access = Access::Sequential {
-            stride: 0,
-            interlocked: false,
-        };
-        let mut g = OffsetGen::new(
-            access,
+        let mut g = plain(
+            seq(0),
             4096,
             Range {
                 base: 0,
                 usable: 1 << 20,
             },
             0,
-            None,
         );
         assert_eq!(take(&mut g, 3), vec![0, 0, 0]);
+    }
+
+    #[test]
+    fn parallel_lanes_walk_the_same_sequence_independently() {
+        let access = Access::Sequential {
+            stride: 4096,
+            interlocked: false,
+            parallel: true,
+        };
+        let mut g = OffsetGen::new(
+            access,
+            4096,
+            Range {
+                base: 0,
+                usable: 16384,
+            },
+            0,
+            2,
+            &[],
+            None,
+        );
+        let mut rng = Rng::new(0);
+        let seen: Vec<u64> = [0, 0, 1, 0, 1, 1]
+            .iter()
+            .map(|&lane| g.next(&mut rng, lane).0)
+            .collect();
+        assert_eq!(seen, vec![0, 4096, 0, 8192, 4096, 8192]);
     }
 
     #[test]
@@ -176,16 +311,17 @@ mod tests {
         let access = Access::Sequential {
             stride: 4096,
             interlocked: true,
+            parallel: false,
         };
         let range = Range {
             base: 0,
             usable: 16384,
         };
-        let mut a = OffsetGen::new(access, 4096, range, 0, Some(&counter));
-        let mut b = OffsetGen::new(access, 4096, range, 0, Some(&counter));
+        let mut a = OffsetGen::new(access, 4096, range, 0, 1, &[], Some(&counter));
+        let mut b = OffsetGen::new(access, 4096, range, 0, 1, &[], Some(&counter));
         let mut rng = Rng::new(0);
         let seen: Vec<u64> = (0..5)
-            .flat_map(|_| [a.next(&mut rng), b.next(&mut rng)])
+            .flat_map(|_| [a.next(&mut rng, 0).0, b.next(&mut rng, 0).0])
             .collect();
         assert_eq!(
             seen,
@@ -195,12 +331,15 @@ mod tests {
 
     #[test]
     fn random_is_aligned_in_range_and_covers_it() {
-        let access = Access::Random { align: 4096 };
+        let access = Access::Random {
+            align: 4096,
+            ratio: 100,
+        };
         let range = Range {
             base: 512,
             usable: 64 * 4096 + 100,
         };
-        let mut g = OffsetGen::new(access, 8192, range, 0, None);
+        let mut g = plain(access, 8192, range, 0);
         let mut seen = std::collections::BTreeSet::new();
         for offset in take(&mut g, 20_000) {
             let relative = offset - 512;
@@ -216,17 +355,106 @@ mod tests {
 
     #[test]
     fn same_seed_same_random_offsets() {
-        let access = Access::Random { align: 4096 };
-        let range = Range {
-            base: 0,
-            usable: 1 << 30,
+        let access = Access::Random {
+            align: 4096,
+            ratio: 100,
         };
         let run = |seed| {
             let mut rng = Rng::new(seed);
-            let mut g = OffsetGen::new(access, 4096, range, 0, None);
-            (0..100).map(|_| g.next(&mut rng)).collect::<Vec<_>>()
+            let mut g = plain(
+                access,
+                4096,
+                Range {
+                    base: 0,
+                    usable: 1 << 30,
+                },
+                0,
+            );
+            (0..100).map(|_| g.next(&mut rng, 0).0).collect::<Vec<_>>()
         };
         assert_eq!(run(5), run(5));
         assert_ne!(run(5), run(6));
+    }
+
+    #[test]
+    fn mixed_pattern_makes_sequential_runs_after_random_jumps() {
+        let access = Access::Random {
+            align: 4096,
+            ratio: 20,
+        };
+        let mut g = plain(
+            access,
+            4096,
+            Range {
+                base: 0,
+                usable: 1 << 30,
+            },
+            0,
+        );
+        let mut rng = Rng::new(1);
+        let draws: Vec<(u64, bool)> = (0..10_000).map(|_| g.next(&mut rng, 0)).collect();
+        let fresh = draws.iter().filter(|d| d.1).count();
+        assert!(
+            (1_700..2_300).contains(&fresh),
+            "{fresh} random jumps in 10000 at 20%"
+        );
+        for pair in draws.windows(2) {
+            if !pair[1].1 {
+                assert_eq!(
+                    pair[1].0,
+                    pair[0].0 + 4096,
+                    "a sequential step follows the previous offset"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn distribution_sends_most_io_to_the_hot_range() {
+        let ranges = [
+            EffectiveRange {
+                io_percent: 90.0,
+                start: 0,
+                length: 10 * 4096,
+            },
+            EffectiveRange {
+                io_percent: 0.0,
+                start: 10 * 4096,
+                length: 40 * 4096,
+            },
+            EffectiveRange {
+                io_percent: 10.0,
+                start: 50 * 4096,
+                length: 50 * 4096,
+            },
+        ];
+        let access = Access::Random {
+            align: 4096,
+            ratio: 100,
+        };
+        let mut g = OffsetGen::new(
+            access,
+            4096,
+            Range {
+                base: 0,
+                usable: 100 * 4096,
+            },
+            0,
+            1,
+            &ranges,
+            None,
+        );
+        let offsets = take(&mut g, 10_000);
+        let hot = offsets.iter().filter(|&&o| o < 10 * 4096).count();
+        let hole = offsets
+            .iter()
+            .filter(|&&o| (10 * 4096..50 * 4096).contains(&o))
+            .count();
+        assert!(
+            (8_700..9_300).contains(&hot),
+            "{hot} of 10000 in the 90% range"
+        );
+        assert_eq!(hole, 0, "a 0% range is a hole");
+        assert!(offsets.iter().all(|&o| o + 4096 <= 100 * 4096));
     }
 }

@@ -12,10 +12,11 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
+use super::distribution::{EffectiveRange, effective};
 use super::offsets::Range;
 use super::rng::Rng;
 use crate::cli::units::format_size;
-use crate::profile::{Access, CacheMode, Target, TimeSpan, WriteBuffer};
+use crate::profile::{Access, CacheMode, Precreate, Profile, Target, TimeSpan, WriteBuffer};
 
 /// `BLKGETSIZE64`: device size in bytes.
 const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
@@ -46,6 +47,8 @@ pub struct PreparedTarget {
     pub range: Range,
     /// The `-Z<size>` source buffer, when the workload writes from one.
     pub write_source: Option<Vec<u8>>,
+    /// The `-rd` distribution as it applies to this target (empty for uniform).
+    pub distribution: Vec<EffectiveRange>,
 }
 
 /// A target that cannot be used.
@@ -138,8 +141,57 @@ struct Inspection {
     direct_align: (u64, &'static str),
 }
 
-/// Checks every target of the timespan, creates `-c` files, and opens them all.
-pub fn prepare(timespan: &TimeSpan) -> Result<(Vec<PreparedTarget>, Vec<String>), TargetError> {
+/// XML `<PrecreateFiles>`: creates, before the first timespan, the files the policy selects, at
+/// the size it selects; returns their paths, which later timespans then leave alone.
+pub fn precreate(profile: &Profile) -> Result<Vec<PathBuf>, TargetError> {
+    let Some(policy) = profile.precreate else {
+        return Ok(Vec::new());
+    };
+    let mut sizes: Vec<(PathBuf, Vec<Option<u64>>)> = Vec::new();
+    for ts in &profile.timespans {
+        for t in &ts.targets {
+            match sizes.iter_mut().find(|(p, _)| *p == t.path) {
+                Some((_, seen)) => seen.push(t.create_size),
+                None => sizes.push((t.path.clone(), vec![t.create_size])),
+            }
+        }
+    }
+    let mut created = Vec::new();
+    for (path, seen) in sizes {
+        let given: Vec<u64> = seen.iter().flatten().copied().collect();
+        let constant = given.windows(2).all(|w| w[0] == w[1]);
+        let size = match policy {
+            Precreate::UseMaxSize => given.iter().max().copied(),
+            Precreate::OnlyFilesWithConstantSizes if constant && given.len() == seen.len() => {
+                given.first().copied()
+            }
+            Precreate::OnlyFilesWithConstantOrZeroSizes if constant => given.first().copied(),
+            _ => None,
+        };
+        if let Some(size) = size {
+            let target = profile
+                .timespans
+                .iter()
+                .flat_map(|ts| &ts.targets)
+                .find(|t| t.path == path)
+                .expect("path came from a target");
+            inspect(&Target {
+                create_size: Some(size),
+                ..target.clone()
+            })?;
+            create_file(&path, size, CreateContent::Pattern)?;
+            created.push(path);
+        }
+    }
+    Ok(created)
+}
+
+/// Checks every target of the timespan, creates `-c` files (except those in `precreated`), and
+/// opens them all.
+pub fn prepare(
+    timespan: &TimeSpan,
+    precreated: &[PathBuf],
+) -> Result<(Vec<PreparedTarget>, Vec<String>), TargetError> {
     let mut warnings = Vec::new();
     let mut inspections = Vec::with_capacity(timespan.targets.len());
     for target in &timespan.targets {
@@ -156,6 +208,7 @@ pub fn prepare(timespan: &TimeSpan) -> Result<(Vec<PreparedTarget>, Vec<String>)
         for target in &timespan.targets {
             if let Some(size) = target.create_size
                 && !created.contains(&target.path.as_path())
+                && !precreated.contains(&target.path)
             {
                 create_file(&target.path, size, create_content(timespan, target))?;
                 created.push(&target.path);
@@ -165,12 +218,22 @@ pub fn prepare(timespan: &TimeSpan) -> Result<(Vec<PreparedTarget>, Vec<String>)
         for ((target, inspection), source) in timespan.targets.iter().zip(&inspections).zip(sources)
         {
             let file = open(target)?;
+            let range = range(target, inspection.size);
+            let distribution = target.distribution.as_ref().map_or_else(Vec::new, |d| {
+                effective(
+                    d,
+                    range.usable,
+                    target.block_size,
+                    target.access.alignment(),
+                )
+            });
             prepared.push(PreparedTarget {
                 file,
                 kind: inspection.kind,
                 size: inspection.size,
-                range: range(target, inspection.size),
+                range,
                 write_source: source,
+                distribution,
             });
         }
         Ok(prepared)
@@ -495,13 +558,23 @@ fn open(target: &Target) -> Result<File, TargetError> {
     if target.cache == CacheMode::DisableOsCache {
         flags |= libc::O_DIRECT;
     }
-    if target.write_through {
+    if target.write_through && !target.memory_mapped {
         flags |= libc::O_DSYNC;
     }
-    OpenOptions::new()
+    let file = OpenOptions::new()
         .read(true)
         .write(target.write_ratio > 0)
         .custom_flags(flags)
         .open(&target.path)
-        .map_err(|e| open_error(&target.path, e))
+        .map_err(|e| open_error(&target.path, e))?;
+    for (wanted, advice) in [
+        (target.hints.random_access, libc::POSIX_FADV_RANDOM),
+        (target.hints.sequential_scan, libc::POSIX_FADV_SEQUENTIAL),
+    ] {
+        if wanted {
+            // SAFETY: plain advisory call on an open descriptor.
+            unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, advice) };
+        }
+    }
+    Ok(file)
 }

@@ -1,5 +1,6 @@
-//! `-g` pacing: each thread's I/O to a target is due at `start + n × cost`, with exact rational
-//! arithmetic in nanoseconds, so the long-run rate is exact and no millisecond tick is involved.
+//! `-g` pacing and `-i`/`-j` bursts: each thread's I/O to a target is due at `start + n × cost`,
+//! with exact rational arithmetic in nanoseconds, so the long-run rate is exact and no millisecond
+//! tick is involved; after each burst the next I/O is due no earlier than the think time.
 
 use crate::clock::Nanos;
 use crate::profile::Throughput;
@@ -12,11 +13,15 @@ pub struct Throttle {
     denominator: u128,
     issued: u64,
     due: Nanos,
+    burst: u64,
+    think_ns: Nanos,
+    in_burst: u64,
 }
 
 impl Throttle {
-    /// A pacer for one thread and target; `None` never holds I/O back.
-    pub fn new(rate: Option<Throughput>, block: u64) -> Self {
+    /// A pacer for one thread and target; `None` never holds I/O back. `burst` is this thread's
+    /// share of a `-i`/`-j` burst: (I/Os, think time in ms).
+    pub fn new(rate: Option<Throughput>, block: u64, burst: Option<(u64, u64)>) -> Self {
         let (numerator, denominator) = match rate {
             None => (0, 1),
             Some(Throughput::BytesPerMs(bytes)) => (block as u128 * 1_000_000, bytes as u128),
@@ -28,6 +33,9 @@ impl Throttle {
             denominator,
             issued: 0,
             due: 0,
+            burst: burst.map_or(u64::MAX, |(n, _)| n.max(1)),
+            think_ns: burst.map_or(0, |(_, ms)| ms * 1_000_000),
+            in_burst: 0,
         }
     }
 
@@ -39,7 +47,7 @@ impl Throttle {
 
     /// Whether this pacer limits anything.
     pub fn is_limited(&self) -> bool {
-        self.numerator != 0
+        self.numerator != 0 || self.think_ns != 0
     }
 
     /// The time the next I/O is due.
@@ -54,13 +62,18 @@ impl Throttle {
         now >= self.due
     }
 
-    /// Accounts one issued I/O.
+    /// Accounts one I/O issued at `now`.
     #[inline]
-    pub fn issued(&mut self) {
+    pub fn issued(&mut self, now: Nanos) {
         if self.numerator != 0 {
             self.issued += 1;
             self.due =
                 self.start + (self.issued as u128 * self.numerator / self.denominator) as u64;
+        }
+        self.in_burst += 1;
+        if self.in_burst == self.burst {
+            self.in_burst = 0;
+            self.due = self.due.max(now + self.think_ns);
         }
     }
 }
@@ -71,22 +84,22 @@ mod tests {
 
     #[test]
     fn unlimited_is_always_ready() {
-        let mut t = Throttle::new(None, 4096);
+        let mut t = Throttle::new(None, 4096, None);
         t.start_at(1000);
         for _ in 0..10 {
             assert!(t.ready(1000));
-            t.issued();
+            t.issued(1000);
         }
         assert!(!t.is_limited());
     }
 
     #[test]
     fn iops_schedule_is_exact() {
-        let mut t = Throttle::new(Some(Throughput::Iops(3)), 4096);
+        let mut t = Throttle::new(Some(Throughput::Iops(3)), 4096, None);
         t.start_at(0);
         let dues: Vec<Nanos> = (0..4)
             .map(|_| {
-                t.issued();
+                t.issued(0);
                 t.due()
             })
             .collect();
@@ -99,11 +112,28 @@ mod tests {
     #[test]
     fn bytes_per_ms() {
         // 4096 bytes per I/O at 4096 bytes/ms: one I/O per millisecond.
-        let mut t = Throttle::new(Some(Throughput::BytesPerMs(4096)), 4096);
+        let mut t = Throttle::new(Some(Throughput::BytesPerMs(4096)), 4096, None);
         t.start_at(5);
         assert!(t.ready(5));
-        t.issued();
+        t.issued(5);
         assert!(!t.ready(1_000_004));
         assert!(t.ready(1_000_005));
+    }
+
+    #[test]
+    fn bursts_pause_for_the_think_time() {
+        let mut t = Throttle::new(None, 4096, Some((3, 10)));
+        t.start_at(0);
+        assert!(t.is_limited());
+        for now in [0, 1, 2] {
+            assert!(t.ready(now));
+            t.issued(now);
+        }
+        assert!(!t.ready(2), "the burst is spent");
+        assert!(!t.ready(10_000_001));
+        assert!(
+            t.ready(10_000_002),
+            "think time after the last I/O of the burst"
+        );
     }
 }

@@ -88,6 +88,29 @@ impl Host for FakeHost {
     fn wall_clock(&self) -> SystemTime {
         SystemTime::UNIX_EPOCH + Duration::from_secs(1_718_282_096)
     }
+
+    fn counters(&self) -> Vec<iospd::counters::Counter> {
+        let n = *self.readings.lock().unwrap();
+        [
+            "disk.reads",
+            "disk.writes",
+            "memory.page_faults",
+            "memory.major_faults",
+            "net.tcp_sent",
+            "net.tcp_received",
+            "net.tcp_retransmitted",
+            "net.udp_sent",
+            "net.udp_received",
+            "tasks.created",
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, key)| iospd::counters::Counter {
+            key: key.to_string(),
+            value: n * 100 * (i as u64 + 1),
+        })
+        .collect()
+    }
 }
 
 /// A directory removed when dropped.

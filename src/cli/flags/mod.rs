@@ -1,0 +1,922 @@
+//! The option table: one entry per DiskSpd letter and per Linux-only long option.
+//!
+//! Each entry carries its usage lines, grouped as DiskSpd's help groups them (the help text is
+//! generated from this table), and the function that reads its value into [`RawArgs`]. Errors are
+//! the reason and the fix; the caller prefixes the offending token.
+
+mod values;
+
+#[cfg(test)]
+mod tests;
+
+use std::path::PathBuf;
+
+use super::raw::{RawArgs, SequentialArg, WriteBufferArg};
+use super::units::{Size, UnitError, parse_in_range, parse_size};
+use crate::engine::EngineKind;
+use crate::profile::{FlushMode, IoPriority, Throughput};
+
+pub use values::{
+    apply_affinity, apply_buffer_separation, apply_cache, apply_counters, apply_distribution,
+    apply_event, apply_io_ring, apply_result_format,
+};
+
+/// Reads the value after the letter into the raw arguments, or says what is wrong and how to fix it.
+pub type Apply = fn(&str, &mut RawArgs) -> Result<(), String>;
+
+/// The help section an option is listed in (DiskSpd's grouping, plus Linux options).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Group {
+    /// "Available options".
+    General,
+    /// "Write buffers".
+    WriteBuffers,
+    /// "Synchronization".
+    Synchronization,
+    /// "Event Tracing" (Linux counters here).
+    Counters,
+}
+
+impl Group {
+    /// The heading of the group in the usage text.
+    pub fn heading(self) -> &'static str {
+        match self {
+            Group::General => "Available options",
+            Group::WriteBuffers => "Write buffers",
+            Group::Synchronization => "Synchronization (named events are files in /dev/shm)",
+            Group::Counters => "Event counters (DiskSpd's ETW groups, read from /proc)",
+        }
+    }
+
+    /// Every group in usage order.
+    pub const ALL: [Group; 4] = [
+        Group::General,
+        Group::WriteBuffers,
+        Group::Synchronization,
+        Group::Counters,
+    ];
+}
+
+/// A DiskSpd option: `-<letter><value>`.
+pub struct Flag {
+    /// The character after `-`.
+    pub letter: char,
+    /// Where the usage lists it.
+    pub group: Group,
+    /// Usage lines: the syntax and what it does.
+    pub usage: &'static [(&'static str, &'static str)],
+    /// Reads the value.
+    pub apply: Apply,
+}
+
+/// A Linux-only option: `--<name>[=value]`.
+pub struct LongFlag {
+    /// The name after `--`.
+    pub name: &'static str,
+    /// The syntax and what it does.
+    pub usage: (&'static str, &'static str),
+    /// Reads the value (`None` when no `=` was typed).
+    pub apply: fn(Option<&str>, &mut RawArgs) -> Result<(), String>,
+}
+
+/// The largest `-o`/`-O` DiskSpd 2.3 accepts.
+pub const MAX_OUTSTANDING: u64 = 65536;
+/// The largest thread count accepted by `-t`/`-F`.
+pub const MAX_THREADS: u64 = 4096;
+/// The largest CPU number accepted by `-a`.
+pub const MAX_CPU: u64 = 8191;
+
+/// Every DiskSpd option.
+pub const FLAGS: &[Flag] = &[
+    Flag {
+        letter: '?',
+        group: Group::General,
+        usage: &[("-?", "display usage information")],
+        apply: |v, raw| {
+            no_value(v)?;
+            raw.help = true;
+            Ok(())
+        },
+    },
+    Flag {
+        letter: ':',
+        group: Group::General,
+        usage: &[(
+            "-:<flags>",
+            "DiskSpd experiment flags, echoed in the report (iospd's pacing is always precise)",
+        )],
+        apply: |v, raw| {
+            let flags = match v.strip_prefix("0x") {
+                Some(hex) => u32::from_str_radix(hex, 16)
+                    .map_err(|_| format!("'{v}' is not a hexadecimal number; for example -:0x1")),
+                None => parse_in_range(v, 0, u32::MAX as u64)
+                    .map(|f| f as u32)
+                    .map_err(|e| unit(e, "-:1")),
+            }?;
+            once(&mut raw.experiment_flags, flags)
+        },
+    },
+    Flag {
+        letter: 'a',
+        group: Group::General,
+        usage: &[
+            (
+                "-a / -ag",
+                "pin threads round-robin to the CPUs this process may use (DiskSpd's default; iospd's default is no pinning)",
+            ),
+            (
+                "-a#[,#…]",
+                "pin threads round-robin to the listed CPUs; ranges allowed: -a0,2-5 (-ag0,… accepted)",
+            ),
+            (
+                "-ac",
+                "core-aware order: the first CPU of every core before any SMT sibling",
+            ),
+            (
+                "-as",
+                "span processor groups (Linux has one group; accepted)",
+            ),
+            (
+                "-ap / -aP",
+                "hybrid CPUs: P-cores first in each pass [default] / all P-cores before E-cores",
+            ),
+            (
+                "-ae / -aE",
+                "hybrid CPUs: E-cores first in each pass / all E-cores before P-cores",
+            ),
+            ("-aup", "no P/E ordering; letters combine: -acsE"),
+        ],
+        apply: apply_affinity,
+    },
+    Flag {
+        letter: 'b',
+        group: Group::General,
+        usage: &[
+            ("-b<size>", "block size in bytes or K/M/G [default=64K]"),
+            (
+                "-bs<n|p>",
+                "buffer separation: n system default, p per-thread [default; every iospd thread has its own buffers]",
+            ),
+        ],
+        apply: |v, raw| {
+            if let Some(policy) = v.strip_prefix('s') {
+                return apply_buffer_separation(policy, raw);
+            }
+            let bytes = match parse_size(v).map_err(|e| unit(e, "-b4K"))? {
+                Size::Bytes(b) => b,
+                Size::Blocks(_) => {
+                    return Err("the block size cannot be given in blocks; for example -b4K".into());
+                }
+            };
+            if bytes == 0 || bytes >= 1 << 32 {
+                return Err(
+                    "the block size must be at least 1 byte and below 4GiB; for example -b4K"
+                        .into(),
+                );
+            }
+            once(&mut raw.block_size, bytes)
+        },
+    },
+    Flag {
+        letter: 'B',
+        group: Group::General,
+        usage: &[(
+            "-B<base>[:length]",
+            "use only the target range starting at <base> (and <length> bytes long) [default=0]",
+        )],
+        apply: |v, raw| {
+            let (base, length) = match v.split_once(':') {
+                Some((base, length)) => (base, Some(length)),
+                None => (v, None),
+            };
+            once(
+                &mut raw.base_offset,
+                parse_size(base).map_err(|e| unit(e, "-B1G"))?,
+            )?;
+            if let Some(length) = length {
+                raw.base_length = Some(positive_size(length, "-B1G:10G", "the length after ':'")?);
+            }
+            Ok(())
+        },
+    },
+    Flag {
+        letter: 'c',
+        group: Group::General,
+        usage: &[(
+            "-c<size>",
+            "create file targets of this size, filled with real data (pattern, -Z zeros, -Zr random)",
+        )],
+        apply: |v, raw| {
+            once(
+                &mut raw.create_size,
+                positive_size(v, "-c1G", "the file size")?,
+            )
+        },
+    },
+    Flag {
+        letter: 'C',
+        group: Group::General,
+        usage: &[(
+            "-C<seconds>",
+            "cool-down: load continues after the measured window, not counted [default=0]",
+        )],
+        apply: |v, raw| once(&mut raw.cooldown, seconds_or_zero(v, "-C5")?),
+    },
+    Flag {
+        letter: 'd',
+        group: Group::General,
+        usage: &[("-d<seconds>", "measured duration [default=10]")],
+        apply: |v, raw| {
+            let seconds = parse_in_range(v, 1, u32::MAX as u64).map_err(|e| unit(e, "-d60"))?;
+            once(&mut raw.duration, seconds as u32)
+        },
+    },
+    Flag {
+        letter: 'D',
+        group: Group::General,
+        usage: &[(
+            "-D[ms]",
+            "count IOPS per interval per thread per target (IopsStdDev, time series) [default interval=1000]",
+        )],
+        apply: |v, raw| {
+            let ms = if v.is_empty() {
+                1000
+            } else {
+                parse_in_range(v, 1, u32::MAX as u64).map_err(|e| unit(e, "-D500"))? as u32
+            };
+            once(&mut raw.iops_interval_ms, ms)
+        },
+    },
+    Flag {
+        letter: 'e',
+        group: Group::Counters,
+        usage: &[
+            (
+                "-eDISK_IO",
+                "reads and writes completed by every disk (/proc/diskstats)",
+            ),
+            (
+                "-eMEMORY_PAGE_FAULTS",
+                "page faults, minor and major (/proc/vmstat)",
+            ),
+            ("-eMEMORY_HARD_FAULTS", "major page faults (/proc/vmstat)"),
+            (
+                "-eNETWORK",
+                "TCP segments and UDP datagrams sent and received (/proc/net/snmp)",
+            ),
+            (
+                "-ePROCESS / -eTHREAD",
+                "tasks created (/proc/stat processes)",
+            ),
+            (
+                "-eIMAGE_LOAD / -eREGISTRY",
+                "accepted; Linux has no such counter and reports it as unavailable",
+            ),
+            (
+                "-eq / -es / -ec / -ep",
+                "ETW clock and buffer choices; accepted and recorded",
+            ),
+        ],
+        apply: apply_counters,
+    },
+    Flag {
+        letter: 'f',
+        group: Group::General,
+        usage: &[
+            (
+                "-f<size>",
+                "use only the first <size> bytes of the target (maximum offset, exclusive)",
+            ),
+            (
+                "-f<r|s|t>",
+                "access hints: r POSIX_FADV_RANDOM, s POSIX_FADV_SEQUENTIAL, t temporary (no Linux equivalent; recorded)",
+            ),
+        ],
+        apply: |v, raw| {
+            if v.starts_with(|c: char| c.is_ascii_digit()) {
+                return once(
+                    &mut raw.max_size,
+                    parse_size(v).map_err(|e| unit(e, "-f10G"))?,
+                );
+            }
+            if v.is_empty() || !v.chars().all(|c| matches!(c, 'r' | 's' | 't')) {
+                return Err("expects a size (-f10G) or hint letters r, s, t (-frs)".into());
+            }
+            let hints = crate::profile::Hints {
+                random_access: v.contains('r'),
+                sequential_scan: v.contains('s'),
+                temporary: v.contains('t'),
+            };
+            once(&mut raw.hints, hints)
+        },
+    },
+    Flag {
+        letter: 'F',
+        group: Group::General,
+        usage: &[(
+            "-F<count>",
+            "total threads; every thread serves every target (conflicts with -t)",
+        )],
+        apply: |v, raw| {
+            let count = parse_in_range(v, 1, MAX_THREADS).map_err(|e| unit(e, "-F4"))?;
+            once(&mut raw.total_threads, count as u32)
+        },
+    },
+    Flag {
+        letter: 'g',
+        group: Group::General,
+        usage: &[
+            (
+                "-g<bytes per ms>",
+                "throttle each thread on each target to this rate",
+            ),
+            ("-g<n>i", "throttle each thread on each target to n IOPS"),
+        ],
+        apply: |v, raw| {
+            let (digits, iops) = match v.strip_suffix('i') {
+                Some(digits) => (digits, true),
+                None => (v, false),
+            };
+            let rate = parse_in_range(digits, 1, u64::MAX).map_err(|e| unit(e, "-g1000i"))?;
+            once(
+                &mut raw.throughput,
+                if iops {
+                    Throughput::Iops(rate)
+                } else {
+                    Throughput::BytesPerMs(rate)
+                },
+            )
+        },
+    },
+    Flag {
+        letter: 'h',
+        group: Group::General,
+        usage: &[("-h", "deprecated, same as -Sh")],
+        apply: |v, raw| {
+            no_value(v)?;
+            apply_cache("h", raw)
+        },
+    },
+    Flag {
+        letter: 'i',
+        group: Group::General,
+        usage: &[(
+            "-i<count>",
+            "I/Os per burst, split between the threads of a target; needs -j",
+        )],
+        apply: |v, raw| {
+            once(
+                &mut raw.burst_size,
+                parse_in_range(v, 1, u32::MAX as u64).map_err(|e| unit(e, "-i100"))? as u32,
+            )
+        },
+    },
+    Flag {
+        letter: 'j',
+        group: Group::General,
+        usage: &[(
+            "-j<ms>",
+            "think time between bursts in milliseconds; needs -i",
+        )],
+        apply: |v, raw| {
+            once(
+                &mut raw.think_time,
+                parse_in_range(v, 1, u32::MAX as u64).map_err(|e| unit(e, "-j10"))? as u32,
+            )
+        },
+    },
+    Flag {
+        letter: 'I',
+        group: Group::General,
+        usage: &[(
+            "-I<1|2|3>",
+            "I/O priority: 1 idle class, 2 best-effort lowest, 3 normal [default]",
+        )],
+        apply: |v, raw| {
+            let priority = match v {
+                "1" => IoPriority::VeryLow,
+                "2" => IoPriority::Low,
+                "3" => IoPriority::Normal,
+                _ => {
+                    return Err(
+                        "expects 1 (very low), 2 (low) or 3 (normal); for example -I2".into(),
+                    );
+                }
+            };
+            once(&mut raw.io_priority, priority)
+        },
+    },
+    Flag {
+        letter: 'l',
+        group: Group::General,
+        usage: &[("-l", "I/O buffers on huge pages (needs vm.nr_hugepages)")],
+        apply: |v, raw| {
+            no_value(v)?;
+            flag_once(&mut raw.large_pages)
+        },
+    },
+    Flag {
+        letter: 'L',
+        group: Group::General,
+        usage: &[(
+            "-L",
+            "measure latency: averages, deviations and percentile tables",
+        )],
+        apply: |v, raw| {
+            no_value(v)?;
+            flag_once(&mut raw.measure_latency)
+        },
+    },
+    Flag {
+        letter: 'n',
+        group: Group::General,
+        usage: &[(
+            "-n",
+            "no CPU affinity (iospd's default; accepted for DiskSpd command lines)",
+        )],
+        apply: |v, raw| {
+            no_value(v)?;
+            flag_once(&mut raw.no_affinity)
+        },
+    },
+    Flag {
+        letter: 'N',
+        group: Group::General,
+        usage: &[(
+            "-N<v|n|i>",
+            "memory-mapped writes: v msync the range, n flush cache lines and fence, i flush without fence",
+        )],
+        apply: |v, raw| {
+            let mode = match v {
+                "v" => FlushMode::ViewOfFile,
+                "n" => FlushMode::NonVolatileMemory,
+                "i" => FlushMode::NonVolatileMemoryNoDrain,
+                _ => return Err("expects v, n or i; for example -Nv".into()),
+            };
+            once(&mut raw.flush, mode)
+        },
+    },
+    Flag {
+        letter: 'o',
+        group: Group::General,
+        usage: &[
+            (
+                "-o<count>",
+                "outstanding I/Os per target per thread [default=2]",
+            ),
+            (
+                "-oc<count>",
+                "take at most this many completions per look at the completion queue (1-16) [default: all]",
+            ),
+        ],
+        apply: |v, raw| {
+            if let Some(depth) = v.strip_prefix('c') {
+                let depth = parse_in_range(depth, 1, 16).map_err(|e| unit(e, "-oc8"))?;
+                return once(&mut raw.completion_depth, depth as u32);
+            }
+            let depth = parse_in_range(v, 1, MAX_OUTSTANDING).map_err(|e| unit(e, "-o32"))?;
+            once(&mut raw.outstanding, depth as u32)
+        },
+    },
+    Flag {
+        letter: 'O',
+        group: Group::General,
+        usage: &[(
+            "-O<count>",
+            "outstanding I/Os per thread with -F; each goes to a target chosen by weight",
+        )],
+        apply: |v, raw| {
+            let depth = parse_in_range(v, 1, MAX_OUTSTANDING).map_err(|e| unit(e, "-O32"))?;
+            once(&mut raw.requests_per_thread, depth as u32)
+        },
+    },
+    Flag {
+        letter: 'p',
+        group: Group::General,
+        usage: &[(
+            "-p",
+            "parallel sequential: every outstanding I/O of a thread walks its own copy of the sequence",
+        )],
+        apply: |v, raw| {
+            no_value(v)?;
+            flag_once(&mut raw.parallel)
+        },
+    },
+    Flag {
+        letter: 'P',
+        group: Group::General,
+        usage: &[(
+            "-P[count]",
+            "print a progress dot every <count> completions per thread [default=65536]",
+        )],
+        apply: |v, raw| {
+            let every = if v.is_empty() {
+                65536
+            } else {
+                parse_in_range(v, 1, u64::MAX).map_err(|e| unit(e, "-P10000"))?
+            };
+            once(&mut raw.progress, every)
+        },
+    },
+    Flag {
+        letter: 'r',
+        group: Group::General,
+        usage: &[
+            (
+                "-r[align]",
+                "random I/O aligned to <align> [default alignment=block size]",
+            ),
+            (
+                "-rs<percent>",
+                "mixed: this percent of I/Os random, the rest sequential runs (alignment from -r)",
+            ),
+            (
+                "-rdpct<IO%>/<target%>[:…]",
+                "non-uniform random: e.g. -rdpct90/10:10/90 (90% of I/O on the first 10%)",
+            ),
+            (
+                "-rdabs<IO%>/<size>[:…]",
+                "the same with absolute ranges: -rdabs90/10G:10/0 (0 = to the end)",
+            ),
+        ],
+        apply: |v, raw| {
+            if let Some(pct) = v.strip_prefix('s') {
+                let pct = parse_in_range(pct, 1, 100).map_err(|e| unit(e, "-rs30"))?;
+                return once(&mut raw.random_ratio, pct as u8);
+            }
+            if let Some(spec) = v.strip_prefix('d') {
+                return apply_distribution(spec, raw);
+            }
+            let align = if v.is_empty() {
+                None
+            } else {
+                Some(positive_size(v, "-r4K", "the alignment")?)
+            };
+            once(&mut raw.random, align)
+        },
+    },
+    Flag {
+        letter: 'R',
+        group: Group::General,
+        usage: &[
+            (
+                "-R<text|xml|json>",
+                "result format on stdout [default=text]",
+            ),
+            (
+                "-Rp[text|xml|json]",
+                "print the resolved profile and stop (-Rpxml output is a valid -X profile)",
+            ),
+            (
+                "-Rs[text|xml|json]",
+                "print the system information and stop",
+            ),
+        ],
+        apply: apply_result_format,
+    },
+    Flag {
+        letter: 's',
+        group: Group::General,
+        usage: &[
+            (
+                "-s[stride]",
+                "sequential I/O with this stride [default; stride=block size]",
+            ),
+            (
+                "-si[stride]",
+                "interlocked sequential: all threads of a target share one offset",
+            ),
+        ],
+        apply: |v, raw| {
+            let (interlocked, rest) = match v.strip_prefix('i') {
+                Some(rest) => (true, rest),
+                None => (false, v),
+            };
+            let stride = if rest.is_empty() {
+                None
+            } else {
+                Some(parse_size(rest).map_err(|e| unit(e, "-s64K"))?)
+            };
+            once(
+                &mut raw.sequential,
+                SequentialArg {
+                    interlocked,
+                    stride,
+                },
+            )
+        },
+    },
+    Flag {
+        letter: 'S',
+        group: Group::General,
+        usage: &[
+            ("-S / -Su", "bypass the OS page cache (O_DIRECT)"),
+            ("-Sb", "use the OS page cache [default]"),
+            ("-Sw", "write-through (O_DSYNC); combinable: -Suw, -Sbw"),
+            ("-Sh", "same as -Suw: O_DIRECT | O_DSYNC"),
+            ("-Sm", "memory-mapped I/O (mmap and memcpy); see -N"),
+        ],
+        apply: apply_cache,
+    },
+    Flag {
+        letter: 't',
+        group: Group::General,
+        usage: &[(
+            "-t<count>",
+            "threads per target [default=1] (conflicts with -F)",
+        )],
+        apply: |v, raw| {
+            let count = parse_in_range(v, 1, MAX_THREADS).map_err(|e| unit(e, "-t4"))?;
+            once(&mut raw.threads_per_target, count as u32)
+        },
+    },
+    Flag {
+        letter: 'T',
+        group: Group::General,
+        usage: &[(
+            "-T<offset>",
+            "start offset stride between the threads of a target (thread k starts at k×offset)",
+        )],
+        apply: |v, raw| {
+            once(
+                &mut raw.thread_stride,
+                positive_size(v, "-T1G", "the thread stride")?,
+            )
+        },
+    },
+    Flag {
+        letter: 'u',
+        group: Group::General,
+        usage: &[(
+            "-u[n][batch][p]",
+            "io_uring waits for <batch> completions (p: percent of outstanding) [default 25%]; n: no registered buffers",
+        )],
+        apply: apply_io_ring,
+    },
+    Flag {
+        letter: 'v',
+        group: Group::General,
+        usage: &[
+            ("-v", "verbose: timestamped progress lines on stdout"),
+            (
+                "-vs",
+                "wait statistics: completion waits, polls and completions per look",
+            ),
+        ],
+        apply: |v, raw| match v {
+            "" => flag_once(&mut raw.verbose),
+            "s" => flag_once(&mut raw.verbose_stats),
+            _ => Err("expects -v or -vs".into()),
+        },
+    },
+    Flag {
+        letter: 'w',
+        group: Group::General,
+        usage: &[(
+            "-w<percent>",
+            "percentage of writes [default=0]; WRITES DESTROY THE TARGET'S DATA",
+        )],
+        apply: |v, raw| {
+            if v.is_empty() {
+                return Err("needs a percentage of writes: -w0 for reads only, -w30, -w100".into());
+            }
+            let pct = parse_in_range(v, 0, 100).map_err(|e| unit(e, "-w30"))?;
+            once(&mut raw.write_ratio, pct as u8)
+        },
+    },
+    Flag {
+        letter: 'W',
+        group: Group::General,
+        usage: &[(
+            "-W<seconds>",
+            "warm-up: load runs before the measured window, not counted [default=5]",
+        )],
+        apply: |v, raw| once(&mut raw.warmup, seconds_or_zero(v, "-W5")?),
+    },
+    Flag {
+        letter: 'x',
+        group: Group::General,
+        usage: &[(
+            "-x",
+            "Windows completion routines; refused (io_uring already reaps completions in batches)",
+        )],
+        apply: |_, _| {
+            Err("completion routines are a Windows mechanism; iospd always reaps io_uring completions in batches, so drop -x".into())
+        },
+    },
+    Flag {
+        letter: 'X',
+        group: Group::General,
+        usage: &[(
+            "-X<file>",
+            "run an XML profile; combines only with -v -vs -z -R -W -d -C -: -bs and template targets",
+        )],
+        apply: |v, raw| {
+            if v.is_empty() {
+                return Err(
+                    "expects the profile's path glued on; for example -Xprofile.xml".into(),
+                );
+            }
+            once(&mut raw.xml_profile, PathBuf::from(v))
+        },
+    },
+    Flag {
+        letter: 'y',
+        group: Group::Synchronization,
+        usage: &[
+            (
+                "-ys<name>",
+                "set event <name> when the measured window starts",
+            ),
+            (
+                "-yf<name>",
+                "set event <name> when the measured window ends",
+            ),
+            (
+                "-yr<name>",
+                "wait for event <name> before starting (warm-up included)",
+            ),
+            (
+                "-yp<name>",
+                "stop the run when event <name> is set (Ctrl-C also stops it)",
+            ),
+            ("-ye<name>", "set event <name> and exit"),
+        ],
+        apply: apply_event,
+    },
+    Flag {
+        letter: 'z',
+        group: Group::General,
+        usage: &[(
+            "-z[seed]",
+            "random seed [default=0; bare -z picks one from the clock]; thread k uses seed+k",
+        )],
+        apply: |v, raw| {
+            let seed = if v.is_empty() {
+                crate::clock::coarse_seed()
+            } else {
+                parse_in_range(v, 0, u32::MAX as u64).map_err(|e| unit(e, "-z42"))? as u32
+            };
+            once(&mut raw.seed, seed)
+        },
+    },
+    Flag {
+        letter: 'Z',
+        group: Group::WriteBuffers,
+        usage: &[
+            (
+                "-Z",
+                "zero-filled write buffers [default: repeating 0..255 pattern]",
+            ),
+            ("-Zr", "fresh random content for every write (costs CPU)"),
+            (
+                "-Z<size>[,file]",
+                "writes copy random windows of a <size> buffer of random data (or of <file>)",
+            ),
+        ],
+        apply: |v, raw| {
+            let arg = match v {
+                "" => WriteBufferArg::Zero,
+                "r" => WriteBufferArg::RandomEachWrite,
+                _ => {
+                    let (size, file) = match v.split_once(',') {
+                        Some((size, file)) if !file.is_empty() => (size, Some(PathBuf::from(file))),
+                        Some(_) => {
+                            return Err(
+                                "the file name after ',' is missing; for example -Z1M,data.bin"
+                                    .into(),
+                            );
+                        }
+                        None => (v, None),
+                    };
+                    WriteBufferArg::Source {
+                        size: positive_size(size, "-Z1M", "the write source size")?,
+                        file,
+                    }
+                }
+            };
+            once(&mut raw.write_buffers, arg)
+        },
+    },
+];
+
+/// The Linux-only options.
+pub const LONG_FLAGS: &[LongFlag] = &[
+    LongFlag {
+        name: "engine",
+        usage: (
+            "--engine=<io_uring|psync|null>",
+            "I/O engine [default=io_uring; psync when io_uring is unavailable; null does no I/O]",
+        ),
+        apply: |v, raw| {
+            let engine = match v {
+                Some("io_uring") | Some("uring") => EngineKind::IoUring,
+                Some("psync") => EngineKind::Psync,
+                Some("null") => EngineKind::Null,
+                _ => {
+                    return Err(
+                        "expects one of io_uring, psync, null; for example --engine=psync".into(),
+                    );
+                }
+            };
+            once(&mut raw.engine, engine)
+        },
+    },
+    LongFlag {
+        name: "spin",
+        usage: (
+            "--spin=<µs>",
+            "poll this long for a completion before sleeping [default: 50 with 2+ CPUs per thread, else 0]",
+        ),
+        apply: |v, raw| {
+            let us = v
+                .ok_or_else(|| "expects microseconds; for example --spin=0".to_string())
+                .and_then(|v| parse_in_range(v, 0, 1_000_000).map_err(|e| unit(e, "--spin=20")))?;
+            once(&mut raw.spin_us, us as u32)
+        },
+    },
+    LongFlag {
+        name: "output",
+        usage: (
+            "--output=<file.txt|.xml|.json>",
+            "also write the report to this file, in the format its extension names (repeatable)",
+        ),
+        apply: |v, raw| {
+            let Some(path) = v.filter(|p| !p.is_empty()) else {
+                return Err("expects a file name; for example --output=run.json".into());
+            };
+            if crate::profile::ResultFormat::from_path(std::path::Path::new(path)).is_none() {
+                return Err(format!(
+                    "'{path}' does not end in .txt, .xml or .json; the extension picks the format"
+                ));
+            }
+            let path = PathBuf::from(path);
+            if raw.outputs.contains(&path) {
+                return Err("this file is already an output; name each file once".into());
+            }
+            raw.outputs.push(path);
+            Ok(())
+        },
+    },
+];
+
+/// Finds the entry for a letter.
+pub fn find(letter: char) -> Option<&'static Flag> {
+    FLAGS.iter().find(|flag| flag.letter == letter)
+}
+
+/// Finds the entry for a long name.
+pub fn find_long(name: &str) -> Option<&'static LongFlag> {
+    LONG_FLAGS.iter().find(|flag| flag.name == name)
+}
+
+fn unit(error: UnitError, example: &str) -> String {
+    format!("{error}; for example {example}")
+}
+
+fn once<T>(slot: &mut Option<T>, value: T) -> Result<(), String> {
+    if slot.is_some() {
+        return Err("this option was already given; give each option once".into());
+    }
+    *slot = Some(value);
+    Ok(())
+}
+
+fn flag_once(slot: &mut bool) -> Result<(), String> {
+    if *slot {
+        return Err("this option was already given; give each option once".into());
+    }
+    *slot = true;
+    Ok(())
+}
+
+fn no_value(value: &str) -> Result<(), String> {
+    if value.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "this option takes no value, but '{value}' follows it"
+        ))
+    }
+}
+
+/// A size that must not be zero.
+fn positive_size(value: &str, example: &str, what: &str) -> Result<Size, String> {
+    let size = parse_size(value).map_err(|e| unit(e, example))?;
+    if size == Size::Bytes(0) || size == Size::Blocks(0) {
+        return Err(format!(
+            "{what} must be greater than 0; for example {example}"
+        ));
+    }
+    Ok(size)
+}
+
+/// DiskSpd reads `-W` and `-C` with `atoi`, so a bare `-W` means 0 seconds.
+fn seconds_or_zero(value: &str, example: &str) -> Result<u32, String> {
+    if value.is_empty() {
+        return Ok(0);
+    }
+    parse_in_range(value, 0, u32::MAX as u64)
+        .map(|s| s as u32)
+        .map_err(|e| unit(e, example))
+}

@@ -1,0 +1,208 @@
+//! The memory-mapped engine (`-Sm`): every target is mapped shared, reads copy from the mapping
+//! into the slot buffer and writes copy the other way, inside `submit` so that the batch stamp
+//! precedes them. `-N` makes writes durable: `v` with msync of the written pages, `n` by flushing
+//! the written cache lines and fencing (persistent-memory semantics), `i` without the fence.
+//! `-Sw` with `-Sm` also msyncs every write.
+
+use std::io;
+use std::os::fd::RawFd;
+
+use super::{Completion, Engine, Io, Op, SlotMemory};
+use crate::clock::Nanos;
+use crate::profile::FlushMode;
+
+/// One mapped target.
+struct Mapping {
+    base: *mut u8,
+    len: usize,
+    flush: Option<FlushMode>,
+    sync_writes: bool,
+}
+
+/// Copies to and from shared mappings.
+pub struct Mapped {
+    maps: Vec<Mapping>,
+    addrs: Vec<[usize; 2]>,
+    staged: Vec<Io>,
+    ready: Vec<Completion>,
+    page: usize,
+}
+
+/// How one target is mapped.
+#[derive(Debug, Clone, Copy)]
+pub struct MapSpec {
+    /// The open descriptor.
+    pub fd: RawFd,
+    /// Bytes to map.
+    pub len: u64,
+    /// Map writable.
+    pub writable: bool,
+    /// `-N`.
+    pub flush: Option<FlushMode>,
+    /// `-Sw`: msync every write.
+    pub write_through: bool,
+}
+
+impl Mapped {
+    /// Maps every target of the thread.
+    pub fn new(targets: &[MapSpec], memory: &impl SlotMemory) -> io::Result<Self> {
+        let mut maps = Vec::with_capacity(targets.len());
+        for spec in targets {
+            let prot = libc::PROT_READ | if spec.writable { libc::PROT_WRITE } else { 0 };
+            // SAFETY: a shared mapping of an open descriptor; checked before use, unmapped on drop.
+            let base = unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    spec.len as usize,
+                    prot,
+                    libc::MAP_SHARED,
+                    spec.fd,
+                    0,
+                )
+            };
+            if base == libc::MAP_FAILED {
+                return Err(io::Error::last_os_error());
+            }
+            maps.push(Mapping {
+                base: base as *mut u8,
+                len: spec.len as usize,
+                flush: spec.flush,
+                sync_writes: spec.write_through,
+            });
+        }
+        let slots = memory.slots();
+        Ok(Mapped {
+            maps,
+            addrs: (0..slots)
+                .map(|s| {
+                    [
+                        memory.addr(s, Op::Read) as usize,
+                        memory.addr(s, Op::Write) as usize,
+                    ]
+                })
+                .collect(),
+            staged: Vec::with_capacity(slots as usize),
+            ready: Vec::with_capacity(slots as usize),
+            // SAFETY: sysconf has no preconditions.
+            page: unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as usize,
+        })
+    }
+
+    fn perform(&self, io: &Io) -> i32 {
+        let map = &self.maps[io.target as usize];
+        let offset = io.offset as usize;
+        let len = io.len as usize;
+        if offset + len > map.len {
+            return -libc::EINVAL;
+        }
+        let buffer = self.addrs[io.slot as usize][io.op as usize] as *mut u8;
+        // SAFETY: the range lies inside the mapping (checked above) and the slot buffer holds at
+        // least `len` bytes; the two never overlap.
+        unsafe {
+            let mapped = map.base.add(offset);
+            match io.op {
+                Op::Read => std::ptr::copy_nonoverlapping(mapped, buffer, len),
+                Op::Write => {
+                    std::ptr::copy_nonoverlapping(buffer, mapped, len);
+                    if let Err(errno) = self.flush(map, offset, len) {
+                        return -errno;
+                    }
+                }
+            }
+        }
+        len as i32
+    }
+
+    /// Makes `len` written bytes at `offset` durable as `-N` and `-Sw` ask.
+    fn flush(&self, map: &Mapping, offset: usize, len: usize) -> Result<(), i32> {
+        let msync = map.sync_writes || map.flush == Some(FlushMode::ViewOfFile);
+        if msync {
+            let start = offset / self.page * self.page;
+            // SAFETY: the page-aligned range lies inside the mapping.
+            let rc = unsafe {
+                libc::msync(
+                    map.base.add(start) as *mut libc::c_void,
+                    offset + len - start,
+                    libc::MS_SYNC,
+                )
+            };
+            if rc != 0 {
+                return Err(io::Error::last_os_error()
+                    .raw_os_error()
+                    .unwrap_or(libc::EIO));
+            }
+        }
+        if let Some(mode @ (FlushMode::NonVolatileMemory | FlushMode::NonVolatileMemoryNoDrain)) =
+            map.flush
+        {
+            flush_cache_lines(
+                map.base.wrapping_add(offset),
+                len,
+                mode == FlushMode::NonVolatileMemory,
+            );
+        }
+        Ok(())
+    }
+}
+
+/// Writes back the cache lines of a range (CLFLUSH), then fences if `drain`.
+#[cfg(target_arch = "x86_64")]
+fn flush_cache_lines(start: *mut u8, len: usize, drain: bool) {
+    use std::arch::x86_64::{_mm_clflush, _mm_sfence};
+    const LINE: usize = 64;
+    let first = start as usize / LINE * LINE;
+    let end = start as usize + len;
+    let mut line = first;
+    while line < end {
+        // SAFETY: every line lies inside the mapped range being flushed.
+        unsafe { _mm_clflush(line as *const u8) };
+        line += LINE;
+    }
+    if drain {
+        // SAFETY: a plain store fence.
+        unsafe { _mm_sfence() };
+    }
+}
+
+/// Elsewhere, a sequentially consistent fence stands in for the cache-line flush.
+#[cfg(not(target_arch = "x86_64"))]
+fn flush_cache_lines(_start: *mut u8, _len: usize, _drain: bool) {
+    std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+}
+
+impl Engine for Mapped {
+    fn push(&mut self, io: Io) -> io::Result<()> {
+        self.staged.push(io);
+        Ok(())
+    }
+
+    fn submit(&mut self, _wait_for: u32, _timeout: Option<Nanos>) -> io::Result<()> {
+        for i in 0..self.staged.len() {
+            let io = self.staged[i];
+            let result = self.perform(&io);
+            self.ready.push(Completion {
+                slot: io.slot,
+                result,
+            });
+        }
+        self.staged.clear();
+        Ok(())
+    }
+
+    fn reap(&mut self, out: &mut Vec<Completion>, max: usize) {
+        let n = self.ready.len().min(max);
+        out.extend(self.ready.drain(..n));
+    }
+}
+
+impl Drop for Mapped {
+    fn drop(&mut self) {
+        for map in &self.maps {
+            // SAFETY: mapped in `new` with this length, unmapped once.
+            unsafe { libc::munmap(map.base as *mut libc::c_void, map.len) };
+        }
+    }
+}
+
+// SAFETY: the mappings are owned by this engine, which lives on one worker thread.
+unsafe impl Send for Mapped {}

@@ -1,0 +1,268 @@
+//! A target and everything the workload does to it: the per-target half of the profile.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+/// A file or block device and the workload against it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Target {
+    /// The path as given (`*1`, `*2` … are template targets filled from the command line).
+    pub path: PathBuf,
+    /// Bytes per I/O.
+    pub block_size: u64,
+    /// `-B`: first byte of the range used.
+    pub base_offset: u64,
+    /// `-f`: the range ends before this offset.
+    pub max_size: Option<u64>,
+    /// `-c`: create the file with this size before the run.
+    pub create_size: Option<u64>,
+    /// `-o`: outstanding I/Os per thread on this target.
+    pub requests: u32,
+    /// `-t`: threads on this target (ignored with `-F`).
+    pub threads_per_target: u32,
+    /// `-T`: thread k starts at k × this.
+    pub thread_stride: u64,
+    /// How offsets are chosen.
+    pub access: Access,
+    /// `-rdpct`/`-rdabs`: non-uniform random offsets.
+    pub distribution: Option<Distribution>,
+    /// `-w`: percent of writes.
+    pub write_ratio: u8,
+    /// Page-cache use.
+    pub cache: CacheMode,
+    /// `-Sw`: every write is durable before it completes (O_DSYNC).
+    pub write_through: bool,
+    /// `-Sm`: memory-mapped I/O.
+    pub memory_mapped: bool,
+    /// `-N`: how memory-mapped writes are flushed.
+    pub flush: Option<FlushMode>,
+    /// What the write buffers hold.
+    pub write_buffer: WriteBuffer,
+    /// `-g`: rate cap per thread.
+    pub throughput: Option<Throughput>,
+    /// `-i`/`-j`: bursts of I/O separated by think time.
+    pub burst: Option<Burst>,
+    /// `-I`: I/O priority.
+    pub io_priority: IoPriority,
+    /// `-f<r|s|t>`: access-pattern hints.
+    pub hints: Hints,
+    /// `-l`: I/O buffers on huge pages.
+    pub large_pages: bool,
+    /// Share of a `-F`/`-O` thread's I/O that goes to this target (XML `<Weight>`).
+    pub weight: u32,
+    /// XML `<ThreadTargets>`: the only threads that use this target, with their weights.
+    pub thread_targets: Vec<ThreadTarget>,
+}
+
+impl Target {
+    /// A target with DiskSpd's defaults.
+    pub fn new(path: PathBuf) -> Self {
+        Target {
+            path,
+            block_size: super::DEFAULT_BLOCK_SIZE,
+            base_offset: 0,
+            max_size: None,
+            create_size: None,
+            requests: super::DEFAULT_REQUESTS,
+            threads_per_target: 1,
+            thread_stride: 0,
+            access: Access::Sequential {
+                stride: super::DEFAULT_BLOCK_SIZE,
+                interlocked: false,
+                parallel: false,
+            },
+            distribution: None,
+            write_ratio: 0,
+            cache: CacheMode::Cached,
+            write_through: false,
+            memory_mapped: false,
+            flush: None,
+            write_buffer: WriteBuffer::Pattern,
+            throughput: None,
+            burst: None,
+            io_priority: IoPriority::Normal,
+            hints: Hints::default(),
+            large_pages: false,
+            weight: 1,
+            thread_targets: Vec::new(),
+        }
+    }
+
+    /// Whether the path is a template (`*1`) still waiting for a command-line target.
+    pub fn is_template(&self) -> bool {
+        self.path.as_os_str().as_encoded_bytes().first() == Some(&b'*')
+    }
+}
+
+/// Offset pattern.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Access {
+    /// Sequential with a stride.
+    Sequential {
+        /// Bytes between consecutive offsets.
+        stride: u64,
+        /// `-si`: one shared offset per target.
+        interlocked: bool,
+        /// `-p`: every outstanding I/O of a thread walks its own copy of the sequence.
+        parallel: bool,
+    },
+    /// Random offsets, multiples of `align`; with `ratio` < 100, runs of sequential I/O between
+    /// random jumps (`-rs`).
+    Random {
+        /// Offsets are multiples of this.
+        align: u64,
+        /// Percent of I/Os at a random offset (100 = all).
+        ratio: u8,
+    },
+}
+
+impl Access {
+    /// The alignment (random) or stride (sequential).
+    pub fn alignment(self) -> u64 {
+        match self {
+            Access::Sequential { stride, .. } => stride,
+            Access::Random { align, .. } => align,
+        }
+    }
+}
+
+/// `-rdpct`/`-rdabs`: how random I/O is spread over the target.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Distribution {
+    /// Ranges as percentages of the target or as byte lengths.
+    pub kind: DistributionKind,
+    /// Consecutive ranges, each with its share of the I/O. The last range absorbs what remains.
+    pub ranges: Vec<DistributionRange>,
+}
+
+/// Units of a distribution's ranges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DistributionKind {
+    /// `-rdpct`: spans are percentages of the target.
+    Percent,
+    /// `-rdabs`: spans are byte lengths; 0 means "to the end".
+    Absolute,
+}
+
+/// One range of a distribution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct DistributionRange {
+    /// Percent of the I/O (0 makes a hole).
+    pub io_percent: u32,
+    /// Percent of the target, or bytes (0 = to the end, absolute only).
+    pub span: u64,
+}
+
+/// Page-cache use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CacheMode {
+    /// Buffered I/O through the page cache.
+    Cached,
+    /// `-Su`: O_DIRECT.
+    DisableOsCache,
+}
+
+/// `-N`: how memory-mapped writes are made durable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FlushMode {
+    /// `-Nv`: msync(MS_SYNC) of the written range (FlushViewOfFile).
+    ViewOfFile,
+    /// `-Nn`: flush the written cache lines and fence (persistent-memory semantics).
+    NonVolatileMemory,
+    /// `-Ni`: flush the written cache lines without the final fence.
+    NonVolatileMemoryNoDrain,
+}
+
+/// Content of the write buffers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum WriteBuffer {
+    /// Bytes 0, 1, …, 255, 0, … (DiskSpd's default).
+    Pattern,
+    /// `-Z`: zeros.
+    Zero,
+    /// `-Z<size>[,file]`: each write copies a random window of a source buffer.
+    Source {
+        /// Size of the source buffer.
+        size: u64,
+        /// File the source is filled from (repeated); random data when `None`.
+        file: Option<PathBuf>,
+    },
+}
+
+/// A throughput cap per thread per target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Throughput {
+    /// `-g<n>`: bytes per millisecond.
+    BytesPerMs(u64),
+    /// `-g<n>i`: I/Os per second.
+    Iops(u64),
+}
+
+/// `-i`/`-j`: issue `size` I/Os, then pause `think_ms`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Burst {
+    /// I/Os per burst (split between the threads sharing the target).
+    pub size: u32,
+    /// Milliseconds between bursts.
+    pub think_ms: u32,
+}
+
+/// `-I`: DiskSpd's I/O priority hint, mapped to Linux I/O priorities.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IoPriority {
+    /// `-I1`: the idle class.
+    VeryLow,
+    /// `-I2`: best effort, lowest level (7).
+    Low,
+    /// `-I3`: the default.
+    Normal,
+}
+
+impl IoPriority {
+    /// DiskSpd's number (1, 2, 3).
+    pub fn number(self) -> u8 {
+        match self {
+            IoPriority::VeryLow => 1,
+            IoPriority::Low => 2,
+            IoPriority::Normal => 3,
+        }
+    }
+
+    /// The value for `ioprio_set` and io_uring's per-I/O priority (0 = inherit).
+    pub fn linux_ioprio(self) -> u16 {
+        const CLASS_SHIFT: u16 = 13;
+        match self {
+            IoPriority::VeryLow => 3 << CLASS_SHIFT,
+            IoPriority::Low => (2 << CLASS_SHIFT) | 7,
+            IoPriority::Normal => 0,
+        }
+    }
+}
+
+/// `-f<r|s|t>`: hints passed to the kernel with posix_fadvise.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Hints {
+    /// `s`: POSIX_FADV_SEQUENTIAL.
+    pub sequential_scan: bool,
+    /// `r`: POSIX_FADV_RANDOM.
+    pub random_access: bool,
+    /// `t`: Windows' temporary-file attribute; Linux has none, so it is recorded and ignored.
+    pub temporary: bool,
+}
+
+/// XML `<ThreadTarget>`: a thread of a `-F` pool that uses the target, with its weight.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ThreadTarget {
+    /// The thread number.
+    pub thread: u32,
+    /// The weight for this thread (0 = the target's weight).
+    pub weight: u32,
+}

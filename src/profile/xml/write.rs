@@ -1,0 +1,298 @@
+//! [`Profile`] → DiskSpd's XML profile, element for element as DiskSpd writes it, so that `-Rpxml`
+//! output runs again with `-X` and DiskSpd's own tools read it.
+
+use std::fmt::Write as _;
+
+use crate::profile::{
+    Access, Affinity, Batch, BufferSeparation, CacheMode, DistributionKind, Efficiency, EtwTimer,
+    FlushMode, Precreate, Profile, ResultFormat, Target, Throughput, TimeSpan, WriteBuffer,
+};
+
+/// Escapes text and attribute values (`&`, `<`, `>`, `"`, `'`).
+pub fn escape(text: &str) -> String {
+    quick_xml::escape::escape(text).into_owned()
+}
+
+/// An indenting writer.
+struct Out {
+    text: String,
+    depth: usize,
+}
+
+impl Out {
+    fn line(&mut self, content: &str) {
+        let _ = writeln!(self.text, "{:width$}{content}", "", width = self.depth * 2);
+    }
+
+    fn open(&mut self, tag: &str) {
+        self.line(&format!("<{tag}>"));
+        self.depth += 1;
+    }
+
+    fn close(&mut self, tag: &str) {
+        self.depth -= 1;
+        self.line(&format!("</{tag}>"));
+    }
+
+    fn value(&mut self, tag: &str, value: impl std::fmt::Display) {
+        self.line(&format!("<{tag}>{value}</{tag}>"));
+    }
+
+    fn text(&mut self, tag: &str, value: &str) {
+        self.line(&format!("<{tag}>{}</{tag}>", escape(value)));
+    }
+}
+
+/// The profile document (what `-Rpxml` prints).
+pub fn write_profile(profile: &Profile) -> String {
+    profile_xml(profile, 0)
+}
+
+/// The `<Profile>` element indented by `depth` levels (for embedding in XML results).
+pub fn profile_xml(profile: &Profile, depth: usize) -> String {
+    let mut out = Out {
+        text: String::new(),
+        depth,
+    };
+    out.open("Profile");
+    out.value("Progress", profile.progress.unwrap_or(0));
+    out.value(
+        "ResultFormat",
+        match profile.result_format {
+            ResultFormat::Text => "text",
+            ResultFormat::Xml => "xml",
+            ResultFormat::Json => "json",
+        },
+    );
+    out.value("Verbose", profile.verbose);
+    if profile.verbose_stats {
+        out.value("VerboseStats", true);
+    }
+    if profile.experiment_flags != 0 {
+        out.value("ExperimentFlags", profile.experiment_flags);
+    }
+    if let Some(precreate) = profile.precreate {
+        out.value(
+            "PrecreateFiles",
+            match precreate {
+                Precreate::UseMaxSize => "UseMaxSize",
+                Precreate::OnlyFilesWithConstantSizes => "CreateOnlyFilesWithConstantSizes",
+                Precreate::OnlyFilesWithConstantOrZeroSizes => {
+                    "CreateOnlyFilesWithConstantOrZeroSizes"
+                }
+            },
+        );
+    }
+    let c = &profile.counters;
+    if c.any() || c.use_paged_memory || c.timer.is_some() {
+        out.open("ETW");
+        for (tag, on) in [
+            ("Process", c.process),
+            ("Thread", c.thread),
+            ("ImageLoad", c.image_load),
+            ("DiskIO", c.disk_io),
+            ("MemoryPageFaults", c.memory_page_faults),
+            ("MemoryHardFaults", c.memory_hard_faults),
+            ("Network", c.network),
+            ("Registry", c.registry),
+            ("UsePagedMemory", c.use_paged_memory),
+            ("UsePerfTimer", c.timer == Some(EtwTimer::PerfTimer)),
+            ("UseSystemTimer", c.timer == Some(EtwTimer::SystemTimer)),
+            ("UseCyclesCounter", c.timer == Some(EtwTimer::CyclesCounter)),
+        ] {
+            out.value(tag, on);
+        }
+        out.close("ETW");
+    }
+    out.open("TimeSpans");
+    for ts in &profile.timespans {
+        timespan(&mut out, ts);
+    }
+    out.close("TimeSpans");
+    out.close("Profile");
+    out.text
+}
+
+fn timespan(out: &mut Out, ts: &TimeSpan) {
+    out.open("TimeSpan");
+    out.value("CompletionRoutines", false);
+    out.value("MeasureLatency", ts.measure_latency);
+    out.value("CalculateIopsStdDev", ts.iops_interval_ms.is_some());
+    out.value("DisableAffinity", ts.affinity == Affinity::Disabled);
+    out.value("Duration", ts.duration_s);
+    out.value("Warmup", ts.warmup_s);
+    out.value("Cooldown", ts.cooldown_s);
+    out.value("ThreadCount", ts.thread_count.unwrap_or(0));
+    out.value("RequestCount", ts.request_count.unwrap_or(0));
+    out.value("IoBucketDuration", ts.iops_interval_ms.unwrap_or(1000));
+    out.value("RandSeed", ts.seed);
+    if ts.random_write_data {
+        out.value("RandomWriteData", true);
+    }
+    if let Affinity::Pinned { cpus, order } = &ts.affinity {
+        if !cpus.is_empty() {
+            out.open("Affinity");
+            for cpu in cpus {
+                out.line(&format!(
+                    "<AffinityGroupAssignment Group=\"0\" Processor=\"{cpu}\"/>"
+                ));
+            }
+            out.close("Affinity");
+        }
+        let efficiency = match order.efficiency {
+            Efficiency::PFirst => "PFirst",
+            Efficiency::FillPFirst => "FillPFirst",
+            Efficiency::EFirst => "EFirst",
+            Efficiency::FillEFirst => "FillEFirst",
+            Efficiency::Unordered => "Unordered",
+        };
+        out.line(&format!(
+            "<AffinityTraversal Group=\"{}\" Efficiency=\"{efficiency}\">{}</AffinityTraversal>",
+            if order.span_groups { "Span" } else { "Fill" },
+            if order.core_aware { "CoreAware" } else { "Cpu" }
+        ));
+    }
+    if let Some(ring) = ts.io_ring {
+        out.open("IoRing");
+        let (n, percent) = match ring.batch {
+            Batch::Count(n) => (n, false),
+            Batch::Percent(p) => (p, true),
+        };
+        out.line(&format!(
+            "<IoRingBatchSize Percent=\"{percent}\">{n}</IoRingBatchSize>"
+        ));
+        out.value("UseRegBuffer", ring.registered_buffers);
+        out.close("IoRing");
+    }
+    if let Some(depth) = ts.completion_depth {
+        out.value("CompletionDepth", depth);
+    }
+    if let Some(separation) = ts.buffer_separation {
+        out.value(
+            "BufferSeparation",
+            match separation {
+                BufferSeparation::ThreadOptimized => "PDECacheLine",
+                BufferSeparation::SystemDefault => "SystemDefault",
+            },
+        );
+    }
+    out.open("Targets");
+    for target in &ts.targets {
+        write_target(out, target);
+    }
+    out.close("Targets");
+    out.close("TimeSpan");
+}
+
+fn write_target(out: &mut Out, t: &Target) {
+    out.open("Target");
+    out.text("Path", &t.path.display().to_string());
+    out.value("BlockSize", t.block_size);
+    out.value("BaseFileOffset", t.base_offset);
+    out.value("SequentialScan", t.hints.sequential_scan);
+    out.value("RandomAccess", t.hints.random_access);
+    out.value("TemporaryFile", t.hints.temporary);
+    out.value("UseLargePages", t.large_pages);
+    if t.cache == CacheMode::DisableOsCache {
+        out.value("DisableOSCache", true);
+    }
+    if t.write_through {
+        out.value("WriteThrough", true);
+    }
+    if t.memory_mapped {
+        out.value("MemoryMappedIo", true);
+    }
+    if let Some(flush) = t.flush {
+        out.value(
+            "FlushType",
+            match flush {
+                FlushMode::ViewOfFile => "ViewOfFile",
+                FlushMode::NonVolatileMemory => "NonVolatileMemory",
+                FlushMode::NonVolatileMemoryNoDrain => "NonVolatileMemoryNoDrain",
+            },
+        );
+    }
+    out.open("WriteBufferContent");
+    match &t.write_buffer {
+        WriteBuffer::Pattern => out.value("Pattern", "sequential"),
+        WriteBuffer::Zero => out.value("Pattern", "zero"),
+        WriteBuffer::Source { size, file } => {
+            out.value("Pattern", "random");
+            out.open("RandomDataSource");
+            out.value("SizeInBytes", size);
+            if let Some(file) = file {
+                out.text("FilePath", &file.display().to_string());
+            }
+            out.close("RandomDataSource");
+        }
+    }
+    out.close("WriteBufferContent");
+    let parallel = matches!(t.access, Access::Sequential { parallel: true, .. });
+    out.value("ParallelAsyncIO", parallel);
+    if let Some(burst) = t.burst {
+        out.value("BurstSize", burst.size);
+        out.value("ThinkTime", burst.think_ms);
+    }
+    if let Some(size) = t.create_size {
+        out.value("FileSize", size);
+    }
+    match t.access {
+        Access::Random { align, ratio } => {
+            out.value("Random", align);
+            if ratio != 100 {
+                out.value("RandomRatio", ratio);
+            }
+            if let Some(d) = &t.distribution {
+                let kind = match d.kind {
+                    DistributionKind::Percent => "Percent",
+                    DistributionKind::Absolute => "Absolute",
+                };
+                out.open("Distribution");
+                out.open(kind);
+                for r in &d.ranges {
+                    out.line(&format!(
+                        "<Range IO=\"{}\">{}</Range>",
+                        r.io_percent, r.span
+                    ));
+                }
+                out.close(kind);
+                out.close("Distribution");
+            }
+        }
+        Access::Sequential {
+            stride,
+            interlocked,
+            ..
+        } => {
+            out.value("StrideSize", stride);
+            out.value("InterlockedSequential", interlocked);
+        }
+    }
+    out.value("ThreadStride", t.thread_stride);
+    out.value("MaxFileSize", t.max_size.unwrap_or(0));
+    out.value("RequestCount", t.requests);
+    out.value("WriteRatio", t.write_ratio);
+    match t.throughput {
+        Some(Throughput::Iops(n)) => {
+            out.line(&format!("<Throughput unit=\"IOPS\">{n}</Throughput>"))
+        }
+        Some(Throughput::BytesPerMs(n)) => out.value("Throughput", n),
+        None => out.value("Throughput", 0),
+    }
+    out.value("ThreadsPerFile", t.threads_per_target);
+    out.value("IOPriority", t.io_priority.number());
+    out.value("Weight", t.weight);
+    if !t.thread_targets.is_empty() {
+        out.open("ThreadTargets");
+        for tt in &t.thread_targets {
+            out.open("ThreadTarget");
+            out.value("Thread", tt.thread);
+            if tt.weight != 0 {
+                out.value("Weight", tt.weight);
+            }
+            out.close("ThreadTarget");
+        }
+        out.close("ThreadTargets");
+    }
+    out.close("Target");
+}
