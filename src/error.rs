@@ -31,6 +31,9 @@ pub enum Error {
     /// The run failed.
     #[error(transparent)]
     Run(#[from] RunError),
+    /// A report file could not be written.
+    #[error(transparent)]
+    Output(#[from] crate::output::OutputError),
 }
 
 impl Error {
@@ -39,7 +42,7 @@ impl Error {
         match self {
             Error::Cli(_) | Error::Profile(_) | Error::Plan(_) => EXIT_BAD_INPUT,
             Error::Target(e) if e.is_input_error() => EXIT_BAD_INPUT,
-            Error::Target(_) | Error::Run(_) => EXIT_RUN_ERROR,
+            Error::Target(_) | Error::Run(_) | Error::Output(_) => EXIT_RUN_ERROR,
         }
     }
 }

@@ -15,6 +15,7 @@ pub mod counters;
 pub mod engine;
 mod error;
 pub mod events;
+pub mod output;
 pub mod plan;
 pub mod profile;
 pub mod report;

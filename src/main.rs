@@ -1,4 +1,5 @@
-//! iospd: parse → plan → run → report; errors are printed once and mapped to DiskSpd's exit codes.
+//! iospd: parse → resolve → run → report; errors are printed once and mapped to DiskSpd's exit
+//! codes (0 success, 1 run error, 3 bad input).
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -7,10 +8,12 @@ use std::sync::atomic::Ordering;
 
 use iospd::cli::{self, CliError, Command};
 use iospd::clock::Monotonic;
-use iospd::engine::{self, EngineKind};
-use iospd::report::{Report, text, utc_string};
+use iospd::engine::{self, EngineKind, Op};
+use iospd::profile::{Action, CacheMode, Profile, Target};
+use iospd::report::{self, Report, utc_string};
+use iospd::stats::IoFailure;
 use iospd::system::{Host, LinuxHost};
-use iospd::{EXIT_BAD_INPUT, EXIT_RUN_ERROR, Error, profile, run};
+use iospd::{EXIT_BAD_INPUT, EXIT_RUN_ERROR, Error, events, output, profile, run};
 
 fn main() -> ExitCode {
     let argv: Vec<OsString> = std::env::args_os().collect();
@@ -44,12 +47,36 @@ fn app(argv: &[OsString]) -> Result<u8, Error> {
         eprintln!("{warning}");
     }
     let profile = resolved.profile;
-    if profile.action == profile::Action::PrintProfile {
-        print!("{}", text::profile_text(&profile, &[]));
-        return Ok(0);
+    let host = LinuxHost;
+    match &profile.action {
+        Action::PrintProfile => {
+            print!(
+                "{}",
+                report::profile_document(&profile, profile.result_format)
+            );
+            return Ok(0);
+        }
+        Action::PrintSystem => {
+            let now = host.wall_clock();
+            print!(
+                "{}",
+                report::system_document(&host.system_info(), now, profile.result_format)
+            );
+            return Ok(0);
+        }
+        Action::SetEvent(name) => {
+            events::set(name).map_err(|source| run::RunError::Event {
+                name: name.clone(),
+                path: events::path(name),
+                source,
+            })?;
+            // DiskSpd's -ye: set the event, say so, and exit with 1.
+            println!("Successfully set event: '{name}'\nNow exiting...");
+            return Ok(EXIT_RUN_ERROR);
+        }
+        Action::Run => {}
     }
     let engine = usable_engine(profile.engine);
-    let host = LinuxHost;
     run::install_stop_signals();
     let verbose = profile.verbose;
     let log = |line: &str| {
@@ -68,19 +95,27 @@ fn app(argv: &[OsString]) -> Result<u8, Error> {
         &log,
     )?;
     let report = Report::new(&profile, &host.system_info(), &results);
-    print!("{}", text::render(&report));
+    print!("{}", report.render(profile.result_format));
     let _ = std::io::stdout().flush();
-    let last = results.timespans.last();
-    if let Some(failure) = last.and_then(|t| t.failure.as_ref()) {
-        let target = &profile.timespans[results.timespans.len() - 1].targets[failure.target];
+    output::write_outputs(&report, &profile.outputs)?;
+    finish(&profile, &results)
+}
+
+/// The exit status and the closing remark after the report is out.
+fn finish(profile: &Profile, results: &iospd::stats::RunResults) -> Result<u8, Error> {
+    let Some((index, last)) = results.timespans.iter().enumerate().next_back() else {
+        return Ok(0);
+    };
+    if let Some(failure) = &last.failure {
+        let target = &profile.timespans[index].targets[failure.target];
         eprintln!("iospd: {}", describe_failure(failure, target));
         return Ok(EXIT_RUN_ERROR);
     }
-    if last.is_some_and(|t| t.window.is_none()) {
+    if last.window.is_none() {
         eprintln!("iospd: interrupted before the measured window began; no results");
         return Ok(EXIT_RUN_ERROR);
     }
-    if run::STOP.load(Ordering::SeqCst) != 0 {
+    if run::STOP.load(Ordering::SeqCst) != 0 || last.interrupted {
         eprintln!(
             "iospd: interrupted; the results cover the measured window up to the interruption"
         );
@@ -109,14 +144,12 @@ fn usable_engine(requested: EngineKind) -> EngineKind {
     }
 }
 
-fn describe_failure(failure: &iospd::stats::IoFailure, target: &iospd::profile::Target) -> String {
+fn describe_failure(failure: &IoFailure, target: &Target) -> String {
     let what = if failure.result < 0 {
         let error = std::io::Error::from_raw_os_error(-failure.result);
         let mut text = error.to_string();
-        if failure.result == -libc::EINVAL && target.cache == profile::CacheMode::DisableOsCache {
-            text.push_str(
-                " (O_DIRECT needs offsets, sizes and buffers aligned to the device's logical block size)",
-            );
+        if failure.result == -libc::EINVAL && target.cache == CacheMode::DisableOsCache {
+            text.push_str(" (O_DIRECT needs offsets, sizes and buffers aligned to the device's logical block size)");
         }
         text
     } else {
@@ -126,8 +159,8 @@ fn describe_failure(failure: &iospd::stats::IoFailure, target: &iospd::profile::
         )
     };
     let op = match failure.op {
-        iospd::engine::Op::Read => "read",
-        iospd::engine::Op::Write => "write",
+        Op::Read => "read",
+        Op::Write => "write",
     };
     format!(
         "{op} of {} bytes at offset {} on '{}' by thread {} failed: {what}; the run stopped and the results above cover the time before the failure",

@@ -5,11 +5,13 @@ use std::fs;
 use std::path::Path;
 use std::time::SystemTime;
 
+use serde::Serialize;
+
 use crate::stats::CpuTimes;
 use crate::stats::cpu::read_proc_stat;
 
 /// One logical CPU's place in the topology.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct CpuTopology {
     /// Logical CPU number.
     pub cpu: u32,
@@ -24,7 +26,8 @@ pub struct CpuTopology {
 }
 
 /// Data, instruction or unified cache.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum CacheKind {
     /// Data cache.
     Data,
@@ -35,15 +38,17 @@ pub enum CacheKind {
 }
 
 /// One cache instance.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub struct CacheInfo {
     /// 1, 2, 3…
     pub level: u8,
     /// What it caches.
     pub kind: CacheKind,
     /// Size in bytes.
+    #[serde(rename = "size_bytes")]
     pub size: u64,
     /// Line size in bytes.
+    #[serde(rename = "line_bytes")]
     pub line: u32,
     /// Associativity (ways).
     pub ways: u32,
@@ -52,7 +57,7 @@ pub struct CacheInfo {
 }
 
 /// Facts about the machine for the report.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SystemInfo {
     /// Host name.
     pub computer_name: String,
@@ -63,6 +68,7 @@ pub struct SystemInfo {
     /// The cpufreq governor (Linux's closest thing to a power scheme), or empty.
     pub power_scheme: String,
     /// Page size in bytes.
+    #[serde(rename = "page_size_bytes")]
     pub page_size: u64,
     /// Online CPUs.
     pub cpus: Vec<CpuTopology>,

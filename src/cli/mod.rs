@@ -18,7 +18,7 @@ pub use raw::RawArgs;
 use lex::Token;
 
 /// What the command line asks for.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Command {
     /// `-?`: print usage.
     Help,

@@ -48,7 +48,7 @@ pub struct DistributionArg {
 }
 
 /// Every option of the command line, each `None`/`false`/empty until given.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct RawArgs {
     /// Every option token, in order, for the rules about what may accompany `-X`.
     pub given: Vec<String>,
@@ -166,6 +166,8 @@ pub struct RawArgs {
     pub spin_us: Option<u32>,
     /// `--output=`: report files.
     pub outputs: Vec<PathBuf>,
+    /// `--percentiles=`: extra percentiles for JSON and XML.
+    pub percentiles: Vec<f64>,
     /// Target paths in command-line order.
     pub targets: Vec<PathBuf>,
 }

@@ -20,7 +20,8 @@ pub use psync::Psync;
 pub use uring::{Uring, probe as probe_io_uring};
 
 /// Read or write.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Op {
     /// Read from the target into the slot's read buffer.
     Read = 0,
@@ -89,7 +90,7 @@ impl fmt::Display for EngineKind {
 }
 
 /// What an engine could set up on this kernel, for the report.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct EngineSetup {
     /// The engine that ran.
     pub kind: EngineKind,

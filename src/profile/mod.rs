@@ -37,7 +37,7 @@ pub const DEFAULT_IOPS_INTERVAL_MS: u32 = 1000;
 pub const DEFAULT_PROGRESS: u64 = 65536;
 
 /// A whole run: global settings and one or more timespans executed in order.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Profile {
     /// The command line as typed, for the report header.
     pub command_line: String,
@@ -65,6 +65,8 @@ pub struct Profile {
     pub spin: Spin,
     /// `--output`: report files written besides stdout.
     pub outputs: Vec<PathBuf>,
+    /// `--percentiles`: percentiles reported besides DiskSpd's rows and every integer one.
+    pub percentiles: Vec<f64>,
     /// The timespans, run in order.
     pub timespans: Vec<TimeSpan>,
 }

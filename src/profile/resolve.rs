@@ -16,7 +16,7 @@ use crate::cli::units::Size;
 use crate::engine::EngineKind;
 
 /// A resolved profile and the warnings DiskSpd would print for it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Resolved {
     /// The profile.
     pub profile: Profile,
@@ -55,6 +55,7 @@ pub fn resolve(raw: &RawArgs, command_line: String) -> Result<Resolved, ProfileE
     profile.engine = raw.engine.unwrap_or(EngineKind::IoUring);
     profile.spin = raw.spin_us.map_or(Spin::Auto, Spin::Micros);
     profile.outputs = raw.outputs.clone();
+    profile.percentiles = raw.percentiles.clone();
     for ts in &mut profile.timespans {
         if let Some(seed) = raw.seed {
             ts.seed = seed;
@@ -274,6 +275,7 @@ fn from_command_line(raw: &RawArgs) -> Result<Profile, ProfileError> {
         engine: EngineKind::IoUring,
         spin: Spin::Auto,
         outputs: Vec::new(),
+        percentiles: Vec::new(),
         timespans: vec![timespan],
     })
 }

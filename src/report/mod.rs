@@ -1,65 +1,119 @@
-//! The report model: every number any format prints, computed once from the profile and the
-//! measurements. Formatters (one per file) only lay these numbers out.
+//! The report model: every number any format prints, computed once from the profile, the machine
+//! and the measurements. Values are kept in base units (bytes, nanoseconds, per second) under
+//! names that say so; the formatters (one per file) only convert units and lay numbers out. The
+//! model serialises as the JSON results.
 
+pub mod json;
 pub mod text;
+pub mod xml;
 
 use std::time::SystemTime;
 
-use crate::engine::EngineSetup;
-use crate::profile::{Profile, TimeSpan};
-use crate::stats::cpu::{CpuUsage, usage_between};
-use crate::stats::intervals::iops_stddev;
-use crate::stats::{OpStats, RunResults, TargetStats, TimeSpanResults};
-use crate::system::SystemInfo;
+use serde::Serialize;
 
-/// DiskSpd's percentile rows, in order, with their labels (min and max come from the exact values).
-pub const PERCENTILE_ROWS: [(&str, f64); 15] = [
+use crate::counters::Counter;
+use crate::engine::{EngineSetup, Op};
+use crate::profile::{Profile, ResultFormat, TimeSpan};
+use crate::stats::cpu::{CpuUsage, usage_between};
+use crate::stats::intervals::{Interval, iops_stddev, valid};
+use crate::stats::{IoFailure, OpStats, RunResults, TimeSpanResults, WaitStats};
+use crate::system::SystemInfo;
+use crate::worker::distribution::EffectiveRange;
+
+/// The JSON schema version of [`Report`].
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// DiskSpd's text percentile rows, in order, with their labels.
+pub const TEXT_ROWS: [(&str, f64); 15] = [
     ("min", 0.0),
-    ("25th", 0.25),
-    ("50th", 0.50),
-    ("75th", 0.75),
-    ("90th", 0.90),
-    ("95th", 0.95),
-    ("99th", 0.99),
-    ("3-nines", 0.999),
-    ("4-nines", 0.9999),
-    ("5-nines", 0.99999),
-    ("6-nines", 0.999999),
-    ("7-nines", 0.9999999),
-    ("8-nines", 0.99999999),
-    ("9-nines", 0.999999999),
-    ("max", 1.0),
+    ("25th", 25.0),
+    ("50th", 50.0),
+    ("75th", 75.0),
+    ("90th", 90.0),
+    ("95th", 95.0),
+    ("99th", 99.0),
+    ("3-nines", 99.9),
+    ("4-nines", 99.99),
+    ("5-nines", 99.999),
+    ("6-nines", 99.9999),
+    ("7-nines", 99.99999),
+    ("8-nines", 99.999999),
+    ("9-nines", 99.9999999),
+    ("max", 100.0),
 ];
 
+/// The nines DiskSpd's XML lists after the integer percentiles.
+pub const NINES: [f64; 7] = [
+    99.9, 99.99, 99.999, 99.9999, 99.99999, 99.999999, 99.9999999,
+];
+
+/// DiskSpd's XML percentiles: 0, 1, …, 99, the nines, 100.
+pub fn xml_percentiles() -> Vec<f64> {
+    (0..100)
+        .map(f64::from)
+        .chain(NINES)
+        .chain([100.0])
+        .collect()
+}
+
+/// The percentiles the model computes: DiskSpd's rows, every integer percentile, and `extra`.
+pub fn percentile_list(extra: &[f64]) -> Vec<f64> {
+    let mut list = xml_percentiles();
+    list.extend(TEXT_ROWS.iter().map(|(_, p)| *p));
+    list.extend_from_slice(extra);
+    list.sort_by(|a, b| a.total_cmp(b));
+    list.dedup();
+    list
+}
+
 /// The whole report.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Report {
-    /// The profile that ran.
+    /// Version of this document's layout.
+    pub schema_version: u32,
+    /// The program that wrote it.
+    pub tool: Tool,
+    /// The profile that ran, fully resolved.
     pub profile: Profile,
     /// The machine.
     pub system: SystemInfo,
-    /// One entry per timespan.
+    /// One entry per timespan that ran.
     pub timespans: Vec<TimeSpanReport>,
+    /// Sums over every timespan that measured something (when there are several).
+    pub totals: Option<Totals>,
+}
+
+/// Name and version.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Tool {
+    /// `iospd`.
+    pub name: &'static str,
+    /// The crate version.
+    pub version: &'static str,
 }
 
 /// One timespan's numbers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TimeSpanReport {
-    /// When the run started.
-    pub start_time: SystemTime,
+    /// When the run started, `YYYY/MM/DD HH:MM:SS UTC`.
+    pub start_time_utc: String,
     /// The engine that ran.
     pub engine: EngineSetup,
-    /// The completion polling budget the threads used, in nanoseconds.
+    /// The completion polling budget the threads used.
     pub spin_ns: u64,
+    /// A signal or a `-yp` event cut the run short.
+    pub interrupted: bool,
+    /// The I/O that failed and stopped the run.
+    pub failure: Option<IoFailure>,
     /// The measurements; `None` when the run stopped before the measured window.
     pub measured: Option<Measured>,
 }
 
 /// Numbers of a timespan that reached its measured window.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Measured {
-    /// Length of the measured window in seconds.
-    pub seconds: f64,
+    /// Length of the measured window.
+    pub duration_s: f64,
     /// Worker threads.
     pub thread_count: usize,
     /// CPUs the threads were pinned to (empty without affinity).
@@ -68,112 +122,365 @@ pub struct Measured {
     pub cpu: Vec<CpuUsage>,
     /// Mean over CPUs.
     pub cpu_average: CpuUsage,
-    /// Reads and writes.
-    pub total: Section,
+    /// Every thread and target together.
+    pub totals: Directions,
+    /// Per target path, over its threads (in first-seen order).
+    pub targets: Vec<TargetTotals>,
+    /// Per thread and target.
+    pub threads: Vec<ThreadReport>,
+    /// `-e` counter changes over the window.
+    pub counters: Vec<Counter>,
+    /// `-rd` distributions as applied to each target.
+    pub distributions: Vec<DistributionReport>,
+}
+
+/// Reads, writes, and both.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Directions {
     /// Reads.
-    pub read: Section,
+    pub read: Direction,
     /// Writes.
-    pub write: Section,
-    /// Percentile tables: one per target path when there are several, then the total.
-    pub latency: Vec<LatencyTable>,
+    pub write: Direction,
+    /// Reads and writes together.
+    pub total: Direction,
 }
 
-/// A Total/Read/Write table.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Section {
-    /// One row per thread and target.
-    pub rows: Vec<Row>,
-    /// The sum over rows.
-    pub total: Row,
-}
-
-/// One line of a Total/Read/Write table.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Row {
-    /// Global thread number.
-    pub thread: u32,
-    /// Target path.
-    pub path: String,
-    /// Target size in bytes.
-    pub target_size: u64,
-    /// Bytes moved.
+/// Counts, rates and latency of one direction.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Direction {
+    /// I/Os completed in the window.
+    pub ios: u64,
+    /// Bytes they moved.
     pub bytes: u64,
+    /// I/Os per second of window.
+    pub ios_per_s: f64,
+    /// Bytes per second of window.
+    pub bytes_per_s: f64,
+    /// Latency statistics; `None` without I/O.
+    pub latency: Option<Latency>,
+    /// `-D`: standard deviation of IOPS across intervals.
+    pub ios_per_s_stddev: Option<f64>,
+    /// `-D`: one entry per interval.
+    pub intervals: Vec<IntervalReport>,
+}
+
+/// Latency of one direction.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Latency {
+    /// Samples.
+    pub count: u64,
+    /// Exact minimum.
+    pub min_ns: u64,
+    /// Exact maximum.
+    pub max_ns: u64,
+    /// Exact mean.
+    pub mean_ns: f64,
+    /// Exact population standard deviation.
+    pub stddev_ns: f64,
+    /// Nearest-rank percentiles.
+    pub percentiles: Vec<Percentile>,
+    /// Distinct histogram buckets with samples.
+    pub distinct_values: usize,
+    /// The histogram in HdrHistogram's compressed V2 format, base64-encoded.
+    pub histogram_v2: String,
+}
+
+impl Latency {
+    /// The value at percentile `p` (which must be in the computed list).
+    pub fn at(&self, p: f64) -> u64 {
+        self.percentiles
+            .iter()
+            .find(|x| x.percentile == p)
+            .map_or(0, |x| x.value_ns)
+    }
+}
+
+/// One percentile.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Percentile {
+    /// 0 to 100.
+    pub percentile: f64,
+    /// Latency at that percentile.
+    pub value_ns: u64,
+}
+
+/// One `-D` interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct IntervalReport {
+    /// End of the interval, from the start of the window.
+    pub end_ms: u64,
     /// I/Os completed.
     pub ios: u64,
-    /// MiB per second.
-    pub mib_per_s: f64,
-    /// I/Os per second.
-    pub iops: f64,
-    /// Mean latency in milliseconds.
-    pub avg_latency_ms: f64,
-    /// Standard deviation of IOPS across `-D` intervals.
-    pub iops_stddev: f64,
-    /// Standard deviation of latency in milliseconds; `None` without samples.
-    pub latency_stddev_ms: Option<f64>,
+    /// I/Os per second in the interval.
+    pub ios_per_s: f64,
+    /// Latency minimum (0 without I/O).
+    pub latency_min_ns: u64,
+    /// Latency maximum.
+    pub latency_max_ns: u64,
+    /// Latency mean.
+    pub latency_mean_ns: f64,
+    /// Latency standard deviation.
+    pub latency_stddev_ns: f64,
 }
 
-/// One percentile table.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LatencyTable {
-    /// The target path, or `None` for the total over all targets.
-    pub path: Option<String>,
-    /// One row per entry of [`PERCENTILE_ROWS`].
-    pub rows: Vec<LatencyRow>,
+/// One target path over all its threads.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TargetTotals {
+    /// The path.
+    pub path: String,
+    /// Reads, writes, both.
+    #[serde(flatten)]
+    pub directions: Directions,
 }
 
-/// One percentile across directions, in milliseconds.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LatencyRow {
-    /// `min`, `25th`, … `max`.
-    pub label: &'static str,
-    /// Reads; `None` without reads.
-    pub read: Option<f64>,
-    /// Writes; `None` without writes.
-    pub write: Option<f64>,
+/// One thread.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ThreadReport {
+    /// Global thread number.
+    pub thread: u32,
+    /// CPU it was pinned to.
+    pub cpu: Option<u32>,
+    /// How it waited.
+    pub waits: WaitStats,
+    /// Engine submissions per second of window.
+    pub submits_per_s: f64,
+    /// Its targets.
+    pub targets: Vec<ThreadTarget>,
+}
+
+/// One target of one thread.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ThreadTarget {
+    /// Index of the target in the timespan.
+    pub target: usize,
+    /// The path.
+    pub path: String,
+    /// Size of the file or device.
+    pub size_bytes: u64,
+    /// Reads, writes, both.
+    #[serde(flatten)]
+    pub directions: Directions,
+}
+
+/// A `-rd` distribution as applied to a target.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DistributionReport {
+    /// The path.
+    pub path: String,
+    /// Threads that use it.
+    pub threads: Vec<u32>,
+    /// The effective ranges, relative to the base offset.
+    pub ranges: Vec<EffectiveRange>,
+}
+
+/// Sums over several timespans.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Totals {
+    /// Measured seconds, summed.
+    pub duration_s: f64,
+    /// Reads.
+    pub read: Sum,
+    /// Writes.
+    pub write: Sum,
     /// Both.
-    pub total: f64,
+    pub total: Sum,
 }
 
-const NS_PER_MS: f64 = 1_000_000.0;
+/// Counts and rates summed over timespans.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Sum {
+    /// I/Os.
+    pub ios: u64,
+    /// Bytes.
+    pub bytes: u64,
+    /// I/Os per second.
+    pub ios_per_s: f64,
+    /// Bytes per second.
+    pub bytes_per_s: f64,
+}
 
 impl Report {
     /// Builds the report from a profile, the machine and the measurements.
     pub fn new(profile: &Profile, system: &SystemInfo, results: &RunResults) -> Report {
-        let timespans = profile
+        let percentiles = percentile_list(&profile.percentiles);
+        let timespans: Vec<TimeSpanReport> = profile
             .timespans
             .iter()
             .zip(&results.timespans)
             .map(|(ts, r)| TimeSpanReport {
-                start_time: r.start_time,
+                start_time_utc: utc_string(r.start_time),
                 engine: r.engine,
                 spin_ns: r.spin_ns,
-                measured: r.window.map(|window| measured(ts, r, window as f64 / 1e9)),
+                interrupted: r.interrupted,
+                failure: r.failure.clone(),
+                measured: r
+                    .window
+                    .map(|w| measured(ts, r, w as f64 / 1e9, &percentiles)),
             })
             .collect();
+        let measured: Vec<&Measured> = timespans
+            .iter()
+            .filter_map(|t| t.measured.as_ref())
+            .collect();
+        let totals = (profile.timespans.len() > 1).then(|| {
+            let duration_s: f64 = measured.iter().map(|m| m.duration_s).sum();
+            let sum = |pick: fn(&Directions) -> &Direction| {
+                let ios = measured.iter().map(|m| pick(&m.totals).ios).sum();
+                let bytes = measured.iter().map(|m| pick(&m.totals).bytes).sum();
+                Sum {
+                    ios,
+                    bytes,
+                    ios_per_s: rate(ios, duration_s),
+                    bytes_per_s: rate(bytes, duration_s),
+                }
+            };
+            Totals {
+                duration_s,
+                read: sum(|d| &d.read),
+                write: sum(|d| &d.write),
+                total: sum(|d| &d.total),
+            }
+        });
         Report {
+            schema_version: SCHEMA_VERSION,
+            tool: Tool {
+                name: "iospd",
+                version: env!("CARGO_PKG_VERSION"),
+            },
             profile: profile.clone(),
             system: system.clone(),
             timespans,
+            totals,
+        }
+    }
+
+    /// The report in `format`.
+    pub fn render(&self, format: ResultFormat) -> String {
+        match format {
+            ResultFormat::Text => text::render(self),
+            ResultFormat::Xml => xml::render(self),
+            ResultFormat::Json => json::render(self),
         }
     }
 }
 
-#[derive(Clone, Copy)]
-enum Direction {
-    Total,
-    Read,
-    Write,
-}
-
-fn pick(stats: &TargetStats, direction: Direction) -> OpStats {
-    match direction {
-        Direction::Total => stats.total(),
-        Direction::Read => stats.read.clone(),
-        Direction::Write => stats.write.clone(),
+/// What `-Rp` prints: the resolved profile in `format`.
+pub fn profile_document(profile: &Profile, format: ResultFormat) -> String {
+    match format {
+        ResultFormat::Text => text::profile_text(profile, &[]),
+        ResultFormat::Xml => crate::profile::xml::write_profile(profile),
+        ResultFormat::Json => {
+            let mut text =
+                serde_json::to_string_pretty(profile).expect("a profile always serialises");
+            text.push('\n');
+            text
+        }
     }
 }
 
-fn measured(ts: &TimeSpan, results: &TimeSpanResults, seconds: f64) -> Measured {
+/// What `-Rs` prints: the system information in `format`.
+pub fn system_document(system: &SystemInfo, now: SystemTime, format: ResultFormat) -> String {
+    let now = utc_string(now);
+    match format {
+        ResultFormat::Text => text::system_text(system, &now),
+        ResultFormat::Xml => {
+            let mut out = crate::profile::xml::Out::new(0);
+            xml::system(&mut out, system, &now, env!("CARGO_PKG_VERSION"));
+            out.text
+        }
+        ResultFormat::Json => {
+            let mut text =
+                serde_json::to_string_pretty(system).expect("system information always serialises");
+            text.push('\n');
+            text
+        }
+    }
+}
+
+fn rate(count: u64, seconds: f64) -> f64 {
+    if seconds > 0.0 {
+        count as f64 / seconds
+    } else {
+        0.0
+    }
+}
+
+fn direction(
+    stats: &OpStats,
+    seconds: f64,
+    interval_ms: Option<u32>,
+    percentiles: &[f64],
+) -> Direction {
+    let h = &stats.latency;
+    let latency = (h.count() > 0).then(|| {
+        let fractions: Vec<f64> = percentiles.iter().map(|p| p / 100.0).collect();
+        Latency {
+            count: h.count(),
+            min_ns: h.min(),
+            max_ns: h.max(),
+            mean_ns: h.mean(),
+            stddev_ns: h.stddev(),
+            percentiles: percentiles
+                .iter()
+                .zip(h.percentiles(&fractions))
+                .map(|(&percentile, value_ns)| Percentile {
+                    percentile,
+                    value_ns,
+                })
+                .collect(),
+            distinct_values: h.distinct_values(),
+            histogram_v2: h.encode_v2(),
+        }
+    });
+    let intervals = match interval_ms {
+        None => Vec::new(),
+        Some(ms) => valid(&stats.intervals)
+            .iter()
+            .enumerate()
+            .map(|(i, b): (usize, &Interval)| IntervalReport {
+                end_ms: (i as u64 + 1) * ms as u64,
+                ios: b.count,
+                ios_per_s: b.count as f64 * 1000.0 / ms as f64,
+                latency_min_ns: if b.count == 0 { 0 } else { b.min_ns },
+                latency_max_ns: b.max_ns,
+                latency_mean_ns: b.mean_ns(),
+                latency_stddev_ns: b.stddev_ns(),
+            })
+            .collect(),
+    };
+    Direction {
+        ios: stats.ios,
+        bytes: stats.bytes,
+        ios_per_s: rate(stats.ios, seconds),
+        bytes_per_s: rate(stats.bytes, seconds),
+        latency,
+        ios_per_s_stddev: interval_ms.map(|ms| iops_stddev(&stats.intervals, ms)),
+        intervals,
+    }
+}
+
+fn directions(
+    read: &OpStats,
+    write: &OpStats,
+    seconds: f64,
+    interval_ms: Option<u32>,
+    percentiles: &[f64],
+) -> Directions {
+    let mut total = read.clone();
+    total.merge(write);
+    Directions {
+        read: direction(read, seconds, interval_ms, percentiles),
+        write: direction(write, seconds, interval_ms, percentiles),
+        total: direction(&total, seconds, interval_ms, percentiles),
+    }
+}
+
+fn measured(
+    ts: &TimeSpan,
+    results: &TimeSpanResults,
+    seconds: f64,
+    percentiles: &[f64],
+) -> Measured {
     let cpu = usage_between(&results.cpu.0, &results.cpu.1);
     let n = cpu.len().max(1) as f64;
     let cpu_average = CpuUsage {
@@ -186,132 +493,90 @@ fn measured(ts: &TimeSpan, results: &TimeSpanResults, seconds: f64) -> Measured 
     let mut effective_affinity: Vec<u32> = results.threads.iter().filter_map(|t| t.cpu).collect();
     effective_affinity.sort_unstable();
     effective_affinity.dedup();
-    let section = |direction| section(ts, results, seconds, direction);
+    let interval_ms = ts.iops_interval_ms;
+    let path_of = |target: usize| ts.targets[target].path.display().to_string();
+    let (mut read, mut write) = (OpStats::default(), OpStats::default());
+    let mut per_path: Vec<(String, OpStats, OpStats)> = Vec::new();
+    let mut threads = Vec::with_capacity(results.threads.len());
+    for thread in &results.threads {
+        let mut targets = Vec::with_capacity(thread.targets.len());
+        for stats in &thread.targets {
+            read.merge(&stats.read);
+            write.merge(&stats.write);
+            let path = path_of(stats.target);
+            match per_path.iter_mut().find(|(p, _, _)| *p == path) {
+                Some((_, r, w)) => {
+                    r.merge(&stats.read);
+                    w.merge(&stats.write);
+                }
+                None => per_path.push((path.clone(), stats.read.clone(), stats.write.clone())),
+            }
+            targets.push(ThreadTarget {
+                target: stats.target,
+                path,
+                size_bytes: results.target_sizes[stats.target],
+                directions: directions(
+                    &stats.read,
+                    &stats.write,
+                    seconds,
+                    interval_ms,
+                    percentiles,
+                ),
+            });
+        }
+        threads.push(ThreadReport {
+            thread: thread.thread,
+            cpu: thread.cpu,
+            waits: thread.waits.clone(),
+            submits_per_s: rate(thread.waits.submits, seconds),
+            targets,
+        });
+    }
+    let distributions = results
+        .distributions
+        .iter()
+        .enumerate()
+        .filter(|(_, ranges)| !ranges.is_empty())
+        .map(|(target, ranges)| DistributionReport {
+            path: path_of(target),
+            threads: results
+                .threads
+                .iter()
+                .filter(|t| t.targets.iter().any(|s| s.target == target))
+                .map(|t| t.thread)
+                .collect(),
+            ranges: ranges.clone(),
+        })
+        .collect();
     Measured {
-        seconds,
+        duration_s: seconds,
         thread_count: results.threads.len(),
         effective_affinity,
         cpu,
         cpu_average,
-        total: section(Direction::Total),
-        read: section(Direction::Read),
-        write: section(Direction::Write),
-        latency: if ts.measure_latency {
-            latency_tables(ts, results)
-        } else {
-            Vec::new()
-        },
-    }
-}
-
-fn row(
-    thread: u32,
-    path: String,
-    target_size: u64,
-    stats: &OpStats,
-    seconds: f64,
-    interval_ms: u32,
-) -> Row {
-    let latency = &stats.latency;
-    Row {
-        thread,
-        path,
-        target_size,
-        bytes: stats.bytes,
-        ios: stats.ios,
-        mib_per_s: stats.bytes as f64 / (1024.0 * 1024.0) / seconds,
-        iops: stats.ios as f64 / seconds,
-        avg_latency_ms: latency.mean() / NS_PER_MS,
-        iops_stddev: iops_stddev(&stats.intervals, interval_ms),
-        latency_stddev_ms: (latency.count() > 0).then(|| latency.stddev() / NS_PER_MS),
-    }
-}
-
-fn section(
-    ts: &TimeSpan,
-    results: &TimeSpanResults,
-    seconds: f64,
-    direction: Direction,
-) -> Section {
-    let interval_ms = ts.iops_interval_ms.unwrap_or(1000);
-    let mut rows = Vec::new();
-    let mut sum = OpStats::default();
-    for thread in &results.threads {
-        for stats in &thread.targets {
-            let op = pick(stats, direction);
-            let path = ts.targets[stats.target].path.display().to_string();
-            rows.push(row(
-                thread.thread,
+        totals: directions(&read, &write, seconds, interval_ms, percentiles),
+        targets: per_path
+            .into_iter()
+            .map(|(path, r, w)| TargetTotals {
                 path,
-                results.target_sizes[stats.target],
-                &op,
-                seconds,
-                interval_ms,
-            ));
-            sum.merge(&op);
-        }
-    }
-    Section {
-        rows,
-        total: row(0, String::new(), 0, &sum, seconds, interval_ms),
+                directions: directions(&r, &w, seconds, interval_ms, percentiles),
+            })
+            .collect(),
+        threads,
+        counters: results.counters.clone(),
+        distributions,
     }
 }
 
-fn latency_table(path: Option<String>, read: &OpStats, write: &OpStats) -> LatencyTable {
-    let mut total = read.clone();
-    total.merge(write);
-    let ps: Vec<f64> = PERCENTILE_ROWS.iter().map(|(_, p)| *p).collect();
-    let values = |stats: &OpStats| -> Option<Vec<f64>> {
-        (stats.latency.count() > 0).then(|| {
-            stats
-                .latency
-                .percentiles(&ps)
-                .into_iter()
-                .map(|ns| ns as f64 / NS_PER_MS)
-                .collect()
-        })
-    };
-    let (r, w) = (values(read), values(write));
-    let t = values(&total).unwrap_or_else(|| vec![0.0; ps.len()]);
-    let rows = PERCENTILE_ROWS
-        .iter()
-        .enumerate()
-        .map(|(i, (label, _))| LatencyRow {
-            label,
-            read: r.as_ref().map(|v| v[i]),
-            write: w.as_ref().map(|v| v[i]),
-            total: t[i],
-        })
-        .collect();
-    LatencyTable { path, rows }
-}
-
-fn latency_tables(ts: &TimeSpan, results: &TimeSpanResults) -> Vec<LatencyTable> {
-    let mut paths: Vec<String> = Vec::new();
-    let mut per_path: Vec<(OpStats, OpStats)> = Vec::new();
-    let (mut read, mut write) = (OpStats::default(), OpStats::default());
-    for thread in &results.threads {
-        for stats in &thread.targets {
-            let path = ts.targets[stats.target].path.display().to_string();
-            let i = paths.iter().position(|p| *p == path).unwrap_or_else(|| {
-                paths.push(path);
-                per_path.push((OpStats::default(), OpStats::default()));
-                paths.len() - 1
-            });
-            per_path[i].0.merge(&stats.read);
-            per_path[i].1.merge(&stats.write);
-            read.merge(&stats.read);
-            write.merge(&stats.write);
+impl Directions {
+    /// The direction `op`, or both for `None`.
+    pub fn get(&self, op: Option<Op>) -> &Direction {
+        match op {
+            Some(Op::Read) => &self.read,
+            Some(Op::Write) => &self.write,
+            None => &self.total,
         }
     }
-    let mut tables = Vec::new();
-    if paths.len() > 1 {
-        for (path, (r, w)) in paths.into_iter().zip(&per_path) {
-            tables.push(latency_table(Some(path), r, w));
-        }
-    }
-    tables.push(latency_table(None, &read, &write));
-    tables
 }
 
 /// Formats a wall-clock time as DiskSpd does: `2024/06/13 12:34:56 UTC`.
@@ -350,5 +615,19 @@ mod tests {
         assert_eq!(at(0), "1970/01/01 00:00:00 UTC");
         assert_eq!(at(1_718_282_096), "2024/06/13 12:34:56 UTC");
         assert_eq!(at(1_709_164_800), "2024/02/29 00:00:00 UTC");
+    }
+
+    #[test]
+    fn percentile_lists() {
+        let xml = xml_percentiles();
+        assert_eq!(xml.len(), 108);
+        assert_eq!(
+            (xml[0], xml[99], xml[100], xml[107]),
+            (0.0, 99.0, 99.9, 100.0)
+        );
+        let list = percentile_list(&[99.5, 50.0]);
+        assert!(list.contains(&99.5));
+        assert_eq!(list.iter().filter(|&&p| p == 50.0).count(), 1);
+        assert!(list.windows(2).all(|w| w[0] < w[1]));
     }
 }

@@ -2,22 +2,25 @@
 //! read this one: the same sections, blank lines, column widths and units.
 
 use std::fmt::Write as _;
-use std::time::SystemTime;
 
-use super::{LatencyTable, Measured, Report, Row, Section, utc_string};
+use super::{Direction, Directions, Measured, Report, TEXT_ROWS, ThreadReport, Totals};
 use crate::cli::units::format_size;
-use crate::engine::{EngineKind, EngineSetup};
+use crate::counters::Counter;
+use crate::engine::{EngineKind, EngineSetup, Op};
 use crate::plan::cpu_list;
 use crate::profile::{
-    Access, Affinity, CacheMode, Profile, Spin, Target, Throughput, TimeSpan, WriteBuffer,
+    Access, Affinity, Batch, BufferSeparation, CacheMode, DistributionKind, Efficiency, FlushMode,
+    IoPriority, Profile, Spin, Target, Throughput, TimeSpan, WriteBuffer,
 };
 use crate::stats::cpu::CpuUsage;
 use crate::system::{CacheKind, SystemInfo};
 
 const STARS: &str =
     "*******************************************************************************";
+const NS_PER_MS: f64 = 1_000_000.0;
+const MIB: f64 = 1024.0 * 1024.0;
 
-/// The whole report: profile, system information and results.
+/// The whole report: profile, system information, results, and totals over timespans.
 pub fn render(report: &Report) -> String {
     let ran: Vec<Driven> = report
         .timespans
@@ -31,16 +34,17 @@ pub fn render(report: &Report) -> String {
     let start = report
         .timespans
         .first()
-        .map_or(SystemTime::UNIX_EPOCH, |t| t.start_time);
+        .map_or("", |t| t.start_time_utc.as_str());
     out.push_str(&system_text(&report.system, start));
     for (i, ts) in report.timespans.iter().enumerate() {
         let _ = write!(out, "\nResults for timespan {}:\n{STARS}\n", i + 1);
         match &ts.measured {
-            None => out.push_str(
-                "The test was interrupted before the measurements began. No results are displayed.\n",
-            ),
-            Some(m) => results_text(&mut out, &report.profile.timespans[i], m, &report.system),
+            None => out.push_str("The test was interrupted before the measurements began. No results are displayed.\n"),
+            Some(m) => results_text(&mut out, &report.profile, &report.profile.timespans[i], m, &report.system),
         }
+    }
+    if let Some(totals) = &report.totals {
+        totals_text(&mut out, totals);
     }
     out
 }
@@ -58,11 +62,15 @@ pub struct Driven {
 /// ran; when it is empty, the requested engine and wait policy are shown.
 pub fn profile_text(profile: &Profile, ran: &[Driven]) -> String {
     let mut out = String::new();
-    let _ = write!(
-        out,
-        "\nCommand Line: {}\n\nInput parameters:\n\n",
-        profile.command_line
-    );
+    let _ = write!(out, "\nCommand Line: {}\n\n", profile.command_line);
+    if profile.experiment_flags != 0 {
+        let _ = write!(
+            out,
+            "Experiment Flags: 0x{:x} ({})\n\n",
+            profile.experiment_flags, profile.experiment_flags
+        );
+    }
+    out.push_str("Input parameters:\n\n");
     if profile.verbose {
         out.push_str("  using verbose mode\n");
     }
@@ -78,197 +86,374 @@ pub fn profile_text(profile: &Profile, ran: &[Driven]) -> String {
     out
 }
 
-fn timespan_text(out: &mut String, ts: &TimeSpan, driven: Driven, spin: Spin) {
-    let engine = driven.engine;
-    let _ = writeln!(out, "    duration: {}s", ts.duration_s);
-    let _ = writeln!(out, "    warm up time: {}s", ts.warmup_s);
-    let _ = writeln!(out, "    cool down time: {}s", ts.cooldown_s);
-    if ts.affinity == Affinity::Disabled {
-        out.push_str("    affinity disabled\n");
-    }
-    if ts.measure_latency {
-        out.push_str("    measuring latency\n");
-    }
-    if let Some(ms) = ts.iops_interval_ms {
-        let _ = writeln!(out, "    gathering IOPS at intervals of {ms}ms");
-    }
-    let _ = writeln!(out, "    random seed: {}", ts.seed);
-    if let Some(threads) = ts.thread_count {
-        let _ = writeln!(out, "    thread pool with {threads} threads");
-    }
-    if ts.random_write_data {
-        out.push_str(
-            "    generating random data for each write IO\n\
-             \x20     WARNING: this increases the CPU cost of issuing writes and should only\n\
-             \x20              be compared to other results using the -Zr flag\n",
-        );
-    }
-    out.push_str(match engine.kind {
-        EngineKind::IoUring if engine.registered_buffers => {
-            "    using io_uring with registered buffers\n"
-        }
-        EngineKind::IoUring => "    using io_uring\n",
-        EngineKind::Psync => "    using synchronous I/O (pread/pwrite)\n",
-        EngineKind::Null => "    using the null engine (no I/O is performed)\n",
-        EngineKind::Mapped => "    using memory-mapped I/O (mmap and memcpy)\n",
-    });
-    let _ = match (driven.spin_ns, spin) {
-        (Some(0), _) | (None, Spin::Micros(0)) => writeln!(out, "    completion wait: sleep"),
-        (Some(ns), _) => writeln!(
-            out,
-            "    completion wait: poll up to {}us, then sleep",
-            ns / 1000
-        ),
-        (None, Spin::Micros(us)) => {
-            writeln!(out, "    completion wait: poll up to {us}us, then sleep")
-        }
-        (None, Spin::Auto) => writeln!(
-            out,
-            "    completion wait: poll up to {}us with 2+ CPUs per thread, else sleep",
-            Spin::AUTO_US
-        ),
-    };
-    if let Affinity::Pinned { cpus, .. } = &ts.affinity {
-        if cpus.is_empty() {
-            out.push_str("    affinity: round robin over the CPUs this process may use\n");
-        } else {
-            let _ = writeln!(out, "    affinity (cpu): {}", cpu_list(cpus));
-        }
-    }
-    for target in &ts.targets {
-        target_text(out, target, ts.thread_count.is_none());
-    }
+fn line(out: &mut String, indent: usize, text: impl std::fmt::Display) {
+    let _ = writeln!(out, "{:indent$}{text}", "");
 }
 
-fn target_text(out: &mut String, t: &Target, threads_per_file: bool) {
-    let _ = writeln!(out, "    path: '{}'", t.path.display());
-    out.push_str("      think time: 0ms\n      burst size: 0\n");
-    out.push_str(match t.cache {
-        CacheMode::Cached => "      using software cache\n",
-        CacheMode::DisableOsCache => "      software cache disabled\n",
-    });
-    out.push_str(match (t.write_through, t.cache) {
-        (false, _) => "      using hardware write cache, writethrough off\n",
-        (true, CacheMode::DisableOsCache) => {
-            "      hardware write cache disabled, writethrough on\n"
-        }
-        (true, CacheMode::Cached) => {
-            "      hardware and software write caches disabled, writethrough on\n"
-        }
-    });
-    match &t.write_buffer {
-        WriteBuffer::Pattern => {}
-        WriteBuffer::Zero => out.push_str("      zeroing write buffers\n"),
-        WriteBuffer::Source { size, file } => {
-            let _ = writeln!(out, "      write buffer size: {}", format_size(*size));
-            match file {
-                None => out.push_str("      write buffer source: random fill\n"),
-                Some(path) => {
-                    let _ = writeln!(out, "      write buffer source: '{}'", path.display());
-                }
-            }
-        }
+fn timespan_text(out: &mut String, ts: &TimeSpan, driven: Driven, spin: Spin) {
+    line(out, 4, format_args!("duration: {}s", ts.duration_s));
+    line(out, 4, format_args!("warm up time: {}s", ts.warmup_s));
+    line(out, 4, format_args!("cool down time: {}s", ts.cooldown_s));
+    if ts.affinity == Affinity::Disabled {
+        line(out, 4, "affinity disabled");
     }
-    match t.write_ratio {
-        0 => out.push_str("      performing read test\n"),
-        100 => out.push_str("      performing write test\n"),
-        w => {
-            let _ = writeln!(
+    if ts.measure_latency {
+        line(out, 4, "measuring latency");
+    }
+    if let Some(ms) = ts.iops_interval_ms {
+        line(
+            out,
+            4,
+            format_args!("gathering IOPS at intervals of {ms}ms"),
+        );
+    }
+    line(out, 4, format_args!("random seed: {}", ts.seed));
+    if let Some(threads) = ts.thread_count {
+        line(out, 4, format_args!("thread pool with {threads} threads"));
+        if let Some(requests) = ts.request_count {
+            line(
                 out,
-                "      performing mix test (read/write ratio: {}/{w})",
-                100 - w
+                4,
+                format_args!("number of outstanding I/O operations per thread: {requests}"),
             );
         }
     }
-    let _ = writeln!(out, "      block size: {}", format_size(t.block_size));
-    let _ = match t.access {
-        Access::Random { align, .. } => writeln!(
+    if ts.random_write_data {
+        line(out, 4, "generating random data for each write IO");
+        line(
             out,
-            "      using random I/O (alignment: {})",
-            format_size(align)
+            6,
+            "WARNING: this increases the CPU cost of issuing writes and should only",
+        );
+        line(out, 15, "be compared to other results using the -Zr flag");
+    }
+    let engine = driven.engine;
+    match engine.kind {
+        EngineKind::IoUring => {
+            let batch = ts.io_ring.map(|r| match r.batch {
+                Batch::Count(n) => format!(" (batch size: {n})"),
+                Batch::Percent(p) => format!(" (batch size: {p}%)"),
+            });
+            let registered = if engine.registered_buffers
+                || (driven.spin_ns.is_none() && ts.io_ring.is_none_or(|r| r.registered_buffers))
+            {
+                " with registered buffers"
+            } else {
+                ""
+            };
+            line(
+                out,
+                4,
+                format_args!("using io_uring{}{registered}", batch.unwrap_or_default()),
+            );
+        }
+        EngineKind::Psync => line(out, 4, "using synchronous I/O (pread/pwrite)"),
+        EngineKind::Null => line(out, 4, "using the null engine (no I/O is performed)"),
+        EngineKind::Mapped => line(out, 4, "using memory-mapped I/O (mmap and memcpy)"),
+    }
+    match (driven.spin_ns, spin) {
+        (Some(0), _) | (None, Spin::Micros(0)) => line(out, 4, "completion wait: sleep"),
+        (Some(ns), _) => line(
+            out,
+            4,
+            format_args!("completion wait: poll up to {}us, then sleep", ns / 1000),
+        ),
+        (None, Spin::Micros(us)) => line(
+            out,
+            4,
+            format_args!("completion wait: poll up to {us}us, then sleep"),
+        ),
+        (None, Spin::Auto) => line(
+            out,
+            4,
+            format_args!(
+                "completion wait: poll up to {}us with 2+ CPUs per thread, else sleep",
+                Spin::AUTO_US
+            ),
+        ),
+    }
+    if let Affinity::Pinned { cpus, order } = &ts.affinity {
+        let efficiency = match order.efficiency {
+            Efficiency::PFirst => "P-cores first",
+            Efficiency::FillPFirst => "fill P-cores first",
+            Efficiency::EFirst => "E-cores first",
+            Efficiency::FillEFirst => "fill E-cores first",
+            Efficiency::Unordered => "no P/E order",
+        };
+        line(
+            out,
+            4,
+            format_args!(
+                "affinity assignment: {}, {}, {efficiency}",
+                if order.core_aware {
+                    "core-aware"
+                } else {
+                    "cpu order"
+                },
+                if order.span_groups {
+                    "span groups"
+                } else {
+                    "fill groups"
+                }
+            ),
+        );
+        if !cpus.is_empty() {
+            line(out, 4, format_args!("affinity (cpu): {}", cpu_list(cpus)));
+        }
+    }
+    match ts.buffer_separation {
+        Some(BufferSeparation::ThreadOptimized) => {
+            line(out, 4, "buffer separation: thread optimized")
+        }
+        Some(BufferSeparation::SystemDefault) => line(out, 4, "buffer separation: system default"),
+        None => {}
+    }
+    if let Some(depth) = ts.completion_depth {
+        line(out, 4, format_args!("completion depth: {depth}"));
+    }
+    for target in &ts.targets {
+        target_text(out, target, ts);
+    }
+}
+
+fn target_text(out: &mut String, t: &Target, ts: &TimeSpan) {
+    line(out, 4, format_args!("path: '{}'", t.path.display()));
+    let (think, burst) = t.burst.map_or((0, 0), |b| (b.think_ms, b.size));
+    line(out, 6, format_args!("think time: {think}ms"));
+    line(out, 6, format_args!("burst size: {burst}"));
+    line(
+        out,
+        6,
+        match t.cache {
+            CacheMode::Cached => "using software cache",
+            CacheMode::DisableOsCache => "software cache disabled",
+        },
+    );
+    line(
+        out,
+        6,
+        match (t.write_through, t.cache) {
+            (false, _) => "using hardware write cache, writethrough off",
+            (true, CacheMode::DisableOsCache) => "hardware write cache disabled, writethrough on",
+            (true, CacheMode::Cached) => {
+                "hardware and software write caches disabled, writethrough on"
+            }
+        },
+    );
+    if t.memory_mapped {
+        let flush = match t.flush {
+            None => "",
+            Some(FlushMode::ViewOfFile) => ", flush mode: FlushViewOfFile",
+            Some(FlushMode::NonVolatileMemory) => ", flush mode: FlushNonVolatileMemory",
+            Some(FlushMode::NonVolatileMemoryNoDrain) => {
+                ", flush mode: FlushNonVolatileMemory with no drain"
+            }
+        };
+        line(out, 6, format_args!("memory mapped I/O enabled{flush}"));
+    }
+    match &t.write_buffer {
+        WriteBuffer::Pattern => {}
+        WriteBuffer::Zero => line(out, 6, "zeroing write buffers"),
+        WriteBuffer::Source { size, file } => {
+            line(
+                out,
+                6,
+                format_args!("write buffer size: {}", format_size(*size)),
+            );
+            match file {
+                None => line(out, 6, "write buffer source: random fill"),
+                Some(path) => line(
+                    out,
+                    6,
+                    format_args!("write buffer source: '{}'", path.display()),
+                ),
+            }
+        }
+    }
+    if matches!(t.access, Access::Sequential { parallel: true, .. }) {
+        line(out, 6, "using parallel async I/O");
+    }
+    match t.write_ratio {
+        0 => line(out, 6, "performing read test"),
+        100 => line(out, 6, "performing write test"),
+        w => line(
+            out,
+            6,
+            format_args!("performing mix test (read/write ratio: {}/{w})", 100 - w),
+        ),
+    }
+    line(
+        out,
+        6,
+        format_args!("block size: {}", format_size(t.block_size)),
+    );
+    match t.access {
+        Access::Random { align, ratio: 100 } => line(
+            out,
+            6,
+            format_args!("using random I/O (alignment: {})", format_size(align)),
+        ),
+        Access::Random { align, ratio } => line(
+            out,
+            6,
+            format_args!(
+                "using mixed random/sequential I/O ({ratio}% random) (alignment/stride: {})",
+                format_size(align)
+            ),
         ),
         Access::Sequential {
             stride,
             interlocked: true,
             ..
-        } => {
-            writeln!(
-                out,
-                "      using interlocked sequential I/O (stride: {})",
-                format_size(stride)
-            )
-        }
-        Access::Sequential {
-            stride,
-            interlocked: false,
-            ..
-        } => {
-            writeln!(
-                out,
-                "      using sequential I/O (stride: {})",
-                format_size(stride)
-            )
-        }
-    };
-    let _ = writeln!(
-        out,
-        "      number of outstanding I/O operations per thread: {}",
-        t.requests
-    );
-    if t.base_offset != 0 {
-        let _ = writeln!(
+        } => line(
             out,
-            "      base file offset: {}",
-            format_size(t.base_offset)
+            6,
+            format_args!(
+                "using interlocked sequential I/O (stride: {})",
+                format_size(stride)
+            ),
+        ),
+        Access::Sequential { stride, .. } => line(
+            out,
+            6,
+            format_args!("using sequential I/O (stride: {})", format_size(stride)),
+        ),
+    }
+    if ts.request_count.is_some() && ts.thread_count.is_some() {
+        line(
+            out,
+            6,
+            format_args!("relative IO weight in thread pool: {}", t.weight),
+        );
+    } else {
+        line(
+            out,
+            6,
+            format_args!(
+                "number of outstanding I/O operations per thread: {}",
+                t.requests
+            ),
+        );
+    }
+    if t.base_offset != 0 {
+        line(
+            out,
+            6,
+            format_args!("base file offset: {}", format_size(t.base_offset)),
         );
     }
     if let Some(max) = t.max_size {
-        let _ = writeln!(out, "      max file size: {}", format_size(max));
+        line(out, 6, format_args!("max file size: {}", format_size(max)));
     }
     if t.thread_stride != 0 {
-        let _ = writeln!(
+        line(
             out,
-            "      thread stride size: {}",
-            format_size(t.thread_stride)
+            6,
+            format_args!("thread stride size: {}", format_size(t.thread_stride)),
         );
     }
-    if threads_per_file {
-        let _ = writeln!(out, "      threads per file: {}", t.threads_per_target);
+    if t.hints.sequential_scan {
+        line(out, 6, "using FILE_FLAG_SEQUENTIAL_SCAN hint");
     }
-    out.push_str("      IO priority: normal\n");
+    if t.hints.random_access {
+        line(out, 6, "using FILE_FLAG_RANDOM_ACCESS hint");
+    }
+    if t.hints.temporary {
+        line(out, 6, "using FILE_ATTRIBUTE_TEMPORARY hint");
+    }
+    if ts.thread_count.is_none() {
+        line(
+            out,
+            6,
+            format_args!("threads per file: {}", t.threads_per_target),
+        );
+    }
+    line(
+        out,
+        6,
+        match t.io_priority {
+            IoPriority::VeryLow => "IO priority: very low",
+            IoPriority::Low => "IO priority: low",
+            IoPriority::Normal => "IO priority: normal",
+        },
+    );
     match t.throughput {
         None => {}
-        Some(Throughput::Iops(iops)) => {
-            let _ = writeln!(out, "      throughput rate-limited to {iops} IOPS");
-        }
-        Some(Throughput::BytesPerMs(rate)) => {
-            let _ = writeln!(out, "      throughput rate-limited to {rate} B/ms");
+        Some(Throughput::Iops(iops)) => line(
+            out,
+            6,
+            format_args!("throughput rate-limited to {iops} IOPS"),
+        ),
+        Some(Throughput::BytesPerMs(rate)) => line(
+            out,
+            6,
+            format_args!("throughput rate-limited to {rate} B/ms"),
+        ),
+    }
+    if let Some(d) = &t.distribution {
+        line(out, 6, "IO Distribution:");
+        let mut start = 0u64;
+        for (i, r) in d.ranges.iter().enumerate() {
+            let text = match d.kind {
+                DistributionKind::Percent => {
+                    format!(
+                        "{:>3}% of IO => [{:>2}% - {:>3}%) of target",
+                        r.io_percent,
+                        start,
+                        start + r.span
+                    )
+                }
+                DistributionKind::Absolute => {
+                    let end = if r.span == 0 && i + 1 == d.ranges.len() {
+                        "end".to_string()
+                    } else {
+                        size_or_zero(start + r.span)
+                    };
+                    format!(
+                        "{:>3}% of IO => [{:>10} - {:>10})",
+                        r.io_percent,
+                        size_or_zero(start),
+                        end
+                    )
+                }
+            };
+            line(out, 10, text);
+            start += r.span;
         }
     }
 }
 
+/// DiskSpd prints a zero offset as a bare `0` padded like a unit (`0    `).
+fn size_or_zero(bytes: u64) -> String {
+    if bytes == 0 {
+        "0   ".to_string()
+    } else {
+        format_size(bytes)
+    }
+}
+
 /// The `System information` block.
-pub fn system_text(system: &SystemInfo, start: SystemTime) -> String {
+pub fn system_text(system: &SystemInfo, start: &str) -> String {
     let mut out = String::from("System information:\n\n");
-    let mut line = |label: &str, value: &str| {
+    let mut field = |label: &str, value: &str| {
         let _ = writeln!(out, "  {:<22}{value}", format!("{label}:"));
     };
-    line("computer name", &system.computer_name);
-    line("processor name", &system.processor_name);
-    line("start time", &utc_string(start));
-    line("active power scheme", &system.power_scheme);
-    line("page size", &format_size(system.page_size));
-    line("kernel", &system.kernel);
+    field("computer name", &system.computer_name);
+    field("processor name", &system.processor_name);
+    field("start time", start);
+    field("active power scheme", &system.power_scheme);
+    field("page size", &format_size(system.page_size));
+    field("kernel", &system.kernel);
     out.push('\n');
-    let mut line = |label: &str, value: String| {
+    let mut field = |label: &str, value: String| {
         let _ = writeln!(out, "  {:<22}{value}", format!("{label}:"));
     };
-    line("cpu count", system.cpus.len().to_string());
-    line("core count", system.core_count().to_string());
-    line("group count", "1".into());
-    line("node count", system.node_count().to_string());
-    line("socket count", system.socket_count().to_string());
-    line(
+    field("cpu count", system.cpus.len().to_string());
+    field("core count", system.core_count().to_string());
+    field("group count", "1".into());
+    field("node count", system.node_count().to_string());
+    field("socket count", system.socket_count().to_string());
+    field(
         "heterogeneous cores",
         if system.heterogeneous() { "y" } else { "n" }.into(),
     );
@@ -295,12 +480,22 @@ pub fn system_text(system: &SystemInfo, start: SystemTime) -> String {
     out
 }
 
-fn results_text(out: &mut String, ts: &TimeSpan, m: &Measured, system: &SystemInfo) {
+fn results_text(
+    out: &mut String,
+    profile: &Profile,
+    ts: &TimeSpan,
+    m: &Measured,
+    system: &SystemInfo,
+) {
     let _ = write!(
         out,
-        "\nactual test time:\t{:.2}s\nthread count:\t\t{}\n\n",
-        m.seconds, m.thread_count
+        "\nactual test time:\t{:.2}s\nthread count:\t\t{}\n",
+        m.duration_s, m.thread_count
     );
+    if let (Some(_), Some(requests)) = (ts.thread_count, ts.request_count) {
+        let _ = writeln!(out, "request count:\t\t{requests}");
+    }
+    out.push('\n');
     if !m.effective_affinity.is_empty() {
         let _ = write!(
             out,
@@ -309,21 +504,39 @@ fn results_text(out: &mut String, ts: &TimeSpan, m: &Measured, system: &SystemIn
         );
     }
     cpu_table(out, &m.cpu, &m.cpu_average, system);
+    if !m.distributions.is_empty() {
+        distributions_text(out, ts, m);
+    }
     let latency = ts.measure_latency;
     let iops_stddev = ts.iops_interval_ms.is_some();
-    for (title, section) in [
-        ("Total IO", &m.total),
-        ("Read IO", &m.read),
-        ("Write IO", &m.write),
+    for (title, op) in [
+        ("Total IO", None),
+        ("Read IO", Some(Op::Read)),
+        ("Write IO", Some(Op::Write)),
     ] {
         let _ = writeln!(out, "\n{title}");
-        section_table(out, section, latency, iops_stddev);
+        section_table(out, m, op, latency, iops_stddev);
     }
-    if !m.latency.is_empty() {
+    if latency {
         out.push_str("\n\n");
-        for table in &m.latency {
-            latency_chart(out, table);
+        if m.targets.len() > 1 {
+            for target in &m.targets {
+                let _ = writeln!(out, "Latency distribution: {}", target.path);
+                latency_chart(out, &target.directions);
+                out.push('\n');
+            }
         }
+        out.push_str("Total latency distribution:\n");
+        latency_chart(out, &m.totals);
+    }
+    if profile.counters.any() {
+        counters_text(out, &m.counters);
+    }
+    if profile.verbose_stats {
+        wait_text(out, &m.threads);
+    }
+    if ts.io_ring.is_some() {
+        submits_text(out, &m.threads);
     }
 }
 
@@ -354,20 +567,16 @@ fn cpu_table(out: &mut String, cpus: &[CpuUsage], average: &CpuUsage, system: &S
         )
     };
     for usage in cpus {
-        let topo = system.cpus.iter().find(|t| t.cpu == usage.cpu);
         let mut prefix = String::new();
-        if let Some(topo) = topo {
+        if let Some(topo) = system.cpus.iter().find(|t| t.cpu == usage.cpu) {
+            let class = if topo.efficiency_class > 0 { 'P' } else { ' ' };
             let values = [
                 (columns[0].0, format!("{:7}| ", topo.socket)),
                 (columns[1].0, format!("{:5}| ", topo.node)),
                 (columns[2].0, format!("{:5}| ", topo.core)),
                 (
                     columns[3].0,
-                    format!(
-                        "{:5}{}| ",
-                        topo.efficiency_class,
-                        if topo.efficiency_class > 0 { 'P' } else { ' ' }
-                    ),
+                    format!("{:5}{class}| ", topo.efficiency_class),
                 ),
             ];
             for (shown, value) in values {
@@ -382,7 +591,37 @@ fn cpu_table(out: &mut String, cpus: &[CpuUsage], average: &CpuUsage, system: &S
     let _ = writeln!(out, "{rule}\n{pad}avg.{}", percents(average));
 }
 
-fn section_table(out: &mut String, section: &Section, latency: bool, iops_stddev: bool) {
+fn distributions_text(out: &mut String, ts: &TimeSpan, m: &Measured) {
+    out.push_str("\nEffective IO Distributions\n--------------------------\n");
+    for d in &m.distributions {
+        let threads = match (d.threads.first(), d.threads.last()) {
+            (Some(a), Some(b)) if a != b => format!("{a} - {b}"),
+            (Some(a), _) => a.to_string(),
+            _ => String::new(),
+        };
+        let _ = writeln!(out, "target: {} [thread: {threads}]", d.path);
+        let base = ts
+            .targets
+            .iter()
+            .find(|t| t.path.display().to_string() == d.path)
+            .map_or(0, |t| t.base_offset);
+        for r in &d.ranges {
+            let io = if r.io_percent.fract() == 0.0 {
+                format!("{:>3}%", r.io_percent)
+            } else {
+                format!("{:>5.1}%", r.io_percent)
+            };
+            let _ = writeln!(
+                out,
+                "    {io} of IO => [{:>10} - {:>10})",
+                size_or_zero(base + r.start),
+                size_or_zero(base + r.start + r.length)
+            );
+        }
+    }
+}
+
+fn section_table(out: &mut String, m: &Measured, op: Option<Op>, latency: bool, iops_stddev: bool) {
     let _ = writeln!(
         out,
         "thread |       bytes     |     I/Os     |    MiB/s   |  I/O per s {}{}{}|  file",
@@ -390,41 +629,27 @@ fn section_table(out: &mut String, section: &Section, latency: bool, iops_stddev
         if iops_stddev { "| IopsStdDev " } else { "" },
         if latency { "| LatStdDev " } else { "" },
     );
-    let rule = format!(
-        "{}{}{}{}{}",
-        "-".repeat(66),
-        if latency {
-            "-".repeat(11)
-        } else {
-            String::new()
-        },
-        if iops_stddev {
-            "-".repeat(13)
-        } else {
-            String::new()
-        },
-        if latency {
-            "-".repeat(12)
-        } else {
-            String::new()
-        },
-        "-".repeat(12)
-    );
-    let columns = |row: &Row| {
+    let rule =
+        "-".repeat(66 + 12 + if latency { 23 } else { 0 } + if iops_stddev { 13 } else { 0 });
+    let columns = |d: &Direction| {
         let mut s = format!(
             "{:15} | {:12} | {:10.2} | {:10.2}",
-            row.bytes, row.ios, row.mib_per_s, row.iops
+            d.bytes,
+            d.ios,
+            d.bytes_per_s / MIB,
+            d.ios_per_s
         );
         if latency {
-            let _ = write!(s, " | {:8.3}", row.avg_latency_ms);
+            let mean = d.latency.as_ref().map_or(0.0, |l| l.mean_ns / NS_PER_MS);
+            let _ = write!(s, " | {mean:8.3}");
         }
         if iops_stddev {
-            let _ = write!(s, " | {:10.2}", row.iops_stddev);
+            let _ = write!(s, " | {:10.2}", d.ios_per_s_stddev.unwrap_or(0.0));
         }
         if latency {
-            match row.latency_stddev_ms {
-                Some(sd) => {
-                    let _ = write!(s, " |  {sd:8.3}");
+            match &d.latency {
+                Some(l) => {
+                    let _ = write!(s, " |  {:8.3}", l.stddev_ns / NS_PER_MS);
                 }
                 None => s.push_str(" |       N/A"),
             }
@@ -432,40 +657,174 @@ fn section_table(out: &mut String, section: &Section, latency: bool, iops_stddev
         s
     };
     let _ = writeln!(out, "{rule}");
-    for row in &section.rows {
-        let _ = writeln!(
-            out,
-            "{:6} | {} | {} ({})",
-            row.thread,
-            columns(row),
-            row.path,
-            format_size(row.target_size)
-        );
+    for thread in &m.threads {
+        for target in &thread.targets {
+            let _ = writeln!(
+                out,
+                "{:6} | {} | {} ({})",
+                thread.thread,
+                columns(target.directions.get(op)),
+                target.path,
+                format_size(target.size_bytes)
+            );
+        }
     }
-    let _ = writeln!(out, "{rule}\ntotal:   {}", columns(&section.total));
+    let _ = writeln!(out, "{rule}\ntotal:   {}", columns(m.totals.get(op)));
 }
 
-fn latency_chart(out: &mut String, table: &LatencyTable) {
-    match &table.path {
-        Some(path) => {
-            let _ = writeln!(out, "Latency distribution: {path}");
-        }
-        None => out.push_str("Total latency distribution:\n"),
-    }
+fn latency_chart(out: &mut String, d: &Directions) {
     out.push_str("  %-ile |  Read (ms) | Write (ms) | Total (ms)\n");
     out.push_str("----------------------------------------------\n");
-    let cell = |v: Option<f64>| v.map_or_else(|| "N/A".to_string(), |v| format!("{v:.3}"));
-    for row in &table.rows {
+    let cell = |dir: &Direction, p: f64| {
+        dir.latency.as_ref().map_or_else(
+            || "N/A".to_string(),
+            |l| format!("{:.3}", l.at(p) as f64 / NS_PER_MS),
+        )
+    };
+    for (label, p) in TEXT_ROWS {
+        let total = d
+            .total
+            .latency
+            .as_ref()
+            .map_or(0.0, |l| l.at(p) as f64 / NS_PER_MS);
         let _ = writeln!(
             out,
-            "{:>7} | {:>10} | {:>10} | {:10.3}",
-            row.label,
-            cell(row.read),
-            cell(row.write),
-            row.total
+            "{label:>7} | {:>10} | {:>10} | {total:10.3}",
+            cell(&d.read, p),
+            cell(&d.write, p)
         );
     }
-    if table.path.is_some() {
+}
+
+/// DiskSpd's ETW block, with the Linux counters that stand in for its event groups.
+fn counters_text(out: &mut String, counters: &[Counter]) {
+    out.push_str("\n\n\nETW:\n----\n\n");
+    let value = |key: &str| counters.iter().find(|c| c.key == key).map(|c| c.value);
+    let groups: [(&str, &[(&str, &str)]); 4] = [
+        (
+            "Disk I/O",
+            &[("Read", "disk.reads"), ("Write", "disk.writes")],
+        ),
+        (
+            "Memory Page Faults",
+            &[
+                ("All page faults", "memory.page_faults"),
+                ("Hard page fault", "memory.major_faults"),
+            ],
+        ),
+        (
+            "Network",
+            &[
+                ("TCP/IP Send", "net.tcp_sent"),
+                ("TCP/IP Receive", "net.tcp_received"),
+                ("Retransmit", "net.tcp_retransmitted"),
+                ("UDP/IP Send", "net.udp_sent"),
+                ("UDP/IP Receive", "net.udp_received"),
+            ],
+        ),
+        ("Process and Thread", &[("Tasks created", "tasks.created")]),
+    ];
+    for (group, fields) in groups {
+        let present: Vec<(&str, u64)> = fields
+            .iter()
+            .filter_map(|(name, key)| value(key).map(|v| (*name, v)))
+            .collect();
+        if present.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "\t{group}");
+        for (name, v) in present {
+            let _ = writeln!(out, "\t\t{name}: {v}");
+        }
+    }
+}
+
+fn histogram_cells(h: &[u64; 8]) -> String {
+    h.iter()
+        .map(|n| format!("{n:>8}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn wait_text(out: &mut String, threads: &[ThreadReport]) {
+    let throttled = threads
+        .iter()
+        .any(|t| t.waits.throttle_waits + t.waits.throttle_sleeps > 0);
+    out.push_str("\n\nWait Statistics - Completion Wait\n");
+    let _ = writeln!(
+        out,
+        "thread |         wait | 0 - 7+ complete per wait{}",
+        if throttled {
+            " | throttle wait | throttle sleep"
+        } else {
+            ""
+        }
+    );
+    let rule_len = 104 + if throttled { 32 } else { 0 };
+    let _ = writeln!(out, "{}", "-".repeat(rule_len));
+    for t in threads {
+        let w = &t.waits;
+        let _ = write!(
+            out,
+            "{:6} | {:12} | {}",
+            t.thread,
+            w.waits,
+            histogram_cells(&w.completions_per_wait)
+        );
+        if throttled {
+            let _ = write!(out, " | {:13} | {:14}", w.throttle_waits, w.throttle_sleeps);
+        }
         out.push('\n');
     }
+    if threads.iter().any(|t| t.waits.lookasides > 0) {
+        out.push_str("\nWait Statistics - Lookaside\n");
+        out.push_str("thread |    lookaside | 0 - 7+ complete per lookaside\n");
+        let _ = writeln!(out, "{}", "-".repeat(104));
+        for t in threads {
+            let _ = writeln!(
+                out,
+                "{:6} | {:12} | {}",
+                t.thread,
+                t.waits.lookasides,
+                histogram_cells(&t.waits.completions_per_lookaside)
+            );
+        }
+    }
+}
+
+fn submits_text(out: &mut String, threads: &[ThreadReport]) {
+    out.push_str("\n\nIoRing Statistics\nthread |  Submits/s \n--------------------\n");
+    for t in threads {
+        let _ = writeln!(out, "{:6} | {:11.2}", t.thread, t.submits_per_s);
+    }
+    let total: f64 = threads.iter().map(|t| t.submits_per_s).sum();
+    let _ = writeln!(out, "--------------------\ntotal: | {total:11.2}");
+}
+
+fn totals_text(out: &mut String, totals: &Totals) {
+    let _ = write!(out, "\n\nTotals:\n{STARS}\n\n");
+    out.push_str("type   |       bytes     |     I/Os     |    MiB/s   |  I/O per s\n");
+    let rule = "-".repeat(79);
+    let _ = writeln!(out, "{rule}");
+    for (name, sum) in [("write", &totals.write), ("read", &totals.read)] {
+        let _ = writeln!(
+            out,
+            "{name:<6} | {:15} | {:12} | {:10.2} | {:10.2}",
+            sum.bytes,
+            sum.ios,
+            sum.bytes_per_s / MIB,
+            sum.ios_per_s
+        );
+    }
+    let _ = writeln!(out, "{rule}");
+    let t = &totals.total;
+    let _ = writeln!(
+        out,
+        "total  | {:15} | {:12} | {:10.2} | {:10.2}",
+        t.bytes,
+        t.ios,
+        t.bytes_per_s / MIB,
+        t.ios_per_s
+    );
+    let _ = write!(out, "\ntotal test time:\t{:.2}s\n", totals.duration_s);
 }

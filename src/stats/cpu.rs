@@ -33,17 +33,21 @@ pub fn parse_proc_stat(text: &str) -> Vec<CpuTimes> {
 }
 
 /// One CPU's shares of the measured window, in percent.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
 pub struct CpuUsage {
     /// The CPU number.
     pub cpu: u32,
     /// User + Kernel.
+    #[serde(rename = "usage_percent")]
     pub usage: f64,
     /// User time.
+    #[serde(rename = "user_percent")]
     pub user: f64,
     /// Kernel time.
+    #[serde(rename = "kernel_percent")]
     pub kernel: f64,
     /// Idle time.
+    #[serde(rename = "idle_percent")]
     pub idle: f64,
 }
 

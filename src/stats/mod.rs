@@ -165,7 +165,7 @@ pub struct ThreadResults {
 }
 
 /// A failed I/O that ended the run.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct IoFailure {
     /// Global thread number.
     pub thread: u32,

@@ -858,6 +858,31 @@ pub const LONG_FLAGS: &[LongFlag] = &[
             Ok(())
         },
     },
+    LongFlag {
+        name: "percentiles",
+        usage: (
+            "--percentiles=<p,p,…>",
+            "extra latency percentiles in the JSON results, e.g. 99.5,99.95 [always: DiskSpd's rows and 1..99]",
+        ),
+        apply: |v, raw| {
+            let list = v.filter(|v| !v.is_empty()).ok_or_else(|| {
+                "expects a comma-separated list; for example --percentiles=99.5,99.95".to_string()
+            })?;
+            if !raw.percentiles.is_empty() {
+                return Err("this option was already given; give each option once".into());
+            }
+            for item in list.split(',') {
+                let p: f64 = item.parse().map_err(|_| {
+                    format!("'{item}' is not a number; for example --percentiles=99.5")
+                })?;
+                if !(0.0..=100.0).contains(&p) {
+                    return Err(format!("{item} is not between 0 and 100"));
+                }
+                raw.percentiles.push(p);
+            }
+            Ok(())
+        },
+    },
 ];
 
 /// Finds the entry for a letter.

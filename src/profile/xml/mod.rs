@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use thiserror::Error;
 
 pub use read::{parse_profile, read_profile};
-pub use write::{profile_xml, write_profile};
+pub use write::{Out, escape, profile_xml, write_profile};
 
 /// An XML profile that cannot be used.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]

@@ -83,6 +83,7 @@ fn profile(el: &Element) -> Result<Profile, XmlError> {
         engine: EngineKind::IoUring,
         spin: Spin::Auto,
         outputs: Vec::new(),
+        percentiles: Vec::new(),
         timespans,
     };
     el.finish(PROFILE_ELEMENTS)?;

@@ -13,32 +13,53 @@ pub fn escape(text: &str) -> String {
     quick_xml::escape::escape(text).into_owned()
 }
 
-/// An indenting writer.
-struct Out {
-    text: String,
-    depth: usize,
+/// An indenting XML writer, two spaces per level as DiskSpd writes.
+pub struct Out {
+    /// The document so far.
+    pub text: String,
+    /// Current nesting.
+    pub depth: usize,
 }
 
 impl Out {
-    fn line(&mut self, content: &str) {
+    /// A writer starting at `depth`.
+    pub fn new(depth: usize) -> Self {
+        Out {
+            text: String::new(),
+            depth,
+        }
+    }
+
+    /// One line at the current depth.
+    pub fn line(&mut self, content: &str) {
         let _ = writeln!(self.text, "{:width$}{content}", "", width = self.depth * 2);
     }
 
-    fn open(&mut self, tag: &str) {
+    /// `<tag>` and one level deeper.
+    pub fn open(&mut self, tag: &str) {
         self.line(&format!("<{tag}>"));
         self.depth += 1;
     }
 
-    fn close(&mut self, tag: &str) {
+    /// `<tag attrs>` and one level deeper.
+    pub fn open_with(&mut self, tag: &str, attrs: &str) {
+        self.line(&format!("<{tag} {attrs}>"));
+        self.depth += 1;
+    }
+
+    /// One level up and `</tag>`.
+    pub fn close(&mut self, tag: &str) {
         self.depth -= 1;
         self.line(&format!("</{tag}>"));
     }
 
-    fn value(&mut self, tag: &str, value: impl std::fmt::Display) {
+    /// `<tag>value</tag>`.
+    pub fn value(&mut self, tag: &str, value: impl std::fmt::Display) {
         self.line(&format!("<{tag}>{value}</{tag}>"));
     }
 
-    fn text(&mut self, tag: &str, value: &str) {
+    /// `<tag>escaped text</tag>`.
+    pub fn text(&mut self, tag: &str, value: &str) {
         self.line(&format!("<{tag}>{}</{tag}>", escape(value)));
     }
 }
@@ -50,10 +71,7 @@ pub fn write_profile(profile: &Profile) -> String {
 
 /// The `<Profile>` element indented by `depth` levels (for embedding in XML results).
 pub fn profile_xml(profile: &Profile, depth: usize) -> String {
-    let mut out = Out {
-        text: String::new(),
-        depth,
-    };
+    let mut out = Out::new(depth);
     out.open("Profile");
     out.value("Progress", profile.progress.unwrap_or(0));
     out.value(

@@ -1,0 +1,366 @@
+//! DiskSpd's XML results (`-Rxml`): the same element tree, units and precision, with paths
+//! escaped. `doc/iospd-results.xsd` describes exactly what this writes.
+
+use super::{
+    Direction, Directions, Measured, Report, ThreadReport, TimeSpanReport, xml_percentiles,
+};
+use crate::profile::xml::{Out, escape, profile_xml};
+use crate::system::{CacheKind, SystemInfo, parse_cpu_list};
+
+const NS_PER_MS: f64 = 1_000_000.0;
+
+/// The XML results document.
+pub fn render(report: &Report) -> String {
+    let mut out = Out::new(0);
+    out.open("Results");
+    let run_time = report
+        .timespans
+        .first()
+        .map_or("", |t| t.start_time_utc.as_str());
+    system(&mut out, &report.system, run_time, report.tool.version);
+    out.text.push_str(&profile_xml(&report.profile, out.depth));
+    for (i, ts) in report.timespans.iter().enumerate() {
+        timespan(&mut out, report, i, ts);
+    }
+    out.close("Results");
+    out.text
+}
+
+/// A CPU set as a hexadecimal mask (`0x3` for CPUs 0 and 1), any width.
+fn mask(cpus: impl IntoIterator<Item = u32>) -> String {
+    let mut words: Vec<u64> = Vec::new();
+    for cpu in cpus {
+        let word = (cpu / 64) as usize;
+        if words.len() <= word {
+            words.resize(word + 1, 0);
+        }
+        words[word] |= 1 << (cpu % 64);
+    }
+    let mut text = String::from("0x");
+    match words.iter().rposition(|&w| w != 0) {
+        None => text.push('0'),
+        Some(top) => {
+            text.push_str(&format!("{:x}", words[top]));
+            for w in words[..top].iter().rev() {
+                text.push_str(&format!("{w:016x}"));
+            }
+        }
+    }
+    text
+}
+
+/// The `<System>` element (also what `-Rsxml` prints inside `<Results>`).
+pub fn system(out: &mut Out, system: &SystemInfo, run_time: &str, version: &str) {
+    out.open("System");
+    out.text("ComputerName", &system.computer_name);
+    out.text("ProcessorName", &system.processor_name);
+    out.open("Tool");
+    out.value("Version", version);
+    out.close("Tool");
+    out.value("RunTime", run_time);
+    out.line(&format!(
+        "<PowerScheme Name=\"{}\" Guid=\"\"/>",
+        escape(&system.power_scheme)
+    ));
+    out.value("PageSize", system.page_size);
+    out.text("Kernel", &system.kernel);
+    let all: Vec<u32> = system.cpus.iter().map(|c| c.cpu).collect();
+    out.open_with(
+        "ProcessorTopology",
+        &format!("Heterogeneous=\"{}\"", system.heterogeneous()),
+    );
+    out.line(&format!(
+        "<Group Group=\"0\" MaximumProcessors=\"{n}\" ActiveProcessors=\"{n}\" ActiveProcessorMask=\"{}\"/>",
+        mask(all.iter().copied()),
+        n = all.len()
+    ));
+    let mut nodes: Vec<u32> = system.cpus.iter().map(|c| c.node).collect();
+    nodes.sort_unstable();
+    nodes.dedup();
+    for node in nodes {
+        let cpus = system.cpus.iter().filter(|c| c.node == node).map(|c| c.cpu);
+        out.line(&format!(
+            "<Node Node=\"{node}\"><Group Group=\"0\" Mask=\"{}\"/></Node>",
+            mask(cpus)
+        ));
+    }
+    let mut sockets: Vec<u32> = system.cpus.iter().map(|c| c.socket).collect();
+    sockets.sort_unstable();
+    sockets.dedup();
+    for socket in sockets {
+        let cpus = system
+            .cpus
+            .iter()
+            .filter(|c| c.socket == socket)
+            .map(|c| c.cpu);
+        out.line(&format!(
+            "<Socket Socket=\"{socket}\"><Group Group=\"0\" Mask=\"{}\"/></Socket>",
+            mask(cpus)
+        ));
+    }
+    let mut cores: Vec<(u32, u32, u32)> = system
+        .cpus
+        .iter()
+        .map(|c| (c.socket, c.core, c.efficiency_class))
+        .collect();
+    cores.sort_unstable();
+    cores.dedup();
+    for (i, (socket, core, class)) in cores.iter().enumerate() {
+        let cpus = system
+            .cpus
+            .iter()
+            .filter(|c| (c.socket, c.core) == (*socket, *core))
+            .map(|c| c.cpu);
+        out.line(&format!(
+            "<Core Group=\"0\" Core=\"{i}\" Mask=\"{}\" EfficiencyClass=\"{class}\"/>",
+            mask(cpus)
+        ));
+    }
+    for cache in &system.caches {
+        let kind = match cache.kind {
+            CacheKind::Data => "Data",
+            CacheKind::Instruction => "Instruction",
+            CacheKind::Unified => "Unified",
+        };
+        out.line(&format!(
+            "<Cache Level=\"{}\" Associativity=\"{}\" LineSize=\"{}\" CacheSize=\"{}\" Type=\"{kind}\"><Group Group=\"0\" Mask=\"{}\"/></Cache>",
+            cache.level,
+            cache.ways,
+            cache.line,
+            cache.size,
+            mask(parse_cpu_list(&cache.cpus))
+        ));
+    }
+    out.close("ProcessorTopology");
+    out.close("System");
+}
+
+fn ms(ns: f64) -> String {
+    format!("{:.3}", ns / NS_PER_MS)
+}
+
+fn timespan(out: &mut Out, report: &Report, index: usize, ts: &TimeSpanReport) {
+    out.open("TimeSpan");
+    let Some(m) = &ts.measured else {
+        out.value(
+            "Error",
+            "The test was interrupted before the measurements began. No results are displayed.",
+        );
+        out.close("TimeSpan");
+        return;
+    };
+    let profile_ts = &report.profile.timespans[index];
+    out.value("TestTimeSeconds", format!("{:.2}", m.duration_s));
+    out.value("ThreadCount", m.thread_count);
+    out.value("RequestCount", profile_ts.request_count.unwrap_or(0));
+    out.value("ProcCount", report.system.cpus.len());
+    cpu(out, report, m);
+    if profile_ts.measure_latency {
+        latency(out, &m.totals);
+    }
+    if profile_ts.iops_interval_ms.is_some() {
+        iops(out, &m.totals);
+    }
+    if report.profile.counters.any() {
+        out.open("ETW");
+        for c in &m.counters {
+            out.line(&format!(
+                "<Counter Name=\"{}\">{}</Counter>",
+                c.key, c.value
+            ));
+        }
+        out.close("ETW");
+    }
+    for thread in &m.threads {
+        thread_xml(out, report, index, m, thread);
+    }
+    out.close("TimeSpan");
+}
+
+fn cpu(out: &mut Out, report: &Report, m: &Measured) {
+    out.open("CpuUtilization");
+    for usage in &m.cpu {
+        let topo = report.system.cpus.iter().find(|c| c.cpu == usage.cpu);
+        out.open("CPU");
+        out.value("Socket", topo.map_or(0, |t| t.socket));
+        out.value("Node", topo.map_or(0, |t| t.node));
+        out.value("Group", 0);
+        out.value("Core", topo.map_or(0, |t| t.core));
+        out.value("EfficiencyClass", topo.map_or(0, |t| t.efficiency_class));
+        out.value("Id", usage.cpu);
+        percents(out, usage);
+        out.close("CPU");
+    }
+    out.open("Average");
+    percents(out, &m.cpu_average);
+    out.close("Average");
+    out.close("CpuUtilization");
+}
+
+fn percents(out: &mut Out, usage: &crate::stats::cpu::CpuUsage) {
+    out.value("UsagePercent", format!("{:.2}", usage.usage));
+    out.value("UserPercent", format!("{:.2}", usage.user));
+    out.value("KernelPercent", format!("{:.2}", usage.kernel));
+    out.value("IdlePercent", format!("{:.2}", usage.idle));
+}
+
+fn latency(out: &mut Out, d: &Directions) {
+    let buckets = |dir: &Direction| dir.latency.as_ref().map_or(0, |l| l.distinct_values);
+    out.open_with(
+        "Latency",
+        &format!(
+            "ReadHistoBuckets=\"{}\" WriteHistoBuckets=\"{}\" TotalHistoBuckets=\"{}\"",
+            buckets(&d.read),
+            buckets(&d.write),
+            buckets(&d.total)
+        ),
+    );
+    for (dir, average, stdev) in [
+        (&d.read, "AverageReadMilliseconds", "ReadLatencyStdev"),
+        (&d.write, "AverageWriteMilliseconds", "WriteLatencyStdev"),
+        (&d.total, "AverageTotalMilliseconds", "LatencyStdev"),
+    ] {
+        if let Some(l) = &dir.latency {
+            out.value(average, ms(l.mean_ns));
+            out.value(stdev, ms(l.stddev_ns));
+        }
+    }
+    for p in xml_percentiles() {
+        out.open("Bucket");
+        out.value("Percentile", p);
+        for (dir, tag) in [
+            (&d.read, "ReadMilliseconds"),
+            (&d.write, "WriteMilliseconds"),
+            (&d.total, "TotalMilliseconds"),
+        ] {
+            if let Some(l) = &dir.latency {
+                out.value(tag, ms(l.at(p) as f64));
+            }
+        }
+        out.close("Bucket");
+    }
+    out.close("Latency");
+}
+
+fn iops(out: &mut Out, d: &Directions) {
+    out.open("Iops");
+    for (dir, tag) in [
+        (&d.read, "ReadIopsStdDev"),
+        (&d.write, "WriteIopsStdDev"),
+        (&d.total, "IopsStdDev"),
+    ] {
+        if dir.ios > 0 {
+            out.value(tag, format!("{:.3}", dir.ios_per_s_stddev.unwrap_or(0.0)));
+        }
+    }
+    for (i, total) in d.total.intervals.iter().enumerate() {
+        let mut attrs = format!(
+            "SampleMillisecond=\"{}\" Read=\"{:.0}\" Write=\"{:.0}\" Total=\"{:.0}\"",
+            total.end_ms,
+            d.read.intervals.get(i).map_or(0.0, |b| b.ios_per_s),
+            d.write.intervals.get(i).map_or(0.0, |b| b.ios_per_s),
+            total.ios_per_s
+        );
+        for (dir, name) in [(&d.read, "Read"), (&d.write, "Write")] {
+            let b = dir.intervals.get(i);
+            attrs.push_str(&format!(
+                " {name}MinLatencyMilliseconds=\"{}\" {name}MaxLatencyMilliseconds=\"{}\" {name}AvgLatencyMilliseconds=\"{}\" {name}LatencyStdDev=\"{}\"",
+                ms(b.map_or(0.0, |b| b.latency_min_ns as f64)),
+                ms(b.map_or(0.0, |b| b.latency_max_ns as f64)),
+                ms(b.map_or(0.0, |b| b.latency_mean_ns)),
+                ms(b.map_or(0.0, |b| b.latency_stddev_ns)),
+            ));
+        }
+        out.line(&format!("<Bucket {attrs}/>"));
+    }
+    out.close("Iops");
+}
+
+fn thread_xml(out: &mut Out, report: &Report, index: usize, m: &Measured, thread: &ThreadReport) {
+    let profile_ts = &report.profile.timespans[index];
+    out.open("Thread");
+    out.value("Id", thread.thread);
+    if profile_ts.io_ring.is_some() {
+        out.value("SubmitCount", thread.waits.submits);
+    }
+    for target in &thread.targets {
+        let d = &target.directions;
+        out.open("Target");
+        out.text("Path", &target.path);
+        out.value("BytesCount", d.total.bytes);
+        out.value("FileSize", target.size_bytes);
+        out.value("IOCount", d.total.ios);
+        out.value("ReadBytes", d.read.bytes);
+        out.value("ReadCount", d.read.ios);
+        out.value("WriteBytes", d.write.bytes);
+        out.value("WriteCount", d.write.ios);
+        if let Some(dist) = m
+            .distributions
+            .iter()
+            .find(|x| x.path == target.path && x.threads.contains(&thread.thread))
+        {
+            out.open("Distribution");
+            out.open("Absolute");
+            for r in &dist.ranges {
+                out.line(&format!(
+                    "<Range IO=\"{}\">{}</Range>",
+                    r.io_percent.round() as u64,
+                    r.length
+                ));
+            }
+            out.close("Absolute");
+            out.close("Distribution");
+        }
+        if profile_ts.measure_latency {
+            for (dir, average, stdev) in [
+                (
+                    &d.read,
+                    "AverageReadLatencyMilliseconds",
+                    "ReadLatencyStdev",
+                ),
+                (
+                    &d.write,
+                    "AverageWriteLatencyMilliseconds",
+                    "WriteLatencyStdev",
+                ),
+                (&d.total, "AverageLatencyMilliseconds", "LatencyStdev"),
+            ] {
+                if let Some(l) = &dir.latency {
+                    out.value(average, ms(l.mean_ns));
+                    out.value(stdev, ms(l.stddev_ns));
+                }
+            }
+        }
+        if profile_ts.iops_interval_ms.is_some() {
+            iops(out, d);
+        }
+        out.close("Target");
+    }
+    if report.profile.verbose_stats {
+        let w = &thread.waits;
+        out.open("WaitStatistics");
+        out.value("CompletionWait", w.waits);
+        out.value("ThrottleWait", w.throttle_waits);
+        out.value("ThrottleSleep", w.throttle_sleeps);
+        out.value("Lookaside", w.lookasides);
+        let join = |h: &[u64; 8]| h.iter().map(u64::to_string).collect::<Vec<_>>().join(" ");
+        out.value("CompletionsPerWait", join(&w.completions_per_wait));
+        out.value("LookasideCompletion", join(&w.completions_per_lookaside));
+        out.close("WaitStatistics");
+    }
+    out.close("Thread");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn masks() {
+        assert_eq!(mask([0, 1]), "0x3");
+        assert_eq!(mask([4]), "0x10");
+        assert_eq!(mask([]), "0x0");
+        assert_eq!(mask([64]), "0x10000000000000000");
+        assert_eq!(mask([0, 65]), "0x20000000000000001");
+    }
+}
