@@ -25,8 +25,9 @@ pub struct Resolved {
 }
 
 /// Options that may accompany `-X` (they override every timespan of the profile).
-const COMPOSABLE_WITH_XML: [&str; 11] =
-    ["-X", "-v", "-vs", "-z", "-R", "-W", "-d", "-C", "-:", "-bs", "--"];
+const COMPOSABLE_WITH_XML: [&str; 11] = [
+    "-X", "-v", "-vs", "-z", "-R", "-W", "-d", "-C", "-:", "-bs", "--",
+];
 
 /// Builds the profile from a command line; `command_line` is echoed in the report.
 pub fn resolve(raw: &RawArgs, command_line: String) -> Result<Resolved, ProfileError> {

@@ -10,18 +10,23 @@ pub struct Target {
     /// The path as given (`*1`, `*2` … are template targets filled from the command line).
     pub path: PathBuf,
     /// Bytes per I/O.
+    #[serde(rename = "block_size_bytes")]
     pub block_size: u64,
     /// `-B`: first byte of the range used.
+    #[serde(rename = "base_offset_bytes")]
     pub base_offset: u64,
     /// `-f`: the range ends before this offset.
+    #[serde(rename = "max_size_bytes")]
     pub max_size: Option<u64>,
     /// `-c`: create the file with this size before the run.
+    #[serde(rename = "create_size_bytes")]
     pub create_size: Option<u64>,
     /// `-o`: outstanding I/Os per thread on this target.
     pub requests: u32,
     /// `-t`: threads on this target (ignored with `-F`).
     pub threads_per_target: u32,
     /// `-T`: thread k starts at k × this.
+    #[serde(rename = "thread_stride_bytes")]
     pub thread_stride: u64,
     /// How offsets are chosen.
     pub access: Access,
@@ -102,6 +107,7 @@ pub enum Access {
     /// Sequential with a stride.
     Sequential {
         /// Bytes between consecutive offsets.
+        #[serde(rename = "stride_bytes")]
         stride: u64,
         /// `-si`: one shared offset per target.
         interlocked: bool,
@@ -112,8 +118,10 @@ pub enum Access {
     /// random jumps (`-rs`).
     Random {
         /// Offsets are multiples of this.
+        #[serde(rename = "align_bytes")]
         align: u64,
         /// Percent of I/Os at a random offset (100 = all).
+        #[serde(rename = "random_percent")]
         ratio: u8,
     },
 }
@@ -189,6 +197,7 @@ pub enum WriteBuffer {
     /// `-Z<size>[,file]`: each write copies a random window of a source buffer.
     Source {
         /// Size of the source buffer.
+        #[serde(rename = "size_bytes")]
         size: u64,
         /// File the source is filled from (repeated); random data when `None`.
         file: Option<PathBuf>,
@@ -202,6 +211,7 @@ pub enum Throughput {
     /// `-g<n>`: bytes per millisecond.
     BytesPerMs(u64),
     /// `-g<n>i`: I/Os per second.
+    #[serde(rename = "ios_per_s")]
     Iops(u64),
 }
 

@@ -13,7 +13,8 @@ use std::time::{Duration, SystemTime};
 use iospd::cli::{self, Command as CliCommand};
 use iospd::clock::FakeClock;
 use iospd::engine::EngineKind;
-use iospd::report::{Report, text};
+use iospd::profile::ResultFormat;
+use iospd::report::Report;
 use iospd::stats::CpuTimes;
 use iospd::system::{CacheInfo, CacheKind, CpuTopology, Host, SystemInfo};
 use iospd::{profile, run};
@@ -139,9 +140,9 @@ impl TempDir {
     }
 }
 
-/// Runs a command line through the whole pipeline on the null engine with a fake clock, in `dir`,
-/// and returns the text report with the directory replaced by `<dir>`.
-pub fn golden_run(args: &[&str], dir: &TempDir) -> String {
+/// Runs a command line through the whole pipeline on the null engine with a fake clock, in `dir`
+/// (`<dir>` in the arguments stands for it), and returns the report model.
+pub fn golden_report(args: &[&str], dir: &TempDir) -> Report {
     let args: Vec<String> = args
         .iter()
         .map(|a| a.replace("<dir>", &dir.path().display().to_string()))
@@ -165,8 +166,85 @@ pub fn golden_run(args: &[&str], dir: &TempDir) -> String {
         &|_| {},
     )
     .expect("run succeeds");
-    let report = Report::new(&resolved.profile, &host.system_info(), &results);
-    text::render(&report).replace(&dir.path().display().to_string(), "<dir>")
+    Report::new(&resolved.profile, &host.system_info(), &results)
+}
+
+/// The report of [`golden_report`] in `format`, with the directory replaced by `<dir>` (`DIR` in
+/// XML, where `<dir>` would be a tag).
+pub fn golden_render(report: &Report, format: ResultFormat, dir: &TempDir) -> String {
+    let placeholder = if format == ResultFormat::Xml {
+        "DIR"
+    } else {
+        "<dir>"
+    };
+    report
+        .render(format)
+        .replace(&dir.path().display().to_string(), placeholder)
+}
+
+/// [`golden_report`] rendered as text.
+pub fn golden_run(args: &[&str], dir: &TempDir) -> String {
+    golden_render(&golden_report(args, dir), ResultFormat::Text, dir)
+}
+
+/// Whether a test that needs `tool` may skip when it is missing (not in CI, which sets
+/// IOSPD_REQUIRE_TOOLS=1 and installs them).
+pub fn have_tool(tool: &str, test: &str) -> bool {
+    let found = Command::new("sh")
+        .arg("-c")
+        .arg(format!("command -v {tool}"))
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        assert!(
+            std::env::var_os("IOSPD_REQUIRE_TOOLS").is_none(),
+            "{test} needs {tool}, and IOSPD_REQUIRE_TOOLS is set"
+        );
+        eprintln!("SKIPPED {test}: {tool} is not installed (apt-get install -y libxml2-utils)");
+    }
+    found
+}
+
+/// Validates XML documents against doc/iospd.xsd with xmllint; panics with its message if one fails.
+pub fn validate_xml(documents: &[(&str, &str)], test: &str) {
+    if !have_tool("xmllint", test) {
+        return;
+    }
+    let dir = TempDir::new();
+    let mut args = vec![
+        "--noout".to_string(),
+        "--schema".to_string(),
+        concat!(env!("CARGO_MANIFEST_DIR"), "/doc/iospd.xsd").to_string(),
+    ];
+    for (name, text) in documents {
+        let path = dir.join(&format!("{name}.xml"));
+        std::fs::write(&path, text).unwrap();
+        args.push(path.display().to_string());
+    }
+    let output = Command::new("xmllint").args(&args).output().unwrap();
+    assert!(
+        output.status.success(),
+        "XSD validation failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// Validates a JSON document against doc/iospd-results.schema.json.
+pub fn validate_json(text: &str) {
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../../doc/iospd-results.schema.json")).unwrap();
+    let instance: serde_json::Value = serde_json::from_str(text).expect("well-formed JSON");
+    let mut schemas = boon::Schemas::new();
+    let mut compiler = boon::Compiler::new();
+    compiler
+        .add_resource("iospd-results.schema.json", schema)
+        .unwrap();
+    let index = compiler
+        .compile("iospd-results.schema.json", &mut schemas)
+        .expect("the schema compiles");
+    if let Err(error) = schemas.validate(&instance, index) {
+        panic!("JSON schema validation failed: {error:#}");
+    }
 }
 
 /// Compares `actual` with `tests/golden/<name>`; with UPDATE_GOLDEN=1 rewrites the file instead.
