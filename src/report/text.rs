@@ -410,20 +410,20 @@ fn target_text(out: &mut String, t: &Target, ts: &TimeSpan) {
                         size_or_zero(start + r.span)
                     };
                     format!(
-                        "{:>3}% of IO => [{:>10} - {:>10})",
+                        "{:>3}% of IO => [{:>9} -{:>10})",
                         r.io_percent,
                         size_or_zero(start),
                         end
                     )
                 }
             };
-            line(out, 10, text);
+            line(out, 9, text);
             start += r.span;
         }
     }
 }
 
-/// DiskSpd prints a zero offset as a bare `0` padded like a unit (`0    `).
+/// DiskSpd prints a zero offset as a bare `0` padded as if it had a unit (`0   `).
 fn size_or_zero(bytes: u64) -> String {
     if bytes == 0 {
         "0   ".to_string()
@@ -613,9 +613,9 @@ fn distributions_text(out: &mut String, ts: &TimeSpan, m: &Measured) {
             };
             let _ = writeln!(
                 out,
-                "    {io} of IO => [{:>10} - {:>10})",
+                "    {io} of IO => [{:>9} -{:>10})",
                 size_or_zero(base + r.start),
-                size_or_zero(base + r.start + r.length)
+                format_size(base + r.start + r.length)
             );
         }
     }
@@ -827,4 +827,66 @@ fn totals_text(out: &mut String, totals: &Totals) {
         t.ios_per_s
     );
     let _ = write!(out, "\ntotal test time:\t{:.2}s\n", totals.duration_s);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::{Distribution, DistributionRange};
+
+    fn distribution_lines(kind: DistributionKind, ranges: &[(u32, u64)]) -> String {
+        let mut target = Target::new("".into());
+        target.access = Access::Random {
+            align: 65536,
+            ratio: 100,
+        };
+        target.distribution = Some(Distribution {
+            kind,
+            ranges: ranges
+                .iter()
+                .map(|&(io_percent, span)| DistributionRange { io_percent, span })
+                .collect(),
+        });
+        let mut out = String::new();
+        target_text(&mut out, &target, &TimeSpan::new());
+        out[out.find("      IO Distribution:").unwrap()..].to_string()
+    }
+
+    #[test]
+    fn distributions_print_as_diskspd_2_3() {
+        // The expected lines are DiskSpd 2.3's own unit-test output.
+        assert_eq!(
+            distribution_lines(
+                DistributionKind::Percent,
+                &[(10, 10), (10, 10), (0, 10), (80, 70)]
+            ),
+            "      IO Distribution:\n          10% of IO => [ 0% -  10%) of target\n          10% of IO => [10% -  20%) of target\n           0% of IO => [20% -  30%) of target\n          80% of IO => [30% - 100%) of target\n"
+        );
+        let gib = 1 << 30;
+        assert_eq!(
+            distribution_lines(
+                DistributionKind::Absolute,
+                &[(10, gib), (10, gib), (0, 100 * gib), (80, 0)]
+            ),
+            "      IO Distribution:\n          10% of IO => [     0    -      1GiB)\n          10% of IO => [     1GiB -      2GiB)\n           0% of IO => [     2GiB -    102GiB)\n          80% of IO => [   102GiB -       end)\n"
+        );
+    }
+
+    #[test]
+    fn target_lines_match_diskspd_2_3() {
+        // DiskSpd 2.3's Test_PrintTarget, for the settings Linux shares.
+        let mut target = Target::new("".into());
+        target.thread_stride = 100 * 1024;
+        target.max_size = Some(2000 * 1024);
+        let ts = TimeSpan {
+            thread_count: Some(1),
+            ..TimeSpan::new()
+        };
+        let mut out = String::new();
+        target_text(&mut out, &target, &ts);
+        assert_eq!(
+            out,
+            "    path: ''\n      think time: 0ms\n      burst size: 0\n      using software cache\n      using hardware write cache, writethrough off\n      performing read test\n      block size: 64KiB\n      using sequential I/O (stride: 64KiB)\n      number of outstanding I/O operations per thread: 2\n      max file size: 1.95MiB\n      thread stride size: 100KiB\n      IO priority: normal\n"
+        );
+    }
 }

@@ -30,9 +30,19 @@ pub fn parse_profile(text: &str) -> Result<Profile, XmlError> {
     profile(&root)
 }
 
-const PROFILE_ELEMENTS: &str = "Progress, ResultFormat, Verbose, VerboseStats, ExperimentFlags, PrecreateFiles, ETW, TimeSpans";
+const PROFILE_ELEMENTS: &[&str] = &[
+    "Progress",
+    "ResultFormat",
+    "Verbose",
+    "VerboseStats",
+    "ExperimentFlags",
+    "PrecreateFiles",
+    "ETW",
+    "TimeSpans",
+];
 
 fn profile(el: &Element) -> Result<Profile, XmlError> {
+    el.only(PROFILE_ELEMENTS)?;
     let result_format = match el.child("ResultFormat")? {
         None => ResultFormat::Text,
         Some(f) => match f.text.as_str() {
@@ -60,12 +70,13 @@ fn profile(el: &Element) -> Result<Profile, XmlError> {
         Some(etw) => counters(etw)?,
     };
     let spans = el.required("TimeSpans")?;
+    spans.only(&["TimeSpan"])?;
     let timespans = spans
         .all("TimeSpan")
         .into_iter()
         .map(timespan)
         .collect::<Result<Vec<_>, _>>()?;
-    spans.finish("TimeSpan")?;
+    spans.only(&["TimeSpan"])?;
     if timespans.is_empty() {
         return Err(spans.error("needs at least one <TimeSpan>"));
     }
@@ -86,7 +97,6 @@ fn profile(el: &Element) -> Result<Profile, XmlError> {
         percentiles: Vec::new(),
         timespans,
     };
-    el.finish(PROFILE_ELEMENTS)?;
     Ok(profile)
 }
 
@@ -113,13 +123,47 @@ fn counters(etw: &Element) -> Result<Counters, XmlError> {
         use_paged_memory: etw.flag("UsePagedMemory")?,
         timer,
     };
-    etw.finish("Process, Thread, ImageLoad, DiskIO, MemoryPageFaults, MemoryHardFaults, Network, Registry, UsePagedMemory, UsePerfTimer, UseSystemTimer, UseCyclesCounter")?;
+    etw.only(&[
+        "Process",
+        "Thread",
+        "ImageLoad",
+        "DiskIO",
+        "MemoryPageFaults",
+        "MemoryHardFaults",
+        "Network",
+        "Registry",
+        "UsePagedMemory",
+        "UsePerfTimer",
+        "UseSystemTimer",
+        "UseCyclesCounter",
+    ])?;
     Ok(counters)
 }
 
-const TIMESPAN_ELEMENTS: &str = "Duration, Warmup, Cooldown, RandSeed, RandomWriteData, ThreadCount, RequestCount, DisableAffinity, GroupAffinity, Affinity, AffinityTraversal, CompletionRoutines, MeasureLatency, CalculateIopsStdDev, IoBucketDuration, IoRing, CompletionDepth, BufferSeparation, Targets";
+const TIMESPAN_ELEMENTS: &[&str] = &[
+    "Duration",
+    "Warmup",
+    "Cooldown",
+    "RandSeed",
+    "RandomWriteData",
+    "ThreadCount",
+    "RequestCount",
+    "DisableAffinity",
+    "GroupAffinity",
+    "Affinity",
+    "AffinityTraversal",
+    "CompletionRoutines",
+    "MeasureLatency",
+    "CalculateIopsStdDev",
+    "IoBucketDuration",
+    "IoRing",
+    "CompletionDepth",
+    "BufferSeparation",
+    "Targets",
+];
 
 fn timespan(el: &Element) -> Result<TimeSpan, XmlError> {
+    el.only(TIMESPAN_ELEMENTS)?;
     if let Some(cr) = el.child("CompletionRoutines")?
         && cr.boolean()?
     {
@@ -132,12 +176,13 @@ fn timespan(el: &Element) -> Result<TimeSpan, XmlError> {
     let calculate = el.flag("CalculateIopsStdDev")?;
     let bucket = el.number_of("IoBucketDuration")?;
     let targets_el = el.required("Targets")?;
+    targets_el.only(&["Target"])?;
     let targets = targets_el
         .all("Target")
         .into_iter()
         .map(target)
         .collect::<Result<Vec<_>, _>>()?;
-    targets_el.finish("Target")?;
+    targets_el.only(&["Target"])?;
     let timespan = TimeSpan {
         duration_s: el.number_of("Duration")?.map_or(
             Ok(crate::profile::DEFAULT_DURATION as u64),
@@ -171,7 +216,6 @@ fn timespan(el: &Element) -> Result<TimeSpan, XmlError> {
         },
         targets,
     };
-    el.finish(TIMESPAN_ELEMENTS)?;
     Ok(timespan)
 }
 
@@ -194,7 +238,7 @@ fn affinity(el: &Element) -> Result<Affinity, XmlError> {
                 .ok_or_else(|| a.error("needs a numeric Processor attribute"))?;
             cpus.push(cpu);
         }
-        list.finish("AffinityAssignment, AffinityGroupAssignment")?;
+        list.only(&["AffinityAssignment", "AffinityGroupAssignment"])?;
     }
     let order = match el.child("AffinityTraversal")? {
         None => None,
@@ -268,16 +312,51 @@ fn io_ring(el: &Element) -> Result<Option<IoRing>, XmlError> {
         None => true,
         Some(r) => r.boolean()?,
     };
-    ring.finish("IoRingBatchSize, UseRegBuffer")?;
+    ring.only(&["IoRingBatchSize", "UseRegBuffer"])?;
     Ok(Some(IoRing {
         batch,
         registered_buffers,
     }))
 }
 
-const TARGET_ELEMENTS: &str = "Path, BlockSize, BaseFileOffset, MaxFileSize, FileSize, SequentialScan, RandomAccess, TemporaryFile, UseLargePages, RequestCount, ThreadsPerFile, ThreadStride, StrideSize, InterlockedSequential, Random, RandomRatio, Distribution, ParallelAsyncIO, WriteRatio, DisableOSCache, DisableLocalCache, WriteThrough, DisableAllCache, MemoryMappedIo, FlushType, WriteBufferContent, BurstSize, ThinkTime, Throughput, IOPriority, Weight, ThreadTargets";
+const TARGET_ELEMENTS: &[&str] = &[
+    "Path",
+    "BlockSize",
+    "BaseFileOffset",
+    "MaxFileSize",
+    "FileSize",
+    "SequentialScan",
+    "RandomAccess",
+    "TemporaryFile",
+    "UseLargePages",
+    "RequestCount",
+    "ThreadsPerFile",
+    "ThreadStride",
+    "StrideSize",
+    "InterlockedSequential",
+    "Random",
+    "RandomRatio",
+    "Distribution",
+    "ParallelAsyncIO",
+    "WriteRatio",
+    "DisableOSCache",
+    "DisableLocalCache",
+    "WriteThrough",
+    "DisableAllCache",
+    "MemoryMappedIo",
+    "FlushType",
+    "WriteBufferContent",
+    "BurstSize",
+    "ThinkTime",
+    "Throughput",
+    "IOPriority",
+    "Weight",
+    "ThreadTargets",
+    "BypassIO",
+];
 
 fn target(el: &Element) -> Result<Target, XmlError> {
+    el.only(TARGET_ELEMENTS)?;
     let path_el = el.required("Path")?;
     if path_el.text.is_empty() {
         return Err(path_el.error("is empty; give the file or device path"));
@@ -373,13 +452,12 @@ fn target(el: &Element) -> Result<Target, XmlError> {
                     .number_in(0, crate::cli::flags::MAX_THREADS)? as u32,
                 weight: tt.number_of("Weight")?.unwrap_or(0) as u32,
             });
-            tt.finish("Thread, Weight")?;
+            tt.only(&["Thread", "Weight"])?;
         }
-        list.finish("ThreadTarget")?;
+        list.only(&["ThreadTarget"])?;
     }
     t.access = access(el, t.block_size)?;
     t.distribution = distribution(el)?;
-    el.finish(TARGET_ELEMENTS)?;
     Ok(t)
 }
 
@@ -429,7 +507,7 @@ fn distribution(el: &Element) -> Result<Option<Distribution>, XmlError> {
         (None, Some(a)) => (DistributionKind::Absolute, a),
         _ => return Err(d.error("needs exactly one of <Percent> or <Absolute>")),
     };
-    d.finish("Percent, Absolute")?;
+    d.only(&["Percent", "Absolute"])?;
     let mut ranges = Vec::new();
     for r in ranges_el.all("Range") {
         let io_percent = r
@@ -442,7 +520,7 @@ fn distribution(el: &Element) -> Result<Option<Distribution>, XmlError> {
             span: r.number()?,
         });
     }
-    ranges_el.finish("Range")?;
+    ranges_el.only(&["Range"])?;
     if ranges.is_empty() {
         return Err(ranges_el.error("needs at least one <Range>"));
     }
@@ -461,11 +539,11 @@ fn write_buffer(el: &Element) -> Result<WriteBuffer, XmlError> {
             let source = content.required("RandomDataSource")?;
             let size = source.required("SizeInBytes")?.number()?;
             let file = source.child("FilePath")?.map(|f| PathBuf::from(&f.text));
-            source.finish("SizeInBytes, FilePath")?;
+            source.only(&["SizeInBytes", "FilePath"])?;
             WriteBuffer::Source { size, file }
         }
         other => return Err(pattern.error(format!("'{other}' is not sequential, zero or random"))),
     };
-    content.finish("Pattern, RandomDataSource")?;
+    content.only(&["Pattern", "RandomDataSource"])?;
     Ok(buffer)
 }

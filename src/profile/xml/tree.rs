@@ -1,8 +1,6 @@
 //! A minimal element tree with line numbers, built with quick-xml, and typed accessors that record
 //! which children were read so that anything unknown is reported.
 
-use std::cell::Cell;
-
 use quick_xml::Reader;
 use quick_xml::events::Event;
 
@@ -26,7 +24,6 @@ pub struct Element {
     pub children: Vec<Element>,
     /// 1-based line of the start tag.
     pub line: usize,
-    used: Cell<bool>,
 }
 
 fn line_at(text: &str, offset: u64) -> usize {
@@ -168,7 +165,6 @@ fn element(
         text: String::new(),
         children: Vec::new(),
         line,
-        used: Cell::new(false),
     })
 }
 
@@ -189,19 +185,12 @@ impl Element {
         if let Some(second) = found.next() {
             return Err(second.error(format!("appears twice in <{}>; give it once", self.name)));
         }
-        if let Some(child) = first {
-            child.used.set(true);
-        }
         Ok(first)
     }
 
     /// Every child called `name`.
     pub fn all(&self, name: &str) -> Vec<&Element> {
-        self.children
-            .iter()
-            .filter(|c| c.name == name)
-            .inspect(|c| c.used.set(true))
-            .collect()
+        self.children.iter().filter(|c| c.name == name).collect()
     }
 
     /// The child called `name`, which must be present.
@@ -210,12 +199,17 @@ impl Element {
             .ok_or_else(|| self.error(format!("needs a <{name}> element")))
     }
 
-    /// Errors on the first child that no accessor asked for.
-    pub fn finish(&self, known: &str) -> Result<(), XmlError> {
-        match self.children.iter().find(|c| !c.used.get()) {
+    /// Errors on the first child whose name is not in `known`.
+    pub fn only(&self, known: &[&str]) -> Result<(), XmlError> {
+        match self
+            .children
+            .iter()
+            .find(|c| !known.contains(&c.name.as_str()))
+        {
             Some(unknown) => Err(unknown.error(format!(
-                "is not a DiskSpd element inside <{}>; the elements here are: {known}",
-                self.name
+                "is not a DiskSpd element inside <{}>; the elements here are: {}",
+                self.name,
+                known.join(", ")
             ))),
             None => Ok(()),
         }
@@ -338,7 +332,7 @@ mod tests {
         let root = parse("<T><N>5</N><B>true</B><X>1</X></T>").unwrap();
         assert_eq!(root.number_of("N").unwrap(), Some(5));
         assert!(root.flag("B").unwrap());
-        let err = root.finish("N, B").unwrap_err();
+        let err = root.only(&["N", "B"]).unwrap_err();
         assert!(err.to_string().contains("<X>"), "{err}");
         let root = parse("<T><N>5</N><N>6</N></T>").unwrap();
         assert!(root.child("N").unwrap_err().to_string().contains("twice"));
