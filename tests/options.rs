@@ -11,7 +11,11 @@ use std::time::{Duration, Instant};
 use util::{TempDir, iospd, run_iospd, stderr, stdout, test_time, totals};
 
 fn zero_blocks(path: &std::path::Path) -> usize {
-    fs::read(path).unwrap().chunks(4096).filter(|b| b.iter().all(|&x| x == 0)).count()
+    fs::read(path)
+        .unwrap()
+        .chunks(4096)
+        .filter(|b| b.iter().all(|&x| x == 0))
+        .count()
 }
 
 #[test]
@@ -19,7 +23,9 @@ fn memory_mapped_reads_and_writes_reach_the_file() {
     let dir = TempDir::new();
     for flush in ["", "-Nv", "-Nn", "-Ni"] {
         let path = dir.arg(&format!("m{flush}.dat"));
-        let mut args = vec!["-c2M", "-d1", "-W0", "-b4K", "-o2", "-r", "-w50", "-Z", "-Sm", "-L"];
+        let mut args = vec![
+            "-c2M", "-d1", "-W0", "-b4K", "-o2", "-r", "-w50", "-Z", "-Sm", "-L",
+        ];
         if !flush.is_empty() {
             args.push(flush);
         }
@@ -29,7 +35,10 @@ fn memory_mapped_reads_and_writes_reach_the_file() {
         let report = stdout(&output);
         assert!(report.contains("using memory-mapped I/O"), "{flush}");
         assert!(totals(&report, "Read IO").ios > 0 && totals(&report, "Write IO").ios > 0);
-        assert!(zero_blocks(std::path::Path::new(&path)) > 0, "{flush}: zeroed writes reach the file");
+        assert!(
+            zero_blocks(std::path::Path::new(&path)) > 0,
+            "{flush}: zeroed writes reach the file"
+        );
     }
     let output = run_iospd(&["-c1M", "-d1", "-Sm", "-Su", &dir.arg("x.dat")]);
     assert_eq!(output.status.code(), Some(3));
@@ -40,10 +49,22 @@ fn memory_mapped_reads_and_writes_reach_the_file() {
 fn bursts_pace_the_load() {
     let dir = TempDir::new();
     // 10 I/Os, then 100 ms of think time: about 100 I/Os per second.
-    let output = run_iospd(&["-c1M", "-d2", "-W0", "-o4", "-i10", "-j100", "--engine=null", &dir.arg("b.dat")]);
+    let output = run_iospd(&[
+        "-c1M",
+        "-d2",
+        "-W0",
+        "-o4",
+        "-i10",
+        "-j100",
+        "--engine=null",
+        &dir.arg("b.dat"),
+    ]);
     assert!(output.status.success(), "{}", stderr(&output));
     let iops = totals(&stdout(&output), "Total IO").iops;
-    assert!((60.0..=130.0).contains(&iops), "{iops} IOPS with 10-I/O bursts every 100 ms");
+    assert!(
+        (60.0..=130.0).contains(&iops),
+        "{iops} IOPS with 10-I/O bursts every 100 ms"
+    );
 }
 
 #[test]
@@ -55,10 +76,18 @@ fn weighted_pool_spreads_io_by_weight() {
         <Target><Path>*2</Path><BlockSize>4096</BlockSize><FileSize>1048576</FileSize><Random>4096</Random><Weight>1</Weight></Target>\
         </Targets></TimeSpan></TimeSpans></Profile>";
     fs::write(dir.join("pool.xml"), profile).unwrap();
-    let output = run_iospd(&[&format!("-X{}", dir.arg("pool.xml")), "--engine=null", "-Rjson", &dir.arg("a.dat"), &dir.arg("b.dat")]);
+    let output = run_iospd(&[
+        &format!("-X{}", dir.arg("pool.xml")),
+        "--engine=null",
+        "-Rjson",
+        &dir.arg("a.dat"),
+        &dir.arg("b.dat"),
+    ]);
     assert!(output.status.success(), "{}", stderr(&output));
     let json: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
-    let targets = json["timespans"][0]["measured"]["targets"].as_array().unwrap();
+    let targets = json["timespans"][0]["measured"]["targets"]
+        .as_array()
+        .unwrap();
     let a = targets[0]["total"]["ios"].as_f64().unwrap();
     let b = targets[1]["total"]["ios"].as_f64().unwrap();
     assert!((2.8..3.2).contains(&(a / b)), "weights 3:1 gave {a}:{b}");
@@ -67,10 +96,27 @@ fn weighted_pool_spreads_io_by_weight() {
 #[test]
 fn counters_for_the_etw_groups() {
     let dir = TempDir::new();
-    let output = run_iospd(&["-c1M", "-d1", "-W0", "-eDISK_IO", "-eMEMORY_PAGE_FAULTS", "-eNETWORK", "-ePROCESS", "--engine=null", &dir.arg("c.dat")]);
+    let output = run_iospd(&[
+        "-c1M",
+        "-d1",
+        "-W0",
+        "-eDISK_IO",
+        "-eMEMORY_PAGE_FAULTS",
+        "-eNETWORK",
+        "-ePROCESS",
+        "--engine=null",
+        &dir.arg("c.dat"),
+    ]);
     assert!(output.status.success(), "{}", stderr(&output));
     let report = stdout(&output);
-    for needle in ["ETW:", "\tDisk I/O", "\t\tRead: ", "\tMemory Page Faults", "\t\tTCP/IP Send: ", "\t\tTasks created: "] {
+    for needle in [
+        "ETW:",
+        "\tDisk I/O",
+        "\t\tRead: ",
+        "\tMemory Page Faults",
+        "\t\tTCP/IP Send: ",
+        "\t\tTasks created: ",
+    ] {
         assert!(report.contains(needle), "missing {needle:?}");
     }
 }
@@ -86,16 +132,33 @@ fn named_events_signal_wait_and_stop() {
     let dir = TempDir::new();
     let events = TempDir::new();
     let output = event_command(&events)
-        .args(["-c1M", "-d1", "-W0", "-ysStarted", "-yfFinished", "--engine=null", &dir.arg("e.dat")])
+        .args([
+            "-c1M",
+            "-d1",
+            "-W0",
+            "-ysStarted",
+            "-yfFinished",
+            "--engine=null",
+            &dir.arg("e.dat"),
+        ])
         .output()
         .unwrap();
     assert!(output.status.success(), "{}", stderr(&output));
-    assert!(events.join("iospd-event-Started").exists() && events.join("iospd-event-Finished").exists());
+    assert!(
+        events.join("iospd-event-Started").exists() && events.join("iospd-event-Finished").exists()
+    );
 
     // -yr: nothing starts until the event is set; -ye sets it from another process.
     let begun = Instant::now();
     let child = event_command(&events)
-        .args(["-c1M", "-d1", "-W0", "-yrGo", "--engine=null", &dir.arg("e.dat")])
+        .args([
+            "-c1M",
+            "-d1",
+            "-W0",
+            "-yrGo",
+            "--engine=null",
+            &dir.arg("e.dat"),
+        ])
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
@@ -105,11 +168,21 @@ fn named_events_signal_wait_and_stop() {
     assert!(stdout(&set).contains("Successfully set event: 'Go'"));
     let output = child.wait_with_output().unwrap();
     assert!(output.status.success());
-    assert!(begun.elapsed() >= Duration::from_millis(1700), "the run waited for the event");
+    assert!(
+        begun.elapsed() >= Duration::from_millis(1700),
+        "the run waited for the event"
+    );
 
     // -yp: the event stops the run early, with results for the shortened window.
     let child = event_command(&events)
-        .args(["-c1M", "-d30", "-W0", "-ypHalt", "--engine=null", &dir.arg("e.dat")])
+        .args([
+            "-c1M",
+            "-d30",
+            "-W0",
+            "-ypHalt",
+            "--engine=null",
+            &dir.arg("e.dat"),
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -124,10 +197,28 @@ fn named_events_signal_wait_and_stop() {
 #[test]
 fn wait_statistics_and_io_uring_batches() {
     let dir = TempDir::new();
-    let output = run_iospd(&["-c4M", "-d1", "-W0", "-b4K", "-o16", "-r", "-vs", "-u4", "-oc8", &dir.arg("w.dat")]);
+    let output = run_iospd(&[
+        "-c4M",
+        "-d1",
+        "-W0",
+        "-b4K",
+        "-o16",
+        "-r",
+        "-vs",
+        "-u4",
+        "-oc8",
+        &dir.arg("w.dat"),
+    ]);
     assert!(output.status.success(), "{}", stderr(&output));
     let report = stdout(&output);
-    for needle in ["Wait Statistics - Completion Wait", "0 - 7+ complete per wait", "IoRing Statistics", "Submits/s", "completion depth: 8", "(batch size: 4)"] {
+    for needle in [
+        "Wait Statistics - Completion Wait",
+        "0 - 7+ complete per wait",
+        "IoRing Statistics",
+        "Submits/s",
+        "completion depth: 8",
+        "(batch size: 4)",
+    ] {
         assert!(report.contains(needle), "missing {needle:?} in\n{report}");
     }
 }
@@ -135,13 +226,28 @@ fn wait_statistics_and_io_uring_batches() {
 #[test]
 fn huge_page_buffers_or_a_clear_refusal() {
     let dir = TempDir::new();
-    let output = run_iospd(&["-c4M", "-d1", "-W0", "-b64K", "-o4", "-l", &dir.arg("l.dat")]);
-    let pages: u64 = fs::read_to_string("/proc/sys/vm/nr_hugepages").ok().and_then(|s| s.trim().parse().ok()).unwrap_or(0);
+    let output = run_iospd(&[
+        "-c4M",
+        "-d1",
+        "-W0",
+        "-b64K",
+        "-o4",
+        "-l",
+        &dir.arg("l.dat"),
+    ]);
+    let pages: u64 = fs::read_to_string("/proc/sys/vm/nr_hugepages")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(0);
     if output.status.success() {
         assert!(pages > 0, "huge pages were available");
     } else {
         assert_eq!(output.status.code(), Some(1));
-        assert!(stderr(&output).contains("vm.nr_hugepages"), "{}", stderr(&output));
+        assert!(
+            stderr(&output).contains("vm.nr_hugepages"),
+            "{}",
+            stderr(&output)
+        );
     }
 }
 
@@ -170,6 +276,14 @@ fn echoed_and_linux_mapped_options_run() {
     }
     let output = run_iospd(&["-c1M", "-d1", "-W0", "-:1", "--engine=null", &path]);
     assert!(stdout(&output).contains("Experiment Flags: 0x1 (1)"));
-    let output = run_iospd(&["-c1M", "-d1", "-W0", "-r", "-rdpct90/10", "--engine=null", &path]);
+    let output = run_iospd(&[
+        "-c1M",
+        "-d1",
+        "-W0",
+        "-r",
+        "-rdpct90/10",
+        "--engine=null",
+        &path,
+    ]);
     assert!(stdout(&output).contains("Effective IO Distributions"));
 }
