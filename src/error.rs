@@ -31,6 +31,12 @@ pub enum Error {
     /// The run failed.
     #[error(transparent)]
     Run(#[from] RunError),
+    /// A write that would destroy data iospd was not told to destroy.
+    #[error(transparent)]
+    Safety(#[from] crate::safety::SafetyError),
+    /// The run needs more memory than the machine has.
+    #[error("{0}")]
+    Memory(String),
     /// A report file could not be written.
     #[error(transparent)]
     Output(#[from] crate::output::OutputError),
@@ -40,7 +46,11 @@ impl Error {
     /// 3 for input the user can fix, 1 for failures during the run.
     pub fn exit_code(&self) -> u8 {
         match self {
-            Error::Cli(_) | Error::Profile(_) | Error::Plan(_) => EXIT_BAD_INPUT,
+            Error::Cli(_)
+            | Error::Profile(_)
+            | Error::Plan(_)
+            | Error::Safety(_)
+            | Error::Memory(_) => EXIT_BAD_INPUT,
             Error::Target(e) if e.is_input_error() => EXIT_BAD_INPUT,
             Error::Target(_) | Error::Run(_) | Error::Output(_) => EXIT_RUN_ERROR,
         }

@@ -20,6 +20,7 @@ pub mod plan;
 pub mod profile;
 pub mod report;
 pub mod run;
+pub mod safety;
 pub mod stats;
 pub mod system;
 pub mod worker;

@@ -90,6 +90,7 @@ fn app(argv: &[OsString]) -> Result<u8, Error> {
         engine,
         &Monotonic,
         &host,
+        &iospd::safety::LinuxView,
         &run::STOP,
         &|w| eprintln!("{w}"),
         &log,

@@ -279,6 +279,62 @@ fn wait_until<C: Clock>(clock: &C, deadline: Nanos, stop: &AtomicU64, stop_event
     }
 }
 
+/// The buffers one thread's slots need: in a `-O` pool every slot may serve every target, so each
+/// is sized for the largest block and both directions any of them uses.
+pub fn slot_shapes(ts: &TimeSpan, plan: &ThreadPlan) -> Vec<SlotShape> {
+    let shape = |targets: &[&crate::profile::Target]| SlotShape {
+        block: targets
+            .iter()
+            .map(|t| t.block_size as usize)
+            .max()
+            .unwrap_or(0),
+        reads: targets.iter().any(|t| t.write_ratio < 100),
+        writes: targets.iter().any(|t| t.write_ratio > 0),
+        fill: if targets.iter().all(|t| t.write_buffer == WriteBuffer::Zero) {
+            InitialFill::Zero
+        } else {
+            InitialFill::Pattern
+        },
+    };
+    let served: Vec<&crate::profile::Target> = plan
+        .targets
+        .iter()
+        .map(|tt| &ts.targets[tt.target])
+        .collect();
+    match plan.pool {
+        Some(pool) => vec![shape(&served); pool as usize],
+        None => plan
+            .targets
+            .iter()
+            .enumerate()
+            .flat_map(|(i, tt)| std::iter::repeat_n(shape(&served[i..=i]), tt.requests as usize))
+            .collect(),
+    }
+}
+
+/// Refuses a run whose I/O buffers would not fit in the memory available, with the numbers.
+fn check_memory(ts: &TimeSpan, plans: &[ThreadPlan], host: &dyn Host) -> Result<(), crate::Error> {
+    let needed: u64 = plans
+        .iter()
+        .map(|p| SlotBuffers::bytes_needed(&slot_shapes(ts, p)) as u64)
+        .sum();
+    let Some(available) = host.memory_available() else {
+        return Ok(());
+    };
+    if needed > available / 10 * 9 {
+        let size = crate::cli::units::format_size;
+        let slots: u64 = plans.iter().map(|p| p.slots() as u64).sum();
+        return Err(crate::Error::Memory(format!(
+            "the I/O buffers need {} ({} threads with {slots} outstanding I/Os in all, each with a read and/or write buffer of up to {}), but only {} of memory is available; lower -t, -o or -b",
+            size(needed),
+            plans.len(),
+            size(ts.targets.iter().map(|t| t.block_size).max().unwrap_or(0)),
+            size(available)
+        )));
+    }
+    Ok(())
+}
+
 fn thread_main<C: Clock>(
     input: &RunInput<'_>,
     plan: &ThreadPlan,
@@ -299,25 +355,10 @@ fn thread_main<C: Clock>(
         .iter()
         .map(|tt| &ts.targets[tt.target])
         .collect();
-    let shape = |targets: &[&crate::profile::Target]| SlotShape {
-        block: targets
-            .iter()
-            .map(|t| t.block_size as usize)
-            .max()
-            .unwrap_or(0),
-        reads: targets.iter().any(|t| t.write_ratio < 100),
-        writes: targets.iter().any(|t| t.write_ratio > 0),
-        fill: if targets.iter().all(|t| t.write_buffer == WriteBuffer::Zero) {
-            InitialFill::Zero
-        } else {
-            InitialFill::Pattern
-        },
-    };
-    let mut shapes = Vec::with_capacity(plan.slots() as usize);
+    let shapes = slot_shapes(ts, plan);
     let mut first_slots = Vec::with_capacity(plan.targets.len());
     let assignment = match plan.pool {
-        Some(pool) => {
-            shapes.extend(std::iter::repeat_n(shape(&served), pool as usize));
+        Some(_) => {
             first_slots.extend(std::iter::repeat_n(0, plan.targets.len()));
             let mut until = 0u64;
             Assignment::Weighted(
@@ -333,11 +374,7 @@ fn thread_main<C: Clock>(
         None => {
             let mut slot_target = Vec::with_capacity(plan.slots() as usize);
             for (i, tt) in plan.targets.iter().enumerate() {
-                first_slots.push(shapes.len() as u32);
-                shapes.extend(std::iter::repeat_n(
-                    shape(&served[i..=i]),
-                    tt.requests as usize,
-                ));
+                first_slots.push(slot_target.len() as u32);
                 slot_target.extend(std::iter::repeat_n(i as u16, tt.requests as usize));
             }
             Assignment::Fixed(slot_target)
@@ -547,11 +584,13 @@ fn drive<E: Engine, C: Clock>(
 /// Runs every timespan of a profile: create files the profile asks to create up front, then per
 /// timespan plan the threads, prepare the targets and execute. `warn` receives warnings (stderr),
 /// `log` the `-v` progress lines.
+#[allow(clippy::too_many_arguments)]
 pub fn measure<C: Clock>(
     profile: &Profile,
     engine: EngineKind,
     clock: &C,
     host: &dyn Host,
+    view: &dyn crate::safety::SystemView,
     stop: &AtomicU64,
     warn: &dyn Fn(&str),
     log: &dyn Fn(&str),
@@ -563,11 +602,29 @@ pub fn measure<C: Clock>(
         .into_iter()
         .filter(|c| allowed.contains(&c.cpu))
         .collect();
-    let precreated = crate::worker::target::precreate(profile)?;
+    for notice in crate::safety::check(profile, profile.force, view)? {
+        warn(&notice);
+    }
+    let plans: Vec<Vec<ThreadPlan>> = profile
+        .timespans
+        .iter()
+        .map(|ts| crate::plan::threads(ts, &cpus))
+        .collect::<Result<_, _>>()?;
+    for (timespan, plans) in profile.timespans.iter().zip(&plans) {
+        check_memory(timespan, plans, host)?;
+    }
+    let (precreated, warnings) = crate::worker::target::precreate(profile, stop)?;
+    for warning in &warnings {
+        warn(warning);
+    }
     let mut timespans = Vec::with_capacity(profile.timespans.len());
-    for timespan in &profile.timespans {
-        let plans = crate::plan::threads(timespan, &cpus)?;
-        let (targets, warnings) = crate::worker::target::prepare(timespan, &precreated)?;
+    for (timespan, plans) in profile.timespans.iter().zip(plans) {
+        let setting = crate::worker::target::Setting {
+            precreated: &precreated,
+            stop,
+            force: profile.force,
+        };
+        let (targets, warnings) = crate::worker::target::prepare(timespan, &setting)?;
         for warning in &warnings {
             warn(warning);
         }
@@ -582,6 +639,15 @@ pub fn measure<C: Clock>(
             counters: profile.counters,
         };
         let results = execute(&input, clock, host, stop, log)?;
+        let wanted = timespan.io_ring.is_none_or(|r| r.registered_buffers);
+        if results.engine.kind == EngineKind::IoUring
+            && wanted
+            && !results.engine.registered_buffers
+        {
+            warn(
+                "iospd: io_uring could not register the I/O buffers (the memlock limit, ulimit -l, may be too low); the run used unregistered buffers",
+            );
+        }
         let stopped = results.failure.is_some() || results.interrupted || results.window.is_none();
         timespans.push(results);
         if stopped {

@@ -122,6 +122,8 @@ pub trait Host: Sync {
     fn wall_clock(&self) -> SystemTime;
     /// Every `-e` counter, now.
     fn counters(&self) -> Vec<crate::counters::Counter>;
+    /// Memory available for new allocations, in bytes (`MemAvailable`).
+    fn memory_available(&self) -> Option<u64>;
 }
 
 /// The running Linux system.
@@ -292,6 +294,13 @@ impl Host for LinuxHost {
 
     fn counters(&self) -> Vec<crate::counters::Counter> {
         crate::counters::sample()
+    }
+
+    fn memory_available(&self) -> Option<u64> {
+        let text = fs::read_to_string("/proc/meminfo").ok()?;
+        let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kib * 1024)
     }
 }
 

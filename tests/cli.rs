@@ -143,7 +143,14 @@ fn target_too_small_names_the_size_needed_and_is_untouched() {
     let path = dir.join("small.dat");
     fs::write(&path, vec![7u8; 8192]).unwrap();
     let before = fs::metadata(&path).unwrap();
-    let output = run_iospd(&["-d1", "-W0", "-b64K", "-w100", &dir.arg("small.dat")]);
+    let output = run_iospd(&[
+        "-d1",
+        "-W0",
+        "-b64K",
+        "-w100",
+        "--force",
+        &dir.arg("small.dat"),
+    ]);
     assert_eq!(output.status.code(), Some(3));
     let err = stderr(&output);
     assert!(

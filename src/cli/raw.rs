@@ -168,6 +168,8 @@ pub struct RawArgs {
     pub outputs: Vec<PathBuf>,
     /// `--percentiles=`: extra percentiles for JSON and XML.
     pub percentiles: Vec<f64>,
+    /// `--force`: write to devices and files that hold data.
+    pub force: bool,
     /// Target paths in command-line order.
     pub targets: Vec<PathBuf>,
 }

@@ -67,6 +67,8 @@ pub struct Profile {
     pub outputs: Vec<PathBuf>,
     /// `--percentiles`: percentiles reported besides DiskSpd's rows and every integer one.
     pub percentiles: Vec<f64>,
+    /// `--force`: write even where the safety checks would refuse.
+    pub force: bool,
     /// The timespans, run in order.
     pub timespans: Vec<TimeSpan>,
 }

@@ -57,6 +57,7 @@ pub fn resolve(raw: &RawArgs, command_line: String) -> Result<Resolved, ProfileE
     profile.spin = raw.spin_us.map_or(Spin::Auto, Spin::Micros);
     profile.outputs = raw.outputs.clone();
     profile.percentiles = raw.percentiles.clone();
+    profile.force = raw.force;
     for ts in &mut profile.timespans {
         if let Some(seed) = raw.seed {
             ts.seed = seed;
@@ -277,6 +278,7 @@ fn from_command_line(raw: &RawArgs) -> Result<Profile, ProfileError> {
         spin: Spin::Auto,
         outputs: Vec::new(),
         percentiles: Vec::new(),
+        force: false,
         timespans: vec![timespan],
     })
 }

@@ -15,8 +15,11 @@ use thiserror::Error;
 use super::distribution::{EffectiveRange, effective};
 use super::offsets::Range;
 use super::rng::Rng;
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use crate::cli::units::format_size;
 use crate::profile::{Access, CacheMode, Precreate, Profile, Target, TimeSpan, WriteBuffer};
+use crate::safety::marker;
 
 /// `BLKGETSIZE64`: device size in bytes.
 const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
@@ -143,10 +146,14 @@ struct Inspection {
 
 /// XML `<PrecreateFiles>`: creates, before the first timespan, the files the policy selects, at
 /// the size it selects; returns their paths, which later timespans then leave alone.
-pub fn precreate(profile: &Profile) -> Result<Vec<PathBuf>, TargetError> {
+pub fn precreate(
+    profile: &Profile,
+    stop: &AtomicU64,
+) -> Result<(Vec<PathBuf>, Vec<String>), TargetError> {
     let Some(policy) = profile.precreate else {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), Vec::new()));
     };
+    let mut warnings = Vec::new();
     let mut sizes: Vec<(PathBuf, Vec<Option<u64>>)> = Vec::new();
     for ts in &profile.timespans {
         for t in &ts.targets {
@@ -179,19 +186,30 @@ pub fn precreate(profile: &Profile) -> Result<Vec<PathBuf>, TargetError> {
                 create_size: Some(size),
                 ..target.clone()
             })?;
-            create_file(&path, size, CreateContent::Pattern)?;
+            warnings.extend(create_file(&path, size, CreateContent::Pattern, stop)?);
             created.push(path);
         }
     }
-    Ok(created)
+    Ok((created, warnings))
+}
+
+/// What [`prepare`] needs besides the timespan.
+pub struct Setting<'a> {
+    /// Files created up front by `<PrecreateFiles>`.
+    pub precreated: &'a [PathBuf],
+    /// A stop request aborts file creation.
+    pub stop: &'a AtomicU64,
+    /// `--force`: open a busy block device without O_EXCL.
+    pub force: bool,
 }
 
 /// Checks every target of the timespan, creates `-c` files (except those in `precreated`), and
 /// opens them all.
 pub fn prepare(
     timespan: &TimeSpan,
-    precreated: &[PathBuf],
+    setting: &Setting<'_>,
 ) -> Result<(Vec<PreparedTarget>, Vec<String>), TargetError> {
+    let precreated = setting.precreated;
     let mut warnings = Vec::new();
     let mut inspections = Vec::with_capacity(timespan.targets.len());
     for target in &timespan.targets {
@@ -210,15 +228,27 @@ pub fn prepare(
                 && !created.contains(&target.path.as_path())
                 && !precreated.contains(&target.path)
             {
-                create_file(&target.path, size, create_content(timespan, target))?;
+                warnings.extend(create_file(
+                    &target.path,
+                    size,
+                    create_content(timespan, target),
+                    setting.stop,
+                )?);
                 created.push(&target.path);
             }
         }
         let mut prepared = Vec::with_capacity(timespan.targets.len());
         for ((target, inspection), source) in timespan.targets.iter().zip(&inspections).zip(sources)
         {
-            let file = open(target)?;
+            let file = open(target, inspection.kind, setting.force)?;
             let range = range(target, inspection.size);
+            if target.write_ratio < 100
+                && inspection.kind == TargetKind::File
+                && target.create_size.is_none()
+                && let Some(warning) = never_written(&file, &target.path, range)
+            {
+                warnings.push(warning);
+            }
             let distribution = target.distribution.as_ref().map_or_else(Vec::new, |d| {
                 effective(
                     d,
@@ -507,9 +537,15 @@ fn create_content(timespan: &TimeSpan, target: &Target) -> CreateContent {
     }
 }
 
-/// Creates (or recreates) a file of `size` bytes by writing every byte, then flushes it to the
-/// device and drops it from the page cache.
-pub fn create_file(path: &Path, size: u64, content: CreateContent) -> Result<(), TargetError> {
+/// Creates (or recreates) a file of `size` bytes by writing every byte, marks it as an iospd test
+/// file, then flushes it to the device and drops it from the page cache. A stop request (Ctrl-C)
+/// or an error removes the partial file. Returns a warning when the mark cannot be set.
+pub fn create_file(
+    path: &Path,
+    size: u64,
+    content: CreateContent,
+    stop: &AtomicU64,
+) -> Result<Option<String>, TargetError> {
     let fail = |source| TargetError::Create {
         path: path.to_path_buf(),
         source,
@@ -521,6 +557,12 @@ pub fn create_file(path: &Path, size: u64, content: CreateContent) -> Result<(),
         .mode(0o644)
         .open(path)
         .map_err(|e| open_error(path, e))?;
+    let warning = marker::mark(path).err().map(|e| {
+        format!(
+            "WARNING: cannot mark '{}' as an iospd test file ({e}); later runs that write to it will need --force",
+            path.display()
+        )
+    });
     let written = (|| -> io::Result<()> {
         let mut chunk = vec![0u8; CREATE_CHUNK];
         let mut rng = Rng::new(0);
@@ -531,6 +573,12 @@ pub fn create_file(path: &Path, size: u64, content: CreateContent) -> Result<(),
         }
         let mut offset = 0u64;
         while offset < size {
+            if stop.load(Ordering::Relaxed) != 0 {
+                return Err(io::Error::new(
+                    io::ErrorKind::Interrupted,
+                    "interrupted before the file was complete",
+                ));
+            }
             if content == CreateContent::Random {
                 for word in chunk.chunks_mut(8) {
                     word.copy_from_slice(&rng.next_u64().to_ne_bytes());
@@ -550,11 +598,43 @@ pub fn create_file(path: &Path, size: u64, content: CreateContent) -> Result<(),
         let _ = fs::remove_file(path);
         return Err(fail(source));
     }
-    Ok(())
+    Ok(warning)
 }
 
-fn open(target: &Target) -> Result<File, TargetError> {
+/// A warning when the range a read test covers has never been written (holes or unwritten
+/// extents, which SEEK_HOLE reports on ext4, XFS, btrfs and tmpfs).
+fn never_written(file: &File, path: &Path, range: Range) -> Option<String> {
+    let end = range.base + range.usable;
+    // SAFETY: lseek on an open descriptor.
+    let hole = unsafe { libc::lseek(file.as_raw_fd(), range.base as i64, libc::SEEK_HOLE) };
+    (hole >= 0 && (hole as u64) < end).then(|| {
+        format!(
+            "WARNING: '{}' has never-written regions in the tested range (the first at byte {hole}): reads there return zeros from the file system without touching the device, so the numbers may not be the device's. Write the file first, or let -c create it with real data",
+            path.display()
+        )
+    })
+}
+
+/// Opens a target with the workload's flags; writes to a block device hold it exclusively (O_EXCL)
+/// for the whole run so nothing can mount it meanwhile (with `--force`, a busy device is opened
+/// without it).
+fn open(target: &Target, kind: TargetKind, force: bool) -> Result<File, TargetError> {
+    let exclusive = kind == TargetKind::BlockDevice && target.write_ratio > 0;
+    match open_with(target, exclusive) {
+        Err(TargetError::Open { source, .. })
+            if exclusive && force && source.raw_os_error() == Some(libc::EBUSY) =>
+        {
+            open_with(target, false)
+        }
+        other => other,
+    }
+}
+
+fn open_with(target: &Target, exclusive: bool) -> Result<File, TargetError> {
     let mut flags = libc::O_CLOEXEC;
+    if exclusive {
+        flags |= libc::O_EXCL;
+    }
     if target.cache == CacheMode::DisableOsCache {
         flags |= libc::O_DIRECT;
     }

@@ -90,6 +90,10 @@ impl Host for FakeHost {
         SystemTime::UNIX_EPOCH + Duration::from_secs(1_718_282_096)
     }
 
+    fn memory_available(&self) -> Option<u64> {
+        Some(16 << 30)
+    }
+
     fn counters(&self) -> Vec<iospd::counters::Counter> {
         let n = *self.readings.lock().unwrap();
         [
@@ -161,6 +165,7 @@ pub fn golden_report(args: &[&str], dir: &TempDir) -> Report {
         EngineKind::Null,
         &clock,
         &host,
+        &iospd::safety::LinuxView,
         &stop,
         &|_| {},
         &|_| {},

@@ -859,6 +859,19 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         },
     },
     LongFlag {
+        name: "force",
+        usage: (
+            "--force",
+            "write even to a device that is mounted or holds a file system, or to a file iospd did not create",
+        ),
+        apply: |v, raw| {
+            if v.is_some() {
+                return Err("takes no value".into());
+            }
+            flag_once(&mut raw.force)
+        },
+    },
+    LongFlag {
         name: "percentiles",
         usage: (
             "--percentiles=<p,p,…>",

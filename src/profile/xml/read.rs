@@ -95,6 +95,7 @@ fn profile(el: &Element) -> Result<Profile, XmlError> {
         spin: Spin::Auto,
         outputs: Vec::new(),
         percentiles: Vec::new(),
+        force: false,
         timespans,
     };
     Ok(profile)
