@@ -112,6 +112,15 @@ fn finish(profile: &Profile, results: &iospd::stats::RunResults) -> Result<u8, E
         eprintln!("iospd: {}", describe_failure(failure, target));
         return Ok(EXIT_RUN_ERROR);
     }
+    if let Some(lost) = &last.lost {
+        let target = &profile.timespans[index].targets[lost.target];
+        eprintln!(
+            "iospd: '{}' {}; the run stopped and the results above cover the time before that",
+            target.path.display(),
+            lost.what
+        );
+        return Ok(EXIT_RUN_ERROR);
+    }
     if last.window.is_none() {
         eprintln!("iospd: interrupted before the measured window began; no results");
         return Ok(EXIT_RUN_ERROR);

@@ -20,7 +20,9 @@ use crate::events;
 use crate::plan::ThreadPlan;
 use crate::profile::{CacheMode, Events, Profile, TimeSpan, WriteBuffer};
 use crate::stats::intervals::bucket_count;
-use crate::stats::{IoFailure, RunResults, TargetStats, ThreadResults, TimeSpanResults, WaitStats};
+use crate::stats::{
+    IoFailure, LostTarget, RunResults, TargetStats, ThreadResults, TimeSpanResults, WaitStats,
+};
 use crate::system::{Host, pin_current_thread};
 use crate::worker::buffers::{InitialFill, SlotBuffers, SlotShape, WriteFill};
 use crate::worker::offsets::OffsetGen;
@@ -158,8 +160,19 @@ pub fn execute<C: Clock>(
         bucket_count(ts.duration_s as u64 * 1_000_000_000, ms)
     });
     let mut start_time = host.wall_clock();
-    let watch =
-        |deadline: Nanos| wait_until(clock, deadline, stop, input.events.stop_on.as_deref());
+    let lost = std::cell::RefCell::new(None);
+    let watch = |deadline: Nanos| {
+        let found = wait_until(
+            clock,
+            deadline,
+            stop,
+            input.events.stop_on.as_deref(),
+            input.targets,
+        );
+        if let Some(found) = found {
+            lost.borrow_mut().get_or_insert(found);
+        }
+    };
     let (outcomes, cpu, samples, schedule, event_error) = std::thread::scope(|scope| {
         let handles: Vec<_> = input
             .plans
@@ -245,8 +258,9 @@ pub fn execute<C: Clock>(
         counters: counters::deltas(&input.counters, &samples.0, &samples.1),
         cpu,
         engine,
-        interrupted: stop_at != 0 && failure.is_none(),
+        interrupted: stop_at != 0 && failure.is_none() && lost.borrow().is_none(),
         failure,
+        lost: lost.into_inner(),
         target_sizes: input.targets.iter().map(|t| t.size).collect(),
         distributions: input
             .targets
@@ -257,23 +271,41 @@ pub fn execute<C: Clock>(
     })
 }
 
-/// Sleeps until `deadline`, a stop request, or the `-yp` event, polling every 10 ms.
-fn wait_until<C: Clock>(clock: &C, deadline: Nanos, stop: &AtomicU64, stop_event: Option<&str>) {
+/// Sleeps until `deadline`, a stop request, or the `-yp` event, polling every 10 ms. A file
+/// target removed or truncated behind the run's back stops the run too, and is returned.
+fn wait_until<C: Clock>(
+    clock: &C,
+    deadline: Nanos,
+    stop: &AtomicU64,
+    stop_event: Option<&str>,
+    targets: &[PreparedTarget],
+) -> Option<LostTarget> {
+    let request_stop = || {
+        let _ = stop.compare_exchange(
+            0,
+            monotonic_now().max(1),
+            Ordering::SeqCst,
+            Ordering::SeqCst,
+        );
+    };
     loop {
         let now = clock.now();
         if now >= deadline || stop.load(Ordering::Relaxed) != 0 {
-            return;
+            return None;
+        }
+        if let Some(lost) = targets
+            .iter()
+            .enumerate()
+            .find_map(|(target, t)| t.lost().map(|what| LostTarget { target, what }))
+        {
+            request_stop();
+            return Some(lost);
         }
         if let Some(name) = stop_event
             && events::is_set(name)
         {
-            let _ = stop.compare_exchange(
-                0,
-                monotonic_now().max(1),
-                Ordering::SeqCst,
-                Ordering::SeqCst,
-            );
-            return;
+            request_stop();
+            return None;
         }
         clock.sleep((deadline - now).min(10_000_000));
     }
@@ -648,7 +680,10 @@ pub fn measure<C: Clock>(
                 "iospd: io_uring could not register the I/O buffers (the memlock limit, ulimit -l, may be too low); the run used unregistered buffers",
             );
         }
-        let stopped = results.failure.is_some() || results.interrupted || results.window.is_none();
+        let stopped = results.failure.is_some()
+            || results.lost.is_some()
+            || results.interrupted
+            || results.window.is_none();
         timespans.push(results);
         if stopped {
             break;

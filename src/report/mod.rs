@@ -16,7 +16,7 @@ use crate::engine::{EngineSetup, Op};
 use crate::profile::{Profile, ResultFormat, TimeSpan};
 use crate::stats::cpu::{CpuUsage, usage_between};
 use crate::stats::intervals::{Interval, iops_stddev, valid};
-use crate::stats::{IoFailure, OpStats, RunResults, TimeSpanResults, WaitStats};
+use crate::stats::{IoFailure, LostTarget, OpStats, RunResults, TimeSpanResults, WaitStats};
 use crate::system::SystemInfo;
 use crate::worker::distribution::EffectiveRange;
 
@@ -105,6 +105,8 @@ pub struct TimeSpanReport {
     pub interrupted: bool,
     /// The I/O that failed and stopped the run.
     pub failure: Option<IoFailure>,
+    /// The file target that was removed or truncated and stopped the run.
+    pub lost_target: Option<LostTarget>,
     /// The measurements; `None` when the run stopped before the measured window.
     pub measured: Option<Measured>,
 }
@@ -313,6 +315,7 @@ impl Report {
                 spin_ns: r.spin_ns,
                 interrupted: r.interrupted,
                 failure: r.failure.clone(),
+                lost_target: r.lost.clone(),
                 measured: r
                     .window
                     .map(|w| measured(ts, r, w as f64 / 1e9, &percentiles)),

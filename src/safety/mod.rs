@@ -24,15 +24,15 @@ pub use view::{LinuxView, SystemView};
 pub enum SafetyError {
     /// A block device in use or holding data.
     #[error(
-        "refusing to write to '{path}': {found}; writing would destroy it. If that is what you want, add --force{wipe}"
+        "refusing to write to '{path}': {found}, and writing would destroy it. {fix}, or add --force to write to it anyway"
     )]
     Device {
         /// The device.
         path: PathBuf,
         /// What was found, and where.
         found: String,
-        /// A further hint (how to clear the signature).
-        wipe: String,
+        /// What to do about it.
+        fix: String,
     },
     /// An existing file iospd did not create.
     #[error(
@@ -86,7 +86,7 @@ pub fn check(
                     if !force {
                         return Err(SafetyError::Device {
                             path: path.to_path_buf(),
-                            wipe: found.1,
+                            fix: found.1,
                             found: found.0,
                         });
                     }
@@ -131,48 +131,38 @@ fn device_problem(path: &Path, dev: u64, view: &dyn SystemView) -> Option<(Strin
     let name = path.display();
     let family = view.family(dev);
     for (member, member_name) in &family {
+        let which = if *member == dev {
+            "it".to_string()
+        } else {
+            format!("its partition {member_name}")
+        };
         if let Some(mount) = view.mounts().into_iter().find(|(d, _)| d == member) {
-            let which = if *member == dev {
-                "it".to_string()
-            } else {
-                format!("its partition {member_name}")
-            };
             return Some((
                 format!("{which} is mounted at {}", mount.1),
-                ". Unmount it first".into(),
+                "Unmount it first".into(),
             ));
         }
         if let Some(swap) = view.swaps().into_iter().find(|(d, _)| d == member) {
-            let which = if *member == dev {
-                "it".to_string()
-            } else {
-                format!("its partition {member_name}")
-            };
             return Some((
                 format!("{which} is in use as swap ({})", swap.1),
-                format!(". Run swapoff {} first", swap.1),
+                format!("Run swapoff {} first", swap.1),
             ));
         }
         let holders = view.holders(*member);
         if !holders.is_empty() {
-            let which = if *member == dev {
-                "it".to_string()
-            } else {
-                format!("its partition {member_name}")
-            };
             return Some((
                 format!(
                     "{which} is held by {} (device mapper, MD RAID or LVM)",
                     holders.join(", ")
                 ),
-                ". Stop the array or volume group that uses it first".into(),
+                "Stop the array or volume group that uses it first".into(),
             ));
         }
     }
     if let Err(reason) = view.exclusive(path) {
         return Some((
             format!("it cannot be opened exclusively ({reason}): something else is using it"),
-            String::new(),
+            format!("Stop what has it open first (fuser -v {name} shows it)"),
         ));
     }
     match view.signature(path) {
@@ -181,12 +171,12 @@ fn device_problem(path: &Path, dev: u64, view: &dyn SystemView) -> Option<(Strin
                 "it holds {} (signature at byte {})",
                 signature.what, signature.offset
             ),
-            format!(", or erase the signature with: wipefs -a {name}"),
+            format!("If the data is not needed, erase the signature with: wipefs -a {name}"),
         )),
         Ok(None) => None,
         Err(e) => Some((
             format!("its first bytes cannot be read to look for a file system ({e})"),
-            String::new(),
+            "Check that the device is readable".into(),
         )),
     }
 }

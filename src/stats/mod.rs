@@ -181,6 +181,15 @@ pub struct IoFailure {
     pub result: i32,
 }
 
+/// A target that disappeared from under the run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LostTarget {
+    /// Index of the target in the timespan.
+    pub target: usize,
+    /// What happened to it, as a phrase ("was removed during the run").
+    pub what: String,
+}
+
 /// One CPU's time counters from /proc/stat, in clock ticks.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CpuTimes {
@@ -211,6 +220,8 @@ pub struct TimeSpanResults {
     pub engine: EngineSetup,
     /// The I/O that failed, if one did.
     pub failure: Option<IoFailure>,
+    /// A file target removed or truncated during the run, which stopped it.
+    pub lost: Option<LostTarget>,
     /// Whether a signal cut the run short.
     pub interrupted: bool,
     /// Size in bytes of each target of the timespan.

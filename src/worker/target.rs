@@ -52,6 +52,32 @@ pub struct PreparedTarget {
     pub write_source: Option<Vec<u8>>,
     /// The `-rd` distribution as it applies to this target (empty for uniform).
     pub distribution: Vec<EffectiveRange>,
+    /// The file's length when [`PreparedTarget::lost`] last looked: I/O never shrinks a file,
+    /// so a smaller length means someone truncated it, even if writes have since regrown it.
+    seen_len: AtomicU64,
+}
+
+impl PreparedTarget {
+    /// What happened to a file target behind the run's back: removed, or truncated below the
+    /// range the workload uses. `None` while it is intact, and always for block devices.
+    pub fn lost(&self) -> Option<String> {
+        if self.kind != TargetKind::File {
+            return None;
+        }
+        let meta = self.file.metadata().ok()?;
+        let needed = self.range.base + self.range.usable;
+        let before = self.seen_len.swap(meta.len(), Ordering::Relaxed);
+        if meta.nlink() == 0 {
+            Some("was removed during the run".to_string())
+        } else if meta.len() < needed || meta.len() < before {
+            Some(format!(
+                "was truncated during the run (from {before} to {} bytes; the workload uses {needed})",
+                meta.len()
+            ))
+        } else {
+            None
+        }
+    }
 }
 
 /// A target that cannot be used.
@@ -264,6 +290,7 @@ pub fn prepare(
                 range,
                 write_source: source,
                 distribution,
+                seen_len: AtomicU64::new(inspection.size),
             });
         }
         Ok(prepared)

@@ -19,6 +19,8 @@ use iospd::stats::CpuTimes;
 use iospd::system::{CacheInfo, CacheKind, CpuTopology, Host, SystemInfo};
 use iospd::{profile, run};
 
+pub mod machine;
+
 /// A machine with two CPUs whose counters advance by a fixed step at every reading.
 pub struct FakeHost {
     readings: Mutex<u64>,

@@ -1,0 +1,298 @@
+//! The safety checks on real block devices, mounts and file systems: loop devices made from files,
+//! as root. Each test prints why it is skipped when it cannot run here, and its guards detach,
+//! unmount and delete what it made even when it fails.
+
+mod util;
+
+use std::fs::{self, OpenOptions};
+use std::os::unix::fs::OpenOptionsExt;
+
+use util::machine::{LoopDevice, Mount, must, root, sh};
+use util::{run_iospd, stderr};
+
+/// A one-second 4 KiB write test against `target`, plus `extra` options.
+fn write_test(target: &str, extra: &[&str]) -> std::process::Output {
+    let mut args = vec!["-d1", "-W0", "-w100", "-b4K", "-o4"];
+    args.extend_from_slice(extra);
+    args.push(target);
+    run_iospd(&args)
+}
+
+/// A 64 MiB loop device holding an ext4 file system.
+fn ext4_device(test: &str) -> Option<LoopDevice> {
+    let device = LoopDevice::new(64, test)?;
+    must("mkfs.ext4", &["-q", "-F", &device.arg()]);
+    Some(device)
+}
+
+/// Asserts a refusal: exit status 3 and one line on stderr that contains every piece of `says`.
+fn assert_refused(output: &std::process::Output, says: &[&str]) {
+    let err = stderr(output);
+    assert_eq!(output.status.code(), Some(3), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "one message: {err}");
+    for piece in says {
+        assert!(err.contains(piece), "expected {piece:?} in: {err}");
+    }
+}
+
+#[test]
+fn mounted_ext4_device_is_refused_but_may_be_read() {
+    let Some(device) = ext4_device("mounted_ext4_device_is_refused_but_may_be_read") else {
+        return;
+    };
+    let mount = Mount::new(&device.arg(), "ext4", "").expect("mount ext4");
+    let output = write_test(&device.arg(), &[]);
+    assert_refused(
+        &output,
+        &[
+            &device.arg(),
+            &format!("it is mounted at {}", mount.path().display()),
+            "Unmount it first, or add --force",
+        ],
+    );
+    let read = run_iospd(&["-d1", "-W0", "-b4K", &device.arg()]);
+    assert_eq!(read.status.code(), Some(0), "{}", stderr(&read));
+}
+
+#[test]
+fn unmounted_ext4_device_is_refused_and_left_byte_for_byte_unchanged() {
+    let Some(device) = ext4_device("unmounted_ext4_device_is_refused_and_left_unchanged") else {
+        return;
+    };
+    let before = device.contents();
+    let output = write_test(&device.arg(), &[]);
+    assert_refused(
+        &output,
+        &[
+            "it holds an ext4 file system (signature at byte 1080)",
+            &format!(
+                "erase the signature with: wipefs -a {}, or add --force",
+                device.arg()
+            ),
+        ],
+    );
+    // A profile of several targets where only the last is dangerous writes nothing either.
+    let output = run_iospd(&["-d1", "-W0", "-w50", &device.arg()]);
+    assert_eq!(output.status.code(), Some(3));
+    assert!(
+        device.contents() == before,
+        "the refused runs changed the device"
+    );
+}
+
+#[test]
+fn wiped_device_is_accepted_and_written() {
+    let Some(device) = ext4_device("wiped_device_is_accepted_and_written") else {
+        return;
+    };
+    must("wipefs", &["-q", "-a", &device.arg()]);
+    let before = device.contents();
+    let output = write_test(&device.arg(), &["-Sh"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(device.contents() != before, "the write test wrote nothing");
+}
+
+#[test]
+fn force_overrides_and_names_the_device_before_starting() {
+    let Some(device) = ext4_device("force_overrides_and_names_the_device") else {
+        return;
+    };
+    let output = write_test(&device.arg(), &["--force"]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    assert!(err.contains("holds an ext4 file system"), "{err}");
+    assert!(
+        err.contains(&format!("--force: writing to {} (", device.arg())) && err.contains("64MiB"),
+        "model and size: {err}"
+    );
+}
+
+#[test]
+fn a_device_held_open_exclusively_is_refused() {
+    let test = "a_device_held_open_exclusively_is_refused";
+    let Some(device) = LoopDevice::new(16, test) else {
+        return;
+    };
+    let _holder = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_EXCL)
+        .open(&device.device)
+        .expect("exclusive open");
+    let output = write_test(&device.arg(), &[]);
+    assert_refused(
+        &output,
+        &["cannot be opened exclusively", "something else", "fuser -v"],
+    );
+}
+
+#[test]
+fn a_device_in_use_as_swap_is_refused() {
+    let test = "a_device_in_use_as_swap_is_refused";
+    let Some(device) = LoopDevice::new(16, test) else {
+        return;
+    };
+    must("mkswap", &["-q", &device.arg()]);
+    if let Err(e) = sh("swapon", &[&device.arg()]) {
+        eprintln!("SKIPPED {test}: swapon is not allowed here ({e})");
+        return;
+    }
+    struct SwapOff(String);
+    impl Drop for SwapOff {
+        fn drop(&mut self) {
+            let _ = sh("swapoff", &[&self.0]);
+        }
+    }
+    let _swap = SwapOff(device.arg());
+    let output = write_test(&device.arg(), &[]);
+    assert_refused(&output, &["is in use as swap", "swapoff"]);
+}
+
+#[test]
+fn a_disk_whose_partition_is_mounted_is_refused() {
+    let test = "a_disk_whose_partition_is_mounted_is_refused";
+    let Some(device) = LoopDevice::new(64, test) else {
+        return;
+    };
+    let table = std::process::Command::new("sfdisk")
+        .args(["-q", &device.arg()])
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .expect("stdin")
+                .write_all(b"label: gpt\n,,L\n")?;
+            child.wait()
+        });
+    if !table.is_ok_and(|s| s.success()) {
+        eprintln!("SKIPPED {test}: sfdisk could not partition the loop device");
+        return;
+    }
+    let _ = sh("partx", &["-u", &device.arg()]);
+    let partition = format!("{}p1", device.arg());
+    if !std::path::Path::new(&partition).exists() {
+        eprintln!("SKIPPED {test}: the kernel made no partition node {partition}");
+        return;
+    }
+    must("mkfs.ext4", &["-q", "-F", &partition]);
+    let _mount = Mount::new(&partition, "ext4", "").expect("mount the partition");
+    let output = write_test(&device.arg(), &[]);
+    assert_refused(
+        &output,
+        &[&format!("its partition {partition} is mounted at")],
+    );
+}
+
+#[test]
+fn test_files_are_recognised_on_ext4_xfs_and_tmpfs() {
+    let test = "test_files_are_recognised_on_ext4_xfs_and_tmpfs";
+    if !root(test) {
+        return;
+    }
+    let mut checked = 0;
+    for fs_type in ["ext4", "xfs", "tmpfs"] {
+        let device;
+        let mount = if fs_type == "tmpfs" {
+            Mount::new("tmpfs", "tmpfs", "size=64m").expect("mount tmpfs")
+        } else {
+            let Some(made) = LoopDevice::new(320, test) else {
+                return;
+            };
+            device = made;
+            if let Err(e) = sh(&format!("mkfs.{fs_type}"), &["-q", &device.arg()]) {
+                eprintln!("{test}: {fs_type} not checked ({e})");
+                continue;
+            }
+            Mount::new(&device.arg(), fs_type, "").expect("mount")
+        };
+        let made = mount.join("made.dat").display().to_string();
+        let output = write_test(&made, &["-c8M"]);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{fs_type}: {}",
+            stderr(&output)
+        );
+        let again = write_test(&made, &[]);
+        assert_eq!(
+            again.status.code(),
+            Some(0),
+            "{fs_type}: {}",
+            stderr(&again)
+        );
+        let recreate = write_test(&made, &["-c8M"]);
+        assert_eq!(recreate.status.code(), Some(0), "{fs_type}");
+
+        let foreign = mount.join("database.dat");
+        fs::write(&foreign, vec![0x5au8; 8 << 20]).unwrap();
+        let path = foreign.display().to_string();
+        let refused = write_test(&path, &[]);
+        assert_refused(
+            &refused,
+            &["did not create it as a test file", "add --force"],
+        );
+        let recreate = write_test(&path, &["-c8M"]);
+        assert_refused(&recreate, &["refusing to recreate"]);
+        assert!(fs::read(&foreign).unwrap() == vec![0x5au8; 8 << 20]);
+        let read = run_iospd(&["-d1", "-W0", &path]);
+        assert_eq!(read.status.code(), Some(0), "reads are always allowed");
+        let forced = write_test(&path, &["--force"]);
+        assert_eq!(forced.status.code(), Some(0), "{}", stderr(&forced));
+        checked += 1;
+    }
+    assert!(checked >= 2, "at least ext4 and tmpfs were checked");
+}
+
+#[test]
+fn running_out_of_space_while_creating_removes_the_partial_file() {
+    let test = "running_out_of_space_while_creating_removes_the_partial_file";
+    if !root(test) {
+        return;
+    }
+    let mount = Mount::new("tmpfs", "tmpfs", "size=4m").expect("mount tmpfs");
+    let path = mount.join("big.dat").display().to_string();
+    let output = run_iospd(&["-c64M", "-d1", "-W0", "-w100", &path]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("No space left on device") && err.contains("big.dat"),
+        "{err}"
+    );
+    assert!(!mount.join("big.dat").exists(), "the partial file was left");
+}
+
+#[test]
+fn running_out_of_space_mid_run_reports_the_io_and_keeps_the_results() {
+    let test = "running_out_of_space_mid_run_reports_the_io";
+    if !root(test) {
+        return;
+    }
+    let mount = Mount::new("tmpfs", "tmpfs", "size=2m").expect("mount tmpfs");
+    let sparse = mount.join("sparse.dat");
+    fs::File::create(&sparse)
+        .and_then(|f| f.set_len(256 << 20))
+        .unwrap();
+    let output = run_iospd(&[
+        "-d5",
+        "-W0",
+        "-w100",
+        "-b64K",
+        "-si",
+        "--force",
+        &sparse.display().to_string(),
+    ]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("write of 65536 bytes at offset")
+            && err.contains("by thread 0")
+            && err.contains("No space left on device"),
+        "{err}"
+    );
+    assert!(
+        util::stdout(&output).contains("Total IO"),
+        "results printed"
+    );
+}
