@@ -37,6 +37,9 @@ pub enum Error {
     /// The run needs more memory than the machine has.
     #[error("{0}")]
     Memory(String),
+    /// A report file could not be created where asked.
+    #[error(transparent)]
+    Destination(#[from] crate::output::DestinationError),
     /// A report file could not be written.
     #[error(transparent)]
     Output(#[from] crate::output::OutputError),
@@ -50,7 +53,8 @@ impl Error {
             | Error::Profile(_)
             | Error::Plan(_)
             | Error::Safety(_)
-            | Error::Memory(_) => EXIT_BAD_INPUT,
+            | Error::Memory(_)
+            | Error::Destination(_) => EXIT_BAD_INPUT,
             Error::Target(e) if e.is_input_error() => EXIT_BAD_INPUT,
             Error::Target(_) | Error::Run(_) | Error::Output(_) => EXIT_RUN_ERROR,
         }

@@ -16,6 +16,7 @@ pub mod engine;
 mod error;
 pub mod events;
 pub mod output;
+pub mod paths;
 pub mod plan;
 pub mod profile;
 pub mod report;

@@ -43,10 +43,12 @@ fn app(argv: &[OsString]) -> Result<u8, Error> {
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
     let resolved = profile::resolve(&raw, command_line.join(" "))?;
-    for warning in &resolved.warnings {
-        eprintln!("{warning}");
-    }
     let profile = resolved.profile;
+    if profile.action != Action::Run {
+        for warning in &resolved.warnings {
+            eprintln!("{warning}");
+        }
+    }
     let host = LinuxHost;
     match &profile.action {
         Action::PrintProfile => {
@@ -92,8 +94,11 @@ fn app(argv: &[OsString]) -> Result<u8, Error> {
         &host,
         &iospd::safety::LinuxView,
         &run::STOP,
-        &|w| eprintln!("{w}"),
-        &log,
+        run::Messages {
+            pending: resolved.warnings,
+            warn: &|w| eprintln!("{w}"),
+            log: &log,
+        },
     )?;
     let report = Report::new(&profile, &host.system_info(), &results);
     print!("{}", report.render(profile.result_format));

@@ -20,12 +20,31 @@ pub struct OutputError {
     pub source: io::Error,
 }
 
+/// A report destination that cannot be written, found before the run starts.
+#[derive(Debug, Error)]
+#[error("cannot write the report '{path}': {problem}")]
+pub struct DestinationError {
+    /// The destination.
+    pub path: PathBuf,
+    /// What is wrong, and the fix.
+    pub problem: String,
+}
+
+/// Checks that every `--output` file can be created, so a bad path fails before the run, not
+/// after it.
+pub fn check_destinations(paths: &[PathBuf]) -> Result<(), DestinationError> {
+    for path in paths {
+        crate::paths::creatable(path).map_err(|problem| DestinationError {
+            path: path.clone(),
+            problem,
+        })?;
+    }
+    Ok(())
+}
+
 /// Writes `contents` to `path` atomically (temporary file, fsync, rename).
 pub fn write_atomically(path: &Path, contents: &[u8]) -> io::Result<()> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
+    let dir = crate::paths::parent(path);
     let name = path
         .file_name()
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no file name"))?;

@@ -81,6 +81,17 @@ pub struct RunInput<'a> {
     pub counters: crate::profile::Counters,
 }
 
+/// Where a run's messages go.
+pub struct Messages<'a> {
+    /// Warnings found while reading the command line: held back with the run's own until every
+    /// check has passed, so a refused run prints its one error and nothing else.
+    pub pending: Vec<String>,
+    /// Prints a warning.
+    pub warn: &'a dyn Fn(&str),
+    /// Prints a `-v` progress line.
+    pub log: &'a dyn Fn(&str),
+}
+
 /// A run that could not start or failed outside the I/O itself.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
@@ -624,9 +635,13 @@ pub fn measure<C: Clock>(
     host: &dyn Host,
     view: &dyn crate::safety::SystemView,
     stop: &AtomicU64,
-    warn: &dyn Fn(&str),
-    log: &dyn Fn(&str),
+    messages: Messages<'_>,
 ) -> Result<RunResults, crate::Error> {
+    let Messages {
+        mut pending,
+        warn,
+        log,
+    } = messages;
     let allowed = host.allowed_cpus();
     let cpus: Vec<_> = host
         .system_info()
@@ -634,9 +649,8 @@ pub fn measure<C: Clock>(
         .into_iter()
         .filter(|c| allowed.contains(&c.cpu))
         .collect();
-    for notice in crate::safety::check(profile, profile.force, view)? {
-        warn(&notice);
-    }
+    crate::output::check_destinations(&profile.outputs)?;
+    pending.extend(crate::safety::check(profile, profile.force, view)?);
     let plans: Vec<Vec<ThreadPlan>> = profile
         .timespans
         .iter()
@@ -646,9 +660,7 @@ pub fn measure<C: Clock>(
         check_memory(timespan, plans, host)?;
     }
     let (precreated, warnings) = crate::worker::target::precreate(profile, stop)?;
-    for warning in &warnings {
-        warn(warning);
-    }
+    pending.extend(warnings);
     let mut timespans = Vec::with_capacity(profile.timespans.len());
     for (timespan, plans) in profile.timespans.iter().zip(plans) {
         let setting = crate::worker::target::Setting {
@@ -657,8 +669,9 @@ pub fn measure<C: Clock>(
             force: profile.force,
         };
         let (targets, warnings) = crate::worker::target::prepare(timespan, &setting)?;
-        for warning in &warnings {
-            warn(warning);
+        // Everything is checked: what was held back is printed now, just before the load starts.
+        for warning in pending.drain(..).chain(warnings) {
+            warn(&warning);
         }
         let input = RunInput {
             timespan,

@@ -173,10 +173,17 @@ fn several_outputs_in_one_run_are_written_atomically() {
         "-W0",
         "--engine=null",
         &format!("--output={}", dir.arg("missing/r.json")),
-        &dir.arg("o.dat"),
+        &dir.arg("never.dat"),
     ]);
-    assert_eq!(output.status.code(), Some(1));
-    assert!(util::stderr(&output).contains("cannot write the report"));
+    // A destination that cannot be written is found before the run, which then never starts.
+    assert_eq!(output.status.code(), Some(3));
+    let err = util::stderr(&output);
+    assert!(
+        err.contains("cannot write the report") && err.contains("does not exist"),
+        "{err}"
+    );
+    assert!(util::stdout(&output).is_empty());
+    assert!(!dir.join("never.dat").exists(), "the run did not start");
 }
 
 #[test]

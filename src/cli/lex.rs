@@ -32,13 +32,13 @@ pub enum Token {
 
 /// Dashes that look like `-` but are not; pasted command lines from documents carry them.
 const LOOKALIKE_DASHES: [(char, &str); 7] = [
-    ('\u{2010}', "hyphen (U+2010)"),
-    ('\u{2011}', "non-breaking hyphen (U+2011)"),
-    ('\u{2012}', "figure dash (U+2012)"),
-    ('\u{2013}', "en dash (U+2013)"),
-    ('\u{2014}', "em dash (U+2014)"),
-    ('\u{2212}', "minus sign (U+2212)"),
-    ('\u{FF0D}', "fullwidth hyphen (U+FF0D)"),
+    ('\u{2010}', "a Unicode hyphen (U+2010)"),
+    ('\u{2011}', "a non-breaking hyphen (U+2011)"),
+    ('\u{2012}', "a figure dash (U+2012)"),
+    ('\u{2013}', "an en dash (U+2013)"),
+    ('\u{2014}', "an em dash (U+2014)"),
+    ('\u{2212}', "a minus sign (U+2212)"),
+    ('\u{FF0D}', "a fullwidth hyphen (U+FF0D)"),
 ];
 
 /// Classifies every argument after the program name.

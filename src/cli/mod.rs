@@ -46,7 +46,7 @@ pub enum CliError {
         target: String,
     },
     /// A token starting with a dash look-alike.
-    #[error("'{token}' starts with an {dash}, not '-'; retype it as '{fixed}'")]
+    #[error("'{token}' starts with {dash}, not '-'; retype it as '{fixed}'")]
     LookalikeDash {
         /// The token as typed.
         token: String,

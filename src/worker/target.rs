@@ -92,6 +92,14 @@ pub enum TargetError {
     /// A character device, FIFO or socket.
     #[error("'{0}' is neither a regular file nor a block device")]
     Unsupported(PathBuf),
+    /// `-c` into a directory that is missing or cannot be written.
+    #[error("cannot create '{path}': {problem}")]
+    Parent {
+        /// The target.
+        path: PathBuf,
+        /// What is wrong with its directory, and the fix.
+        problem: String,
+    },
     /// `-c` on a block device.
     #[error("-c creates files, but '{0}' is a block device; drop -c to use the device as it is")]
     CreateOnDevice(PathBuf),
@@ -316,6 +324,9 @@ fn open_error(path: &Path, source: io::Error) -> TargetError {
         }
         Some(libc::EROFS) => "; the file system is read-only: use a read test (-w0) without -c",
         Some(libc::EBUSY) => "; the device is in use",
+        Some(libc::ENOTDIR) => "; a part of the path is a file, not a directory: check the path",
+        Some(libc::ENAMETOOLONG) => "; shorten the path",
+        Some(libc::ELOOP) => "; the path has a symbolic link loop: check the path",
         _ => "",
     };
     TargetError::Open {
@@ -336,14 +347,10 @@ fn inspect(target: &Target) -> Result<Inspection, TargetError> {
         let Some(size) = target.create_size else {
             return Err(TargetError::Missing(path.clone()));
         };
-        let parent = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let parent_meta = fs::metadata(&parent).map_err(|e| open_error(&parent, e))?;
-        if !parent_meta.is_dir() {
-            return Err(TargetError::Directory(parent));
-        }
+        let parent_meta = crate::paths::creatable(path).map_err(|problem| TargetError::Parent {
+            path: path.clone(),
+            problem,
+        })?;
         return Ok(Inspection {
             kind: TargetKind::File,
             size,

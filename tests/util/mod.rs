@@ -169,8 +169,11 @@ pub fn golden_report(args: &[&str], dir: &TempDir) -> Report {
         &host,
         &iospd::safety::LinuxView,
         &stop,
-        &|_| {},
-        &|_| {},
+        run::Messages {
+            pending: Vec::new(),
+            warn: &|_| {},
+            log: &|_| {},
+        },
     )
     .expect("run succeeds");
     Report::new(&resolved.profile, &host.system_info(), &results)
