@@ -106,3 +106,21 @@ fn warnings_go_to_stderr_and_the_run_continues() {
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert!(stderr(&output).contains("consider -si or -T"));
 }
+
+#[test]
+fn a_target_name_that_is_not_utf8_runs_and_reports_lossily() {
+    use std::ffi::OsString;
+    use std::os::unix::ffi::OsStringExt;
+    let dir = TempDir::new();
+    let mut name = dir.path().as_os_str().to_owned().into_vec();
+    name.extend_from_slice(b"/t\xff.dat");
+    let output = util::iospd()
+        .args(["-c1M", "-d1", "-W0", "-Rjson"])
+        .arg(OsString::from_vec(name))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let report = stdout(&output);
+    util::validate_json(&report);
+    assert!(report.contains("t\u{fffd}.dat"), "{report}");
+}

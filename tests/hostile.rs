@@ -218,6 +218,8 @@ const COMMAND_LINES: &[(&[&str], &str)] = &[
     // Targets: directories, devices that are not block devices, missing directories, files iospd
     // did not create.
     (&["/"], "'/' is a directory"),
+    (&[" "], "is only white space"),
+    (&["\u{b}"], "is only white space"),
     (&["."], "'.' is a directory"),
     (
         &["-w100", "/dev/zero"],

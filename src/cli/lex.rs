@@ -74,6 +74,9 @@ pub fn lex(args: &[OsString]) -> Result<Vec<Token>, CliError> {
         if arg.is_empty() {
             return Err(CliError::EmptyArgument);
         }
+        if arg.to_str().is_some_and(|t| t.trim().is_empty()) {
+            return Err(CliError::BlankTarget(format!("{arg:?}")));
+        }
         first_target.get_or_insert_with(|| arg.to_string_lossy().into_owned());
         tokens.push(Token::Target(PathBuf::from(arg)));
     }
@@ -180,6 +183,10 @@ mod tests {
     fn lone_dash_and_empty_argument() {
         assert_eq!(lex_strs(&["-"]).unwrap_err(), CliError::LoneDash);
         assert_eq!(lex_strs(&[""]).unwrap_err(), CliError::EmptyArgument);
+        assert_eq!(
+            lex_strs(&[" \t"]).unwrap_err(),
+            CliError::BlankTarget("\" \\t\"".into())
+        );
         assert!(matches!(
             lex_strs(&["--"]).unwrap_err(),
             CliError::UnknownOption(_)

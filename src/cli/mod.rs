@@ -58,6 +58,9 @@ pub enum CliError {
     /// An empty string argument.
     #[error("an empty argument was given; remove it or quote the intended path")]
     EmptyArgument,
+    /// A target of nothing but white space.
+    #[error("the target {0} is only white space; remove it or quote the intended path")]
+    BlankTarget(String),
     /// `-` alone.
     #[error("'-' alone is not an option; write the letter and its value together, e.g. -o32")]
     LoneDash,

@@ -4,6 +4,7 @@
 //! run, report) reads only this. Sizes are bytes, durations seconds, and every DiskSpd default has
 //! been applied.
 
+mod lossy;
 mod resolve;
 mod target;
 mod validate;
@@ -64,6 +65,7 @@ pub struct Profile {
     /// `--spin`: how threads wait for completions.
     pub spin: Spin,
     /// `--output`: report files written besides stdout.
+    #[serde(serialize_with = "lossy::paths")]
     pub outputs: Vec<PathBuf>,
     /// `--percentiles`: percentiles reported besides DiskSpd's rows and every integer one.
     pub percentiles: Vec<f64>,

@@ -8,6 +8,7 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Target {
     /// The path as given (`*1`, `*2` … are template targets filled from the command line).
+    #[serde(serialize_with = "super::lossy::path")]
     pub path: PathBuf,
     /// Bytes per I/O.
     #[serde(rename = "block_size_bytes")]
@@ -200,6 +201,7 @@ pub enum WriteBuffer {
         #[serde(rename = "size_bytes")]
         size: u64,
         /// File the source is filled from (repeated); random data when `None`.
+        #[serde(serialize_with = "super::lossy::optional_path")]
         file: Option<PathBuf>,
     },
 }
