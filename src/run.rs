@@ -355,14 +355,15 @@ pub fn slot_shapes(ts: &TimeSpan, plan: &ThreadPlan) -> Vec<SlotShape> {
     }
 }
 
-/// Refuses a run whose I/O buffers would not fit in the memory available, with the numbers.
-fn check_memory(ts: &TimeSpan, plans: &[ThreadPlan], host: &dyn Host) -> Result<(), crate::Error> {
+/// Refuses a run whose I/O buffers would not fit in the memory available, with the numbers;
+/// returns the bytes they need.
+fn check_memory(ts: &TimeSpan, plans: &[ThreadPlan], host: &dyn Host) -> Result<u64, crate::Error> {
     let needed: u64 = plans
         .iter()
         .map(|p| SlotBuffers::bytes_needed(&slot_shapes(ts, p)) as u64)
         .sum();
     let Some(available) = host.memory_available() else {
-        return Ok(());
+        return Ok(needed);
     };
     if needed > available / 10 * 9 {
         let size = crate::cli::units::format_size;
@@ -375,7 +376,20 @@ fn check_memory(ts: &TimeSpan, plans: &[ThreadPlan], host: &dyn Host) -> Result<
             size(available)
         )));
     }
-    Ok(())
+    Ok(needed)
+}
+
+/// The notice for a memlock limit too low to register `needed` bytes of buffers with io_uring.
+fn memlock_notice(needed: u64, host: &dyn Host) -> Option<String> {
+    let limit = host.memlock_limit()?;
+    let size = crate::cli::units::format_size;
+    (needed > limit).then(|| {
+        format!(
+            "iospd: the memlock limit (ulimit -l) of {} is below the {} of I/O buffers io_uring would register, so the run uses unregistered buffers (slightly more CPU per I/O); raise the limit to register them",
+            size(limit),
+            size(needed)
+        )
+    })
 }
 
 fn thread_main<C: Clock>(
@@ -656,8 +670,18 @@ pub fn measure<C: Clock>(
         .iter()
         .map(|ts| crate::plan::threads(ts, &cpus))
         .collect::<Result<_, _>>()?;
+    let mut memlock_predicted = false;
     for (timespan, plans) in profile.timespans.iter().zip(&plans) {
-        check_memory(timespan, plans, host)?;
+        let needed = check_memory(timespan, plans, host)?;
+        let registers =
+            engine == EngineKind::IoUring && timespan.io_ring.is_none_or(|r| r.registered_buffers);
+        if registers
+            && !memlock_predicted
+            && let Some(notice) = memlock_notice(needed, host)
+        {
+            pending.push(notice);
+            memlock_predicted = true;
+        }
     }
     let (precreated, warnings) = crate::worker::target::precreate(profile, stop)?;
     pending.extend(warnings);
@@ -688,6 +712,7 @@ pub fn measure<C: Clock>(
         if results.engine.kind == EngineKind::IoUring
             && wanted
             && !results.engine.registered_buffers
+            && !memlock_predicted
         {
             warn(
                 "iospd: io_uring could not register the I/O buffers (the memlock limit, ulimit -l, may be too low); the run used unregistered buffers",

@@ -124,6 +124,9 @@ pub trait Host: Sync {
     fn counters(&self) -> Vec<crate::counters::Counter>;
     /// Memory available for new allocations, in bytes (`MemAvailable`).
     fn memory_available(&self) -> Option<u64>;
+    /// How many bytes io_uring may pin for registered buffers (`ulimit -l`); `None` when no limit
+    /// applies (unlimited, or the process has CAP_IPC_LOCK).
+    fn memlock_limit(&self) -> Option<u64>;
 }
 
 /// The running Linux system.
@@ -301,6 +304,27 @@ impl Host for LinuxHost {
         let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
         let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
         Some(kib * 1024)
+    }
+
+    fn memlock_limit(&self) -> Option<u64> {
+        const CAP_IPC_LOCK: u32 = 14;
+        let status = fs::read_to_string("/proc/self/status").ok()?;
+        let effective = status.lines().find_map(|l| l.strip_prefix("CapEff:"))?;
+        let caps = u64::from_str_radix(effective.trim(), 16).ok()?;
+        if caps & (1 << CAP_IPC_LOCK) != 0 {
+            return None;
+        }
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit writes one rlimit into the struct it is given.
+        if unsafe { libc::getrlimit(libc::RLIMIT_MEMLOCK, &mut limit) } != 0
+            || limit.rlim_cur == libc::RLIM_INFINITY
+        {
+            return None;
+        }
+        Some(limit.rlim_cur)
     }
 }
 

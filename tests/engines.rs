@@ -373,3 +373,30 @@ fn verbose_and_progress_dots() {
     assert!(out.contains("UTC: starting"), "lines are timestamped");
     assert!(out.contains("......"), "progress dots");
 }
+
+#[test]
+fn a_low_memlock_limit_is_predicted_and_the_run_uses_unregistered_buffers() {
+    let test = "a_low_memlock_limit_is_predicted";
+    if !util::machine::root(test) || !io_uring_available(test) || !util::have_tool("setpriv", test)
+    {
+        return;
+    }
+    let dir = TempDir::new();
+    let path = dir.arg("t.dat");
+    // Without CAP_IPC_LOCK and with a 64 KiB limit, 32 × 64 KiB buffers cannot be registered.
+    let script = format!(
+        "ulimit -l 64 && exec setpriv --bounding-set -ipc_lock --inh-caps -ipc_lock -- {} -c8M -d1 -W0 -o32 -Rjson {path}",
+        env!("CARGO_BIN_EXE_iospd")
+    );
+    let output = std::process::Command::new("sh")
+        .args(["-c", &script])
+        .output()
+        .unwrap();
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("memlock limit (ulimit -l) of 64KiB is below the 2MiB"),
+        "{err}"
+    );
+    assert!(stdout(&output).contains("\"registered_buffers\": false"));
+}

@@ -96,6 +96,10 @@ impl Host for FakeHost {
         Some(16 << 30)
     }
 
+    fn memlock_limit(&self) -> Option<u64> {
+        None
+    }
+
     fn counters(&self) -> Vec<iospd::counters::Counter> {
         let n = *self.readings.lock().unwrap();
         [
@@ -210,7 +214,7 @@ pub fn have_tool(tool: &str, test: &str) -> bool {
             std::env::var_os("IOSPD_REQUIRE_TOOLS").is_none(),
             "{test} needs {tool}, and IOSPD_REQUIRE_TOOLS is set"
         );
-        eprintln!("SKIPPED {test}: {tool} is not installed (apt-get install -y libxml2-utils)");
+        eprintln!("SKIPPED {test}: {tool} is not installed (.ci/run lists the packages)");
     }
     found
 }
