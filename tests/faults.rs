@@ -88,3 +88,31 @@ fn a_truncated_target_stops_a_read_test_at_the_short_read() {
         "{err}"
     );
 }
+
+#[test]
+fn a_signal_while_creating_removes_the_partial_file() {
+    let dir = TempDir::new();
+    let path = dir.join("big.dat");
+    let child = iospd()
+        .args(["-c2G", "-d1", &path.display().to_string()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until creation has begun.
+    let started = Instant::now();
+    while !path.exists() && started.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    // SAFETY: kill with a valid pid and signal number.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let output = child.wait_with_output().unwrap();
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("interrupted before the file was complete; the partial file was removed"),
+        "{err}"
+    );
+    assert!(!path.exists(), "the partial file was left");
+}
