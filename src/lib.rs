@@ -15,6 +15,8 @@ pub mod counters;
 pub mod engine;
 mod error;
 pub mod events;
+pub mod live;
+pub mod monitor;
 pub mod output;
 pub mod paths;
 pub mod plan;

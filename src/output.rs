@@ -32,7 +32,9 @@ pub struct DestinationError {
 
 /// Checks that every `--output` file can be created, so a bad path fails before the run, not
 /// after it.
-pub fn check_destinations(paths: &[PathBuf]) -> Result<(), DestinationError> {
+pub fn check_destinations<'a>(
+    paths: impl IntoIterator<Item = &'a PathBuf>,
+) -> Result<(), DestinationError> {
     for path in paths {
         crate::paths::creatable(path).map_err(|problem| DestinationError {
             path: path.clone(),

@@ -17,12 +17,12 @@ use crate::clock::{Clock, Nanos, monotonic_now};
 use crate::counters;
 use crate::engine::{Engine, EngineKind, EngineSetup, MapSpec, Mapped, Null, Psync, Uring};
 use crate::events;
+use crate::live::progress::Progress;
+use crate::monitor::Monitor;
 use crate::plan::ThreadPlan;
 use crate::profile::{CacheMode, Events, Profile, TimeSpan, WriteBuffer};
 use crate::stats::intervals::bucket_count;
-use crate::stats::{
-    IoFailure, LostTarget, RunResults, TargetStats, ThreadResults, TimeSpanResults, WaitStats,
-};
+use crate::stats::{IoFailure, RunResults, TargetStats, ThreadResults, TimeSpanResults, WaitStats};
 use crate::system::{Host, pin_current_thread};
 use crate::worker::buffers::{InitialFill, SlotBuffers, SlotShape, WriteFill};
 use crate::worker::offsets::OffsetGen;
@@ -92,6 +92,28 @@ pub struct Messages<'a> {
     pub log: &'a dyn Fn(&str),
 }
 
+/// What the main thread does for a timespan besides waiting.
+pub struct Observers<'s> {
+    /// Index of the timespan in the profile.
+    pub timespan: usize,
+    /// Interval of the live collection; `None` collects nothing.
+    pub interval_ns: Option<Nanos>,
+    /// Keep the time series rows for the report (`-D`).
+    pub keep_rows: bool,
+    /// Where finished intervals go (the CSV, the interval log).
+    pub sinks: &'s mut [Box<dyn crate::live::Sink>],
+    /// Show the progress line (on a terminal).
+    pub progress: bool,
+    /// A periodic action with the collector (checkpoints): its period and the action.
+    pub periodic: Option<(Nanos, crate::monitor::Periodic<'s>)>,
+}
+
+/// How a worker counts: `-D` buckets, and the live feed.
+struct Counting {
+    intervals: usize,
+    feed: Option<crate::live::Feed>,
+}
+
 /// A run that could not start or failed outside the I/O itself.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
@@ -152,12 +174,13 @@ fn set_event(name: &Option<String>) -> Result<(), RunError> {
 }
 
 /// Runs one timespan and returns its measurements. `log` receives progress lines for `-v`.
-pub fn execute<C: Clock>(
-    input: &RunInput<'_>,
-    clock: &C,
+pub fn execute<'s, C: Clock>(
+    input: &'s RunInput<'s>,
+    clock: &'s C,
     host: &dyn Host,
-    stop: &AtomicU64,
+    stop: &'s AtomicU64,
     log: &dyn Fn(&str),
+    observers: Observers<'s>,
 ) -> Result<TimeSpanResults, RunError> {
     let ts = input.timespan;
     let gate = StartGate {
@@ -171,29 +194,47 @@ pub fn execute<C: Clock>(
         bucket_count(ts.duration_s as u64 * 1_000_000_000, ms)
     });
     let mut start_time = host.wall_clock();
-    let lost = std::cell::RefCell::new(None);
-    let watch = |deadline: Nanos| {
-        let found = wait_until(
-            clock,
-            deadline,
-            stop,
-            input.events.stop_on.as_deref(),
-            input.targets,
-        );
-        if let Some(found) = found {
-            lost.borrow_mut().get_or_insert(found);
+    let thread_targets: Vec<Vec<usize>> = input
+        .plans
+        .iter()
+        .map(|p| p.targets.iter().map(|tt| tt.target).collect())
+        .collect();
+    let (collector, feeds) = match observers.interval_ns {
+        Some(interval_ns) => {
+            let (collector, feeds) = crate::live::channels(
+                interval_ns,
+                thread_targets,
+                ts.targets.len(),
+                observers.keep_rows,
+                observers.sinks,
+            );
+            (Some(collector), feeds.into_iter().map(Some).collect())
         }
+        None => (None, input.plans.iter().map(|_| None).collect::<Vec<_>>()),
     };
+    let mut monitor = Monitor::new(
+        clock,
+        stop,
+        input.events.stop_on.as_deref(),
+        input.targets,
+        collector,
+        Progress::on_terminal(observers.progress),
+    );
+    if let Some((period, action)) = observers.periodic {
+        monitor.every(period, action);
+    }
     let (outcomes, cpu, samples, schedule, event_error) = std::thread::scope(|scope| {
         let handles: Vec<_> = input
             .plans
             .iter()
-            .map(|plan| {
+            .zip(feeds)
+            .map(|(plan, feed)| {
                 let worker_clock = clock.clone();
                 let gate = &gate;
                 let shared = &shared_offsets;
+                let counting = Counting { intervals, feed };
                 scope.spawn(move || {
-                    thread_main(input, plan, worker_clock, gate, shared, stop, intervals)
+                    thread_main(input, plan, worker_clock, gate, shared, stop, counting)
                 })
             })
             .collect();
@@ -207,6 +248,16 @@ pub fn execute<C: Clock>(
         start_time = host.wall_clock();
         let schedule = Schedule::new(clock.now(), ts.warmup_s, ts.duration_s, ts.cooldown_s);
         let _ = gate.schedule.set(schedule);
+        monitor.start(schedule);
+        if let Some(collector) = monitor.collector() {
+            let paths: Vec<String> = ts
+                .targets
+                .iter()
+                .map(|t| t.path.to_string_lossy().into_owned())
+                .collect();
+            let window_start = start_time + std::time::Duration::from_secs(ts.warmup_s as u64);
+            collector.begin(observers.timespan, window_start, &paths);
+        }
         gate.go.wait();
         let mut cpu = (Vec::new(), Vec::new());
         let mut samples = (Vec::new(), Vec::new());
@@ -215,7 +266,7 @@ pub fn execute<C: Clock>(
             if ts.warmup_s > 0 {
                 log("starting warm up...");
             }
-            watch(schedule.warmup_end);
+            monitor.wait_until(schedule.warmup_end);
             cpu.0 = host.cpu_times();
             samples.0 = if input.counters.any() {
                 host.counters()
@@ -224,7 +275,7 @@ pub fn execute<C: Clock>(
             };
             event_error = set_event(&input.events.signal_start);
             log("starting measurements...");
-            watch(schedule.measure_end);
+            monitor.wait_until(schedule.measure_end);
             cpu.1 = host.cpu_times();
             samples.1 = if input.counters.any() {
                 host.counters()
@@ -235,14 +286,17 @@ pub fn execute<C: Clock>(
             if ts.cooldown_s > 0 {
                 log("starting cool down...");
             }
-            watch(schedule.end);
+            monitor.wait_until(schedule.end);
         }
+        monitor.wait_for(|| handles.iter().all(|h| h.is_finished()));
         let outcomes: Vec<_> = handles
             .into_iter()
             .map(|h| h.join().expect("worker thread panicked"))
             .collect();
         (outcomes, cpu, samples, schedule, event_error)
     });
+    let (lost, collector) = monitor.finish();
+    let collected = collector.map(|c| c.finish()).unwrap_or_default();
     log("finished test");
     event_error?;
     let mut threads = Vec::with_capacity(outcomes.len());
@@ -269,9 +323,11 @@ pub fn execute<C: Clock>(
         counters: counters::deltas(&input.counters, &samples.0, &samples.1),
         cpu,
         engine,
-        interrupted: stop_at != 0 && failure.is_none() && lost.borrow().is_none(),
+        interrupted: stop_at != 0 && failure.is_none() && lost.is_none(),
         failure,
-        lost: lost.into_inner(),
+        lost,
+        timeline: collected.rows,
+        observer_error: collected.error.map(|e| e.to_string()),
         target_sizes: input.targets.iter().map(|t| t.size).collect(),
         distributions: input
             .targets
@@ -280,46 +336,6 @@ pub fn execute<C: Clock>(
             .collect(),
         spin_ns: input.spin_ns,
     })
-}
-
-/// Sleeps until `deadline`, a stop request, or the `-yp` event, polling every 10 ms. A file
-/// target removed or truncated behind the run's back stops the run too, and is returned.
-fn wait_until<C: Clock>(
-    clock: &C,
-    deadline: Nanos,
-    stop: &AtomicU64,
-    stop_event: Option<&str>,
-    targets: &[PreparedTarget],
-) -> Option<LostTarget> {
-    let request_stop = || {
-        let _ = stop.compare_exchange(
-            0,
-            monotonic_now().max(1),
-            Ordering::SeqCst,
-            Ordering::SeqCst,
-        );
-    };
-    loop {
-        let now = clock.now();
-        if now >= deadline || stop.load(Ordering::Relaxed) != 0 {
-            return None;
-        }
-        if let Some(lost) = targets
-            .iter()
-            .enumerate()
-            .find_map(|(target, t)| t.lost().map(|what| LostTarget { target, what }))
-        {
-            request_stop();
-            return Some(lost);
-        }
-        if let Some(name) = stop_event
-            && events::is_set(name)
-        {
-            request_stop();
-            return None;
-        }
-        clock.sleep((deadline - now).min(10_000_000));
-    }
 }
 
 /// The buffers one thread's slots need: in a `-O` pool every slot may serve every target, so each
@@ -399,8 +415,9 @@ fn thread_main<C: Clock>(
     gate: &StartGate,
     shared_offsets: &[AtomicU64],
     stop: &AtomicU64,
-    intervals: usize,
+    counting: Counting,
 ) -> Result<ThreadOutcome, RunError> {
+    let Counting { intervals, feed } = counting;
     let ts = input.timespan;
     let setup_error = |what, source| RunError::Setup {
         thread: plan.thread,
@@ -536,6 +553,7 @@ fn thread_main<C: Clock>(
             .map(|tt| TargetStats::new(tt.target, intervals))
             .collect(),
         waits: WaitStats::default(),
+        feed,
     };
     let setup = |what| move |e| setup_error(what, e);
     if served.iter().any(|t| t.memory_mapped) {
@@ -663,7 +681,15 @@ pub fn measure<C: Clock>(
         .into_iter()
         .filter(|c| allowed.contains(&c.cpu))
         .collect();
-    crate::output::check_destinations(&profile.outputs)?;
+    let observe = &profile.observe;
+    crate::output::check_destinations(
+        profile
+            .outputs
+            .iter()
+            .chain(&observe.timeseries)
+            .chain(&observe.histlog)
+            .chain(&observe.trace),
+    )?;
     pending.extend(crate::safety::check(profile, profile.force, view)?);
     let plans: Vec<Vec<ThreadPlan>> = profile
         .timespans
@@ -683,10 +709,11 @@ pub fn measure<C: Clock>(
             memlock_predicted = true;
         }
     }
+    let mut sinks = crate::live::open_sinks(&profile.observe)?;
     let (precreated, warnings) = crate::worker::target::precreate(profile, stop)?;
     pending.extend(warnings);
     let mut timespans = Vec::with_capacity(profile.timespans.len());
-    for (timespan, plans) in profile.timespans.iter().zip(plans) {
+    for (index, (timespan, plans)) in profile.timespans.iter().zip(plans).enumerate() {
         let setting = crate::worker::target::Setting {
             precreated: &precreated,
             stop,
@@ -707,7 +734,23 @@ pub fn measure<C: Clock>(
             events: &profile.events,
             counters: profile.counters,
         };
-        let results = execute(&input, clock, host, stop, log)?;
+        let keep_rows = timespan.iops_interval_ms.is_some();
+        let progress =
+            !profile.observe.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
+        let interval_ns = (keep_rows || progress || !sinks.is_empty())
+            .then(|| timespan.iops_interval_ms.unwrap_or(1000) as u64 * 1_000_000);
+        let observers = Observers {
+            timespan: index,
+            interval_ns,
+            keep_rows,
+            sinks: &mut sinks,
+            progress,
+            periodic: None,
+        };
+        let results = execute(&input, clock, host, stop, log, observers)?;
+        if let Some(error) = &results.observer_error {
+            warn(&format!("iospd: a live output file is incomplete: {error}"));
+        }
         let wanted = timespan.io_ring.is_none_or(|r| r.registered_buffers);
         if results.engine.kind == EngineKind::IoUring
             && wanted

@@ -170,6 +170,16 @@ pub struct RawArgs {
     pub percentiles: Vec<f64>,
     /// `--force`: write to devices and files that hold data.
     pub force: bool,
+    /// `--timeseries=`: the time-series CSV.
+    pub timeseries: Option<PathBuf>,
+    /// `--histlog=`: the HdrHistogram interval log.
+    pub histlog: Option<PathBuf>,
+    /// `--trace=`: the per-I/O trace.
+    pub trace: Option<PathBuf>,
+    /// `--checkpoint=`: seconds between rewrites of the --output files.
+    pub checkpoint_s: Option<u32>,
+    /// `--quiet`: no progress line.
+    pub quiet: bool,
     /// Target paths in command-line order.
     pub targets: Vec<PathBuf>,
 }

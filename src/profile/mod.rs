@@ -71,6 +71,8 @@ pub struct Profile {
     pub percentiles: Vec<f64>,
     /// `--force`: write even where the safety checks would refuse.
     pub force: bool,
+    /// Live outputs: time series, interval log, trace, checkpoints, progress.
+    pub observe: Observe,
     /// The timespans, run in order.
     pub timespans: Vec<TimeSpan>,
 }
@@ -111,6 +113,24 @@ pub enum Action {
     PrintSystem,
     /// `-ye<name>`: set a named event and stop.
     SetEvent(String),
+}
+
+/// What iospd records and shows while the run goes.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Observe {
+    /// `--timeseries=`: the time-series CSV.
+    #[serde(serialize_with = "lossy::optional_path")]
+    pub timeseries: Option<PathBuf>,
+    /// `--histlog=`: the HdrHistogram interval log.
+    #[serde(serialize_with = "lossy::optional_path")]
+    pub histlog: Option<PathBuf>,
+    /// `--trace=`: the per-I/O trace.
+    #[serde(serialize_with = "lossy::optional_path")]
+    pub trace: Option<PathBuf>,
+    /// `--checkpoint=`: seconds between rewrites of the `--output` files.
+    pub checkpoint_s: Option<u32>,
+    /// `--quiet`: no progress line.
+    pub quiet: bool,
 }
 
 /// XML `<PrecreateFiles>`: which `<FileSize>` files are created before the first timespan.

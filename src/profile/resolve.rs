@@ -58,6 +58,13 @@ pub fn resolve(raw: &RawArgs, command_line: String) -> Result<Resolved, ProfileE
     profile.outputs = raw.outputs.clone();
     profile.percentiles = raw.percentiles.clone();
     profile.force = raw.force;
+    profile.observe = crate::profile::Observe {
+        timeseries: raw.timeseries.clone(),
+        histlog: raw.histlog.clone(),
+        trace: raw.trace.clone(),
+        checkpoint_s: raw.checkpoint_s,
+        quiet: raw.quiet,
+    };
     for ts in &mut profile.timespans {
         if let Some(seed) = raw.seed {
             ts.seed = seed;
@@ -279,6 +286,7 @@ fn from_command_line(raw: &RawArgs) -> Result<Profile, ProfileError> {
         outputs: Vec::new(),
         percentiles: Vec::new(),
         force: false,
+        observe: Default::default(),
         timespans: vec![timespan],
     })
 }

@@ -134,6 +134,8 @@ pub struct Measured {
     pub counters: Vec<Counter>,
     /// `-rd` distributions as applied to each target.
     pub distributions: Vec<DistributionReport>,
+    /// `-D`: per interval, every thread merged: each target and all together, with percentiles.
+    pub timeline: Vec<crate::stats::timeline::Row>,
 }
 
 /// Reads, writes, and both.
@@ -568,6 +570,7 @@ fn measured(
         threads,
         counters: results.counters.clone(),
         distributions,
+        timeline: results.timeline.clone(),
     }
 }
 

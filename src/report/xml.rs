@@ -159,7 +159,7 @@ fn timespan(out: &mut Out, report: &Report, index: usize, ts: &TimeSpanReport) {
         latency(out, &m.totals);
     }
     if profile_ts.iops_interval_ms.is_some() {
-        iops(out, &m.totals);
+        iops(out, &m.totals, &m.timeline);
     }
     if report.profile.counters.any() {
         out.open("ETW");
@@ -242,7 +242,9 @@ fn latency(out: &mut Out, d: &Directions) {
     out.close("Latency");
 }
 
-fn iops(out: &mut Out, d: &Directions) {
+/// DiskSpd's `<Iops>` buckets; at the timespan level each bucket also carries iospd's MiB/s and
+/// latency percentiles of the interval (`timeline`, every thread merged).
+fn iops(out: &mut Out, d: &Directions, timeline: &[crate::stats::timeline::Row]) {
     out.open("Iops");
     for (dir, tag) in [
         (&d.read, "ReadIopsStdDev"),
@@ -270,6 +272,21 @@ fn iops(out: &mut Out, d: &Directions) {
                 ms(b.map_or(0.0, |b| b.latency_mean_ns)),
                 ms(b.map_or(0.0, |b| b.latency_stddev_ns)),
             ));
+        }
+        if let Some(row) = timeline.get(i) {
+            for (p, name) in [
+                (&row.all.read, "Read"),
+                (&row.all.write, "Write"),
+                (&row.all.total, "Total"),
+            ] {
+                attrs.push_str(&format!(
+                    " {name}MiBps=\"{:.3}\" {name}P50LatencyMilliseconds=\"{}\" {name}P99LatencyMilliseconds=\"{}\" {name}P999LatencyMilliseconds=\"{}\"",
+                    p.bytes_per_s / 1_048_576.0,
+                    ms(p.p50_ns as f64),
+                    ms(p.p99_ns as f64),
+                    ms(p.p999_ns as f64),
+                ));
+            }
         }
         out.line(&format!("<Bucket {attrs}/>"));
     }
@@ -332,7 +349,7 @@ fn thread_xml(out: &mut Out, report: &Report, index: usize, m: &Measured, thread
             }
         }
         if profile_ts.iops_interval_ms.is_some() {
-            iops(out, d);
+            iops(out, d, &[]);
         }
         out.close("Target");
     }

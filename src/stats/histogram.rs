@@ -146,6 +146,20 @@ impl LatencyHistogram {
         base64::engine::general_purpose::STANDARD.encode(bytes)
     }
 
+    /// Empties it, keeping its memory.
+    pub fn clear(&mut self) {
+        self.histogram.reset();
+        self.min = u64::MAX;
+        self.max = 0;
+        self.sum = 0;
+        self.sum_of_squares = 0;
+    }
+
+    /// The underlying HdrHistogram (for interval logs).
+    pub fn hdr(&self) -> &Histogram<u64> {
+        &self.histogram
+    }
+
     /// Adds another histogram's samples (exact merge).
     pub fn merge(&mut self, other: &LatencyHistogram) {
         if other.count() == 0 {

@@ -5,6 +5,7 @@
 pub mod cpu;
 pub mod histogram;
 pub mod intervals;
+pub mod timeline;
 
 use std::time::SystemTime;
 
@@ -222,6 +223,10 @@ pub struct TimeSpanResults {
     pub failure: Option<IoFailure>,
     /// A file target removed or truncated during the run, which stopped it.
     pub lost: Option<LostTarget>,
+    /// The time series, every thread merged (with `-D`).
+    pub timeline: Vec<timeline::Row>,
+    /// Why a live output file (time series, interval log) is incomplete.
+    pub observer_error: Option<String>,
     /// Whether a signal cut the run short.
     pub interrupted: bool,
     /// Size in bytes of each target of the timespan.

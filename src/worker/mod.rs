@@ -144,6 +144,9 @@ pub struct Worker<'a, C: Clock> {
     pub stats: Vec<TargetStats>,
     /// How the thread waited.
     pub waits: WaitStats,
+    /// Per-interval slices for the collector (time series, progress, logs); `None` when nothing
+    /// needs them.
+    pub feed: Option<crate::live::Feed>,
 }
 
 impl<C: Clock> Worker<'_, C> {
@@ -276,6 +279,7 @@ impl<C: Clock> Worker<'_, C> {
                 self.clock.sleep(pause);
                 now = self.clock.now();
                 (filling, window_end) = self.phase(now, filling, window_end);
+                self.advance_feed(now);
                 continue;
             }
             let throttled = filling && !free.is_empty();
@@ -297,7 +301,7 @@ impl<C: Clock> Worker<'_, C> {
                 }
                 if done.is_empty() {
                     let wait_for = self.wait_batch.min(*inflight as u32).max(1);
-                    engine.submit(wait_for, None)?;
+                    engine.submit(wait_for, self.feed_deadline(now))?;
                     engine.reap(&mut done, self.completion_depth);
                     self.waits.record_wait(done.len());
                 }
@@ -307,6 +311,7 @@ impl<C: Clock> Worker<'_, C> {
             (filling, window_end) = self.phase(now, filling, window_end);
             let counted = now >= self.schedule.warmup_end && now < window_end;
             let interval = (now.saturating_sub(self.schedule.warmup_end) / interval_ns) as usize;
+            self.advance_feed(now);
             for completion in done.drain(..) {
                 *inflight -= 1;
                 let slot = completion.slot as usize;
@@ -331,11 +336,13 @@ impl<C: Clock> Worker<'_, C> {
                         filling = false;
                     }
                 } else if counted {
-                    self.stats[t].op_mut(ops[slot]).record(
-                        len as u64,
-                        now - started[slot],
-                        interval,
-                    );
+                    let latency = now - started[slot];
+                    self.stats[t]
+                        .op_mut(ops[slot])
+                        .record(len as u64, latency, interval);
+                    if let Some(feed) = &mut self.feed {
+                        feed.record(t, ops[slot], len as u64, latency);
+                    }
                 }
                 free.push(completion.slot);
                 progress_left -= 1;
@@ -345,7 +352,29 @@ impl<C: Clock> Worker<'_, C> {
                 }
             }
         }
+        if let Some(feed) = self.feed.take() {
+            feed.finish();
+        }
         Ok(failure)
+    }
+
+    /// Ships the feed's slice once `now` lies in a later interval of the measured window.
+    #[inline]
+    fn advance_feed(&mut self, now: Nanos) {
+        if let Some(feed) = &mut self.feed
+            && now >= self.schedule.warmup_end
+        {
+            feed.advance((now - self.schedule.warmup_end) / feed.interval_ns());
+        }
+    }
+
+    /// How long a blocking wait may sleep so the feed ships each interval on time, even when no
+    /// I/O completes in it.
+    #[inline]
+    fn feed_deadline(&self, now: Nanos) -> Option<Nanos> {
+        let feed = self.feed.as_ref()?;
+        let boundary = self.schedule.warmup_end + (feed.index() + 1) * feed.interval_ns();
+        Some(boundary.saturating_sub(now).max(1_000))
     }
 
     fn buffers_slots(&self) -> usize {

@@ -859,6 +859,56 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         },
     },
     LongFlag {
+        name: "timeseries",
+        usage: (
+            "--timeseries=<file.csv>",
+            "stream one row per interval (-D, else 1 s), target and direction to this CSV while the run goes",
+        ),
+        apply: |v, raw| once(&mut raw.timeseries, file_value(v, "--timeseries=run.csv")?),
+    },
+    LongFlag {
+        name: "histlog",
+        usage: (
+            "--histlog=<file>",
+            "write an HdrHistogram interval log, one latency histogram per interval",
+        ),
+        apply: |v, raw| once(&mut raw.histlog, file_value(v, "--histlog=run.hlog")?),
+    },
+    LongFlag {
+        name: "trace",
+        usage: (
+            "--trace=<file>",
+            "record every measured I/O: CSV when the name ends in .csv, else compact binary (iospd trace-dump)",
+        ),
+        apply: |v, raw| once(&mut raw.trace, file_value(v, "--trace=run.trace")?),
+    },
+    LongFlag {
+        name: "checkpoint",
+        usage: (
+            "--checkpoint=<seconds>",
+            "rewrite the --output files with everything measured so far at this period",
+        ),
+        apply: |v, raw| {
+            let example = "for example --checkpoint=60";
+            let value = v
+                .filter(|v| !v.is_empty())
+                .ok_or_else(|| format!("expects a period in seconds; {example}"))?;
+            let seconds = parse_in_range(value, 1, u32::MAX as u64)
+                .map_err(|e| unit(e, "--checkpoint=60"))?;
+            once(&mut raw.checkpoint_s, seconds as u32)
+        },
+    },
+    LongFlag {
+        name: "quiet",
+        usage: ("--quiet", "no live progress line on the terminal"),
+        apply: |v, raw| {
+            if v.is_some() {
+                return Err("takes no value".into());
+            }
+            flag_once(&mut raw.quiet)
+        },
+    },
+    LongFlag {
         name: "force",
         usage: (
             "--force",
@@ -918,6 +968,14 @@ fn once<T>(slot: &mut Option<T>, value: T) -> Result<(), String> {
     }
     *slot = Some(value);
     Ok(())
+}
+
+/// A file name given as `--name=<file>`.
+fn file_value(value: Option<&str>, example: &str) -> Result<PathBuf, String> {
+    value
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .ok_or_else(|| format!("expects a file name; for example {example}"))
 }
 
 fn flag_once(slot: &mut bool) -> Result<(), String> {

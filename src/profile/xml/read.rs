@@ -96,6 +96,7 @@ fn profile(el: &Element) -> Result<Profile, XmlError> {
         outputs: Vec::new(),
         percentiles: Vec::new(),
         force: false,
+        observe: Default::default(),
         timespans,
     };
     Ok(profile)

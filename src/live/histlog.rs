@@ -1,0 +1,155 @@
+//! `--histlog=FILE`: the HdrHistogram interval log, one compressed histogram per interval, in the
+//! text format the HdrHistogram libraries' log readers and processors take. The untagged line of an
+//! interval holds every I/O of the interval; tagged lines (`Tag=t0-read`, `Tag=t0-write`) hold each
+//! target and direction. Values are nanoseconds; the `Interval_Max` column is in milliseconds.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use super::Sink;
+use crate::stats::histogram::LatencyHistogram;
+use crate::stats::timeline::{IntervalOps, Row};
+
+/// Writes the interval log.
+pub struct HistLog {
+    out: BufWriter<File>,
+    /// Wall-clock seconds of the first window's start: the log's StartTime and BaseTime.
+    base_s: Option<f64>,
+    /// This timespan's window start, from the base.
+    offset_s: f64,
+    all: LatencyHistogram,
+}
+
+impl HistLog {
+    /// Creates (truncates) the file.
+    pub fn create(path: &Path) -> io::Result<HistLog> {
+        Ok(HistLog {
+            out: BufWriter::new(File::create(path)?),
+            base_s: None,
+            offset_s: 0.0,
+            all: LatencyHistogram::new(),
+        })
+    }
+
+    fn line(
+        &mut self,
+        tag: Option<&str>,
+        start_s: f64,
+        length_s: f64,
+        h: &LatencyHistogram,
+    ) -> io::Result<()> {
+        if let Some(tag) = tag {
+            write!(self.out, "Tag={tag},")?;
+        }
+        writeln!(
+            self.out,
+            "{start_s:.3},{length_s:.3},{:.3},{}",
+            h.max() as f64 / 1e6,
+            h.encode_v2()
+        )
+    }
+}
+
+impl Sink for HistLog {
+    fn begin(&mut self, timespan: usize, window_start: SystemTime, _: &[String]) -> io::Result<()> {
+        let start_s = window_start
+            .duration_since(UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64());
+        match self.base_s {
+            None => {
+                self.base_s = Some(start_s);
+                writeln!(
+                    self.out,
+                    "#[Logged with iospd {}]",
+                    env!("CARGO_PKG_VERSION")
+                )?;
+                writeln!(self.out, "#[Histogram log format version 1.3]")?;
+                writeln!(self.out, "#[StartTime: {start_s:.3} (seconds since epoch)]")?;
+                writeln!(self.out, "#[BaseTime: {start_s:.3} (seconds since epoch)]")?;
+                writeln!(self.out, "#[MaxValueDivisor: 1000000.000]")?;
+                writeln!(
+                    self.out,
+                    "\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\""
+                )?;
+            }
+            Some(base) => {
+                self.offset_s = start_s - base;
+                writeln!(self.out, "#[timespan {} starts]", timespan + 1)?;
+            }
+        }
+        self.out.flush()
+    }
+
+    fn interval(&mut self, row: &Row, targets: &[[IntervalOps; 2]]) -> io::Result<()> {
+        let start = self.offset_s + row.start_ms / 1e3;
+        let length = row.length_ms / 1e3;
+        let mut all = std::mem::take(&mut self.all);
+        all.clear();
+        for pair in targets {
+            all.merge(&pair[0].latency);
+            all.merge(&pair[1].latency);
+        }
+        self.line(None, start, length, &all)?;
+        self.all = all;
+        for (i, [read, write]) in targets.iter().enumerate() {
+            self.line(Some(&format!("t{i}-read")), start, length, &read.latency)?;
+            self.line(Some(&format!("t{i}-write")), start, length, &write.latency)?;
+        }
+        self.out.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use hdrhistogram::serialization::Deserializer;
+    use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
+
+    use super::*;
+
+    #[test]
+    fn the_log_reads_back_with_hdrhistograms_reader() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h.hlog");
+        let mut log = HistLog::create(&path).unwrap();
+        let start = UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
+        log.begin(0, start, &["a".into()]).unwrap();
+        let mut ops = vec![[IntervalOps::default(), IntervalOps::default()]];
+        for ns in [1_000, 2_000, 3_000] {
+            ops[0][0].record(4096, ns);
+        }
+        ops[0][1].record(4096, 9_000_000);
+        let row = Row::new(0, 1_000_000_000, &ops);
+        log.interval(&row, &ops).unwrap();
+        let row = Row::new(1_000_000_000, 500_000_000, &ops);
+        log.interval(&row, &ops).unwrap();
+        let text = std::fs::read(&path).unwrap();
+        let mut histograms = Vec::new();
+        for entry in IntervalLogIterator::new(&text) {
+            match entry.unwrap() {
+                LogEntry::Interval(h) => histograms.push((
+                    h.tag().map(|t| t.as_str().to_string()),
+                    h.start_timestamp().as_secs_f64(),
+                    h.duration().as_secs_f64(),
+                    h.encoded_histogram().to_string(),
+                )),
+                LogEntry::StartTime(t) => assert_eq!(t.as_secs(), 1_700_000_000),
+                LogEntry::BaseTime(t) => assert_eq!(t.as_secs(), 1_700_000_000),
+            }
+        }
+        assert_eq!(histograms.len(), 6);
+        assert_eq!(histograms[0].0, None);
+        assert_eq!(histograms[1].0.as_deref(), Some("t0-read"));
+        assert_eq!((histograms[3].1, histograms[3].2), (1.0, 0.5));
+        use base64::Engine as _;
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(&histograms[0].3)
+            .unwrap();
+        let h: hdrhistogram::Histogram<u64> = Deserializer::new()
+            .deserialize(&mut bytes.as_slice())
+            .unwrap();
+        assert_eq!(h.len(), 4);
+        assert!(h.max() >= 9_000_000);
+    }
+}

@@ -1,0 +1,432 @@
+//! Measurements while the run goes: each worker thread hands the collector one slice per interval
+//! of the measured window (counts and an exact latency histogram per target and direction); the
+//! collector, on the main thread, merges the slices of every thread for the same interval and hands
+//! each finished interval to its sinks (the time-series CSV, the HdrHistogram log, the progress
+//! line, the rows kept for the report) in time order.
+//!
+//! Intervals are numbered from the start of the measured window on the clock every thread shares,
+//! so the slices of one interval describe the same time in every thread. A thread ships a slice
+//! when its first completion batch of a later interval arrives, or when the wait it sleeps in times
+//! out at the interval's end; a slice shipped means that thread has nothing more for that interval.
+//! Slices travel through a bounded channel and come back emptied, so memory stays constant however
+//! long the run lasts.
+
+pub mod histlog;
+pub mod progress;
+pub mod timeseries;
+
+use std::collections::BTreeMap;
+use std::io;
+use std::sync::mpsc::{Receiver, Sender, SyncSender, channel, sync_channel};
+use std::time::SystemTime;
+
+use crate::clock::Nanos;
+use crate::engine::Op;
+use crate::stats::timeline::{IntervalOps, Row};
+
+/// Slices in flight per thread before a thread waits for the collector.
+const IN_FLIGHT: usize = 8;
+
+/// One thread's I/O in one interval.
+#[derive(Debug)]
+pub struct Slice {
+    /// Index of the thread in the timespan's plan.
+    pub thread: usize,
+    /// Interval number from the start of the measured window.
+    pub index: u64,
+    /// The interval the thread moved on to: it has nothing more before it.
+    pub next: u64,
+    /// The thread's last slice: it has finished.
+    pub last: bool,
+    /// Per target the thread serves (in the thread's order): read, write.
+    pub ops: Vec<[IntervalOps; 2]>,
+}
+
+impl Slice {
+    fn new(thread: usize, targets: usize) -> Box<Slice> {
+        Box::new(Slice {
+            thread,
+            index: 0,
+            next: 0,
+            last: false,
+            ops: (0..targets).map(|_| Default::default()).collect(),
+        })
+    }
+}
+
+/// A worker thread's end: where it records, and how it ships finished intervals.
+pub struct Feed {
+    interval_ns: Nanos,
+    current: Box<Slice>,
+    to_collector: SyncSender<Box<Slice>>,
+    spares: Receiver<Box<Slice>>,
+}
+
+impl Feed {
+    /// Length of an interval.
+    pub fn interval_ns(&self) -> Nanos {
+        self.interval_ns
+    }
+
+    /// The interval now being recorded.
+    #[inline]
+    pub fn index(&self) -> u64 {
+        self.current.index
+    }
+
+    /// Records one completion of the thread's target `t` in the current interval.
+    #[inline]
+    pub fn record(&mut self, t: usize, op: Op, bytes: u64, latency: Nanos) {
+        let direction = match op {
+            Op::Read => 0,
+            Op::Write => 1,
+        };
+        self.current.ops[t][direction].record(bytes, latency);
+    }
+
+    /// Moves on to interval `index`, shipping the current one when `index` is later.
+    #[inline]
+    pub fn advance(&mut self, index: u64) {
+        if index > self.current.index {
+            self.ship(index, false);
+        }
+    }
+
+    /// Ships the last slice: the thread is done.
+    pub fn finish(mut self) {
+        let next = self.current.index + 1;
+        self.ship(next, true);
+    }
+
+    #[cold]
+    fn ship(&mut self, next: u64, last: bool) {
+        let mut fresh = self
+            .spares
+            .try_recv()
+            .unwrap_or_else(|_| Slice::new(self.current.thread, self.current.ops.len()));
+        fresh.index = next;
+        fresh.last = false;
+        let mut done = std::mem::replace(&mut self.current, fresh);
+        done.next = next;
+        done.last = last;
+        // Blocks only when the collector is IN_FLIGHT intervals behind; a collector that is gone
+        // (the run is over) needs nothing more.
+        let _ = self.to_collector.send(done);
+    }
+}
+
+/// Receives finished intervals in time order.
+pub trait Sink {
+    /// A timespan's measured window begins at `window_start` (wall clock), on these targets.
+    fn begin(
+        &mut self,
+        timespan: usize,
+        window_start: SystemTime,
+        targets: &[String],
+    ) -> io::Result<()>;
+    /// One interval of the measured window, every thread merged: `targets[i]` is timespan target
+    /// `i`'s read and write.
+    fn interval(&mut self, row: &Row, targets: &[[IntervalOps; 2]]) -> io::Result<()>;
+}
+
+/// Opens the files the profile asks to be written while the run goes.
+pub fn open_sinks(
+    observe: &crate::profile::Observe,
+) -> Result<Vec<Box<dyn Sink>>, crate::output::DestinationError> {
+    let failed = |path: &std::path::Path| {
+        let path = path.to_path_buf();
+        move |e: io::Error| crate::output::DestinationError {
+            path,
+            problem: e.to_string(),
+        }
+    };
+    let mut sinks: Vec<Box<dyn Sink>> = Vec::new();
+    if let Some(path) = &observe.timeseries {
+        sinks.push(Box::new(
+            timeseries::TimeSeries::create(path).map_err(failed(path))?,
+        ));
+    }
+    if let Some(path) = &observe.histlog {
+        sinks.push(Box::new(
+            histlog::HistLog::create(path).map_err(failed(path))?,
+        ));
+    }
+    Ok(sinks)
+}
+
+/// Merges the threads' slices and feeds the sinks.
+pub struct Collector<'s> {
+    interval_ns: Nanos,
+    /// For each thread, the timespan target of each of its targets.
+    thread_targets: Vec<Vec<usize>>,
+    from_threads: Receiver<Box<Slice>>,
+    spares: Vec<Sender<Box<Slice>>>,
+    /// Per thread: the first interval it may still ship (0 before its first), `u64::MAX` once done.
+    shipped: Vec<u64>,
+    pending: BTreeMap<u64, Vec<[IntervalOps; 2]>>,
+    recycled: Vec<Vec<[IntervalOps; 2]>>,
+    targets: usize,
+    /// The first interval not yet handed to the sinks.
+    next: u64,
+    /// Where the measured window ended, once known (a stop can cut it short).
+    window_ns: Option<Nanos>,
+    sinks: &'s mut [Box<dyn Sink>],
+    error: Option<io::Error>,
+    /// Rows kept for the report (with `-D`).
+    kept: Option<Vec<Row>>,
+    /// The latest row, for the progress line.
+    latest: Option<Row>,
+}
+
+/// Creates the collector and one feed per thread. `thread_targets[t]` lists, for thread `t`, the
+/// timespan target of each target it serves, in its order.
+pub fn channels<'s>(
+    interval_ns: Nanos,
+    thread_targets: Vec<Vec<usize>>,
+    targets: usize,
+    keep_rows: bool,
+    sinks: &'s mut [Box<dyn Sink>],
+) -> (Collector<'s>, Vec<Feed>) {
+    let (to_collector, from_threads) = sync_channel(IN_FLIGHT * thread_targets.len().max(1));
+    let mut spares = Vec::with_capacity(thread_targets.len());
+    let feeds = thread_targets
+        .iter()
+        .enumerate()
+        .map(|(thread, served)| {
+            let (give, take) = channel();
+            for _ in 0..2 {
+                let _ = give.send(Slice::new(thread, served.len()));
+            }
+            spares.push(give);
+            Feed {
+                interval_ns,
+                current: Slice::new(thread, served.len()),
+                to_collector: to_collector.clone(),
+                spares: take,
+            }
+        })
+        .collect();
+    let threads = thread_targets.len();
+    let collector = Collector {
+        interval_ns,
+        thread_targets,
+        from_threads,
+        spares,
+        shipped: vec![0; threads],
+        pending: BTreeMap::new(),
+        recycled: Vec::new(),
+        targets,
+        next: 0,
+        window_ns: None,
+        sinks,
+        error: None,
+        kept: keep_rows.then(Vec::new),
+        latest: None,
+    };
+    (collector, feeds)
+}
+
+/// What the collector leaves behind.
+#[derive(Debug, Default)]
+pub struct Collected {
+    /// The rows kept for the report (empty unless asked for).
+    pub rows: Vec<Row>,
+    /// The first error a sink met (the run goes on without that sink's file being complete).
+    pub error: Option<io::Error>,
+}
+
+impl Collector<'_> {
+    /// The measured window of timespan `timespan` began at `window_start`: tells the sinks.
+    pub fn begin(&mut self, timespan: usize, window_start: SystemTime, targets: &[String]) {
+        for sink in self.sinks.iter_mut() {
+            if let Err(error) = sink.begin(timespan, window_start, targets)
+                && self.error.is_none()
+            {
+                self.error = Some(error);
+            }
+        }
+    }
+
+    /// The latest finished interval.
+    pub fn latest(&self) -> Option<&Row> {
+        self.latest.as_ref()
+    }
+
+    /// Takes every slice that has arrived and hands each interval that every thread has finished
+    /// to the sinks. Returns how many intervals were handed on.
+    pub fn poll(&mut self) -> usize {
+        while let Ok(slice) = self.from_threads.try_recv() {
+            self.take(slice);
+        }
+        self.emit()
+    }
+
+    /// The measured window ended after `window_ns` (the nominal duration, or earlier on a stop):
+    /// intervals past it are dropped and the last one is cut to it.
+    pub fn end_window(&mut self, window_ns: Nanos) {
+        self.window_ns = Some(window_ns);
+    }
+
+    /// After every thread has finished: hands on what is left, and returns the kept rows and the
+    /// first error a sink met.
+    pub fn finish(mut self) -> Collected {
+        while let Ok(slice) = self.from_threads.recv() {
+            self.take(slice);
+            if self.shipped.iter().all(|&s| s == u64::MAX) {
+                break;
+            }
+        }
+        self.shipped.fill(u64::MAX);
+        self.emit();
+        Collected {
+            rows: self.kept.take().unwrap_or_default(),
+            error: self.error.take(),
+        }
+    }
+
+    fn take(&mut self, mut slice: Box<Slice>) {
+        let thread = slice.thread;
+        let beyond = self
+            .window_ns
+            .is_some_and(|w| slice.index * self.interval_ns >= w);
+        if !beyond && slice.index >= self.next {
+            let targets = self.targets;
+            let recycled = &mut self.recycled;
+            let row = self.pending.entry(slice.index).or_insert_with(|| {
+                recycled
+                    .pop()
+                    .unwrap_or_else(|| (0..targets).map(|_| Default::default()).collect())
+            });
+            for (ops, &target) in slice.ops.iter().zip(&self.thread_targets[thread]) {
+                row[target][0].merge(&ops[0]);
+                row[target][1].merge(&ops[1]);
+            }
+        }
+        self.shipped[thread] = if slice.last { u64::MAX } else { slice.next };
+        for ops in &mut slice.ops {
+            ops[0].clear();
+            ops[1].clear();
+        }
+        let _ = self.spares[thread].send(slice);
+    }
+
+    fn emit(&mut self) -> usize {
+        // Interval `i` is complete once every thread has moved past it.
+        let complete = self.shipped.iter().copied().min().unwrap_or(0);
+        let mut handed = 0;
+        while self.next < complete {
+            let index = self.next;
+            let start = index * self.interval_ns;
+            if self.window_ns.is_some_and(|w| start >= w) {
+                self.pending.clear();
+                self.next = complete;
+                break;
+            }
+            // An interval no thread completed anything in is still a row, of zeros.
+            let mut ops = self
+                .pending
+                .remove(&index)
+                .or_else(|| self.recycled.pop())
+                .unwrap_or_else(|| (0..self.targets).map(|_| Default::default()).collect());
+            let end = match self.window_ns {
+                Some(w) => (start + self.interval_ns).min(w),
+                None => start + self.interval_ns,
+            };
+            let row = Row::new(start, end - start, &ops);
+            for sink in self.sinks.iter_mut() {
+                if let Err(error) = sink.interval(&row, &ops)
+                    && self.error.is_none()
+                {
+                    self.error = Some(error);
+                }
+            }
+            if let Some(kept) = &mut self.kept {
+                kept.push(row.clone());
+            }
+            self.latest = Some(row);
+            for pair in &mut ops {
+                pair[0].clear();
+                pair[1].clear();
+            }
+            self.recycled.push(ops);
+            self.next += 1;
+            handed += 1;
+            if complete == u64::MAX && self.window_ns.is_none() && self.pending.is_empty() {
+                break;
+            }
+        }
+        handed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    use super::*;
+
+    /// (start_ms, length_ms, total ios per target) of every row.
+    type Kept = Rc<RefCell<Vec<(f64, f64, Vec<u64>)>>>;
+
+    /// Keeps every row.
+    struct Keep(Kept);
+
+    impl Sink for Keep {
+        fn begin(&mut self, _: usize, _: SystemTime, _: &[String]) -> io::Result<()> {
+            Ok(())
+        }
+
+        fn interval(&mut self, row: &Row, _: &[[IntervalOps; 2]]) -> io::Result<()> {
+            self.0.borrow_mut().push((
+                row.start_ms,
+                row.length_ms,
+                row.targets.iter().map(|d| d.total.ios).collect(),
+            ));
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn intervals_wait_for_every_thread_and_merge_in_time_order() {
+        let rows = Rc::new(RefCell::new(Vec::new()));
+        let ms = 1_000_000;
+        let mut sinks: Vec<Box<dyn Sink>> = vec![Box::new(Keep(rows.clone()))];
+        let (mut collector, mut feeds) =
+            channels(100 * ms, vec![vec![0], vec![1, 0]], 2, true, &mut sinks);
+        // Thread 0 records twice in interval 0 and moves to interval 2.
+        feeds[0].record(0, Op::Read, 4096, 10);
+        feeds[0].record(0, Op::Write, 4096, 20);
+        feeds[0].advance(2);
+        assert_eq!(collector.poll(), 0, "thread 1 has not finished interval 0");
+        // Thread 1: one on target 1 and one on target 0 in interval 0, then interval 1.
+        feeds[1].record(0, Op::Read, 512, 30);
+        feeds[1].record(1, Op::Read, 512, 40);
+        feeds[1].advance(1);
+        assert_eq!(collector.poll(), 1, "interval 0 is complete");
+        feeds[1].record(1, Op::Write, 512, 50);
+        feeds[1].advance(3);
+        assert_eq!(
+            collector.poll(),
+            1,
+            "interval 1 is complete; thread 0 is still in 2"
+        );
+        collector.end_window(250 * ms);
+        for feed in feeds {
+            feed.finish();
+        }
+        let collected = collector.finish();
+        assert!(collected.error.is_none());
+        assert_eq!(collected.rows.len(), 3);
+        assert_eq!(collected.rows[0].all.total.ios, 4);
+        let rows = rows.borrow();
+        assert_eq!(
+            *rows,
+            vec![
+                (0.0, 100.0, vec![3, 1]),
+                (100.0, 100.0, vec![1, 0]),
+                (200.0, 50.0, vec![0, 0]),
+            ]
+        );
+    }
+}

@@ -1,0 +1,106 @@
+//! The live progress line on a terminal: phase, elapsed and remaining time, and the IOPS, MiB/s
+//! and p99 latency of the last finished interval, rewritten in place on stderr about once a
+//! second. Off when stderr is not a terminal or with `--quiet`.
+
+use std::io::{IsTerminal, Write};
+
+use crate::stats::timeline::Row;
+
+/// Where the run is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Load on, not counted.
+    WarmUp,
+    /// The measured window.
+    Measuring,
+    /// Load on after the window.
+    CoolDown,
+}
+
+/// The text of the line (without the carriage return).
+pub fn line(phase: Phase, elapsed_s: u64, remaining_s: u64, last: Option<&Row>) -> String {
+    let phase = match phase {
+        Phase::WarmUp => "warm-up",
+        Phase::Measuring => "measuring",
+        Phase::CoolDown => "cool-down",
+    };
+    let clock = |s: u64| format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
+    let mut text = format!(
+        "iospd: {phase} {} elapsed, {} left",
+        clock(elapsed_s),
+        clock(remaining_s)
+    );
+    if let Some(row) = last {
+        let t = &row.all.total;
+        text.push_str(&format!(
+            " | {:.0} IOPS, {:.2} MiB/s, p99 {}",
+            t.ios_per_s,
+            t.bytes_per_s / 1_048_576.0,
+            latency(t.p99_ns)
+        ));
+    }
+    text
+}
+
+/// A latency with a unit that keeps three digits.
+fn latency(ns: u64) -> String {
+    match ns {
+        0..1_000 => format!("{ns}ns"),
+        1_000..1_000_000 => format!("{:.1}us", ns as f64 / 1e3),
+        1_000_000..1_000_000_000 => format!("{:.2}ms", ns as f64 / 1e6),
+        _ => format!("{:.2}s", ns as f64 / 1e9),
+    }
+}
+
+/// Rewrites the line on stderr.
+pub struct Progress {
+    shown: bool,
+}
+
+impl Progress {
+    /// A progress line when stderr is a terminal and it is wanted.
+    pub fn on_terminal(wanted: bool) -> Option<Progress> {
+        (wanted && std::io::stderr().is_terminal()).then_some(Progress { shown: false })
+    }
+
+    /// Shows `text` in place of the previous line.
+    pub fn show(&mut self, text: &str) {
+        let mut err = std::io::stderr().lock();
+        let _ = write!(err, "\r{text}\x1b[K");
+        let _ = err.flush();
+        self.shown = true;
+    }
+
+    /// Clears the line so the report starts on a clean one.
+    pub fn clear(&mut self) {
+        if self.shown {
+            let mut err = std::io::stderr().lock();
+            let _ = write!(err, "\r\x1b[K");
+            let _ = err.flush();
+            self.shown = false;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::timeline::IntervalOps;
+
+    #[test]
+    fn the_line_says_phase_time_and_the_last_interval() {
+        assert_eq!(
+            line(Phase::WarmUp, 3, 3662, None),
+            "iospd: warm-up 0:00:03 elapsed, 1:01:02 left"
+        );
+        let mut ops = [IntervalOps::default(), IntervalOps::default()];
+        for _ in 0..1000 {
+            ops[0].record(1 << 20, 1_500_000);
+        }
+        let row = Row::new(0, 1_000_000_000, &[ops]);
+        assert_eq!(
+            line(Phase::Measuring, 10, 50, Some(&row)),
+            "iospd: measuring 0:00:10 elapsed, 0:00:50 left | 1000 IOPS, 1000.00 MiB/s, p99 1.50ms"
+        );
+    }
+}

@@ -1,0 +1,182 @@
+//! The main thread while the workers run: it sleeps to each phase boundary while it watches for a
+//! stop request, the `-yp` event and file targets removed or truncated behind the run's back, and
+//! it collects the workers' intervals, shows the progress line and writes checkpoints.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::clock::{Clock, Nanos, monotonic_now};
+use crate::events;
+use crate::live::Collector;
+use crate::live::progress::{self, Phase, Progress};
+use crate::stats::LostTarget;
+use crate::worker::Schedule;
+use crate::worker::target::PreparedTarget;
+
+/// A periodic action (checkpoints) with the collector and the current time.
+pub type Periodic<'a> = &'a mut dyn FnMut(&Collector<'a>, Nanos);
+
+/// How often the loop wakes.
+const POLL: Nanos = 10_000_000;
+/// How often the progress line changes.
+const PROGRESS_EVERY: Nanos = 1_000_000_000;
+
+/// What the main thread watches.
+pub struct Monitor<'a, C: Clock> {
+    clock: &'a C,
+    stop: &'a AtomicU64,
+    stop_event: Option<&'a str>,
+    targets: &'a [PreparedTarget],
+    collector: Option<Collector<'a>>,
+    progress: Option<Progress>,
+    schedule: Option<Schedule>,
+    lost: Option<LostTarget>,
+    shown_at: Nanos,
+    /// A periodic action (checkpoints): its period, when it last ran, and the action.
+    periodic: Option<(Nanos, Nanos, Periodic<'a>)>,
+}
+
+impl<'a, C: Clock> Monitor<'a, C> {
+    /// Watches `targets` and `stop`; collects with `collector` and shows `progress` when given.
+    pub fn new(
+        clock: &'a C,
+        stop: &'a AtomicU64,
+        stop_event: Option<&'a str>,
+        targets: &'a [PreparedTarget],
+        collector: Option<Collector<'a>>,
+        progress: Option<Progress>,
+    ) -> Self {
+        Monitor {
+            clock,
+            stop,
+            stop_event,
+            targets,
+            collector,
+            progress,
+            schedule: None,
+            lost: None,
+            shown_at: 0,
+            periodic: None,
+        }
+    }
+
+    /// Runs `action` with the collector about every `period` of the measured window.
+    pub fn every(&mut self, period: Nanos, action: Periodic<'a>) {
+        self.periodic = Some((period, 0, action));
+    }
+
+    /// The phases are known: the measured window begins at `schedule.warmup_end`.
+    pub fn start(&mut self, schedule: Schedule) {
+        self.schedule = Some(schedule);
+        if let Some(collector) = &mut self.collector {
+            collector.end_window(schedule.measure_end - schedule.warmup_end);
+        }
+    }
+
+    /// The collector, to tell its sinks the window began.
+    pub fn collector(&mut self) -> Option<&mut Collector<'a>> {
+        self.collector.as_mut()
+    }
+
+    /// Sleeps until `deadline`, a stop request, the `-yp` event, or a lost target (which requests
+    /// a stop), doing the periodic work meanwhile.
+    pub fn wait_until(&mut self, deadline: Nanos) {
+        loop {
+            let now = self.clock.now();
+            self.tick(now);
+            if now >= deadline || self.stop.load(Ordering::Relaxed) != 0 {
+                return;
+            }
+            if self.lost.is_none()
+                && let Some(lost) = self
+                    .targets
+                    .iter()
+                    .enumerate()
+                    .find_map(|(target, t)| t.lost().map(|what| LostTarget { target, what }))
+            {
+                self.lost = Some(lost);
+                self.request_stop();
+                return;
+            }
+            if let Some(name) = self.stop_event
+                && events::is_set(name)
+            {
+                self.request_stop();
+                return;
+            }
+            self.clock.sleep((deadline - now).min(POLL));
+        }
+    }
+
+    /// Keeps collecting until `done` says every worker has finished. Sleeps in real time and does
+    /// not read the run's clock, so a test clock stays deterministic.
+    pub fn wait_for(&mut self, done: impl Fn() -> bool) {
+        while !done() {
+            if let Some(collector) = &mut self.collector {
+                collector.poll();
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
+
+    /// Clears the progress line and returns the lost target and the collector.
+    pub fn finish(mut self) -> (Option<LostTarget>, Option<Collector<'a>>) {
+        if let Some(progress) = &mut self.progress {
+            progress.clear();
+        }
+        (self.lost, self.collector)
+    }
+
+    fn request_stop(&self) {
+        let _ = self.stop.compare_exchange(
+            0,
+            monotonic_now().max(1),
+            Ordering::SeqCst,
+            Ordering::SeqCst,
+        );
+    }
+
+    fn tick(&mut self, now: Nanos) {
+        let Some(schedule) = self.schedule else {
+            return;
+        };
+        if let Some(collector) = &mut self.collector {
+            let stop_at = self.stop.load(Ordering::Relaxed);
+            if stop_at != 0 {
+                collector.end_window(
+                    stop_at
+                        .clamp(schedule.warmup_end, schedule.measure_end)
+                        .saturating_sub(schedule.warmup_end),
+                );
+            }
+            collector.poll();
+        }
+        if let (Some((period, last, action)), Some(collector)) =
+            (&mut self.periodic, &self.collector)
+            && now >= schedule.warmup_end
+            && now - *last >= *period
+        {
+            *last = now;
+            action(collector, now);
+        }
+        if let Some(progress) = &mut self.progress
+            && now.saturating_sub(self.shown_at) >= PROGRESS_EVERY
+        {
+            self.shown_at = now;
+            let phase = if now < schedule.warmup_end {
+                Phase::WarmUp
+            } else if now < schedule.measure_end {
+                Phase::Measuring
+            } else {
+                Phase::CoolDown
+            };
+            let seconds = |ns: Nanos| ns / 1_000_000_000;
+            let latest = self.collector.as_ref().and_then(|c| c.latest());
+            progress.show(&progress::line(
+                phase,
+                seconds(now.saturating_sub(schedule.start)),
+                seconds(schedule.end.saturating_sub(now)),
+                latest.filter(|_| phase != Phase::WarmUp),
+            ));
+        }
+    }
+}
