@@ -219,6 +219,22 @@ pub fn have_tool(tool: &str, test: &str) -> bool {
     found
 }
 
+/// Whether python3 can import `module` (the HdrHistogram reader); may skip like [`have_tool`].
+pub fn have_python_module(module: &str, test: &str) -> bool {
+    let found = Command::new("python3")
+        .args(["-c", &format!("import {module}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        assert!(
+            std::env::var_os("IOSPD_REQUIRE_TOOLS").is_none(),
+            "{test} needs the python module {module}, and IOSPD_REQUIRE_TOOLS is set"
+        );
+        eprintln!("SKIPPED {test}: python3 cannot import {module} (pip install hdrhistogram)");
+    }
+    found
+}
+
 /// Validates XML documents against doc/iospd.xsd with xmllint; panics with its message if one fails.
 pub fn validate_xml(documents: &[(&str, &str)], test: &str) {
     if !have_tool("xmllint", test) {

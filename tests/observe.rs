@@ -1,0 +1,165 @@
+//! Watching a run while it goes: the time series (CSV, JSON, XML), the HdrHistogram interval log,
+//! and the progress line on a terminal.
+
+mod util;
+
+use std::fs;
+use std::process::Command;
+
+use util::{TempDir, iospd, stderr, stdout};
+
+/// A 3-second random 70/30 run on a fresh file with 500 ms intervals and `extra` options.
+fn observed_run(dir: &TempDir, extra: &[&str]) -> std::process::Output {
+    let target = dir.arg("t.dat");
+    let mut args = vec![
+        "-c32M", "-d3", "-W0", "-b4K", "-o4", "-t2", "-r", "-w30", "-D500",
+    ];
+    args.extend_from_slice(extra);
+    args.push(&target);
+    let output = iospd().args(&args).output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    output
+}
+
+#[test]
+fn the_time_series_csv_json_and_xml_agree_with_the_totals() {
+    let dir = TempDir::new();
+    let csv = dir.arg("ts.csv");
+    let output = observed_run(&dir, &["-Rjson", &format!("--timeseries={csv}")]);
+    let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    util::validate_json(&stdout(&output));
+    let measured = &report["timespans"][0]["measured"];
+    let total_ios = measured["totals"]["total"]["ios"].as_u64().unwrap();
+    let timeline = measured["timeline"].as_array().unwrap();
+    assert_eq!(timeline.len(), 6, "3 s in 500 ms intervals");
+    let in_timeline: u64 = timeline
+        .iter()
+        .map(|row| row["all"]["total"]["ios"].as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        in_timeline, total_ios,
+        "every measured I/O is in one interval"
+    );
+    for (i, row) in timeline.iter().enumerate() {
+        assert_eq!(row["start_ms"].as_f64().unwrap(), i as f64 * 500.0);
+        let total = &row["all"]["total"];
+        assert!(total["p50_ns"].as_u64() <= total["p99_ns"].as_u64());
+        assert!(total["p99_ns"].as_u64() <= total["p999_ns"].as_u64());
+        assert!(total["p999_ns"].as_u64() <= total["max_ns"].as_u64());
+    }
+    let text = fs::read_to_string(&csv).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some(iospd::live::timeseries::HEADER));
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 6 * 3, "one row per interval and direction");
+    let csv_total: u64 = rows
+        .iter()
+        .filter(|r| r[6] == "total")
+        .map(|r| r[7].parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(csv_total, total_ios);
+    // The same intervals as the JSON, with the same percentiles (in µs).
+    let p99_json = timeline[2]["all"]["total"]["p99_ns"].as_u64().unwrap() as f64 / 1e3;
+    let p99_csv: f64 = rows[2 * 3 + 2][14].parse().unwrap();
+    assert!(
+        (p99_json - p99_csv).abs() < 0.001,
+        "{p99_json} vs {p99_csv}"
+    );
+
+    let output = observed_run(&dir, &["-Rxml"]);
+    let xml = stdout(&output);
+    util::validate_xml(
+        &[("results", &xml)],
+        "the_time_series_csv_json_and_xml_agree",
+    );
+    assert_eq!(xml.matches("TotalP99LatencyMilliseconds=").count(), 6);
+}
+
+#[test]
+fn the_interval_log_reads_back_with_the_hdrhistogram_python_reader() {
+    let test = "the_interval_log_reads_back_with_the_hdrhistogram_python_reader";
+    let dir = TempDir::new();
+    let log = dir.arg("run.hlog");
+    let output = observed_run(&dir, &["-Rjson", &format!("--histlog={log}")]);
+    let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let total_ios = report["timespans"][0]["measured"]["totals"]["total"]["ios"]
+        .as_u64()
+        .unwrap();
+    let text = fs::read_to_string(&log).unwrap();
+    assert!(text.contains("#[StartTime: "), "{text}");
+    assert_eq!(
+        text.lines()
+            .filter(|l| l.starts_with("Tag=t0-read,"))
+            .count(),
+        6
+    );
+    if !util::have_python_module("hdrh", test) {
+        return;
+    }
+    let script = format!(
+        "from hdrh.log import HistogramLogReader\n\
+         from hdrh.histogram import HdrHistogram\n\
+         r = HistogramLogReader('{log}', HdrHistogram(1, 3600 * 10**9, 3))\n\
+         n = total = 0\n\
+         while True:\n\
+         \x20   h = r.get_next_interval_histogram()\n\
+         \x20   if h is None: break\n\
+         \x20   if h.get_tag() is None:\n\
+         \x20       n += 1\n\
+         \x20       total += h.get_total_count()\n\
+         print(n, total)\n"
+    );
+    let read = Command::new("python3")
+        .args(["-c", &script])
+        .output()
+        .unwrap();
+    assert!(read.status.success(), "{}", stderr(&read));
+    assert_eq!(stdout(&read).trim(), format!("6 {total_ios}"));
+}
+
+#[test]
+fn the_progress_line_shows_on_a_terminal_only() {
+    let test = "the_progress_line_shows_on_a_terminal_only";
+    let dir = TempDir::new();
+    let target = dir.arg("t.dat");
+    let command = format!(
+        "{} -c16M -d3 -W1 -b4K -r {target} >/dev/null",
+        env!("CARGO_BIN_EXE_iospd")
+    );
+    if !util::have_tool("script", test) {
+        return;
+    }
+    // `script` gives the command a terminal and copies what it writes there.
+    let on_terminal = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .output()
+        .unwrap();
+    let seen = stdout(&on_terminal);
+    assert!(seen.contains("iospd: warm-up 0:00:0"), "{seen:?}");
+    assert!(seen.contains("iospd: measuring 0:00:0"), "{seen:?}");
+    assert!(
+        seen.contains(" IOPS, ") && seen.contains("MiB/s, p99 "),
+        "{seen:?}"
+    );
+    assert!(
+        seen.contains("\r\x1b[K"),
+        "the line is cleared before the report"
+    );
+    let quiet = Command::new("script")
+        .args([
+            "-qec",
+            &command.replace(" -r ", " -r --quiet "),
+            "/dev/null",
+        ])
+        .output()
+        .unwrap();
+    assert!(!stdout(&quiet).contains("iospd: measuring"), "--quiet");
+    let piped = iospd()
+        .args(["-d1", "-W0", "-b4K", &target])
+        .output()
+        .unwrap();
+    assert!(
+        stderr(&piped).is_empty(),
+        "nothing when stderr is not a terminal"
+    );
+}
