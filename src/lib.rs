@@ -11,6 +11,7 @@
 
 pub mod cli;
 pub mod clock;
+pub mod commands;
 pub mod counters;
 pub mod engine;
 mod error;
@@ -26,6 +27,7 @@ pub mod run;
 pub mod safety;
 pub mod stats;
 pub mod system;
+pub mod trace;
 pub mod worker;
 
 pub use error::{EXIT_BAD_INPUT, EXIT_RUN_ERROR, Error};

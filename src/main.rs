@@ -17,6 +17,15 @@ use iospd::{EXIT_BAD_INPUT, EXIT_RUN_ERROR, Error, events, output, profile, run}
 
 fn main() -> ExitCode {
     let argv: Vec<OsString> = std::env::args_os().collect();
+    if let Some(result) = iospd::commands::dispatch(&argv[1..]) {
+        return match result {
+            Ok(code) => ExitCode::from(code),
+            Err(error) => {
+                eprintln!("iospd: {error}");
+                ExitCode::from(error.exit_code())
+            }
+        };
+    }
     match app(&argv) {
         Ok(code) => ExitCode::from(code),
         Err(Error::Cli(CliError::NoArguments)) => {

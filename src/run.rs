@@ -104,14 +104,18 @@ pub struct Observers<'s> {
     pub sinks: &'s mut [Box<dyn crate::live::Sink>],
     /// Show the progress line (on a terminal).
     pub progress: bool,
+    /// `--trace`: the file the trace's writer thread appends to.
+    pub trace: Option<&'s mut crate::trace::writer::TraceFile>,
     /// A periodic action with the collector (checkpoints): its period and the action.
     pub periodic: Option<(Nanos, crate::monitor::Periodic<'s>)>,
 }
 
-/// How a worker counts: `-D` buckets, and the live feed.
+/// How a worker counts: `-D` buckets, the live feed, the trace.
 struct Counting {
     intervals: usize,
     feed: Option<crate::live::Feed>,
+    tracer: Option<crate::trace::Tracer>,
+    timespan: u8,
 }
 
 /// A run that could not start or failed outside the I/O itself.
@@ -160,6 +164,21 @@ struct ThreadOutcome {
     results: ThreadResults,
     engine: EngineSetup,
     failure: Option<IoFailure>,
+    /// Trace records kept and dropped.
+    traced: Option<(u64, u64)>,
+}
+
+/// CPU times and, with `-e`, the counters, at one edge of the measured window.
+fn sample(
+    host: &dyn Host,
+    counters: crate::profile::Counters,
+) -> (Vec<crate::stats::CpuTimes>, Vec<crate::counters::Counter>) {
+    let samples = if counters.any() {
+        host.counters()
+    } else {
+        Vec::new()
+    };
+    (host.cpu_times(), samples)
 }
 
 fn set_event(name: &Option<String>) -> Result<(), RunError> {
@@ -212,6 +231,15 @@ pub fn execute<'s, C: Clock>(
         }
         None => (None, input.plans.iter().map(|_| None).collect::<Vec<_>>()),
     };
+    let (trace_writer, tracers) = match &observers.trace {
+        Some(_) => {
+            let threads: Vec<u32> = input.plans.iter().map(|p| p.thread).collect();
+            let (writer, tracers) = crate::trace::writer::channels(&threads);
+            (Some(writer), tracers.into_iter().map(Some).collect())
+        }
+        None => (None, input.plans.iter().map(|_| None).collect::<Vec<_>>()),
+    };
+    let trace_file = observers.trace;
     let mut monitor = Monitor::new(
         clock,
         stop,
@@ -223,78 +251,79 @@ pub fn execute<'s, C: Clock>(
     if let Some((period, action)) = observers.periodic {
         monitor.every(period, action);
     }
-    let (outcomes, cpu, samples, schedule, event_error) = std::thread::scope(|scope| {
-        let handles: Vec<_> = input
-            .plans
-            .iter()
-            .zip(feeds)
-            .map(|(plan, feed)| {
-                let worker_clock = clock.clone();
-                let gate = &gate;
-                let shared = &shared_offsets;
-                let counting = Counting { intervals, feed };
-                scope.spawn(move || {
-                    thread_main(input, plan, worker_clock, gate, shared, stop, counting)
-                })
-            })
-            .collect();
-        gate.ready.wait();
-        if let Some(name) = &input.events.wait_start {
-            log(&format!("waiting for event '{name}'..."));
-            if !events::wait(name, stop) {
-                gate.aborted.store(true, Ordering::SeqCst);
-            }
-        }
-        start_time = host.wall_clock();
-        let schedule = Schedule::new(clock.now(), ts.warmup_s, ts.duration_s, ts.cooldown_s);
-        let _ = gate.schedule.set(schedule);
-        monitor.start(schedule);
-        if let Some(collector) = monitor.collector() {
-            let paths: Vec<String> = ts
-                .targets
+    let (outcomes, cpu, samples, schedule, event_error, trace_result) =
+        std::thread::scope(|scope| {
+            let writer = trace_writer
+                .zip(trace_file)
+                .map(|(writer, file)| scope.spawn(move || writer.serve(file)));
+            let handles: Vec<_> = input
+                .plans
                 .iter()
-                .map(|t| t.path.to_string_lossy().into_owned())
+                .zip(feeds)
+                .zip(tracers)
+                .map(|((plan, feed), tracer)| {
+                    let worker_clock = clock.clone();
+                    let gate = &gate;
+                    let shared = &shared_offsets;
+                    let counting = Counting {
+                        intervals,
+                        feed,
+                        tracer,
+                        timespan: observers.timespan.min(255) as u8,
+                    };
+                    scope.spawn(move || {
+                        thread_main(input, plan, worker_clock, gate, shared, stop, counting)
+                    })
+                })
                 .collect();
-            let window_start = start_time + std::time::Duration::from_secs(ts.warmup_s as u64);
-            collector.begin(observers.timespan, window_start, &paths);
-        }
-        gate.go.wait();
-        let mut cpu = (Vec::new(), Vec::new());
-        let mut samples = (Vec::new(), Vec::new());
-        let mut event_error = Ok(());
-        if !gate.aborted.load(Ordering::SeqCst) {
-            if ts.warmup_s > 0 {
-                log("starting warm up...");
+            gate.ready.wait();
+            if let Some(name) = &input.events.wait_start {
+                log(&format!("waiting for event '{name}'..."));
+                if !events::wait(name, stop) {
+                    gate.aborted.store(true, Ordering::SeqCst);
+                }
             }
-            monitor.wait_until(schedule.warmup_end);
-            cpu.0 = host.cpu_times();
-            samples.0 = if input.counters.any() {
-                host.counters()
-            } else {
-                Vec::new()
-            };
-            event_error = set_event(&input.events.signal_start);
-            log("starting measurements...");
-            monitor.wait_until(schedule.measure_end);
-            cpu.1 = host.cpu_times();
-            samples.1 = if input.counters.any() {
-                host.counters()
-            } else {
-                Vec::new()
-            };
-            event_error = event_error.and(set_event(&input.events.signal_finish));
-            if ts.cooldown_s > 0 {
-                log("starting cool down...");
+            start_time = host.wall_clock();
+            let schedule = Schedule::new(clock.now(), ts.warmup_s, ts.duration_s, ts.cooldown_s);
+            let _ = gate.schedule.set(schedule);
+            monitor.start(schedule);
+            if let Some(collector) = monitor.collector() {
+                let paths: Vec<String> = ts
+                    .targets
+                    .iter()
+                    .map(|t| t.path.to_string_lossy().into_owned())
+                    .collect();
+                let window_start = start_time + std::time::Duration::from_secs(ts.warmup_s as u64);
+                collector.begin(observers.timespan, window_start, &paths);
             }
-            monitor.wait_until(schedule.end);
-        }
-        monitor.wait_for(|| handles.iter().all(|h| h.is_finished()));
-        let outcomes: Vec<_> = handles
-            .into_iter()
-            .map(|h| h.join().expect("worker thread panicked"))
-            .collect();
-        (outcomes, cpu, samples, schedule, event_error)
-    });
+            gate.go.wait();
+            let mut cpu = (Vec::new(), Vec::new());
+            let mut samples = (Vec::new(), Vec::new());
+            let mut event_error = Ok(());
+            if !gate.aborted.load(Ordering::SeqCst) {
+                if ts.warmup_s > 0 {
+                    log("starting warm up...");
+                }
+                monitor.wait_until(schedule.warmup_end);
+                (cpu.0, samples.0) = sample(host, input.counters);
+                event_error = set_event(&input.events.signal_start);
+                log("starting measurements...");
+                monitor.wait_until(schedule.measure_end);
+                (cpu.1, samples.1) = sample(host, input.counters);
+                event_error = event_error.and(set_event(&input.events.signal_finish));
+                if ts.cooldown_s > 0 {
+                    log("starting cool down...");
+                }
+                monitor.wait_until(schedule.end);
+            }
+            monitor.wait_for(|| handles.iter().all(|h| h.is_finished()));
+            let outcomes: Vec<_> = handles
+                .into_iter()
+                .map(|h| h.join().expect("worker thread panicked"))
+                .collect();
+            let trace_result = writer.map(|w| w.join().expect("trace writer panicked"));
+            (outcomes, cpu, samples, schedule, event_error, trace_result)
+        });
     let (lost, collector) = monitor.finish();
     let collected = collector.map(|c| c.finish()).unwrap_or_default();
     log("finished test");
@@ -302,11 +331,20 @@ pub fn execute<'s, C: Clock>(
     let mut threads = Vec::with_capacity(outcomes.len());
     let mut engine = EngineSetup::plain(input.engine);
     let mut failure = None;
+    let mut trace = trace_result.map(|written| crate::stats::TraceCounts {
+        records: 0,
+        dropped: 0,
+        error: written.err().map(|e| e.to_string()),
+    });
     for outcome in outcomes {
         let outcome = outcome?;
         engine = outcome.engine;
         failure = failure.or(outcome.failure);
         threads.push(outcome.results);
+        if let (Some(counts), Some((kept, dropped))) = (&mut trace, outcome.traced) {
+            counts.records += kept;
+            counts.dropped += dropped;
+        }
     }
     let stop_at = stop.load(Ordering::SeqCst);
     let window_end = if stop_at == 0 {
@@ -327,6 +365,7 @@ pub fn execute<'s, C: Clock>(
         failure,
         lost,
         timeline: collected.rows,
+        trace,
         observer_error: collected.error.map(|e| e.to_string()),
         target_sizes: input.targets.iter().map(|t| t.size).collect(),
         distributions: input
@@ -417,7 +456,12 @@ fn thread_main<C: Clock>(
     stop: &AtomicU64,
     counting: Counting,
 ) -> Result<ThreadOutcome, RunError> {
-    let Counting { intervals, feed } = counting;
+    let Counting {
+        intervals,
+        feed,
+        tracer,
+        timespan,
+    } = counting;
     let ts = input.timespan;
     let setup_error = |what, source| RunError::Setup {
         thread: plan.thread,
@@ -554,6 +598,8 @@ fn thread_main<C: Clock>(
             .collect(),
         waits: WaitStats::default(),
         feed,
+        tracer,
+        timespan,
     };
     let setup = |what| move |e| setup_error(what, e);
     if served.iter().any(|t| t.memory_mapped) {
@@ -639,6 +685,7 @@ fn drive<E: Engine, C: Clock>(
         },
         engine: setup,
         failure,
+        traced: worker.tracer.map(crate::trace::Tracer::finish),
     };
     if gate.aborted.load(Ordering::SeqCst) {
         return Ok(outcome(worker, None));
@@ -710,6 +757,15 @@ pub fn measure<C: Clock>(
         }
     }
     let mut sinks = crate::live::open_sinks(&profile.observe)?;
+    let mut trace_file = match &observe.trace {
+        Some(path) => Some(crate::trace::writer::TraceFile::create(path).map_err(|e| {
+            crate::output::DestinationError {
+                path: path.clone(),
+                problem: e.to_string(),
+            }
+        })?),
+        None => None,
+    };
     let (precreated, warnings) = crate::worker::target::precreate(profile, stop)?;
     pending.extend(warnings);
     let mut timespans = Vec::with_capacity(profile.timespans.len());
@@ -745,11 +801,15 @@ pub fn measure<C: Clock>(
             keep_rows,
             sinks: &mut sinks,
             progress,
+            trace: trace_file.as_mut(),
             periodic: None,
         };
         let results = execute(&input, clock, host, stop, log, observers)?;
         if let Some(error) = &results.observer_error {
             warn(&format!("iospd: a live output file is incomplete: {error}"));
+        }
+        if let (Some(counts), Some(path)) = (&results.trace, &observe.trace) {
+            warn(&counts.describe(path));
         }
         let wanted = timespan.io_ring.is_none_or(|r| r.registered_buffers);
         if results.engine.kind == EngineKind::IoUring

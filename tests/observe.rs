@@ -163,3 +163,64 @@ fn the_progress_line_shows_on_a_terminal_only() {
         "nothing when stderr is not a terminal"
     );
 }
+
+#[test]
+fn the_trace_holds_every_measured_io_in_binary_and_csv() {
+    let dir = TempDir::new();
+    let binary = dir.arg("run.trace");
+    let output = observed_run(&dir, &["-Rjson", &format!("--trace={binary}")]);
+    let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let timespan = &report["timespans"][0];
+    let total_ios = timespan["measured"]["totals"]["total"]["ios"]
+        .as_u64()
+        .unwrap();
+    let records = timespan["trace"]["records"].as_u64().unwrap();
+    let dropped = timespan["trace"]["dropped"].as_u64().unwrap();
+    assert_eq!(
+        records + dropped,
+        total_ios,
+        "every measured I/O is kept or counted"
+    );
+    assert!(stderr(&output).contains(&format!("trace: {records} I/Os recorded in ")));
+    let size = fs::metadata(&binary).unwrap().len();
+    assert_eq!(size, 12 + 40 * records, "header and fixed records");
+
+    let dump = iospd().args(["trace-dump", &binary]).output().unwrap();
+    assert_eq!(dump.status.code(), Some(0), "{}", stderr(&dump));
+    let text = stdout(&dump);
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some(iospd::trace::CSV_HEADER));
+    let mut reads = 0;
+    let mut count = 0;
+    for line in lines {
+        let f: Vec<&str> = line.split(',').collect();
+        let completion_us: f64 = f[1].parse().unwrap();
+        assert!((0.0..3_000_000.0).contains(&completion_us), "{line}");
+        assert!(f[2] == "0" || f[2] == "1", "thread: {line}");
+        assert_eq!((f[3], f[6], f[8]), ("0", "4096", "4096"), "{line}");
+        assert_eq!(f[5].parse::<u64>().unwrap() % 4096, 0, "aligned offset");
+        reads += (f[4] == "read") as u64;
+        count += 1;
+    }
+    assert_eq!(count, records);
+    let json_reads = timespan["measured"]["totals"]["read"]["ios"]
+        .as_u64()
+        .unwrap();
+    if dropped == 0 {
+        assert_eq!(reads, json_reads);
+    }
+
+    let csv = dir.arg("run.csv");
+    let output = observed_run(&dir, &[&format!("--trace={csv}")]);
+    let text = fs::read_to_string(&csv).unwrap();
+    assert!(text.starts_with(iospd::trace::CSV_HEADER));
+    assert!(stderr(&output).contains("I/Os recorded in"));
+
+    let not_a_trace = iospd()
+        .args(["trace-dump", &dir.arg("t.dat")])
+        .output()
+        .unwrap();
+    assert_eq!(not_a_trace.status.code(), Some(3));
+    assert!(stdout(&not_a_trace).is_empty());
+    assert!(stderr(&not_a_trace).contains("not an iospd binary trace"));
+}

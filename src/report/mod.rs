@@ -107,6 +107,8 @@ pub struct TimeSpanReport {
     pub failure: Option<IoFailure>,
     /// The file target that was removed or truncated and stopped the run.
     pub lost_target: Option<LostTarget>,
+    /// `--trace`: records written and dropped.
+    pub trace: Option<crate::stats::TraceCounts>,
     /// The measurements; `None` when the run stopped before the measured window.
     pub measured: Option<Measured>,
 }
@@ -318,6 +320,7 @@ impl Report {
                 interrupted: r.interrupted,
                 failure: r.failure.clone(),
                 lost_target: r.lost.clone(),
+                trace: r.trace.clone(),
                 measured: r
                     .window
                     .map(|w| measured(ts, r, w as f64 / 1e9, &percentiles)),

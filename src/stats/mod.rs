@@ -182,6 +182,36 @@ pub struct IoFailure {
     pub result: i32,
 }
 
+/// What the per-I/O trace kept.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct TraceCounts {
+    /// Records handed to the writer.
+    pub records: u64,
+    /// Records dropped because the writer could not keep up.
+    pub dropped: u64,
+    /// Why the file is incomplete, if it is.
+    pub error: Option<String>,
+}
+
+impl TraceCounts {
+    /// The one line printed after a traced timespan.
+    pub fn describe(&self, path: &std::path::Path) -> String {
+        let path = path.display();
+        match (&self.error, self.dropped) {
+            (Some(error), _) => format!("iospd: the trace '{path}' is incomplete: {error}"),
+            (None, 0) => format!(
+                "iospd: trace: {} I/Os recorded in '{path}', none dropped",
+                self.records
+            ),
+            (None, dropped) => format!(
+                "iospd: trace: {} I/Os recorded in '{path}', {dropped} dropped ({:.2} %) because the file could not be written fast enough",
+                self.records,
+                dropped as f64 * 100.0 / (self.records + dropped) as f64
+            ),
+        }
+    }
+}
+
 /// A target that disappeared from under the run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct LostTarget {
@@ -223,6 +253,8 @@ pub struct TimeSpanResults {
     pub failure: Option<IoFailure>,
     /// A file target removed or truncated during the run, which stopped it.
     pub lost: Option<LostTarget>,
+    /// `--trace`: records written and dropped.
+    pub trace: Option<TraceCounts>,
     /// The time series, every thread merged (with `-D`).
     pub timeline: Vec<timeline::Row>,
     /// Why a live output file (time series, interval log) is incomplete.

@@ -147,6 +147,10 @@ pub struct Worker<'a, C: Clock> {
     /// Per-interval slices for the collector (time series, progress, logs); `None` when nothing
     /// needs them.
     pub feed: Option<crate::live::Feed>,
+    /// `--trace`: every measured I/O; `None` without it.
+    pub tracer: Option<crate::trace::Tracer>,
+    /// Index of the timespan (for trace records).
+    pub timespan: u8,
 }
 
 impl<C: Clock> Worker<'_, C> {
@@ -317,6 +321,19 @@ impl<C: Clock> Worker<'_, C> {
                 let slot = completion.slot as usize;
                 let t = owner[slot] as usize;
                 let len = self.targets[t].block;
+                if counted && let Some(tracer) = &mut self.tracer {
+                    tracer.push(crate::trace::Record {
+                        completion_ns: now - self.schedule.warmup_end,
+                        latency_ns: now - started[slot],
+                        offset: offsets[slot],
+                        len,
+                        result: completion.result,
+                        thread: self.thread,
+                        target: self.targets[t].index as u16,
+                        op: ops[slot],
+                        timespan: self.timespan,
+                    });
+                }
                 if completion.result != len as i32 {
                     if failure.is_none() {
                         failure = Some(IoFailure {

@@ -1,0 +1,102 @@
+//! iospd's own subcommands, besides DiskSpd's command line: `trace-dump`, `merge`, `report` and
+//! `compare`. Each reads files iospd wrote and writes text; none touches a target.
+
+pub mod trace_dump;
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use thiserror::Error;
+
+/// A subcommand that cannot do its work.
+#[derive(Debug, Error)]
+pub enum ToolError {
+    /// Wrong arguments.
+    #[error("{0}")]
+    Usage(String),
+    /// An input file cannot be read or is not what it should be.
+    #[error("cannot read '{path}': {why}")]
+    Input {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, and the fix.
+        why: String,
+    },
+    /// The output cannot be written.
+    #[error("cannot write '{path}': {why}")]
+    Output {
+        /// The file ("standard output" for stdout).
+        path: PathBuf,
+        /// Why.
+        why: String,
+    },
+}
+
+impl ToolError {
+    /// 3 for input the user can fix, 1 when writing failed.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            ToolError::Usage(_) | ToolError::Input { .. } => crate::EXIT_BAD_INPUT,
+            ToolError::Output { .. } => crate::EXIT_RUN_ERROR,
+        }
+    }
+}
+
+/// Runs the subcommand named by the first argument, or returns `None` when it names none.
+pub fn dispatch(args: &[OsString]) -> Option<Result<u8, ToolError>> {
+    let (name, rest) = args.split_first()?;
+    let rest: Vec<String> = rest
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    Some(match name.to_str()? {
+        "trace-dump" => trace_dump::run(&rest),
+        _ => return None,
+    })
+}
+
+/// A subcommand's arguments: files, and `--name=value` options.
+pub struct Args<'a> {
+    /// Positional arguments, in order.
+    pub files: Vec<&'a str>,
+    options: Vec<(&'a str, &'a str)>,
+}
+
+impl<'a> Args<'a> {
+    /// The value of `--name=`, if given.
+    pub fn option(&self, name: &str) -> Option<&'a str> {
+        self.options
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| *v)
+    }
+}
+
+/// Splits `args` into positional arguments and `--name=value` options, refusing any option not
+/// in `known`.
+pub fn split_args<'a>(
+    args: &'a [String],
+    known: &[&str],
+    usage: &str,
+) -> Result<Args<'a>, ToolError> {
+    let mut positional = Vec::new();
+    let mut options = Vec::new();
+    for arg in args {
+        match arg.strip_prefix("--") {
+            Some(option) => {
+                let (name, value) = option.split_once('=').unwrap_or((option, ""));
+                if !known.contains(&name) {
+                    return Err(ToolError::Usage(format!(
+                        "unknown option '{arg}'; usage: {usage}"
+                    )));
+                }
+                options.push((name, value));
+            }
+            None => positional.push(arg.as_str()),
+        }
+    }
+    Ok(Args {
+        files: positional,
+        options,
+    })
+}
