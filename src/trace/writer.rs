@@ -41,7 +41,7 @@ impl TraceFile {
         self.bytes.clear();
         for record in batch {
             if self.csv {
-                self.bytes.extend_from_slice(record.csv().as_bytes());
+                record.write_csv(&mut self.bytes);
                 self.bytes.push(b'\n');
             } else {
                 record.encode(&mut self.bytes);
