@@ -13,12 +13,12 @@
 use std::fs;
 use std::path::Path;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::profile::Counters;
 
 /// One counter's value, or its change over the window.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counter {
     /// Stable key, e.g. `disk.reads`.
     pub key: String,

@@ -5,13 +5,13 @@ use std::fs;
 use std::path::Path;
 use std::time::SystemTime;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::stats::CpuTimes;
 use crate::stats::cpu::read_proc_stat;
 
 /// One logical CPU's place in the topology.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CpuTopology {
     /// Logical CPU number.
     pub cpu: u32,
@@ -26,7 +26,7 @@ pub struct CpuTopology {
 }
 
 /// Data, instruction or unified cache.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CacheKind {
     /// Data cache.
@@ -38,7 +38,7 @@ pub enum CacheKind {
 }
 
 /// One cache instance.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct CacheInfo {
     /// 1, 2, 3…
     pub level: u8,
@@ -57,7 +57,7 @@ pub struct CacheInfo {
 }
 
 /// Facts about the machine for the report.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SystemInfo {
     /// Host name.
     pub computer_name: String,

@@ -1,6 +1,9 @@
 //! iospd's own subcommands, besides DiskSpd's command line: `trace-dump`, `merge`, `report` and
 //! `compare`. Each reads files iospd wrote and writes text; none touches a target.
 
+pub mod compare;
+pub mod merge;
+pub mod report;
 pub mod trace_dump;
 
 use std::ffi::OsString;
@@ -51,6 +54,9 @@ pub fn dispatch(args: &[OsString]) -> Option<Result<u8, ToolError>> {
         .collect();
     Some(match name.to_str()? {
         "trace-dump" => trace_dump::run(&rest),
+        "report" => report::run(&rest),
+        "merge" => merge::run(&rest),
+        "compare" => compare::run(&rest),
         _ => return None,
     })
 }

@@ -20,7 +20,7 @@ pub use psync::Psync;
 pub use uring::{Uring, probe as probe_io_uring};
 
 /// Read or write.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Op {
     /// Read from the target into the slot's read buffer.
@@ -65,7 +65,7 @@ pub trait Engine {
 }
 
 /// The engines a user can choose with `--engine`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EngineKind {
     /// io_uring: one ring per thread, registered files and buffers, batched submit and reap.
@@ -90,7 +90,7 @@ impl fmt::Display for EngineKind {
 }
 
 /// What an engine could set up on this kernel, for the report.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct EngineSetup {
     /// The engine that ran.
     pub kind: EngineKind,

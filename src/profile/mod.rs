@@ -12,7 +12,7 @@ pub mod xml;
 
 use std::path::PathBuf;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::engine::EngineKind;
@@ -38,7 +38,7 @@ pub const DEFAULT_IOPS_INTERVAL_MS: u32 = 1000;
 pub const DEFAULT_PROGRESS: u64 = 65536;
 
 /// A whole run: global settings and one or more timespans executed in order.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Profile {
     /// The command line as typed, for the report header.
     pub command_line: String,
@@ -78,7 +78,7 @@ pub struct Profile {
 }
 
 /// The report format on stdout.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ResultFormat {
     /// DiskSpd's text report.
@@ -102,7 +102,7 @@ impl ResultFormat {
 }
 
 /// What the command asks for.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Action {
     /// Run the timespans.
@@ -116,7 +116,7 @@ pub enum Action {
 }
 
 /// What iospd records and shows while the run goes.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Observe {
     /// `--timeseries=`: the time-series CSV.
     #[serde(serialize_with = "lossy::optional_path")]
@@ -134,7 +134,7 @@ pub struct Observe {
 }
 
 /// XML `<PrecreateFiles>`: which `<FileSize>` files are created before the first timespan.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Precreate {
     /// Every file at the largest size any timespan asks for.
@@ -146,7 +146,7 @@ pub enum Precreate {
 }
 
 /// `-e…`: DiskSpd's ETW event groups, mapped to Linux counters sampled around the measured window.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counters {
     /// `-ePROCESS`: processes created (/proc/stat `processes`).
     pub process: bool,
@@ -185,7 +185,7 @@ impl Counters {
 }
 
 /// DiskSpd's ETW clock choice.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EtwTimer {
     /// `-eq`: performance counter.
@@ -197,7 +197,7 @@ pub enum EtwTimer {
 }
 
 /// `-y…`: named events, which on Linux are files in /dev/shm (see [`crate::events`]).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Events {
     /// `-ys`: set when the measured window starts.
     pub signal_start: Option<String>,
@@ -210,7 +210,7 @@ pub struct Events {
 }
 
 /// One measured run over a set of targets.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TimeSpan {
     /// Measured seconds.
     pub duration_s: u32,
@@ -298,7 +298,7 @@ impl Default for TimeSpan {
 /// which then compete with the thread on one CPU whenever the kernel hands I/O to them (devices
 /// without non-blocking submission such as zram, buffered reads that miss the page cache). On zram
 /// that cut throughput by a third.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "mode", rename_all = "snake_case")]
 pub enum Affinity {
     /// No pinning: the scheduler places threads (iospd's default).
@@ -315,7 +315,7 @@ pub enum Affinity {
 }
 
 /// `-ac`, `-as`, `-ap`/`-aP`/`-ae`/`-aE`/`-aup`: DiskSpd 2.3's CPU orderings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CpuOrder {
     /// `-ac`: the first CPU of every core before any SMT sibling.
     pub core_aware: bool,
@@ -336,7 +336,7 @@ impl Default for CpuOrder {
 }
 
 /// Order of performance (P) and efficiency (E) cores on hybrid CPUs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Efficiency {
     /// `-ap`: P-cores first within each pass (DiskSpd 2.3's default).
@@ -352,7 +352,7 @@ pub enum Efficiency {
 }
 
 /// `-u[n][batch][p]`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IoRing {
     /// How many completions a blocking wait asks for.
     pub batch: Batch,
@@ -361,7 +361,7 @@ pub struct IoRing {
 }
 
 /// The wait batch of `-u`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Batch {
     /// A fixed count.
@@ -384,7 +384,7 @@ impl Batch {
 }
 
 /// `-bs`: DiskSpd 2.3's buffer separation policy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BufferSeparation {
     /// `-bsn`: system default allocation.
@@ -394,7 +394,7 @@ pub enum BufferSeparation {
 }
 
 /// How a thread waits when all its I/O is in flight.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Spin {
     /// Poll for up to [`Spin::AUTO_US`] before sleeping when there are at least two CPUs per

@@ -2,10 +2,10 @@
 
 use std::path::PathBuf;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A file or block device and the workload against it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Target {
     /// The path as given (`*1`, `*2` … are template targets filled from the command line).
     #[serde(serialize_with = "super::lossy::path")]
@@ -102,7 +102,7 @@ impl Target {
 }
 
 /// Offset pattern.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Access {
     /// Sequential with a stride.
@@ -138,7 +138,7 @@ impl Access {
 }
 
 /// `-rdpct`/`-rdabs`: how random I/O is spread over the target.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Distribution {
     /// Ranges as percentages of the target or as byte lengths.
     pub kind: DistributionKind,
@@ -147,7 +147,7 @@ pub struct Distribution {
 }
 
 /// Units of a distribution's ranges.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DistributionKind {
     /// `-rdpct`: spans are percentages of the target.
@@ -157,7 +157,7 @@ pub enum DistributionKind {
 }
 
 /// One range of a distribution.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DistributionRange {
     /// Percent of the I/O (0 makes a hole).
     pub io_percent: u32,
@@ -166,7 +166,7 @@ pub struct DistributionRange {
 }
 
 /// Page-cache use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CacheMode {
     /// Buffered I/O through the page cache.
@@ -176,7 +176,7 @@ pub enum CacheMode {
 }
 
 /// `-N`: how memory-mapped writes are made durable.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FlushMode {
     /// `-Nv`: msync(MS_SYNC) of the written range (FlushViewOfFile).
@@ -188,7 +188,7 @@ pub enum FlushMode {
 }
 
 /// Content of the write buffers.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum WriteBuffer {
     /// Bytes 0, 1, …, 255, 0, … (DiskSpd's default).
@@ -207,7 +207,7 @@ pub enum WriteBuffer {
 }
 
 /// A throughput cap per thread per target.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Throughput {
     /// `-g<n>`: bytes per millisecond.
@@ -218,7 +218,7 @@ pub enum Throughput {
 }
 
 /// `-i`/`-j`: issue `size` I/Os, then pause `think_ms`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Burst {
     /// I/Os per burst (split between the threads sharing the target).
     pub size: u32,
@@ -227,7 +227,7 @@ pub struct Burst {
 }
 
 /// `-I`: DiskSpd's I/O priority hint, mapped to Linux I/O priorities.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum IoPriority {
     /// `-I1`: the idle class.
@@ -260,7 +260,7 @@ impl IoPriority {
 }
 
 /// `-f<r|s|t>`: hints passed to the kernel with posix_fadvise.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Hints {
     /// `s`: POSIX_FADV_SEQUENTIAL.
     pub sequential_scan: bool,
@@ -271,7 +271,7 @@ pub struct Hints {
 }
 
 /// XML `<ThreadTarget>`: a thread of a `-F` pool that uses the target, with its weight.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ThreadTarget {
     /// The thread number.
     pub thread: u32,

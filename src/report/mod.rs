@@ -3,13 +3,15 @@
 //! names that say so; the formatters (one per file) only convert units and lay numbers out. The
 //! model serialises as the JSON results.
 
+pub mod compare;
 pub mod json;
+pub mod merge;
 pub mod text;
 pub mod xml;
 
 use std::time::SystemTime;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::counters::Counter;
 use crate::engine::{EngineSetup, Op};
@@ -67,7 +69,7 @@ pub fn percentile_list(extra: &[f64]) -> Vec<f64> {
 }
 
 /// The whole report.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Report {
     /// Version of this document's layout.
     pub schema_version: u32,
@@ -84,19 +86,21 @@ pub struct Report {
 }
 
 /// Name and version.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Tool {
     /// `iospd`.
-    pub name: &'static str,
+    pub name: String,
     /// The crate version.
-    pub version: &'static str,
+    pub version: String,
 }
 
 /// One timespan's numbers.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TimeSpanReport {
     /// When the run started, `YYYY/MM/DD HH:MM:SS UTC`.
     pub start_time_utc: String,
+    /// The same, in seconds since the epoch with milliseconds.
+    pub start_unix_s: f64,
     /// The engine that ran.
     pub engine: EngineSetup,
     /// The completion polling budget the threads used.
@@ -114,7 +118,7 @@ pub struct TimeSpanReport {
 }
 
 /// Numbers of a timespan that reached its measured window.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Measured {
     /// Length of the measured window.
     pub duration_s: f64,
@@ -141,7 +145,7 @@ pub struct Measured {
 }
 
 /// Reads, writes, and both.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Directions {
     /// Reads.
     pub read: Direction,
@@ -152,7 +156,7 @@ pub struct Directions {
 }
 
 /// Counts, rates and latency of one direction.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Direction {
     /// I/Os completed in the window.
     pub ios: u64,
@@ -171,7 +175,7 @@ pub struct Direction {
 }
 
 /// Latency of one direction.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Latency {
     /// Samples.
     pub count: u64,
@@ -189,6 +193,39 @@ pub struct Latency {
     pub distinct_values: usize,
     /// The histogram in HdrHistogram's compressed V2 format, base64-encoded.
     pub histogram_v2: String,
+    /// Exact sum of the latencies, ns (a decimal string: it can exceed 2^64).
+    #[serde(with = "decimal")]
+    pub sum_ns: u128,
+    /// Exact sum of the squared latencies, ns² (a decimal string).
+    #[serde(with = "decimal")]
+    pub sum_squares_ns2: u128,
+}
+
+impl Latency {
+    /// The histogram and exact moments back, to merge runs exactly.
+    pub fn histogram(&self) -> Result<crate::stats::histogram::LatencyHistogram, String> {
+        crate::stats::histogram::LatencyHistogram::decode(
+            &self.histogram_v2,
+            self.min_ns,
+            self.max_ns,
+            self.sum_ns,
+            self.sum_squares_ns2,
+        )
+    }
+}
+
+/// 128-bit integers as decimal strings, which every JSON reader keeps exact.
+mod decimal {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(value: &u128, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&value.to_string())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u128, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
 }
 
 impl Latency {
@@ -202,7 +239,7 @@ impl Latency {
 }
 
 /// One percentile.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Percentile {
     /// 0 to 100.
     pub percentile: f64,
@@ -211,7 +248,7 @@ pub struct Percentile {
 }
 
 /// One `-D` interval.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct IntervalReport {
     /// End of the interval, from the start of the window.
     pub end_ms: u64,
@@ -230,7 +267,7 @@ pub struct IntervalReport {
 }
 
 /// One target path over all its threads.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TargetTotals {
     /// The path.
     pub path: String,
@@ -240,7 +277,7 @@ pub struct TargetTotals {
 }
 
 /// One thread.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ThreadReport {
     /// Global thread number.
     pub thread: u32,
@@ -255,7 +292,7 @@ pub struct ThreadReport {
 }
 
 /// One target of one thread.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ThreadTarget {
     /// Index of the target in the timespan.
     pub target: usize,
@@ -269,7 +306,7 @@ pub struct ThreadTarget {
 }
 
 /// A `-rd` distribution as applied to a target.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DistributionReport {
     /// The path.
     pub path: String,
@@ -280,7 +317,7 @@ pub struct DistributionReport {
 }
 
 /// Sums over several timespans.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Totals {
     /// Measured seconds, summed.
     pub duration_s: f64,
@@ -293,7 +330,7 @@ pub struct Totals {
 }
 
 /// Counts and rates summed over timespans.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Sum {
     /// I/Os.
     pub ios: u64,
@@ -303,6 +340,33 @@ pub struct Sum {
     pub ios_per_s: f64,
     /// Bytes per second.
     pub bytes_per_s: f64,
+}
+
+/// Sums over every timespan that measured something, when the profile has several (`planned`).
+pub(crate) fn totals_over(planned: usize, timespans: &[TimeSpanReport]) -> Option<Totals> {
+    let measured: Vec<&Measured> = timespans
+        .iter()
+        .filter_map(|t| t.measured.as_ref())
+        .collect();
+    (planned > 1).then(|| {
+        let duration_s: f64 = measured.iter().map(|m| m.duration_s).sum();
+        let sum = |pick: fn(&Directions) -> &Direction| {
+            let ios = measured.iter().map(|m| pick(&m.totals).ios).sum();
+            let bytes = measured.iter().map(|m| pick(&m.totals).bytes).sum();
+            Sum {
+                ios,
+                bytes,
+                ios_per_s: rate(ios, duration_s),
+                bytes_per_s: rate(bytes, duration_s),
+            }
+        };
+        Totals {
+            duration_s,
+            read: sum(|d| &d.read),
+            write: sum(|d| &d.write),
+            total: sum(|d| &d.total),
+        }
+    })
 }
 
 impl Report {
@@ -315,6 +379,10 @@ impl Report {
             .zip(&results.timespans)
             .map(|(ts, r)| TimeSpanReport {
                 start_time_utc: utc_string(r.start_time),
+                start_unix_s: r
+                    .start_time
+                    .duration_since(SystemTime::UNIX_EPOCH)
+                    .map_or(0.0, |d| (d.as_millis() as f64) / 1e3),
                 engine: r.engine,
                 spin_ns: r.spin_ns,
                 interrupted: r.interrupted,
@@ -326,34 +394,12 @@ impl Report {
                     .map(|w| measured(ts, r, w as f64 / 1e9, &percentiles)),
             })
             .collect();
-        let measured: Vec<&Measured> = timespans
-            .iter()
-            .filter_map(|t| t.measured.as_ref())
-            .collect();
-        let totals = (profile.timespans.len() > 1).then(|| {
-            let duration_s: f64 = measured.iter().map(|m| m.duration_s).sum();
-            let sum = |pick: fn(&Directions) -> &Direction| {
-                let ios = measured.iter().map(|m| pick(&m.totals).ios).sum();
-                let bytes = measured.iter().map(|m| pick(&m.totals).bytes).sum();
-                Sum {
-                    ios,
-                    bytes,
-                    ios_per_s: rate(ios, duration_s),
-                    bytes_per_s: rate(bytes, duration_s),
-                }
-            };
-            Totals {
-                duration_s,
-                read: sum(|d| &d.read),
-                write: sum(|d| &d.write),
-                total: sum(|d| &d.total),
-            }
-        });
+        let totals = totals_over(profile.timespans.len(), &timespans);
         Report {
             schema_version: SCHEMA_VERSION,
             tool: Tool {
-                name: "iospd",
-                version: env!("CARGO_PKG_VERSION"),
+                name: "iospd".to_string(),
+                version: env!("CARGO_PKG_VERSION").to_string(),
             },
             profile: profile.clone(),
             system: system.clone(),
@@ -413,7 +459,7 @@ fn rate(count: u64, seconds: f64) -> f64 {
     }
 }
 
-fn direction(
+pub(crate) fn direction(
     stats: &OpStats,
     seconds: f64,
     interval_ms: Option<u32>,
@@ -438,6 +484,8 @@ fn direction(
                 .collect(),
             distinct_values: h.distinct_values(),
             histogram_v2: h.encode_v2(),
+            sum_ns: h.sum(),
+            sum_squares_ns2: h.sum_of_squares(),
         }
     });
     let intervals = match interval_ms {
@@ -467,7 +515,7 @@ fn direction(
     }
 }
 
-fn directions(
+pub(crate) fn directions(
     read: &OpStats,
     write: &OpStats,
     seconds: f64,

@@ -17,7 +17,7 @@ pub fn render(report: &Report) -> String {
         .timespans
         .first()
         .map_or("", |t| t.start_time_utc.as_str());
-    system(&mut out, &report.system, run_time, report.tool.version);
+    system(&mut out, &report.system, run_time, &report.tool.version);
     out.text.push_str(&profile_xml(&report.profile, out.depth));
     for (i, ts) in report.timespans.iter().enumerate() {
         timespan(&mut out, report, i, ts);

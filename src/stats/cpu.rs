@@ -33,7 +33,7 @@ pub fn parse_proc_stat(text: &str) -> Vec<CpuTimes> {
 }
 
 /// One CPU's shares of the measured window, in percent.
-#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CpuUsage {
     /// The CPU number.
     pub cpu: u32,

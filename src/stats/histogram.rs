@@ -146,6 +146,44 @@ impl LatencyHistogram {
         base64::engine::general_purpose::STANDARD.encode(bytes)
     }
 
+    /// Exact sum of the samples, ns.
+    pub fn sum(&self) -> u128 {
+        self.sum
+    }
+
+    /// Exact sum of the squared samples, ns².
+    pub fn sum_of_squares(&self) -> u128 {
+        self.sum_of_squares
+    }
+
+    /// Rebuilds a histogram written by [`LatencyHistogram::encode_v2`] with its exact moments.
+    pub fn decode(
+        v2_base64: &str,
+        min: u64,
+        max: u64,
+        sum: u128,
+        sum_of_squares: u128,
+    ) -> Result<Self, String> {
+        use base64::Engine as _;
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(v2_base64)
+            .map_err(|e| format!("the histogram is not base64: {e}"))?;
+        let decoded: Histogram<u64> = hdrhistogram::serialization::Deserializer::new()
+            .deserialize(&mut bytes.as_slice())
+            .map_err(|e| format!("the histogram cannot be decoded: {e:?}"))?;
+        let mut h = LatencyHistogram::new();
+        h.histogram
+            .add(&decoded)
+            .map_err(|e| format!("the histogram does not fit: {e:?}"))?;
+        if h.count() > 0 {
+            h.min = min;
+            h.max = max;
+        }
+        h.sum = sum;
+        h.sum_of_squares = sum_of_squares;
+        Ok(h)
+    }
+
     /// Empties it, keeping its memory.
     pub fn clear(&mut self) {
         self.histogram.reset();
@@ -253,6 +291,15 @@ mod tests {
         assert_eq!(decoded.len(), 4);
         assert_eq!(decoded.count_at(2_000), 2);
         assert_eq!(h.distinct_values(), 3);
+        let again = LatencyHistogram::decode(
+            &h.encode_v2(),
+            h.min(),
+            h.max(),
+            h.sum(),
+            h.sum_of_squares(),
+        )
+        .unwrap();
+        assert_eq!(again, h);
     }
 
     #[test]

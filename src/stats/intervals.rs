@@ -1,10 +1,10 @@
 //! `-D` intervals: completions and latency per interval of the measured window, which buckets
 //! count, and the standard deviation of IOPS across them.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One interval of one direction on one target in one thread.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Interval {
     /// Completions.
     pub count: u64,

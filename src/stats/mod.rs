@@ -9,7 +9,7 @@ pub mod timeline;
 
 use std::time::SystemTime;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::clock::Nanos;
 use crate::engine::{EngineSetup, Op};
@@ -105,7 +105,7 @@ impl TargetStats {
 }
 
 /// How a thread waited for completions (`-vs`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WaitStats {
     /// Blocking waits for completions with every slot in flight.
     pub waits: u64,
@@ -166,7 +166,7 @@ pub struct ThreadResults {
 }
 
 /// A failed I/O that ended the run.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IoFailure {
     /// Global thread number.
     pub thread: u32,
@@ -183,7 +183,7 @@ pub struct IoFailure {
 }
 
 /// What the per-I/O trace kept.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TraceCounts {
     /// Records handed to the writer.
     pub records: u64,
@@ -213,7 +213,7 @@ impl TraceCounts {
 }
 
 /// A target that disappeared from under the run.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LostTarget {
     /// Index of the target in the timespan.
     pub target: usize,

@@ -1,12 +1,12 @@
 //! `-rdpct`/`-rdabs` against a real target: the ranges as they apply to its usable size, which is
 //! what the worker draws from and what the report prints as the effective distribution.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::profile::{Distribution, DistributionKind};
 
 /// One range of an effective distribution, relative to the base offset.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct EffectiveRange {
     /// Share of the I/O in percent (re-normalised when ranges past the end were dropped).
     pub io_percent: f64,

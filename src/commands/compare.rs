@@ -1,0 +1,71 @@
+//! `iospd compare BASE.json NEW.json`: the two runs side by side (see
+//! [`crate::report::compare`]).
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use super::report::load;
+use super::{ToolError, split_args};
+use crate::report::compare::{TimeSpanComparison, compare};
+
+const USAGE: &str = "iospd compare <base.json> <new.json>";
+
+/// Lays the comparison out as a text table.
+pub fn render(base: &str, new: &str, timespans: &[Option<TimeSpanComparison>]) -> String {
+    let mut out = format!("base: {base}\nnew:  {new}\n");
+    for (i, ts) in timespans.iter().enumerate() {
+        let _ = writeln!(out, "\ntimespan {}:", i + 1);
+        let Some(ts) = ts else {
+            out.push_str("  not measured in both runs\n");
+            continue;
+        };
+        let _ = writeln!(
+            out,
+            "  measured {:.2}s (base) and {:.2}s (new)\n",
+            ts.seconds.0, ts.seconds.1
+        );
+        let _ = writeln!(
+            out,
+            "  {:<5} {:<20} | {:>14} | {:>14} | {:>9} | {:>8} | verdict",
+            "", "metric", "base", "new", "change", "noise ±"
+        );
+        let _ = writeln!(out, "  {}", "-".repeat(96));
+        for line in &ts.lines {
+            let change = line
+                .change_percent
+                .map_or("n/a".to_string(), |c| format!("{c:+.2}%"));
+            let noise = line
+                .noise_percent
+                .map_or("?".to_string(), |n| format!("{n:.2}%"));
+            let verdict = match line.within_noise() {
+                Some(true) => "within noise",
+                Some(false) if line.change_percent.unwrap_or(0.0) > 0.0 => "higher",
+                Some(false) => "lower",
+                None => "noise unknown",
+            };
+            let _ = writeln!(
+                out,
+                "  {:<5} {:<20} | {:>14.2} | {:>14.2} | {change:>9} | {noise:>8} | {verdict}",
+                line.direction, line.metric, line.base, line.new
+            );
+        }
+    }
+    out.push_str(
+        "\nnoise: twice the standard error of the difference of the two means, from each run's -D intervals\n\
+         (rates, mean, p50, p99, p99.9 and max have interval data when both runs used -D; ? = none)\n",
+    );
+    out
+}
+
+/// Runs the subcommand.
+pub fn run(args: &[String]) -> Result<u8, ToolError> {
+    let args = split_args(args, &[], USAGE)?;
+    let [base, new] = args.files.as_slice() else {
+        return Err(ToolError::Usage(format!(
+            "name two JSON results, the base first; usage: {USAGE}"
+        )));
+    };
+    let (b, n) = (load(Path::new(base))?, load(Path::new(new))?);
+    print!("{}", render(base, new, &compare(&b, &n)));
+    Ok(0)
+}

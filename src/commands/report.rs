@@ -1,0 +1,144 @@
+//! `iospd report RUN.json [-Rtext|-Rxml|-Rjson] [--output=FILE]`: renders a JSON result, merged or
+//! not, in another format.
+
+use std::path::{Path, PathBuf};
+
+use super::{ToolError, split_args};
+use crate::profile::ResultFormat;
+use crate::report::Report;
+
+const USAGE: &str =
+    "iospd report <run.json> [-Rtext|-Rxml|-Rjson] [--output=<file.txt|.xml|.json>]";
+
+/// Reads a JSON result iospd wrote.
+pub fn load(path: &Path) -> Result<Report, ToolError> {
+    let input = |why: String| ToolError::Input {
+        path: path.to_path_buf(),
+        why,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| input(e.to_string()))?;
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        input(format!(
+            "it is not JSON ({e}); give a file written with -Rjson or --output=<file>.json"
+        ))
+    })?;
+    if value
+        .get("tool")
+        .and_then(|t| t.get("name"))
+        .and_then(|n| n.as_str())
+        != Some("iospd")
+    {
+        return Err(input(
+            "it is not an iospd JSON result; give a file written with -Rjson or --output=<file>.json".into(),
+        ));
+    }
+    let version = value.get("schema_version").and_then(|v| v.as_u64());
+    if version != Some(1) {
+        return Err(input(format!(
+            "its schema_version is {version:?}, and this iospd reads version 1"
+        )));
+    }
+    serde_json::from_value(value)
+        .map_err(|e| input(format!("it does not match the results schema: {e}")))
+}
+
+/// Writes `report` in `format` to `output`, or to stdout.
+pub fn emit(report: &Report, format: ResultFormat, output: Option<&Path>) -> Result<(), ToolError> {
+    let text = report.render(format);
+    match output {
+        Some(path) => {
+            crate::output::write_atomically(path, text.as_bytes()).map_err(|e| ToolError::Output {
+                path: path.to_path_buf(),
+                why: e.to_string(),
+            })
+        }
+        None => {
+            use std::io::Write as _;
+            let mut out = std::io::stdout().lock();
+            match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(ToolError::Output {
+                    path: PathBuf::from("standard output"),
+                    why: e.to_string(),
+                }),
+                _ => Ok(()),
+            }
+        }
+    }
+}
+
+/// Checks before any work that the output file can be created.
+pub fn check_output(output: Option<&Path>) -> Result<(), ToolError> {
+    match output {
+        Some(path) => crate::paths::creatable(path)
+            .map(drop)
+            .map_err(|why| ToolError::Output {
+                path: path.to_path_buf(),
+                why,
+            }),
+        None => Ok(()),
+    }
+}
+
+/// The format from `-R…` among `args`, or from the output's extension; text by default.
+pub fn format_of(
+    args: &[String],
+    output: Option<&Path>,
+    usage: &str,
+) -> Result<(ResultFormat, Vec<String>), ToolError> {
+    let mut format = None;
+    let mut rest = Vec::new();
+    for arg in args {
+        match arg.strip_prefix("-R") {
+            Some(name) => {
+                let parsed = match name {
+                    "text" => ResultFormat::Text,
+                    "xml" => ResultFormat::Xml,
+                    "json" => ResultFormat::Json,
+                    _ => {
+                        return Err(ToolError::Usage(format!(
+                            "'{arg}' is not -Rtext, -Rxml or -Rjson; usage: {usage}"
+                        )));
+                    }
+                };
+                if format.replace(parsed).is_some() {
+                    return Err(ToolError::Usage(format!(
+                        "give one -R format; usage: {usage}"
+                    )));
+                }
+            }
+            None => rest.push(arg.clone()),
+        }
+    }
+    let from_output = output.map(|p| {
+        ResultFormat::from_path(p).ok_or_else(|| {
+            ToolError::Usage(format!(
+                "'{}' does not end in .txt, .xml or .json; the extension picks the format",
+                p.display()
+            ))
+        })
+    });
+    Ok(match (format, from_output) {
+        (Some(f), _) => (f, rest),
+        (None, Some(f)) => (f?, rest),
+        (None, None) => (ResultFormat::Text, rest),
+    })
+}
+
+/// Runs the subcommand.
+pub fn run(args: &[String]) -> Result<u8, ToolError> {
+    let output = args
+        .iter()
+        .find_map(|a| a.strip_prefix("--output="))
+        .map(PathBuf::from);
+    let (format, rest) = format_of(args, output.as_deref(), USAGE)?;
+    let args = split_args(&rest, &["output"], USAGE)?;
+    let [input] = args.files.as_slice() else {
+        return Err(ToolError::Usage(format!(
+            "name one JSON result; usage: {USAGE}"
+        )));
+    };
+    check_output(output.as_deref())?;
+    let report = load(Path::new(input))?;
+    emit(&report, format, output.as_deref())?;
+    Ok(0)
+}

@@ -1,0 +1,224 @@
+//! Comparing two results: for each timespan and direction, IOPS, MiB/s, mean latency and
+//! percentiles side by side with the change in percent, and whether the change is larger than the
+//! noise the runs' own interval data shows.
+//!
+//! Noise: each run's `-D` intervals (and time series rows for the percentiles) give the spread of
+//! a metric from one interval to the next. The means of the two runs then differ by chance with a
+//! standard error of √(s₁²/n₁ + s₂²/n₂); a change within twice that is marked as noise. Without
+//! interval data (no `-D`) the noise is unknown and no change is called significant.
+
+use super::{Direction, Measured, Report};
+use crate::stats::timeline::{Point, Row};
+
+/// One metric of one direction in both runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Line {
+    /// `read`, `write` or `total`.
+    pub direction: &'static str,
+    /// What is compared, with its unit.
+    pub metric: String,
+    /// The base run's value.
+    pub base: f64,
+    /// The new run's value.
+    pub new: f64,
+    /// `(new − base) / base` in percent; `None` when the base is 0.
+    pub change_percent: Option<f64>,
+    /// Twice the standard error of the difference, in percent of the base; `None` without interval
+    /// data.
+    pub noise_percent: Option<f64>,
+}
+
+impl Line {
+    /// Whether the change is within the noise (unknown noise counts as not within).
+    pub fn within_noise(&self) -> Option<bool> {
+        Some(self.change_percent?.abs() <= self.noise_percent?)
+    }
+}
+
+/// The comparison of one timespan.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimeSpanComparison {
+    /// Measured seconds of each run.
+    pub seconds: (f64, f64),
+    /// Every metric.
+    pub lines: Vec<Line>,
+}
+
+/// Mean and sample variance of `values`, and their count.
+fn spread(values: &[f64]) -> Option<(f64, f64, usize)> {
+    let n = values.len();
+    if n < 2 {
+        return None;
+    }
+    let mean = values.iter().sum::<f64>() / n as f64;
+    let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+    Some((mean, var, n))
+}
+
+/// Twice the standard error of the difference of the means, in percent of `base`.
+fn noise(base_values: &[f64], new_values: &[f64], base: f64) -> Option<f64> {
+    let (_, v1, n1) = spread(base_values)?;
+    let (_, v2, n2) = spread(new_values)?;
+    (base != 0.0).then(|| 2.0 * (v1 / n1 as f64 + v2 / n2 as f64).sqrt() / base.abs() * 100.0)
+}
+
+fn change(base: f64, new: f64) -> Option<f64> {
+    (base != 0.0).then(|| (new - base) / base * 100.0)
+}
+
+/// Reads one metric of a time-series point.
+type Pick = fn(&Point) -> f64;
+
+/// Per-interval values of a time-series metric for one direction.
+fn series(rows: &[Row], pick: Pick, direction: usize) -> Vec<f64> {
+    rows.iter()
+        .filter(|r| r.all.total.ios > 0)
+        .map(|r| {
+            let p = match direction {
+                0 => &r.all.read,
+                1 => &r.all.write,
+                _ => &r.all.total,
+            };
+            pick(p)
+        })
+        .collect()
+}
+
+fn direction_lines(
+    name: &'static str,
+    index: usize,
+    (b, n): (&Direction, &Direction),
+    (bm, nm): (&Measured, &Measured),
+) -> Vec<Line> {
+    let mut lines = Vec::new();
+    let mut push = |metric: &str, base: f64, new: f64, noise_percent: Option<f64>| {
+        lines.push(Line {
+            direction: name,
+            metric: metric.to_string(),
+            base,
+            new,
+            change_percent: change(base, new),
+            noise_percent,
+        })
+    };
+    let iops = |d: &Direction| -> Vec<f64> { d.intervals.iter().map(|i| i.ios_per_s).collect() };
+    // The interval byte rate: interval IOPS × the direction's mean I/O size.
+    let mib = |d: &Direction| -> Vec<f64> {
+        let size = if d.ios > 0 {
+            d.bytes as f64 / d.ios as f64
+        } else {
+            0.0
+        };
+        d.intervals
+            .iter()
+            .map(|i| i.ios_per_s * size / 1_048_576.0)
+            .collect()
+    };
+    push(
+        "IOPS",
+        b.ios_per_s,
+        n.ios_per_s,
+        noise(&iops(b), &iops(n), b.ios_per_s),
+    );
+    push(
+        "MiB/s",
+        b.bytes_per_s / 1_048_576.0,
+        n.bytes_per_s / 1_048_576.0,
+        noise(&mib(b), &mib(n), b.bytes_per_s / 1_048_576.0),
+    );
+    let (Some(bl), Some(nl)) = (&b.latency, &n.latency) else {
+        return lines;
+    };
+    let means = |d: &Direction| -> Vec<f64> {
+        d.intervals
+            .iter()
+            .filter(|i| i.ios > 0)
+            .map(|i| i.latency_mean_ns / 1e3)
+            .collect()
+    };
+    push(
+        "mean latency (us)",
+        bl.mean_ns / 1e3,
+        nl.mean_ns / 1e3,
+        noise(&means(b), &means(n), bl.mean_ns / 1e3),
+    );
+    let percentile_series: [(f64, &str, Option<Pick>); 6] = [
+        (50.0, "p50 latency (us)", Some(|p| p.p50_ns as f64 / 1e3)),
+        (90.0, "p90 latency (us)", None),
+        (99.0, "p99 latency (us)", Some(|p| p.p99_ns as f64 / 1e3)),
+        (99.9, "p99.9 latency (us)", Some(|p| p.p999_ns as f64 / 1e3)),
+        (99.99, "p99.99 latency (us)", None),
+        (100.0, "max latency (us)", Some(|p| p.max_ns as f64 / 1e3)),
+    ];
+    for (p, metric, pick) in percentile_series {
+        let base = bl.at(p) as f64 / 1e3;
+        let new = nl.at(p) as f64 / 1e3;
+        let noise_percent = pick.and_then(|pick| {
+            noise(
+                &series(&bm.timeline, pick, index),
+                &series(&nm.timeline, pick, index),
+                base,
+            )
+        });
+        push(metric, base, new, noise_percent);
+    }
+    lines
+}
+
+/// Compares timespan by timespan; `None` for a timespan either run did not measure.
+pub fn compare(base: &Report, new: &Report) -> Vec<Option<TimeSpanComparison>> {
+    base.timespans
+        .iter()
+        .zip(&new.timespans)
+        .map(|(b, n)| {
+            let (bm, nm) = (b.measured.as_ref()?, n.measured.as_ref()?);
+            let mut lines = Vec::new();
+            for (i, name, pick) in [
+                (
+                    0,
+                    "read",
+                    (|d| &d.read) as fn(&super::Directions) -> &Direction,
+                ),
+                (1, "write", |d| &d.write),
+                (2, "total", |d| &d.total),
+            ] {
+                let (bd, nd) = (pick(&bm.totals), pick(&nm.totals));
+                if bd.ios == 0 && nd.ios == 0 {
+                    continue;
+                }
+                lines.extend(direction_lines(name, i, (bd, nd), (bm, nm)));
+            }
+            Some(TimeSpanComparison {
+                seconds: (bm.duration_s, nm.duration_s),
+                lines,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn noise_is_twice_the_standard_error_of_the_difference() {
+        // Two runs of 4 intervals each with sample variance 2/3·… : values 9, 10, 11, 10.
+        let a = [9.0, 10.0, 11.0, 10.0];
+        let (mean, var, n) = spread(&a).unwrap();
+        assert_eq!((mean, n), (10.0, 4));
+        assert!((var - 2.0 / 3.0).abs() < 1e-12);
+        let expected = 2.0 * (2.0 * var / 4.0).sqrt() / 10.0 * 100.0;
+        assert!((noise(&a, &a, 10.0).unwrap() - expected).abs() < 1e-9);
+        assert_eq!(noise(&[1.0], &a, 10.0), None, "one interval says nothing");
+        assert_eq!(change(200.0, 250.0), Some(25.0));
+        let line = Line {
+            direction: "read",
+            metric: "IOPS".into(),
+            base: 200.0,
+            new: 250.0,
+            change_percent: Some(25.0),
+            noise_percent: Some(10.0),
+        };
+        assert_eq!(line.within_noise(), Some(false));
+    }
+}

@@ -1,0 +1,343 @@
+//! Merging JSON results of several runs into one, exactly: counts and bytes add, latency
+//! histograms merge (so the merged percentiles are those of every I/O together), and every printed
+//! number is recomputed by the same functions that built the original reports.
+//!
+//! Timespan `i` of every run merges into timespan `i` of the result. The merged measured window is
+//! the union of the runs' windows on the wall clock: runs one after the other (24 one-hour chunks)
+//! add their durations; runs at the same time (one per machine) share theirs, so their rates add.
+//! Time series rows and `-D` buckets are concatenated in time order. Threads are renumbered after
+//! each other; CPU utilisation is averaged, weighted by each run's duration.
+
+use std::collections::BTreeMap;
+
+use super::{
+    CpuUsage, Direction, Directions, Measured, Report, TargetTotals, ThreadReport, ThreadTarget,
+    TimeSpanReport, directions, percentile_list, totals_over,
+};
+use crate::stats::OpStats;
+use crate::stats::intervals::Interval;
+
+impl Direction {
+    /// The statistics behind this direction, rebuilt from the report: exact counts, bytes and
+    /// latency histogram; `-D` buckets from their printed moments.
+    pub fn stats(&self) -> Result<OpStats, String> {
+        let latency = match &self.latency {
+            Some(l) => l.histogram()?,
+            None => Default::default(),
+        };
+        let intervals = self
+            .intervals
+            .iter()
+            .map(|b| {
+                let n = b.ios as f64;
+                Interval {
+                    count: b.ios,
+                    min_ns: b.latency_min_ns,
+                    max_ns: b.latency_max_ns,
+                    sum_ns: (b.latency_mean_ns * n).round() as u64,
+                    sum_sq: ((b.latency_stddev_ns.powi(2) + b.latency_mean_ns.powi(2)) * n).round()
+                        as u128,
+                }
+            })
+            .collect();
+        Ok(OpStats {
+            ios: self.ios,
+            bytes: self.bytes,
+            latency,
+            intervals,
+        })
+    }
+}
+
+/// Read and write statistics being merged.
+#[derive(Default, Clone)]
+struct Pair {
+    read: OpStats,
+    write: OpStats,
+}
+
+impl Pair {
+    fn add(&mut self, d: &Directions, concatenate: bool) -> Result<(), String> {
+        for (mine, theirs) in [(&mut self.read, &d.read), (&mut self.write, &d.write)] {
+            let theirs = theirs.stats()?;
+            if concatenate {
+                let mut intervals = std::mem::take(&mut mine.intervals);
+                intervals.extend_from_slice(&theirs.intervals);
+                mine.merge(&OpStats {
+                    intervals: Vec::new(),
+                    ..theirs
+                });
+                mine.intervals = intervals;
+            } else {
+                mine.merge(&theirs);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The length of the union of `[start, end)` windows.
+fn union_length(mut windows: Vec<(f64, f64)>) -> f64 {
+    windows.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut total = 0.0;
+    let mut current: Option<(f64, f64)> = None;
+    for (start, end) in windows {
+        match &mut current {
+            Some((_, e)) if start <= *e => *e = e.max(end),
+            _ => {
+                if let Some((s, e)) = current {
+                    total += e - s;
+                }
+                current = Some((start, end));
+            }
+        }
+    }
+    total + current.map_or(0.0, |(s, e)| e - s)
+}
+
+/// Merges runs into one report. Every run must have the same number of timespans.
+pub fn merge(runs: &[Report]) -> Result<Report, String> {
+    let first = runs.first().ok_or("no runs to merge")?;
+    let count = first.timespans.len();
+    if let Some(odd) = runs.iter().position(|r| r.timespans.len() != count) {
+        return Err(format!(
+            "run {} has {} timespans and run 1 has {count}; merge runs of the same profile",
+            odd + 1,
+            runs[odd].timespans.len()
+        ));
+    }
+    let percentiles = percentile_list(&first.profile.percentiles);
+    let mut timespans = Vec::with_capacity(count);
+    for index in 0..count {
+        let parts: Vec<(&Report, &TimeSpanReport)> =
+            runs.iter().map(|r| (r, &r.timespans[index])).collect();
+        timespans.push(merge_timespan(index, &parts, &percentiles)?);
+    }
+    let mut profile = first.profile.clone();
+    profile.command_line = format!(
+        "iospd merge ({} runs) of: {}",
+        runs.len(),
+        profile.command_line
+    );
+    Ok(Report {
+        totals: totals_over(profile.timespans.len(), &timespans),
+        schema_version: first.schema_version,
+        tool: first.tool.clone(),
+        profile,
+        system: first.system.clone(),
+        timespans,
+    })
+}
+
+fn merge_timespan(
+    index: usize,
+    parts: &[(&Report, &TimeSpanReport)],
+    percentiles: &[f64],
+) -> Result<TimeSpanReport, String> {
+    // Each run's measured window on the wall clock.
+    let window_start = |report: &Report, ts: &TimeSpanReport| {
+        let warmup = report
+            .profile
+            .timespans
+            .get(index)
+            .map_or(0, |t| t.warmup_s);
+        ts.start_unix_s + warmup as f64
+    };
+    let windows: Vec<(f64, f64)> = parts
+        .iter()
+        .filter_map(|(report, ts)| {
+            let begin = window_start(report, ts);
+            ts.measured.as_ref().map(|m| (begin, begin + m.duration_s))
+        })
+        .collect();
+    let first = parts[0].1;
+    let earliest = parts
+        .iter()
+        .map(|(_, ts)| *ts)
+        .min_by(|a, b| a.start_unix_s.total_cmp(&b.start_unix_s))
+        .expect("at least one run")
+        .clone();
+    let sorted_windows = {
+        let mut w = windows.clone();
+        w.sort_by(|a, b| a.0.total_cmp(&b.0));
+        w
+    };
+    let disjoint = sorted_windows.windows(2).all(|w| w[0].1 <= w[1].0);
+    let seconds = union_length(windows.clone());
+    let mut merged = TimeSpanReport {
+        start_time_utc: earliest.start_time_utc,
+        start_unix_s: earliest.start_unix_s,
+        engine: first.engine,
+        spin_ns: first.spin_ns,
+        interrupted: parts.iter().any(|(_, t)| t.interrupted),
+        failure: parts.iter().find_map(|(_, t)| t.failure.clone()),
+        lost_target: parts.iter().find_map(|(_, t)| t.lost_target.clone()),
+        trace: None,
+        measured: None,
+    };
+    // Runs in time order, so concatenated series come out in order.
+    let mut measured: Vec<(f64, &Measured)> = parts
+        .iter()
+        .filter_map(|(report, ts)| ts.measured.as_ref().map(|m| (window_start(report, ts), m)))
+        .collect();
+    measured.sort_by(|a, b| a.0.total_cmp(&b.0));
+    if measured.is_empty() {
+        return Ok(merged);
+    }
+    let origin = measured[0].0;
+    let interval_ms = parts[0]
+        .0
+        .profile
+        .timespans
+        .get(index)
+        .and_then(|t| t.iops_interval_ms);
+    let mut totals = Pair::default();
+    let mut per_path: Vec<(String, Pair)> = Vec::new();
+    let mut threads = Vec::new();
+    let mut timeline = Vec::new();
+    let mut cpu: BTreeMap<u32, (f64, CpuUsage)> = BTreeMap::new();
+    let mut counters: Vec<crate::counters::Counter> = Vec::new();
+    for (start, m) in &measured {
+        totals.add(&m.totals, disjoint)?;
+        for target in &m.targets {
+            match per_path.iter_mut().find(|(p, _)| *p == target.path) {
+                Some((_, pair)) => pair.add(&target.directions, disjoint)?,
+                None => {
+                    let mut pair = Pair::default();
+                    pair.add(&target.directions, disjoint)?;
+                    per_path.push((target.path.clone(), pair));
+                }
+            }
+        }
+        for thread in &m.threads {
+            let mut targets = Vec::with_capacity(thread.targets.len());
+            for t in &thread.targets {
+                let mut pair = Pair::default();
+                pair.add(&t.directions, disjoint)?;
+                targets.push(ThreadTarget {
+                    directions: directions(
+                        &pair.read,
+                        &pair.write,
+                        seconds,
+                        interval_ms,
+                        percentiles,
+                    ),
+                    ..t.clone()
+                });
+            }
+            threads.push(ThreadReport {
+                thread: threads.len() as u32,
+                cpu: thread.cpu,
+                waits: thread.waits.clone(),
+                submits_per_s: if seconds > 0.0 {
+                    thread.waits.submits as f64 / seconds
+                } else {
+                    0.0
+                },
+                targets,
+            });
+        }
+        for row in &m.timeline {
+            let mut row = row.clone();
+            row.start_ms += (start - origin) * 1e3;
+            timeline.push(row);
+        }
+        for usage in &m.cpu {
+            let entry = cpu.entry(usage.cpu).or_insert((
+                0.0,
+                CpuUsage {
+                    cpu: usage.cpu,
+                    ..Default::default()
+                },
+            ));
+            add_weighted(&mut entry.1, usage, m.duration_s);
+            entry.0 += m.duration_s;
+        }
+        for counter in &m.counters {
+            match counters.iter_mut().find(|c| c.key == counter.key) {
+                Some(c) => c.value += counter.value,
+                None => counters.push(counter.clone()),
+            }
+        }
+    }
+    timeline.sort_by(|a, b| a.start_ms.total_cmp(&b.start_ms));
+    let cpu: Vec<CpuUsage> = cpu
+        .into_values()
+        .map(|(weight, mut usage)| {
+            scale(&mut usage, if weight > 0.0 { 1.0 / weight } else { 0.0 });
+            usage
+        })
+        .collect();
+    let n = cpu.len().max(1) as f64;
+    let mut cpu_average = CpuUsage::default();
+    for usage in &cpu {
+        add_weighted(&mut cpu_average, usage, 1.0 / n);
+    }
+    let first_measured = measured[0].1;
+    let mut affinity: Vec<u32> = measured
+        .iter()
+        .flat_map(|(_, m)| m.effective_affinity.iter().copied())
+        .collect();
+    affinity.sort_unstable();
+    affinity.dedup();
+    merged.measured = Some(Measured {
+        duration_s: seconds,
+        thread_count: threads.len(),
+        effective_affinity: affinity,
+        cpu,
+        cpu_average,
+        totals: directions(
+            &totals.read,
+            &totals.write,
+            seconds,
+            interval_ms,
+            percentiles,
+        ),
+        targets: per_path
+            .into_iter()
+            .map(|(path, pair)| TargetTotals {
+                path,
+                directions: directions(&pair.read, &pair.write, seconds, interval_ms, percentiles),
+            })
+            .collect(),
+        threads,
+        counters,
+        distributions: first_measured.distributions.clone(),
+        timeline,
+    });
+    let traced: Vec<_> = parts.iter().filter_map(|(_, t)| t.trace.as_ref()).collect();
+    if !traced.is_empty() {
+        merged.trace = Some(crate::stats::TraceCounts {
+            records: traced.iter().map(|t| t.records).sum(),
+            dropped: traced.iter().map(|t| t.dropped).sum(),
+            error: traced.iter().find_map(|t| t.error.clone()),
+        });
+    }
+    Ok(merged)
+}
+
+fn add_weighted(sum: &mut CpuUsage, usage: &CpuUsage, weight: f64) {
+    sum.usage += usage.usage * weight;
+    sum.user += usage.user * weight;
+    sum.kernel += usage.kernel * weight;
+    sum.idle += usage.idle * weight;
+}
+
+fn scale(usage: &mut CpuUsage, factor: f64) {
+    usage.usage *= factor;
+    usage.user *= factor;
+    usage.kernel *= factor;
+    usage.idle *= factor;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_one_after_the_other_add_and_overlapping_ones_share() {
+        assert_eq!(union_length(vec![(0.0, 10.0), (20.0, 30.0)]), 20.0);
+        assert_eq!(union_length(vec![(0.0, 10.0), (5.0, 12.0)]), 12.0);
+        assert_eq!(union_length(vec![(0.0, 10.0), (0.0, 10.0)]), 10.0);
+    }
+}

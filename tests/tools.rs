@@ -1,0 +1,177 @@
+//! iospd's own subcommands on real results: `report` renders any JSON result again, `merge`
+//! combines runs exactly, `compare` tells a change from noise.
+
+mod util;
+
+use std::fs;
+
+use iospd::commands::report::load;
+use iospd::report::Report;
+use iospd::stats::histogram::LatencyHistogram;
+use util::{TempDir, iospd, stderr, stdout};
+
+/// A 2-second 4 KiB random read run with latency and 250 ms intervals, saved as JSON.
+fn run(dir: &TempDir, name: &str, extra: &[&str]) -> std::path::PathBuf {
+    let target = dir.arg("t.dat");
+    let create = if dir.join("t.dat").exists() {
+        None
+    } else {
+        Some("-c32M")
+    };
+    let mut args: Vec<&str> = create.into_iter().collect();
+    args.extend(["-d2", "-W0", "-b4K", "-o4", "-r", "-L", "-D250", "-Rjson"]);
+    args.extend_from_slice(extra);
+    args.push(&target);
+    let output = iospd().args(&args).output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let path = dir.join(name);
+    fs::write(&path, output.stdout).unwrap();
+    path
+}
+
+fn measured(report: &Report) -> &iospd::report::Measured {
+    report.timespans[0].measured.as_ref().unwrap()
+}
+
+#[test]
+fn report_renders_a_json_result_again_exactly() {
+    let golden = "tests/golden/results.json";
+    let json = iospd().args(["report", golden, "-Rjson"]).output().unwrap();
+    assert_eq!(json.status.code(), Some(0), "{}", stderr(&json));
+    assert_eq!(stdout(&json), fs::read_to_string(golden).unwrap());
+    let xml = iospd().args(["report", golden, "-Rxml"]).output().unwrap();
+    let expected = fs::read_to_string("tests/golden/results.xml")
+        .unwrap()
+        .replace("DIR/", "&lt;dir&gt;/");
+    assert_eq!(stdout(&xml), expected);
+    let text = iospd().args(["report", golden]).output().unwrap();
+    assert!(stdout(&text).contains("Total latency distribution:"));
+    let bad = iospd().args(["report", "Cargo.toml"]).output().unwrap();
+    assert_eq!(bad.status.code(), Some(3));
+    assert!(stderr(&bad).contains("it is not JSON"), "{}", stderr(&bad));
+}
+
+#[test]
+fn merge_adds_counts_and_merges_histograms_exactly() {
+    let dir = TempDir::new();
+    let a = run(&dir, "a.json", &[]);
+    let b = run(&dir, "b.json", &["-w30"]);
+    let merged_path = dir.join("m.json");
+    let output = iospd()
+        .args(["merge", a.to_str().unwrap(), b.to_str().unwrap()])
+        .arg(format!("--output={}", merged_path.display()))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    util::validate_json(&fs::read_to_string(&merged_path).unwrap());
+    let (ra, rb, m) = (
+        load(&a).unwrap(),
+        load(&b).unwrap(),
+        load(&merged_path).unwrap(),
+    );
+    let (ma, mb, mm) = (measured(&ra), measured(&rb), measured(&m));
+    assert_eq!(
+        mm.totals.total.ios,
+        ma.totals.total.ios + mb.totals.total.ios
+    );
+    assert_eq!(
+        mm.totals.write.bytes,
+        ma.totals.write.bytes + mb.totals.write.bytes
+    );
+    // One run after the other: the windows add up.
+    assert!((mm.duration_s - (ma.duration_s + mb.duration_s)).abs() < 1e-9);
+    assert_eq!(mm.threads.len(), 2);
+    assert_eq!(
+        mm.timeline.len(),
+        ma.timeline.len() + mb.timeline.len(),
+        "time series concatenated"
+    );
+    assert!(
+        mm.timeline
+            .windows(2)
+            .all(|w| w[0].start_ms < w[1].start_ms)
+    );
+    // The merged percentiles are those of every I/O of both runs together.
+    let mut all = LatencyHistogram::new();
+    for m in [ma, mb] {
+        all.merge(
+            &m.totals
+                .total
+                .latency
+                .as_ref()
+                .unwrap()
+                .histogram()
+                .unwrap(),
+        );
+    }
+    let latency = mm.totals.total.latency.as_ref().unwrap();
+    let ps: Vec<f64> = latency
+        .percentiles
+        .iter()
+        .map(|p| p.percentile / 100.0)
+        .collect();
+    let expected = all.percentiles(&ps);
+    let got: Vec<u64> = latency.percentiles.iter().map(|p| p.value_ns).collect();
+    assert_eq!(got, expected);
+    assert_eq!(latency.count, all.count());
+    assert_eq!((latency.min_ns, latency.max_ns), (all.min(), all.max()));
+    assert_eq!(latency.mean_ns, all.mean());
+    // Rendering the merged result works in every format.
+    let text = iospd()
+        .args(["report", merged_path.to_str().unwrap(), "-Rtext"])
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&text).contains("thread count:\t\t2"),
+        "{}",
+        stdout(&text)
+    );
+}
+
+#[test]
+fn merging_runs_that_overlap_shares_the_window_and_adds_the_rates() {
+    let dir = TempDir::new();
+    let a = run(&dir, "a.json", &[]);
+    let a = a.to_str().unwrap();
+    let output = iospd().args(["merge", a, a]).output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let merged: Report = serde_json::from_str(&stdout(&output)).unwrap();
+    let one = load(std::path::Path::new(a)).unwrap();
+    let (m1, mm) = (measured(&one), measured(&merged));
+    assert_eq!(mm.duration_s, m1.duration_s, "the same window");
+    assert_eq!(mm.totals.total.ios, 2 * m1.totals.total.ios);
+    assert!((mm.totals.total.ios_per_s - 2.0 * m1.totals.total.ios_per_s).abs() < 1e-6);
+    let one_file = iospd().args(["merge", a]).output().unwrap();
+    assert_eq!(one_file.status.code(), Some(3));
+    assert!(stderr(&one_file).contains("at least two"));
+}
+
+#[test]
+fn compare_separates_a_real_change_from_noise() {
+    let dir = TempDir::new();
+    let a = run(&dir, "a.json", &[]);
+    let throttled = run(&dir, "slow.json", &["-g2000i"]);
+    let same = iospd()
+        .args(["compare", a.to_str().unwrap(), a.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = stdout(&same);
+    assert_eq!(same.status.code(), Some(0), "{}", stderr(&same));
+    let iops = text.lines().find(|l| l.contains("read  IOPS")).unwrap();
+    assert!(
+        iops.contains("+0.00%") && iops.ends_with("within noise"),
+        "{iops}"
+    );
+    let slower = iospd()
+        .args(["compare", a.to_str().unwrap(), throttled.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = stdout(&slower);
+    let iops = text.lines().find(|l| l.contains("read  IOPS")).unwrap();
+    assert!(
+        iops.ends_with("lower"),
+        "a 2000-IOPS cap is a real change: {iops}"
+    );
+    let new_value: f64 = iops.split('|').nth(2).unwrap().trim().parse().unwrap();
+    assert!((1900.0..2100.0).contains(&new_value), "{iops}");
+}
