@@ -9,6 +9,7 @@
 //! [`stats::RunResults`]. [`report::Report`] computes every printed number once, and
 //! [`report::text`] lays them out as DiskSpd does.
 
+pub mod checkpoint;
 pub mod cli;
 pub mod clock;
 pub mod commands;

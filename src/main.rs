@@ -96,6 +96,15 @@ fn app(argv: &[OsString]) -> Result<u8, Error> {
             let _ = std::io::stdout().flush();
         }
     };
+    let checkpoint_failed = std::cell::Cell::new(false);
+    let checkpoint = |so_far: &iospd::stats::RunResults| {
+        let report = Report::new(&profile, &host.system_info(), so_far);
+        if let Err(error) = output::write_outputs(&report, &profile.outputs)
+            && !checkpoint_failed.replace(true)
+        {
+            eprintln!("iospd: checkpoint not written: {error}");
+        }
+    };
     let results = run::measure(
         &profile,
         engine,
@@ -107,6 +116,7 @@ fn app(argv: &[OsString]) -> Result<u8, Error> {
             pending: resolved.warnings,
             warn: &|w| eprintln!("{w}"),
             log: &log,
+            checkpoint: &checkpoint,
         },
     )?;
     let report = Report::new(&profile, &host.system_info(), &results);

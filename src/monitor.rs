@@ -3,17 +3,29 @@
 //! it collects the workers' intervals, shows the progress line and writes checkpoints.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::SystemTime;
 
 use crate::clock::{Clock, Nanos, monotonic_now};
 use crate::events;
 use crate::live::Collector;
 use crate::live::progress::{self, Phase, Progress};
-use crate::stats::LostTarget;
+use crate::stats::{CpuTimes, LostTarget};
 use crate::worker::Schedule;
 use crate::worker::target::PreparedTarget;
 
-/// A periodic action (checkpoints) with the collector and the current time.
-pub type Periodic<'a> = &'a mut dyn FnMut(&Collector<'a>, Nanos);
+/// Where a run stands when a periodic action (a checkpoint) runs.
+#[derive(Debug, Clone)]
+pub struct Moment {
+    /// Wall-clock time the timespan started.
+    pub start_time: SystemTime,
+    /// Nanoseconds of the measured window so far.
+    pub window_ns: Nanos,
+    /// CPU counters at the start of the window.
+    pub cpu_start: Vec<CpuTimes>,
+}
+
+/// A periodic action (checkpoints) with the collector and where the run stands.
+pub type Periodic<'a> = &'a mut dyn FnMut(&Collector<'a>, &Moment);
 
 /// How often the loop wakes.
 const POLL: Nanos = 10_000_000;
@@ -33,6 +45,8 @@ pub struct Monitor<'a, C: Clock> {
     shown_at: Nanos,
     /// A periodic action (checkpoints): its period, when it last ran, and the action.
     periodic: Option<(Nanos, Nanos, Periodic<'a>)>,
+    /// Set when the measured window begins: the start time and the CPU counters then.
+    window: Option<(SystemTime, Vec<CpuTimes>)>,
 }
 
 impl<'a, C: Clock> Monitor<'a, C> {
@@ -56,6 +70,7 @@ impl<'a, C: Clock> Monitor<'a, C> {
             lost: None,
             shown_at: 0,
             periodic: None,
+            window: None,
         }
     }
 
@@ -70,6 +85,12 @@ impl<'a, C: Clock> Monitor<'a, C> {
         if let Some(collector) = &mut self.collector {
             collector.end_window(schedule.measure_end - schedule.warmup_end);
         }
+    }
+
+    /// The measured window began; the timespan started at `start_time` and the CPU counters read
+    /// `cpu` then.
+    pub fn window_began(&mut self, start_time: SystemTime, cpu: Vec<CpuTimes>) {
+        self.window = Some((start_time, cpu));
     }
 
     /// The collector, to tell its sinks the window began.
@@ -150,13 +171,24 @@ impl<'a, C: Clock> Monitor<'a, C> {
             }
             collector.poll();
         }
-        if let (Some((period, last, action)), Some(collector)) =
-            (&mut self.periodic, &self.collector)
+        if let (Some((period, last, action)), Some(collector), Some((start_time, cpu))) =
+            (&mut self.periodic, &self.collector, &self.window)
             && now >= schedule.warmup_end
-            && now - *last >= *period
         {
-            *last = now;
-            action(collector, now);
+            if *last == 0 {
+                *last = schedule.warmup_end;
+            }
+            if now - *last >= *period {
+                *last = now;
+                action(
+                    collector,
+                    &Moment {
+                        start_time: *start_time,
+                        window_ns: now.min(schedule.measure_end) - schedule.warmup_end,
+                        cpu_start: cpu.clone(),
+                    },
+                );
+            }
         }
         if let Some(progress) = &mut self.progress
             && now.saturating_sub(self.shown_at) >= PROGRESS_EVERY

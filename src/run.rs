@@ -90,6 +90,8 @@ pub struct Messages<'a> {
     pub warn: &'a dyn Fn(&str),
     /// Prints a `-v` progress line.
     pub log: &'a dyn Fn(&str),
+    /// Receives the results measured so far every `--checkpoint` period.
+    pub checkpoint: &'a dyn Fn(&RunResults),
 }
 
 /// What the main thread does for a timespan besides waiting.
@@ -250,6 +252,9 @@ pub fn execute<'s, C: Clock>(
     );
     if let Some((period, action)) = observers.periodic {
         monitor.every(period, action);
+        if let Some(collector) = monitor.collector() {
+            collector.keep_totals(intervals);
+        }
     }
     let (outcomes, cpu, samples, schedule, event_error, trace_result) =
         std::thread::scope(|scope| {
@@ -306,6 +311,7 @@ pub fn execute<'s, C: Clock>(
                 }
                 monitor.wait_until(schedule.warmup_end);
                 (cpu.0, samples.0) = sample(host, input.counters);
+                monitor.window_began(start_time, cpu.0.clone());
                 event_error = set_event(&input.events.signal_start);
                 log("starting measurements...");
                 monitor.wait_until(schedule.measure_end);
@@ -720,6 +726,7 @@ pub fn measure<C: Clock>(
         mut pending,
         warn,
         log,
+        checkpoint,
     } = messages;
     let allowed = host.allowed_cpus();
     let cpus: Vec<_> = host
@@ -793,8 +800,23 @@ pub fn measure<C: Clock>(
         let keep_rows = timespan.iops_interval_ms.is_some();
         let progress =
             !profile.observe.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
-        let interval_ns = (keep_rows || progress || !sinks.is_empty())
+        let period = profile
+            .observe
+            .checkpoint_s
+            .map(|s| s as u64 * 1_000_000_000);
+        let interval_ns = (keep_rows || progress || period.is_some() || !sinks.is_empty())
             .then(|| timespan.iops_interval_ms.unwrap_or(1000) as u64 * 1_000_000);
+        let done = &timespans;
+        let mut write_checkpoint =
+            |collector: &crate::live::Collector<'_>, moment: &crate::monitor::Moment| {
+                if let Some(partial) =
+                    crate::checkpoint::partial(&input, collector, moment, host.cpu_times())
+                {
+                    let mut so_far = done.clone();
+                    so_far.push(partial);
+                    checkpoint(&RunResults { timespans: so_far });
+                }
+            };
         let observers = Observers {
             timespan: index,
             interval_ns,
@@ -802,7 +824,7 @@ pub fn measure<C: Clock>(
             sinks: &mut sinks,
             progress,
             trace: trace_file.as_mut(),
-            periodic: None,
+            periodic: period.map(|p| (p, &mut write_checkpoint as crate::monitor::Periodic<'_>)),
         };
         let results = execute(&input, clock, host, stop, log, observers)?;
         if let Some(error) = &results.observer_error {

@@ -224,3 +224,43 @@ fn the_trace_holds_every_measured_io_in_binary_and_csv() {
     assert!(stdout(&not_a_trace).is_empty());
     assert!(stderr(&not_a_trace).contains("not an iospd binary trace"));
 }
+
+#[test]
+fn checkpoints_keep_what_was_measured_when_the_run_is_killed() {
+    let dir = TempDir::new();
+    let target = dir.arg("t.dat");
+    let report = dir.arg("cp.json");
+    let mut child = iospd()
+        .args(["-c16M", "-d60", "-W0", "-b4K", "-o4", "-r", "-L", "-D500"])
+        .args(["--checkpoint=1", &format!("--output={report}"), &target])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait for the second checkpoint, then kill the run without a chance to clean up.
+    let started = std::time::Instant::now();
+    let seconds = |path: &str| -> Option<f64> {
+        let value: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(path).ok()?).ok()?;
+        value["timespans"][0]["measured"]["duration_s"].as_f64()
+    };
+    while seconds(&report).is_none_or(|s| s < 1.9) && started.elapsed().as_secs() < 30 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let text = fs::read_to_string(&report).unwrap();
+    util::validate_json(&text);
+    let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let measured = &value["timespans"][0]["measured"];
+    let duration = measured["duration_s"].as_f64().unwrap();
+    assert!((1.9..10.0).contains(&duration), "{duration}");
+    let ios = measured["totals"]["total"]["ios"].as_u64().unwrap();
+    assert!(ios > 0);
+    let rows = measured["timeline"].as_array().unwrap();
+    let in_rows: u64 = rows
+        .iter()
+        .map(|r| r["all"]["total"]["ios"].as_u64().unwrap())
+        .sum();
+    assert_eq!(in_rows, ios, "the totals are the finished intervals");
+}

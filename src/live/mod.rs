@@ -22,7 +22,9 @@ use std::time::SystemTime;
 
 use crate::clock::Nanos;
 use crate::engine::Op;
+use crate::stats::intervals::Interval;
 use crate::stats::timeline::{IntervalOps, Row};
+use crate::stats::{OpStats, TargetStats};
 
 /// Slices in flight per thread before a thread waits for the collector.
 const IN_FLIGHT: usize = 8;
@@ -129,6 +131,25 @@ pub trait Sink {
     fn interval(&mut self, row: &Row, targets: &[[IntervalOps; 2]]) -> io::Result<()>;
 }
 
+/// Adds one interval's slice to a running total, and to its `-D` bucket.
+fn add(total: &mut OpStats, ops: &IntervalOps, index: u64) {
+    if ops.ios == 0 {
+        return;
+    }
+    total.ios += ops.ios;
+    total.bytes += ops.bytes;
+    total.latency.merge(&ops.latency);
+    if let Some(bucket) = total.intervals.get_mut(index as usize) {
+        bucket.merge(&Interval {
+            count: ops.latency.count(),
+            min_ns: ops.latency.min(),
+            max_ns: ops.latency.max(),
+            sum_ns: ops.latency.sum() as u64,
+            sum_sq: ops.latency.sum_of_squares(),
+        });
+    }
+}
+
 /// Opens the files the profile asks to be written while the run goes.
 pub fn open_sinks(
     observe: &crate::profile::Observe,
@@ -176,6 +197,8 @@ pub struct Collector<'s> {
     kept: Option<Vec<Row>>,
     /// The latest row, for the progress line.
     latest: Option<Row>,
+    /// Per thread, per target it serves: everything measured so far (for checkpoints).
+    totals: Option<Vec<Vec<TargetStats>>>,
 }
 
 /// Creates the collector and one feed per thread. `thread_targets[t]` lists, for thread `t`, the
@@ -222,6 +245,7 @@ pub fn channels<'s>(
         error: None,
         kept: keep_rows.then(Vec::new),
         latest: None,
+        totals: None,
     };
     (collector, feeds)
 }
@@ -250,6 +274,32 @@ impl Collector<'_> {
     /// The latest finished interval.
     pub fn latest(&self) -> Option<&Row> {
         self.latest.as_ref()
+    }
+
+    /// The rows kept so far (with `keep_rows`).
+    pub fn rows(&self) -> &[Row] {
+        self.kept.as_deref().unwrap_or_default()
+    }
+
+    /// Also keeps each thread's running totals, with `intervals` `-D` buckets, for
+    /// [`Collector::totals`].
+    pub fn keep_totals(&mut self, intervals: usize) {
+        self.totals = Some(
+            self.thread_targets
+                .iter()
+                .map(|served| {
+                    served
+                        .iter()
+                        .map(|&t| TargetStats::new(t, intervals))
+                        .collect()
+                })
+                .collect(),
+        );
+    }
+
+    /// Everything each thread shipped so far, per target it serves.
+    pub fn totals(&self) -> Option<&[Vec<TargetStats>]> {
+        self.totals.as_deref()
     }
 
     /// Takes every slice that has arrived and hands each interval that every thread has finished
@@ -300,6 +350,12 @@ impl Collector<'_> {
             for (ops, &target) in slice.ops.iter().zip(&self.thread_targets[thread]) {
                 row[target][0].merge(&ops[0]);
                 row[target][1].merge(&ops[1]);
+            }
+        }
+        if let Some(totals) = &mut self.totals {
+            for (stats, ops) in totals[thread].iter_mut().zip(&slice.ops) {
+                add(&mut stats.read, &ops[0], slice.index);
+                add(&mut stats.write, &ops[1], slice.index);
             }
         }
         self.shipped[thread] = if slice.last { u64::MAX } else { slice.next };

@@ -177,6 +177,7 @@ pub fn golden_report(args: &[&str], dir: &TempDir) -> Report {
             pending: Vec::new(),
             warn: &|_| {},
             log: &|_| {},
+            checkpoint: &|_| {},
         },
     )
     .expect("run succeeds");
