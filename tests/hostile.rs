@@ -238,7 +238,7 @@ const COMMAND_LINES: &[(&[&str], &str)] = &[
     ),
     (
         &["--output=.", "t.dat"],
-        "does not end in .txt, .xml or .json",
+        "does not end in .txt, .xml, .json or .html",
     ),
     (
         &["--output=reports.json", "t.dat"],

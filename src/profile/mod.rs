@@ -87,15 +87,18 @@ pub enum ResultFormat {
     Xml,
     /// iospd's JSON results.
     Json,
+    /// A self-contained HTML page with charts (report files only, not `-R`).
+    Html,
 }
 
 impl ResultFormat {
-    /// The format a report file's extension names (`.txt`, `.xml`, `.json`).
+    /// The format a report file's extension names (`.txt`, `.xml`, `.json`, `.html`).
     pub fn from_path(path: &std::path::Path) -> Option<Self> {
         match path.extension()?.to_str()? {
             "txt" => Some(ResultFormat::Text),
             "xml" => Some(ResultFormat::Xml),
             "json" => Some(ResultFormat::Json),
+            "html" | "htm" => Some(ResultFormat::Html),
             _ => None,
         }
     }

@@ -4,8 +4,10 @@
 //! model serialises as the JSON results.
 
 pub mod compare;
+pub mod html;
 pub mod json;
 pub mod merge;
+pub mod svg;
 pub mod text;
 pub mod xml;
 
@@ -414,6 +416,7 @@ impl Report {
             ResultFormat::Text => text::render(self),
             ResultFormat::Xml => xml::render(self),
             ResultFormat::Json => json::render(self),
+            ResultFormat::Html => html::render(self),
         }
     }
 }
@@ -421,7 +424,7 @@ impl Report {
 /// What `-Rp` prints: the resolved profile in `format`.
 pub fn profile_document(profile: &Profile, format: ResultFormat) -> String {
     match format {
-        ResultFormat::Text => text::profile_text(profile, &[]),
+        ResultFormat::Text | ResultFormat::Html => text::profile_text(profile, &[]),
         ResultFormat::Xml => crate::profile::xml::write_profile(profile),
         ResultFormat::Json => {
             let mut text =
@@ -436,7 +439,7 @@ pub fn profile_document(profile: &Profile, format: ResultFormat) -> String {
 pub fn system_document(system: &SystemInfo, now: SystemTime, format: ResultFormat) -> String {
     let now = utc_string(now);
     match format {
-        ResultFormat::Text => text::system_text(system, &now),
+        ResultFormat::Text | ResultFormat::Html => text::system_text(system, &now),
         ResultFormat::Xml => {
             let mut out = crate::profile::xml::Out::new(0);
             xml::system(&mut out, system, &now, env!("CARGO_PKG_VERSION"));

@@ -129,6 +129,29 @@ impl LatencyHistogram {
         out
     }
 
+    /// The distribution on a logarithmic scale: `per_decade` bins per power of ten, each as
+    /// (geometric centre in ns, samples in it), from the smallest sample to the largest.
+    pub fn log_bins(&self, per_decade: u32) -> Vec<(f64, u64)> {
+        if self.count() == 0 {
+            return Vec::new();
+        }
+        let step = 1.0 / per_decade as f64;
+        let index = |v: u64| ((v.max(1) as f64).log10() / step).floor() as i64;
+        let (first, last) = (index(self.min()), index(self.max()));
+        let mut bins = vec![0u64; (last - first + 1) as usize];
+        for v in self.histogram.iter_recorded() {
+            let value = self
+                .histogram
+                .median_equivalent(v.value_iterated_to())
+                .clamp(self.min(), self.max());
+            bins[(index(value) - first) as usize] += v.count_at_value();
+        }
+        bins.into_iter()
+            .enumerate()
+            .map(|(i, n)| (10f64.powf((first + i as i64) as f64 * step + step / 2.0), n))
+            .collect()
+    }
+
     /// Number of distinct recorded values (buckets with a count).
     pub fn distinct_values(&self) -> usize {
         self.histogram.iter_recorded().count()
@@ -300,6 +323,19 @@ mod tests {
         )
         .unwrap();
         assert_eq!(again, h);
+    }
+
+    #[test]
+    fn log_bins_hold_every_sample_once() {
+        let mut h = LatencyHistogram::new();
+        for v in [1_000u64, 1_100, 9_000, 10_000, 2_000_000] {
+            h.record(v);
+        }
+        let bins = h.log_bins(10);
+        assert_eq!(bins.iter().map(|b| b.1).sum::<u64>(), 5);
+        assert_eq!(bins.len(), 34, "1 µs to 2 ms in tenths of a decade");
+        assert!(bins[0].0 > 1_000.0 && bins[0].0 < 1_259.0);
+        assert_eq!(bins[0].1, 2);
     }
 
     #[test]

@@ -594,7 +594,7 @@ fn outputs() {
     assert!(
         (flag.apply)(Some("d.csv"), &mut raw)
             .unwrap_err()
-            .contains(".txt, .xml or .json")
+            .contains(".txt, .xml, .json or .html")
     );
     assert!((flag.apply)(None, &mut raw).is_err());
 }

@@ -77,7 +77,7 @@ pub fn profile_xml(profile: &Profile, depth: usize) -> String {
     out.value(
         "ResultFormat",
         match profile.result_format {
-            ResultFormat::Text => "text",
+            ResultFormat::Text | ResultFormat::Html => "text",
             ResultFormat::Xml => "xml",
             ResultFormat::Json => "json",
         },

@@ -1,0 +1,353 @@
+//! `--output=FILE.html`: one self-contained page that works offline: the input parameters and the
+//! machine, summary tables per timespan, target and thread, IOPS and MiB/s over time, latency
+//! percentiles over time, and the latency distribution as a histogram and a percentile curve, all
+//! as inline SVG. No script, no font, no image is loaded from anywhere (the page's
+//! Content-Security-Policy forbids it).
+
+use std::fmt::Write as _;
+
+use super::svg::{Chart, Scale, Series, escape, render as svg};
+use super::{Direction, Directions, Measured, Report, TimeSpanReport};
+use crate::stats::timeline::{Point, Row};
+
+const READ: &str = "#1f77b4";
+const WRITE: &str = "#d62728";
+const TOTAL: &str = "#2ca02c";
+const P50: &str = "#1f77b4";
+const P99: &str = "#ff7f0e";
+const P999: &str = "#d62728";
+const MAX: &str = "#7f7f7f";
+
+const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:24px;color:#222;max-width:1100px}\
+h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ccc}h3{font-size:15px}\
+table{border-collapse:collapse;margin:8px 0 16px;font-size:13px}th,td{border:1px solid #ddd;padding:3px 8px;text-align:right}\
+th{background:#f4f4f4}td.l,th.l{text-align:left}code,pre{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}\
+pre{background:#f8f8f8;padding:8px;overflow-x:auto}.note{color:#666;font-size:13px}\
+svg{display:block;margin:8px 0 20px}svg .title{font-size:14px;font-weight:600}svg .tick{font-size:11px;fill:#555}\
+svg .label{font-size:12px;fill:#333}svg .legend{font-size:12px}svg .grid{stroke:#e6e6e6}svg .axis{stroke:#888}";
+
+/// The page.
+pub fn render(report: &Report) -> String {
+    let mut page = String::new();
+    let _ = write!(
+        page,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\
+         <title>iospd: {}</title><style>{STYLE}</style></head><body>\n",
+        escape(&report.profile.command_line)
+    );
+    let _ = writeln!(
+        page,
+        "<h1>iospd {} report</h1><p><code>{}</code></p>",
+        escape(&report.tool.version),
+        escape(&report.profile.command_line)
+    );
+    system(&mut page, report);
+    let _ = writeln!(
+        page,
+        "<h2>Input parameters</h2><pre>{}</pre>",
+        escape(super::text::profile_text(&report.profile, &[]).trim())
+    );
+    for (i, ts) in report.timespans.iter().enumerate() {
+        timespan(&mut page, report, i, ts);
+    }
+    let _ = writeln!(
+        page,
+        "<h2>Full report</h2><details><summary>The DiskSpd-layout text report</summary><pre>{}</pre></details>\n</body></html>",
+        escape(&super::text::render(report))
+    );
+    page
+}
+
+fn system(page: &mut String, report: &Report) {
+    let s = &report.system;
+    let _ = writeln!(
+        page,
+        "<h2>System</h2><table><tr><th class=\"l\">computer</th><td class=\"l\">{}</td></tr>\
+         <tr><th class=\"l\">processor</th><td class=\"l\">{}</td></tr>\
+         <tr><th class=\"l\">kernel</th><td class=\"l\">{}</td></tr>\
+         <tr><th class=\"l\">CPUs</th><td class=\"l\">{}</td></tr></table>",
+        escape(&s.computer_name),
+        escape(&s.processor_name),
+        escape(&s.kernel),
+        s.cpus.len()
+    );
+}
+
+fn us(ns: f64) -> String {
+    format!("{:.1}", ns / 1e3)
+}
+
+/// One row of a summary table: a label and a direction's numbers.
+fn row(page: &mut String, label: &str, d: &Direction) {
+    let (mean, p50, p99, p999, max) = match &d.latency {
+        Some(l) => (
+            us(l.mean_ns),
+            us(l.at(50.0) as f64),
+            us(l.at(99.0) as f64),
+            us(l.at(99.9) as f64),
+            us(l.max_ns as f64),
+        ),
+        None => Default::default(),
+    };
+    let _ = write!(
+        page,
+        "<tr><td class=\"l\">{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{mean}</td><td>{p50}</td><td>{p99}</td><td>{p999}</td><td>{max}</td></tr>",
+        escape(label),
+        d.ios,
+        d.ios_per_s,
+        d.bytes_per_s / 1_048_576.0
+    );
+}
+
+fn table(page: &mut String, first: &str, rows: &[(String, &Direction)]) {
+    let _ = write!(
+        page,
+        "<table><tr><th class=\"l\">{first}</th><th>I/Os</th><th>IOPS</th><th>MiB/s</th><th>mean µs</th><th>p50 µs</th><th>p99 µs</th><th>p99.9 µs</th><th>max µs</th></tr>"
+    );
+    for (label, d) in rows {
+        row(page, label, d);
+    }
+    page.push_str("</table>\n");
+}
+
+fn directions<'a>(label: &str, d: &'a Directions) -> Vec<(String, &'a Direction)> {
+    [("read", &d.read), ("write", &d.write), ("total", &d.total)]
+        .into_iter()
+        .filter(|(_, dir)| dir.ios > 0 || std::ptr::eq(*dir, &d.total))
+        .map(|(name, dir)| (format!("{label}{name}"), dir))
+        .collect()
+}
+
+fn timespan(page: &mut String, report: &Report, index: usize, ts: &TimeSpanReport) {
+    let _ = writeln!(
+        page,
+        "<h2>Timespan {} — started {}</h2>",
+        index + 1,
+        escape(&ts.start_time_utc)
+    );
+    let Some(m) = &ts.measured else {
+        page.push_str(
+            "<p class=\"note\">Interrupted before the measured window began: no results.</p>\n",
+        );
+        return;
+    };
+    let _ = write!(
+        page,
+        "<p>{:.2} s measured, {} threads, CPU {:.1} % busy on average.</p>\n<h3>Totals</h3>",
+        m.duration_s, m.thread_count, m.cpu_average.usage
+    );
+    table(page, "direction", &directions("", &m.totals));
+    if m.targets.len() > 1 {
+        page.push_str("<h3>Targets</h3>");
+        let rows: Vec<(String, &Direction)> = m
+            .targets
+            .iter()
+            .map(|t| (t.path.clone(), &t.directions.total))
+            .collect();
+        table(page, "target", &rows);
+    }
+    page.push_str("<h3>Threads</h3>");
+    let rows: Vec<(String, &Direction)> = m
+        .threads
+        .iter()
+        .flat_map(|t| {
+            t.targets
+                .iter()
+                .map(move |x| (format!("{} · {}", t.thread, x.path), &x.directions.total))
+        })
+        .collect();
+    table(page, "thread · target", &rows);
+    over_time(page, report, index, m);
+    distribution(page, m);
+    cpu(page, m);
+}
+
+fn over_time(page: &mut String, report: &Report, index: usize, m: &Measured) {
+    page.push_str("<h3>Over time</h3>");
+    if m.timeline.is_empty() {
+        let note = if report
+            .profile
+            .timespans
+            .get(index)
+            .is_some_and(|t| t.iops_interval_ms.is_some())
+        {
+            "No interval finished in the measured window."
+        } else {
+            "Run with -D (for example -D1000) to chart IOPS, throughput and latency over time."
+        };
+        let _ = writeln!(page, "<p class=\"note\">{note}</p>");
+        return;
+    }
+    let t = |r: &Row| (r.start_ms + r.length_ms) / 1e3;
+    let line = |name: &str, color: &'static str, pick: &dyn Fn(&Row) -> f64| Series {
+        name: name.to_string(),
+        color,
+        points: m.timeline.iter().map(|r| (t(r), pick(r))).collect(),
+    };
+    let has_writes = m.totals.write.ios > 0;
+    let has_reads = m.totals.read.ios > 0;
+    let rates = |pick: fn(&Point) -> f64| {
+        let mut series = Vec::new();
+        if has_reads && has_writes {
+            series.push(line("read", READ, &|r| pick(&r.all.read)));
+            series.push(line("write", WRITE, &|r| pick(&r.all.write)));
+        }
+        series.push(line("total", TOTAL, &|r| pick(&r.all.total)));
+        series
+    };
+    page.push_str(&svg(&Chart {
+        title: "IOPS over time",
+        x_label: "seconds into the measured window",
+        y_label: "I/Os per second",
+        x_scale: Scale::Linear,
+        y_scale: Scale::Linear,
+        x_ticks: None,
+        series: rates(|p| p.ios_per_s),
+    }));
+    page.push_str(&svg(&Chart {
+        title: "Throughput over time",
+        x_label: "seconds into the measured window",
+        y_label: "MiB/s",
+        x_scale: Scale::Linear,
+        y_scale: Scale::Linear,
+        x_ticks: None,
+        series: rates(|p| p.bytes_per_s / 1_048_576.0),
+    }));
+    if m.totals.total.latency.is_some() {
+        let ms = |ns: u64| ns as f64 / 1e6;
+        page.push_str(&svg(&Chart {
+            title: "Latency percentiles over time (all I/O)",
+            x_label: "seconds into the measured window",
+            y_label: "latency, ms (log scale)",
+            x_scale: Scale::Linear,
+            y_scale: Scale::Log,
+            x_ticks: None,
+            series: vec![
+                line("p50", P50, &|r| ms(r.all.total.p50_ns)),
+                line("p99", P99, &|r| ms(r.all.total.p99_ns)),
+                line("p99.9", P999, &|r| ms(r.all.total.p999_ns)),
+                line("max", MAX, &|r| ms(r.all.total.max_ns)),
+            ],
+        }));
+    }
+}
+
+fn distribution(page: &mut String, m: &Measured) {
+    let pick: [(&str, &'static str, &Direction); 2] = [
+        ("read", READ, &m.totals.read),
+        ("write", WRITE, &m.totals.write),
+    ];
+    let histograms: Vec<_> = pick
+        .iter()
+        .filter_map(|(name, color, d)| {
+            let h = d.latency.as_ref()?.histogram().ok()?;
+            (h.count() > 0).then_some((*name, *color, h))
+        })
+        .collect();
+    if histograms.is_empty() {
+        return;
+    }
+    page.push_str("<h3>Latency distribution</h3>");
+    page.push_str(&svg(&Chart {
+        title: "Latency histogram (10 bins per decade)",
+        x_label: "latency, ms (log scale)",
+        y_label: "I/Os",
+        x_scale: Scale::Log,
+        y_scale: Scale::Linear,
+        x_ticks: None,
+        series: histograms
+            .iter()
+            .map(|(name, color, h)| Series {
+                name: name.to_string(),
+                color,
+                points: h
+                    .log_bins(10)
+                    .into_iter()
+                    .map(|(ns, n)| (ns / 1e6, n as f64))
+                    .collect(),
+            })
+            .collect(),
+    }));
+    // Percentile curve: x in "nines" (0 = p0 … 3 = p99.9), as far as the samples reach.
+    let most = histograms.iter().map(|h| h.2.count()).max().unwrap_or(1);
+    let reach = (most as f64).log10().floor().clamp(1.0, 9.0);
+    let steps: Vec<f64> = (0..=(reach * 20.0) as u32)
+        .map(|i| i as f64 / 20.0)
+        .collect();
+    let fractions: Vec<f64> = steps.iter().map(|n| 1.0 - 10f64.powf(-n)).collect();
+    let ticks = (0..=reach as u32)
+        .map(|n| {
+            let label = match n {
+                0 => "p0".to_string(),
+                1 => "p90".to_string(),
+                2 => "p99".to_string(),
+                n => format!("p99.{}", "9".repeat(n as usize - 2)),
+            };
+            (n as f64, label)
+        })
+        .collect();
+    page.push_str(&svg(&Chart {
+        title: "Latency by percentile",
+        x_label: "percentile",
+        y_label: "latency, ms (log scale)",
+        x_scale: Scale::Linear,
+        y_scale: Scale::Log,
+        x_ticks: Some(ticks),
+        series: histograms
+            .iter()
+            .map(|(name, color, h)| Series {
+                name: name.to_string(),
+                color,
+                points: steps
+                    .iter()
+                    .zip(h.percentiles(&fractions))
+                    .map(|(x, ns)| (*x, ns as f64 / 1e6))
+                    .collect(),
+            })
+            .collect(),
+    }));
+}
+
+fn cpu(page: &mut String, m: &Measured) {
+    page.push_str("<h3>CPU</h3><table><tr><th>CPU</th><th>usage %</th><th>user %</th><th>kernel %</th><th>idle %</th></tr>");
+    for c in m.cpu.iter().chain(std::iter::once(&m.cpu_average)) {
+        let label = if std::ptr::eq(c, &m.cpu_average) {
+            "avg.".to_string()
+        } else {
+            c.cpu.to_string()
+        };
+        let _ = write!(
+            page,
+            "<tr><td>{label}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td></tr>",
+            c.usage, c.user, c.kernel, c.idle
+        );
+    }
+    page.push_str("</table>\n");
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_golden_result_renders_a_closed_page_with_its_charts() {
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/golden/results.json"
+        ))
+        .unwrap();
+        let report: super::Report = serde_json::from_str(&text).unwrap();
+        let page = super::render(&report);
+        assert!(page.starts_with("<!DOCTYPE html>") && page.ends_with("</html>\n"));
+        assert_eq!(
+            page.matches("<svg").count(),
+            5,
+            "3 over time, 2 distribution"
+        );
+        assert!(!page.contains("<script"), "no script");
+        assert!(
+            !page.contains("http://") || !page.contains("src="),
+            "nothing fetched"
+        );
+        assert!(page.contains("Latency percentiles over time"));
+    }
+}
