@@ -25,6 +25,7 @@ pub fn partial(
             cpu: plan.cpu,
             targets: targets.clone(),
             waits: WaitStats::default(),
+            depth: plan.slots(),
         })
         .collect();
     Some(TimeSpanResults {

@@ -688,6 +688,7 @@ fn drive<E: Engine, C: Clock>(
             cpu: plan.cpu,
             targets: worker.stats,
             waits: worker.waits,
+            depth: plan.slots(),
         },
         engine: setup,
         failure,

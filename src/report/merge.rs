@@ -228,6 +228,12 @@ fn merge_timespan(
             threads.push(ThreadReport {
                 thread: threads.len() as u32,
                 cpu: thread.cpu,
+                depth: thread.depth,
+                achieved_depth: thread.achieved_depth,
+                on_cpu_percent: thread.on_cpu_percent,
+                spin_percent: thread.spin_percent,
+                in_engine_percent: thread.in_engine_percent,
+                in_loop_percent: thread.in_loop_percent,
                 waits: thread.waits.clone(),
                 submits_per_s: if seconds > 0.0 {
                     thread.waits.submits as f64 / seconds

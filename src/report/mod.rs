@@ -289,9 +289,32 @@ pub struct ThreadReport {
     pub waits: WaitStats,
     /// Engine submissions per second of window.
     pub submits_per_s: f64,
+    /// The I/Os it keeps in flight when nothing holds them back.
+    pub depth: u32,
+    /// The time-weighted average of I/Os it had in flight over the window.
+    pub achieved_depth: f64,
+    /// Its CPU time (user + system) as a share of the window.
+    pub on_cpu_percent: f64,
+    /// The share of the window it spent polling for completions (`--spin`): on a CPU, but waiting.
+    pub spin_percent: f64,
+    /// The share of the window it spent inside the engine's submit-and-wait calls.
+    pub in_engine_percent: f64,
+    /// The share of the window it spent in the loop itself (offsets, filling, recording).
+    pub in_loop_percent: f64,
     /// Its targets.
     pub targets: Vec<ThreadTarget>,
 }
+
+impl ThreadReport {
+    /// Whether the thread was busy on a CPU for nearly the whole window, so that the load
+    /// generator rather than the device may have set the pace.
+    pub fn generator_limited(&self) -> bool {
+        self.on_cpu_percent - self.spin_percent >= GENERATOR_LIMIT_PERCENT
+    }
+}
+
+/// A thread on a CPU for this share of the window or more may be the bottleneck itself.
+pub const GENERATOR_LIMIT_PERCENT: f64 = 90.0;
 
 /// One target of one thread.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -583,11 +606,30 @@ fn measured(
                 ),
             });
         }
+        let window_ns = seconds * 1e9;
+        let share = |ns: u64| {
+            if window_ns > 0.0 {
+                ns as f64 / window_ns * 100.0
+            } else {
+                0.0
+            }
+        };
+        let w = &thread.waits;
         threads.push(ThreadReport {
             thread: thread.thread,
             cpu: thread.cpu,
-            waits: thread.waits.clone(),
-            submits_per_s: rate(thread.waits.submits, seconds),
+            waits: w.clone(),
+            submits_per_s: rate(w.submits, seconds),
+            depth: thread.depth,
+            achieved_depth: if window_ns > 0.0 {
+                w.depth_ns as f64 / window_ns
+            } else {
+                0.0
+            },
+            on_cpu_percent: share(w.cpu_user_ns + w.cpu_system_ns),
+            spin_percent: share(w.spin_ns),
+            in_engine_percent: share(w.in_engine_ns),
+            in_loop_percent: share(w.in_loop_ns),
             targets,
         });
     }

@@ -495,6 +495,20 @@ fn results_text(
     if let (Some(_), Some(requests)) = (ts.thread_count, ts.request_count) {
         let _ = writeln!(out, "request count:\t\t{requests}");
     }
+    let achieved: f64 = m.threads.iter().map(|t| t.achieved_depth).sum();
+    let depth: u32 = m.threads.iter().map(|t| t.depth).sum();
+    let _ = writeln!(
+        out,
+        "queue depth:\t\t{achieved:.2} achieved of {depth} (time-weighted I/Os in flight)"
+    );
+    for t in m.threads.iter().filter(|t| t.generator_limited()) {
+        let _ = writeln!(
+            out,
+            "WARNING: thread {} was busy on a CPU {:.0}% of the measured time (not counting polling): iospd itself, not the device, may be the limit; add threads (-t) and compare",
+            t.thread,
+            t.on_cpu_percent - t.spin_percent
+        );
+    }
     out.push('\n');
     if !m.effective_affinity.is_empty() {
         let _ = write!(
@@ -534,6 +548,7 @@ fn results_text(
     }
     if profile.verbose_stats {
         wait_text(out, &m.threads);
+        time_text(out, &m.threads);
     }
     if ts.io_ring.is_some() {
         submits_text(out, &m.threads);
@@ -744,6 +759,27 @@ fn histogram_cells(h: &[u64; 8]) -> String {
         .map(|n| format!("{n:>8}"))
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+fn time_text(out: &mut String, threads: &[ThreadReport]) {
+    out.push_str("\n\nTime Statistics\n");
+    out.push_str(
+        "thread | on CPU % | spinning % | in engine % | in loop % | depth | achieved depth\n",
+    );
+    let _ = writeln!(out, "{}", "-".repeat(83));
+    for t in threads {
+        let _ = writeln!(
+            out,
+            "{:6} | {:8.1} | {:10.1} | {:11.1} | {:9.1} | {:5} | {:14.2}",
+            t.thread,
+            t.on_cpu_percent,
+            t.spin_percent,
+            t.in_engine_percent,
+            t.in_loop_percent,
+            t.depth,
+            t.achieved_depth
+        );
+    }
 }
 
 fn wait_text(out: &mut String, threads: &[ThreadReport]) {

@@ -121,6 +121,24 @@ pub struct WaitStats {
     pub throttle_sleeps: u64,
     /// Submissions to the engine (io_uring_enter calls for io_uring).
     pub submits: u64,
+    /// Nanoseconds × I/Os in flight over the measured window (÷ the window = achieved depth).
+    #[serde(default)]
+    pub depth_ns: u64,
+    /// Time of the window spent inside the engine's submit-and-wait calls.
+    #[serde(default)]
+    pub in_engine_ns: u64,
+    /// Time of the window spent in the loop itself: choosing offsets, filling, recording.
+    #[serde(default)]
+    pub in_loop_ns: u64,
+    /// Time of the window spent polling for completions (`--spin`), on a CPU but waiting.
+    #[serde(default)]
+    pub spin_ns: u64,
+    /// The thread's user CPU time over the window.
+    #[serde(default)]
+    pub cpu_user_ns: u64,
+    /// The thread's system CPU time over the window.
+    #[serde(default)]
+    pub cpu_system_ns: u64,
 }
 
 impl WaitStats {
@@ -145,6 +163,12 @@ impl WaitStats {
         self.throttle_waits += other.throttle_waits;
         self.throttle_sleeps += other.throttle_sleeps;
         self.submits += other.submits;
+        self.depth_ns += other.depth_ns;
+        self.in_engine_ns += other.in_engine_ns;
+        self.in_loop_ns += other.in_loop_ns;
+        self.spin_ns += other.spin_ns;
+        self.cpu_user_ns += other.cpu_user_ns;
+        self.cpu_system_ns += other.cpu_system_ns;
         for i in 0..8 {
             self.completions_per_wait[i] += other.completions_per_wait[i];
             self.completions_per_lookaside[i] += other.completions_per_lookaside[i];
@@ -163,6 +187,8 @@ pub struct ThreadResults {
     pub targets: Vec<TargetStats>,
     /// How it waited.
     pub waits: WaitStats,
+    /// The I/Os it kept in flight when nothing held them back (its slots).
+    pub depth: u32,
 }
 
 /// A failed I/O that ended the run.

@@ -15,6 +15,7 @@
 //! Nothing in the loop allocates, locks or tests the configuration: disabled features are data
 //! (an empty interval table, a pacer with no limit, a progress countdown that never ends).
 
+pub mod accounting;
 pub mod buffers;
 pub mod distribution;
 pub mod offsets;
@@ -25,6 +26,7 @@ pub mod throttle;
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use accounting::Accounting;
 use buffers::{SlotBuffers, WriteFill};
 use offsets::OffsetGen;
 use rng::Rng;
@@ -222,6 +224,7 @@ impl<C: Clock> Worker<'_, C> {
         for target in &mut self.targets {
             target.throttle.start_at(self.schedule.start);
         }
+        let mut acct = Accounting::new(self.schedule.warmup_end, window_end);
         let mut now = self.clock.now();
         loop {
             if filling {
@@ -256,13 +259,16 @@ impl<C: Clock> Worker<'_, C> {
                     batch.push(slot);
                 }
             }
+            let mut entered = now;
             if !batch.is_empty() {
                 let stamp = self.clock.now();
                 for &slot in &batch {
                     started[slot as usize] = stamp;
                 }
+                acct.in_flight(stamp, *inflight);
                 *inflight += batch.len();
                 batch.clear();
+                entered = stamp;
             }
             if *inflight == 0 {
                 if !filling {
@@ -287,6 +293,7 @@ impl<C: Clock> Worker<'_, C> {
                 continue;
             }
             let throttled = filling && !free.is_empty();
+            let mut spun_from = 0;
             if throttled {
                 let due = self
                     .targets
@@ -301,7 +308,7 @@ impl<C: Clock> Worker<'_, C> {
                 engine.reap(&mut done, self.completion_depth);
             } else {
                 if self.spin_ns > 0 {
-                    self.spin(engine, &mut done)?;
+                    spun_from = self.spin(engine, &mut done)?;
                 }
                 if done.is_empty() {
                     let wait_for = self.wait_batch.min(*inflight as u32).max(1);
@@ -313,6 +320,12 @@ impl<C: Clock> Worker<'_, C> {
             self.waits.submits += 1;
             now = self.clock.now();
             (filling, window_end) = self.phase(now, filling, window_end);
+            acct.end_at(window_end);
+            acct.engine_call(entered, now);
+            if spun_from != 0 {
+                acct.spun(spun_from, now);
+            }
+            acct.in_flight(now, *inflight);
             let counted = now >= self.schedule.warmup_end && now < window_end;
             let interval = (now.saturating_sub(self.schedule.warmup_end) / interval_ns) as usize;
             self.advance_feed(now);
@@ -372,6 +385,7 @@ impl<C: Clock> Worker<'_, C> {
         if let Some(feed) = self.feed.take() {
             feed.finish();
         }
+        acct.finish(&mut self.waits);
         Ok(failure)
     }
 
@@ -406,20 +420,21 @@ impl<C: Clock> Worker<'_, C> {
     /// Polls for completions (each poll also submits and flushes finished work) until one arrives or
     /// the spin budget runs out. Spinning keeps the scheduler's wake-up delay out of the measured
     /// latency; the caller sleeps in the kernel if nothing arrived.
-    fn spin<E: Engine>(&mut self, engine: &mut E, done: &mut Vec<Completion>) -> io::Result<()> {
-        let mut until = 0;
+    /// Returns when the polling began (0 when the first look found completions).
+    fn spin<E: Engine>(&mut self, engine: &mut E, done: &mut Vec<Completion>) -> io::Result<Nanos> {
+        let mut began = 0;
         loop {
             engine.submit(0, None)?;
             engine.reap(done, self.completion_depth);
             self.waits.record_lookaside(done.len());
             if !done.is_empty() {
-                return Ok(());
+                return Ok(began);
             }
             let now = self.clock.now();
-            if until == 0 {
-                until = now + self.spin_ns;
-            } else if now >= until {
-                return Ok(());
+            if began == 0 {
+                began = now;
+            } else if now >= began + self.spin_ns {
+                return Ok(began);
             }
         }
     }
