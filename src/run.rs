@@ -600,7 +600,14 @@ fn thread_main<C: Clock>(
         stats: plan
             .targets
             .iter()
-            .map(|tt| TargetStats::new(tt.target, intervals))
+            .map(|tt| {
+                let stats = TargetStats::new(tt.target, intervals);
+                let target = &ts.targets[tt.target];
+                match target.throughput.is_some() || target.burst.is_some() {
+                    true => stats.with_intended(),
+                    false => stats,
+                }
+            })
             .collect(),
         waits: WaitStats::default(),
         feed,

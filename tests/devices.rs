@@ -296,3 +296,75 @@ fn running_out_of_space_mid_run_reports_the_io_and_keeps_the_results() {
         "results printed"
     );
 }
+
+#[test]
+fn a_stall_under_pacing_shows_in_the_intended_start_percentiles() {
+    let test = "a_stall_under_pacing_shows_in_the_intended_start_percentiles";
+    let Some(device) = LoopDevice::new(64, test) else {
+        return;
+    };
+    must("mkfs.ext4", &["-q", "-F", &device.arg()]);
+    let mount = Mount::new(&device.arg(), "ext4", "").expect("mount ext4");
+    let file = mount.join("paced.dat").display().to_string();
+    let made = util::run_iospd(&["-c16M", "-d1", "-W0", &file]);
+    assert_eq!(made.status.code(), Some(0), "{}", stderr(&made));
+    // 1000 writes a second, 4 in flight; the file system is frozen for one second in the middle.
+    let child = util::iospd()
+        .args([
+            "-d6", "-W0", "-b4K", "-o4", "-r", "-w100", "-Sh", "-L", "-g1000i", "-Rjson",
+        ])
+        .arg(&file)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let mount_point = mount.path().display().to_string();
+    struct Thaw(String);
+    impl Drop for Thaw {
+        fn drop(&mut self) {
+            let _ = sh("fsfreeze", &["-u", &self.0]);
+        }
+    }
+    must("fsfreeze", &["-f", &mount_point]);
+    let thaw = Thaw(mount_point);
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    drop(thaw);
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let write = &report["timespans"][0]["measured"]["totals"]["write"];
+    let at = |latency: &serde_json::Value, p: f64| {
+        latency["percentiles"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["percentile"].as_f64() == Some(p))
+            .unwrap()["value_ns"]
+            .as_u64()
+            .unwrap()
+    };
+    let (submitted, intended) = (&write["latency"], &write["latency_from_intended"]);
+    let ms = 1_000_000;
+    // From submission only the few I/Os in flight saw the freeze: it is in the max, not the p99.
+    assert!(
+        submitted["max_ns"].as_u64().unwrap() > 500 * ms,
+        "{submitted}"
+    );
+    assert!(
+        at(submitted, 99.0) < 100 * ms,
+        "p99 from submission: {}",
+        at(submitted, 99.0)
+    );
+    // From the intended start, every I/O the schedule wanted during the freeze waited for it.
+    assert!(
+        at(intended, 99.0) > 500 * ms,
+        "p99 from intended start: {}",
+        at(intended, 99.0)
+    );
+    assert!(
+        at(intended, 90.0) > 50 * ms,
+        "p90 from intended start: {}",
+        at(intended, 90.0)
+    );
+}

@@ -264,3 +264,31 @@ fn checkpoints_keep_what_was_measured_when_the_run_is_killed() {
         .sum();
     assert_eq!(in_rows, ios, "the totals are the finished intervals");
 }
+
+#[test]
+fn pacing_is_smooth_per_100_ms_and_exact_over_the_run() {
+    let dir = TempDir::new();
+    let target = dir.arg("t.dat");
+    let output = iospd()
+        .args([
+            "-c16M", "-d3", "-W0", "-b4K", "-o4", "-r", "-L", "-g2000i", "-D100", "-Rjson", &target,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let measured = &report["timespans"][0]["measured"];
+    let rows = measured["timeline"].as_array().unwrap();
+    assert_eq!(rows.len(), 30);
+    for row in rows {
+        let iops = row["all"]["total"]["ios_per_s"].as_f64().unwrap();
+        assert!(
+            (iops - 2000.0).abs() <= 100.0,
+            "a 100 ms interval at {iops} IOPS"
+        );
+    }
+    let rate = measured["totals"]["total"]["ios_per_s"].as_f64().unwrap();
+    assert!((rate - 2000.0).abs() <= 20.0, "long-run rate {rate}");
+    let total = &measured["totals"]["total"];
+    assert!(total["latency_from_intended"]["count"].as_u64() == total["latency"]["count"].as_u64());
+}

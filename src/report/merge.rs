@@ -40,11 +40,16 @@ impl Direction {
                 }
             })
             .collect();
+        let from_intended = match &self.latency_from_intended {
+            Some(l) => Some(Box::new(l.histogram()?)),
+            None => None,
+        };
         Ok(OpStats {
             ios: self.ios,
             bytes: self.bytes,
             latency,
             intervals,
+            from_intended,
         })
     }
 }

@@ -170,6 +170,9 @@ pub struct Direction {
     pub bytes_per_s: f64,
     /// Latency statistics; `None` without I/O.
     pub latency: Option<Latency>,
+    /// Under `-g`: latency from each I/O's intended start (see [`OpStats::from_intended`]).
+    #[serde(default)]
+    pub latency_from_intended: Option<Latency>,
     /// `-D`: standard deviation of IOPS across intervals.
     pub ios_per_s_stddev: Option<f64>,
     /// `-D`: one entry per interval.
@@ -485,14 +488,12 @@ fn rate(count: u64, seconds: f64) -> f64 {
     }
 }
 
-pub(crate) fn direction(
-    stats: &OpStats,
-    seconds: f64,
-    interval_ms: Option<u32>,
+/// The latency summary of a histogram at `percentiles`; `None` when it is empty.
+fn latency_of(
+    h: &crate::stats::histogram::LatencyHistogram,
     percentiles: &[f64],
-) -> Direction {
-    let h = &stats.latency;
-    let latency = (h.count() > 0).then(|| {
+) -> Option<Latency> {
+    (h.count() > 0).then(|| {
         let fractions: Vec<f64> = percentiles.iter().map(|p| p / 100.0).collect();
         Latency {
             count: h.count(),
@@ -513,7 +514,20 @@ pub(crate) fn direction(
             sum_ns: h.sum(),
             sum_squares_ns2: h.sum_of_squares(),
         }
-    });
+    })
+}
+
+pub(crate) fn direction(
+    stats: &OpStats,
+    seconds: f64,
+    interval_ms: Option<u32>,
+    percentiles: &[f64],
+) -> Direction {
+    let latency = latency_of(&stats.latency, percentiles);
+    let latency_from_intended = stats
+        .from_intended
+        .as_deref()
+        .and_then(|h| latency_of(h, percentiles));
     let intervals = match interval_ms {
         None => Vec::new(),
         Some(ms) => valid(&stats.intervals)
@@ -536,6 +550,7 @@ pub(crate) fn direction(
         ios_per_s: rate(stats.ios, seconds),
         bytes_per_s: rate(stats.bytes, seconds),
         latency,
+        latency_from_intended,
         ios_per_s_stddev: interval_ms.map(|ms| iops_stddev(&stats.intervals, ms)),
         intervals,
     }

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::{Direction, Directions, Measured, Report, TEXT_ROWS, ThreadReport, Totals};
+use super::{Direction, Directions, Latency, Measured, Report, TEXT_ROWS, ThreadReport, Totals};
 use crate::cli::units::format_size;
 use crate::counters::Counter;
 use crate::engine::{EngineKind, EngineSetup, Op};
@@ -542,6 +542,12 @@ fn results_text(
         }
         out.push_str("Total latency distribution:\n");
         latency_chart(out, &m.totals);
+        if m.totals.total.latency_from_intended.is_some() {
+            out.push_str(
+                "\nTotal latency distribution from intended start (-g pacing: includes time an I/O waited to be issued):\n",
+            );
+            latency_chart_of(out, &m.totals, |dir| dir.latency_from_intended.as_ref());
+        }
     }
     if profile.counters.any() {
         counters_text(out, &m.counters);
@@ -688,20 +694,21 @@ fn section_table(out: &mut String, m: &Measured, op: Option<Op>, latency: bool, 
 }
 
 fn latency_chart(out: &mut String, d: &Directions) {
+    latency_chart_of(out, d, |dir| dir.latency.as_ref());
+}
+
+/// The percentile table of the latency `pick` chooses (from submission, or from intended start).
+fn latency_chart_of(out: &mut String, d: &Directions, pick: fn(&Direction) -> Option<&Latency>) {
     out.push_str("  %-ile |  Read (ms) | Write (ms) | Total (ms)\n");
     out.push_str("----------------------------------------------\n");
     let cell = |dir: &Direction, p: f64| {
-        dir.latency.as_ref().map_or_else(
+        pick(dir).map_or_else(
             || "N/A".to_string(),
             |l| format!("{:.3}", l.at(p) as f64 / NS_PER_MS),
         )
     };
     for (label, p) in TEXT_ROWS {
-        let total = d
-            .total
-            .latency
-            .as_ref()
-            .map_or(0.0, |l| l.at(p) as f64 / NS_PER_MS);
+        let total = pick(&d.total).map_or(0.0, |l| l.at(p) as f64 / NS_PER_MS);
         let _ = writeln!(
             out,
             "{label:>7} | {:>10} | {:>10} | {total:10.3}",

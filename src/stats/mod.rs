@@ -27,6 +27,10 @@ pub struct OpStats {
     pub latency: LatencyHistogram,
     /// Completions and latency per `-D` interval (empty without `-D`).
     pub intervals: Vec<intervals::Interval>,
+    /// Under `-g` pacing: latency from each I/O's intended start (when the schedule said it was
+    /// due) rather than its submission, so a stall that delays submissions is not hidden
+    /// (coordinated omission). `None` for unpaced targets.
+    pub from_intended: Option<Box<LatencyHistogram>>,
 }
 
 impl OpStats {
@@ -37,7 +41,14 @@ impl OpStats {
             bytes: 0,
             latency: LatencyHistogram::new(),
             intervals: vec![intervals::Interval::default(); intervals],
+            from_intended: None,
         }
+    }
+
+    /// Also keeps latency from the intended start (paced targets).
+    pub fn with_intended(mut self) -> Self {
+        self.from_intended = Some(Box::default());
+        self
     }
 
     /// Records one completion.
@@ -56,6 +67,11 @@ impl OpStats {
         self.ios += other.ios;
         self.bytes += other.bytes;
         self.latency.merge(&other.latency);
+        if let Some(theirs) = &other.from_intended {
+            self.from_intended
+                .get_or_insert_with(Box::default)
+                .merge(theirs);
+        }
         if self.intervals.len() < other.intervals.len() {
             self.intervals
                 .resize(other.intervals.len(), intervals::Interval::default());
@@ -85,6 +101,13 @@ impl TargetStats {
             read: OpStats::new(intervals),
             write: OpStats::new(intervals),
         }
+    }
+
+    /// Also keeps latency from the intended start, in both directions (paced targets).
+    pub fn with_intended(mut self) -> Self {
+        self.read = self.read.with_intended();
+        self.write = self.write.with_intended();
+        self
     }
 
     /// The statistics of one direction.

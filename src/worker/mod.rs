@@ -204,6 +204,8 @@ impl<C: Clock> Worker<'_, C> {
         let mut batch: Vec<u32> = Vec::with_capacity(slots);
         let mut done: Vec<Completion> = Vec::with_capacity(slots);
         let mut started = vec![0 as Nanos; slots];
+        // When the pacer said each slot's I/O was due (paced targets only).
+        let mut intended = vec![0 as Nanos; slots];
         let mut offsets = vec![0u64; slots];
         let mut ops = vec![Op::Read; slots];
         let mut owner = vec![0u16; slots];
@@ -245,6 +247,7 @@ impl<C: Clock> Worker<'_, C> {
                             .slice_mut(slot, Op::Write, target.block as usize);
                         target.fill.prepare(buf, &mut self.rng);
                     }
+                    intended[slot as usize] = target.throttle.due();
                     target.throttle.issued(now);
                     ops[slot as usize] = op;
                     offsets[slot as usize] = offset;
@@ -367,9 +370,11 @@ impl<C: Clock> Worker<'_, C> {
                     }
                 } else if counted {
                     let latency = now - started[slot];
-                    self.stats[t]
-                        .op_mut(ops[slot])
-                        .record(len as u64, latency, interval);
+                    let stats = self.stats[t].op_mut(ops[slot]);
+                    stats.record(len as u64, latency, interval);
+                    if let Some(h) = &mut stats.from_intended {
+                        h.record(now - intended[slot]);
+                    }
                     if let Some(feed) = &mut self.feed {
                         feed.record(t, ops[slot], len as u64, latency);
                     }
