@@ -72,13 +72,25 @@ def fs_of(directory):
         return "unknown file system"
 
 
-def run_iospd(binary, target, depth, seconds, extra):
-    out = sh(binary, "-b4K", f"-o{depth}", "-t1", "-r", "-Su", "-L", f"-d{seconds}", "-W1", *extra, target)
-    total = re.search(r"\nTotal IO\n(?:.*\n){2,}?total:\s+(.*)\n", out).group(1)
-    cells = [c.strip() for c in total.split("|")]
-    iops, mean_ms = float(cells[3]), float(cells[4])
-    p99 = re.search(r"Total latency distribution:\n(?:.*\n)*?\s+99th \|.*\|\s+([\d.]+)\n", out).group(1)
-    return {"iops": iops, "mean_us": mean_ms * 1000, "p99_us": float(p99) * 1000}
+def run_iospd(binary, target, depth, seconds, extra, latency=True):
+    out = sh(binary, "-b4K", f"-o{depth}", "-t1", "-r", "-Su", *(["-L"] if latency else []),
+             f"-d{seconds}", "-W1", "-Rjson", "--quiet", *extra, target)
+    measured = json.loads(out)["timespans"][0]["measured"]
+    total = measured["totals"]["total"]
+    lat = total["latency"]
+    p99 = next(p["value_ns"] for p in lat["percentiles"] if p["percentile"] == 99.0)
+    thread = measured["threads"][0]
+    iops = total["ios_per_s"]
+    achieved = thread["achieved_depth"]
+    return {
+        "iops": iops,
+        "mean_us": lat["mean_ns"] / 1000,
+        "p99_us": p99 / 1000,
+        "achieved_depth": achieved,
+        # Little's law: mean latency × throughput = I/Os in flight.
+        "little": lat["mean_ns"] / 1e9 * iops / achieved if achieved else 0.0,
+        "on_cpu_percent": thread["on_cpu_percent"],
+    }
 
 
 def run_fio(target, depth, seconds):
@@ -137,15 +149,21 @@ def main():
     target, target_note = prepare_zram() if zram_usable() else prepare_file(args.dir)
     note = machine_note(target_note)
     depths = [int(d) for d in args.depths.split(",")]
-    samples = {d: {"iospd": [], "fio": []} for d in depths}
+    samples = {d: {"iospd": [], "fio": [], "iospd-noL": []} for d in depths}
+    extra = args.iospd_args.split()
+    run = {
+        "iospd": lambda depth: run_iospd(args.iospd, target, depth, args.seconds, extra),
+        "iospd-noL": lambda depth: run_iospd(args.iospd, target, depth, args.seconds, extra, latency=False),
+        "fio": lambda depth: run_fio(target, depth, args.seconds),
+    }
     try:
         for depth in depths:
             for round_ in range(args.rounds):
-                order = ["iospd", "fio"] if round_ % 2 == 0 else ["fio", "iospd"]
+                order = ["iospd", "fio", "iospd-noL"] if round_ % 2 == 0 else ["fio", "iospd-noL", "iospd"]
                 for tool in order:
-                    result = run_iospd(args.iospd, target, depth, args.seconds, args.iospd_args.split()) if tool == "iospd" else run_fio(target, depth, args.seconds)
+                    result = run[tool](depth)
                     samples[depth][tool].append(result)
-                    print(f"QD{depth} round {round_ + 1} {tool:5}: {result['iops']:10.0f} IOPS  "
+                    print(f"QD{depth} round {round_ + 1} {tool:9}: {result['iops']:10.0f} IOPS  "
                           f"mean {result['mean_us']:8.1f} us  p99 {result['p99_us']:8.1f} us", file=sys.stderr)
     finally:
         if target != ZRAM:
@@ -161,6 +179,18 @@ def main():
             mf, lo_f, hi_f = summary(samples[depth]["fio"], key)
             cell = lambda m, lo, hi: f"{fmt.format(m)} ({fmt.format(lo)}–{fmt.format(hi)})"
             lines.append(f"| {depth} | {label} | {cell(mi, lo_i, hi_i)} | {cell(mf, lo_f, hi_f)} | {mi / mf:.2f} |")
+    lines += [
+        "",
+        "| QD | iospd -L / iospd without -L (IOPS) | achieved depth | mean latency × IOPS ÷ achieved depth | iospd thread on CPU % |",
+        "|---:|---:|---:|---:|---:|",
+    ]
+    for depth in depths:
+        with_l = summary(samples[depth]["iospd"], "iops")[0]
+        without = summary(samples[depth]["iospd-noL"], "iops")[0]
+        achieved = summary(samples[depth]["iospd"], "achieved_depth")[0]
+        little = summary(samples[depth]["iospd"], "little")[0]
+        cpu = summary(samples[depth]["iospd"], "on_cpu_percent")[0]
+        lines.append(f"| {depth} | {with_l / without:.3f} | {achieved:.2f} of {depth} | {little:.4f} | {cpu:.0f} |")
     table = "\n".join(lines)
     header = "\n".join(f"- {k}: {v}" for k, v in note.items())
     workload = (f"4 KiB random reads, O_DIRECT, 1 thread, {args.seconds} s measured after 1 s warm-up, "
