@@ -59,6 +59,8 @@ fn worker_loop(c: &mut Criterion) {
     std::fs::File::create(&target)
         .and_then(|f| f.set_len(64 << 20))
         .expect("a target file");
+    // Written to by the mixed run: mark it as a test file, as -c would.
+    iospd::safety::marker::mark(&target).expect("a user extended attribute");
     let target = target.to_str().expect("UTF-8 path").to_string();
     let mut group = c.benchmark_group("null engine, time per I/O");
     group.sample_size(10);
@@ -67,7 +69,10 @@ fn worker_loop(c: &mut Criterion) {
         ("QD32 random 4K, -L", &["-o32", "-b4K", "-r", "-L"][..]),
         ("QD32 random 4K", &["-o32", "-b4K", "-r"][..]),
         ("QD1 random 4K, -L", &["-o1", "-b4K", "-r", "-L"][..]),
-        ("QD32 random 70/30 4K, -L", &["-o32", "-b4K", "-r", "-w30", "-L"][..]),
+        (
+            "QD32 random 70/30 4K, -L",
+            &["-o32", "-b4K", "-r", "-w30", "-L"][..],
+        ),
     ] {
         group.bench_function(name, |b| {
             b.iter_custom(|iters| {

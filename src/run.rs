@@ -79,6 +79,8 @@ pub struct RunInput<'a> {
     pub events: &'a Events,
     /// `-e` counter groups.
     pub counters: crate::profile::Counters,
+    /// `--sqpoll`, `--iopoll`.
+    pub fast_paths: crate::engine::FastPaths,
 }
 
 /// Where a run's messages go.
@@ -650,6 +652,7 @@ fn thread_main<C: Clock>(
                 &priorities,
                 &buffers,
                 ring.is_none_or(|r| r.registered_buffers),
+                input.fast_paths,
             )
             .map_err(setup("cannot set up io_uring")),
             worker,
@@ -789,6 +792,7 @@ pub fn measure<C: Clock>(
             precreated: &precreated,
             stop,
             force: profile.force,
+            iopoll: profile.fast_paths.iopoll,
         };
         let (targets, warnings) = crate::worker::target::prepare(timespan, &setting)?;
         // Everything is checked: what was held back is printed now, just before the load starts.
@@ -804,6 +808,7 @@ pub fn measure<C: Clock>(
             spin_ns: profile.spin.budget_ns(plans.len(), allowed.len()),
             events: &profile.events,
             counters: profile.counters,
+            fast_paths: profile.fast_paths,
         };
         let keep_rows = timespan.iops_interval_ms.is_some();
         let progress =

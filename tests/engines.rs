@@ -400,3 +400,46 @@ fn a_low_memlock_limit_is_predicted_and_the_run_uses_unregistered_buffers() {
     );
     assert!(stdout(&output).contains("\"registered_buffers\": false"));
 }
+
+#[test]
+fn sqpoll_runs_and_iopoll_is_explained_when_the_device_cannot_poll() {
+    let test = "sqpoll_runs_and_iopoll_is_explained";
+    if !io_uring_available(test) {
+        return;
+    }
+    let dir = TempDir::new();
+    let target = dir.arg("t.dat");
+    let output = run_iospd(&[
+        "-c8M", "-d1", "-W0", "-b4K", "-o4", "-r", "--sqpoll", "-Rjson", &target,
+    ]);
+    if output.status.code() == Some(1) && stderr(&output).contains("--sqpoll:") {
+        // Refused by this kernel: the message says why and how to go on.
+        assert!(
+            stderr(&output).contains("run without --sqpoll"),
+            "{}",
+            stderr(&output)
+        );
+        return;
+    }
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let timespan = &report["timespans"][0];
+    assert_eq!(timespan["engine"]["sqpoll"], true);
+    assert!(
+        timespan["measured"]["totals"]["total"]["ios"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+    // A file on this machine's disk or tmpfs: either way polling is refused with the reason.
+    let output = run_iospd(&["-d1", "-W0", "-b4K", "-Su", "--iopoll", &target]);
+    let err = stderr(&output);
+    if output.status.code() == Some(3) {
+        assert!(
+            err.contains("--iopoll: ") && err.contains("run without --iopoll"),
+            "{err}"
+        );
+    } else {
+        assert_eq!(output.status.code(), Some(0), "{err}");
+    }
+}

@@ -180,6 +180,10 @@ pub struct RawArgs {
     pub checkpoint_s: Option<u32>,
     /// `--quiet`: no progress line.
     pub quiet: bool,
+    /// `--sqpoll[=ms]`: the SQ polling thread's idle time.
+    pub sqpoll_idle_ms: Option<u32>,
+    /// `--iopoll`: polled completions.
+    pub iopoll: bool,
     /// Target paths in command-line order.
     pub targets: Vec<PathBuf>,
 }

@@ -100,6 +100,22 @@ pub struct EngineSetup {
     pub registered_files: bool,
     /// The ring defers completion work to the submitting thread (SINGLE_ISSUER + DEFER_TASKRUN).
     pub defer_taskrun: bool,
+    /// `--sqpoll`: a kernel thread polls the submission queue.
+    #[serde(default)]
+    pub sqpoll: bool,
+    /// `--iopoll`: completions are polled from the device instead of interrupts.
+    #[serde(default)]
+    pub iopoll: bool,
+}
+
+/// Optional io_uring fast paths (`--sqpoll`, `--iopoll`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct FastPaths {
+    /// `--sqpoll[=ms]`: a kernel thread polls the submission queue, sleeping after this many ms
+    /// idle.
+    pub sqpoll_idle_ms: Option<u32>,
+    /// `--iopoll`: poll the device for completions (O_DIRECT on devices with poll queues).
+    pub iopoll: bool,
 }
 
 impl EngineSetup {
@@ -110,6 +126,8 @@ impl EngineSetup {
             registered_buffers: false,
             registered_files: false,
             defer_taskrun: false,
+            sqpoll: false,
+            iopoll: false,
         }
     }
 }

@@ -13,7 +13,7 @@ use std::time::Duration;
 use io_uring::types::{self, SubmitArgs, Timespec};
 use io_uring::{IoUring, opcode, squeue};
 
-use super::{Completion, Engine, EngineKind, EngineSetup, Io, Op, SlotMemory};
+use super::{Completion, Engine, EngineKind, EngineSetup, FastPaths, Io, Op, SlotMemory};
 use crate::clock::Nanos;
 
 /// `IORING_ENTER_GETEVENTS` from the kernel ABI.
@@ -31,6 +31,7 @@ pub struct Uring {
     addrs: Vec<[u64; 2]>,
     fixed_files: bool,
     fixed_buffers: bool,
+    sqpoll: bool,
 }
 
 /// Checks that this kernel and process may use io_uring at all.
@@ -46,11 +47,12 @@ impl Uring {
         priorities: &[u16],
         memory: &impl SlotMemory,
         register_buffers: bool,
+        fast: FastPaths,
     ) -> io::Result<(Uring, EngineSetup)> {
         let slots = memory.slots().max(1);
         let entries = slots.next_power_of_two().min(MAX_SQ_ENTRIES);
         let cq_entries = (slots.next_power_of_two() * 2).max(entries * 2);
-        let (ring, defer_taskrun) = build_ring(entries, cq_entries)?;
+        let (ring, defer_taskrun) = build_ring(entries, cq_entries, fast)?;
         let fixed_files = ring.submitter().register_files(fds).is_ok();
         let regions = memory.regions();
         let fixed_buffers = register_buffers
@@ -71,6 +73,8 @@ impl Uring {
             registered_buffers: fixed_buffers,
             registered_files: fixed_files,
             defer_taskrun,
+            sqpoll: fast.sqpoll_idle_ms.is_some(),
+            iopoll: fast.iopoll,
         };
         Ok((
             Uring {
@@ -80,6 +84,7 @@ impl Uring {
                 addrs,
                 fixed_files,
                 fixed_buffers,
+                sqpoll: fast.sqpoll_idle_ms.is_some(),
             },
             setup,
         ))
@@ -121,6 +126,8 @@ impl Uring {
 
     fn enter(&mut self, wait_for: u32, timeout: Option<Nanos>) -> io::Result<()> {
         let result = match timeout {
+            // The kernel thread submits; enter only to wake it and to wait.
+            None if self.sqpoll => self.ring.submitter().submit_and_wait(wait_for as usize),
             None => {
                 let to_submit = self.ring.submission().len() as u32;
                 // SAFETY: no extended argument is passed; the flags are a valid kernel ABI value.
@@ -153,24 +160,60 @@ impl Uring {
     }
 }
 
-fn build_ring(entries: u32, cq_entries: u32) -> io::Result<(IoUring, bool)> {
-    let deferred = IoUring::builder()
+fn build_ring(entries: u32, cq_entries: u32, fast: FastPaths) -> io::Result<(IoUring, bool)> {
+    let base = || {
+        let mut builder = IoUring::builder();
+        builder.setup_cqsize(cq_entries);
+        if let Some(idle) = fast.sqpoll_idle_ms {
+            builder.setup_sqpoll(idle);
+        }
+        if fast.iopoll {
+            builder.setup_iopoll();
+        }
+        builder
+    };
+    if fast.sqpoll_idle_ms.is_some() {
+        // DEFER_TASKRUN needs the submitting thread to run completion work, which SQPOLL's
+        // kernel thread does instead.
+        let ring = base()
+            .setup_single_issuer()
+            .build(entries)
+            .or_else(|_| base().build(entries));
+        return ring
+            .map(|r| (r, false))
+            .map_err(|e| fast_path_error(e, "--sqpoll"));
+    }
+    if let Ok(ring) = base()
         .setup_single_issuer()
         .setup_defer_taskrun()
-        .setup_cqsize(cq_entries)
-        .build(entries);
-    if let Ok(ring) = deferred {
+        .build(entries)
+    {
         return Ok((ring, true));
     }
-    let cooperative = IoUring::builder()
-        .setup_coop_taskrun()
-        .setup_cqsize(cq_entries)
-        .build(entries);
-    if let Ok(ring) = cooperative {
+    if let Ok(ring) = base().setup_coop_taskrun().build(entries) {
         return Ok((ring, false));
     }
-    let ring = IoUring::builder().setup_cqsize(cq_entries).build(entries)?;
+    let ring = base().build(entries).map_err(|e| {
+        if fast.iopoll {
+            fast_path_error(e, "--iopoll")
+        } else {
+            e
+        }
+    })?;
     Ok((ring, false))
+}
+
+/// Why the kernel refused a fast path, in words.
+fn fast_path_error(e: io::Error, option: &str) -> io::Error {
+    let why = match e.raw_os_error() {
+        Some(libc::EPERM) => "the kernel requires privileges for it (CAP_SYS_NICE or root)",
+        Some(libc::EINVAL) => "this kernel does not support it with the other ring settings",
+        _ => "the kernel refused it",
+    };
+    io::Error::new(
+        e.kind(),
+        format!("{option}: {why} ({e}); run without {option}"),
+    )
 }
 
 impl Engine for Uring {

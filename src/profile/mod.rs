@@ -73,6 +73,9 @@ pub struct Profile {
     pub force: bool,
     /// Live outputs: time series, interval log, trace, checkpoints, progress.
     pub observe: Observe,
+    /// `--sqpoll`, `--iopoll`.
+    #[serde(default)]
+    pub fast_paths: crate::engine::FastPaths,
     /// The timespans, run in order.
     pub timespans: Vec<TimeSpan>,
 }

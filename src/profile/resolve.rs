@@ -58,6 +58,19 @@ pub fn resolve(raw: &RawArgs, command_line: String) -> Result<Resolved, ProfileE
     profile.outputs = raw.outputs.clone();
     profile.percentiles = raw.percentiles.clone();
     profile.force = raw.force;
+    profile.fast_paths = crate::engine::FastPaths {
+        sqpoll_idle_ms: raw.sqpoll_idle_ms,
+        iopoll: raw.iopoll,
+    };
+    if (profile.fast_paths.iopoll || profile.fast_paths.sqpoll_idle_ms.is_some())
+        && profile.engine != crate::engine::EngineKind::IoUring
+    {
+        return Err(ProfileError::Conflict {
+            first: "--sqpoll/--iopoll",
+            second: "--engine",
+            why: "they are io_uring fast paths; drop them or use --engine=io_uring",
+        });
+    }
     profile.observe = crate::profile::Observe {
         timeseries: raw.timeseries.clone(),
         histlog: raw.histlog.clone(),
@@ -287,6 +300,7 @@ fn from_command_line(raw: &RawArgs) -> Result<Profile, ProfileError> {
         percentiles: Vec::new(),
         force: false,
         observe: Default::default(),
+        fast_paths: Default::default(),
         timespans: vec![timespan],
     })
 }

@@ -92,6 +92,14 @@ pub enum TargetError {
     /// A character device, FIFO or socket.
     #[error("'{0}' is neither a regular file nor a block device")]
     Unsupported(PathBuf),
+    /// `--iopoll` on a target that cannot be polled.
+    #[error("--iopoll: '{path}' {why}; run without --iopoll")]
+    NoPolling {
+        /// The target.
+        path: PathBuf,
+        /// What is missing.
+        why: String,
+    },
     /// `-c` into a directory that is missing or cannot be written.
     #[error("cannot create '{path}': {problem}")]
     Parent {
@@ -235,6 +243,8 @@ pub struct Setting<'a> {
     pub stop: &'a AtomicU64,
     /// `--force`: open a busy block device without O_EXCL.
     pub force: bool,
+    /// `--iopoll`: every target must be opened O_DIRECT on a device with poll queues.
+    pub iopoll: bool,
 }
 
 /// Checks every target of the timespan, creates `-c` files (except those in `precreated`), and
@@ -249,6 +259,9 @@ pub fn prepare(
     for target in &timespan.targets {
         let inspection = inspect(target)?;
         check_workload(timespan, target, &inspection, &mut warnings)?;
+        if setting.iopoll {
+            check_iopoll(target)?;
+        }
         inspections.push(inspection);
     }
     let mut sources = Vec::with_capacity(timespan.targets.len());
@@ -333,6 +346,55 @@ fn open_error(path: &Path, source: io::Error) -> TargetError {
         path: path.to_path_buf(),
         source,
         hint,
+    }
+}
+
+/// `--iopoll` polls the device's queues for completions: the I/O must bypass the page cache and
+/// the device under the target must have poll queues (`queue/io_poll` in sysfs).
+fn check_iopoll(target: &Target) -> Result<(), TargetError> {
+    let refuse = |why: String| TargetError::NoPolling {
+        path: target.path.clone(),
+        why,
+    };
+    if target.cache != CacheMode::DisableOsCache {
+        return Err(refuse(
+            "is not opened with O_DIRECT, which polling needs; add -Su or -Sh".into(),
+        ));
+    }
+    let meta = match fs::metadata(&target.path) {
+        Ok(meta) => meta,
+        Err(_) => crate::paths::parent(&target.path)
+            .metadata()
+            .map_err(|e| refuse(format!("cannot be looked at ({e})")))?,
+    };
+    let dev = if meta.file_type().is_block_device() {
+        meta.rdev()
+    } else {
+        meta.dev()
+    };
+    let (major, minor) = (libc::major(dev), libc::minor(dev));
+    if major == 0 {
+        return Err(refuse(
+            "is not on a block device (tmpfs, overlay or a network file system)".into(),
+        ));
+    }
+    let sys = PathBuf::from(format!("/sys/dev/block/{major}:{minor}"));
+    // A partition's queue is its disk's.
+    let queue = [sys.join("queue/io_poll"), sys.join("../queue/io_poll")]
+        .into_iter()
+        .find_map(|p| fs::read_to_string(p).ok());
+    let name = fs::canonicalize(&sys)
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| format!("{major}:{minor}"));
+    match queue.as_deref().map(str::trim) {
+        Some("1") => Ok(()),
+        Some(_) => Err(refuse(format!(
+            "is on {name}, which has no poll queues (its queue/io_poll is 0; NVMe gets them with the nvme.poll_queues module option)"
+        ))),
+        None => Err(refuse(format!(
+            "is on {name}, whose polling support cannot be read from sysfs"
+        ))),
     }
 }
 

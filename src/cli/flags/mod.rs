@@ -859,6 +859,34 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         },
     },
     LongFlag {
+        name: "sqpoll",
+        usage: (
+            "--sqpoll[=<idle ms>]",
+            "io_uring: a kernel thread polls the submission queue (sleeps after 1000 ms idle by default)",
+        ),
+        apply: |v, raw| {
+            let idle = match v {
+                None | Some("") => 1000,
+                Some(ms) => parse_in_range(ms, 1, u32::MAX as u64)
+                    .map_err(|e| unit(e, "--sqpoll=2000"))? as u32,
+            };
+            once(&mut raw.sqpoll_idle_ms, idle)
+        },
+    },
+    LongFlag {
+        name: "iopoll",
+        usage: (
+            "--iopoll",
+            "io_uring: poll the device for completions (needs -Su/-Sh and a device with poll queues)",
+        ),
+        apply: |v, raw| {
+            if v.is_some() {
+                return Err("takes no value".into());
+            }
+            flag_once(&mut raw.iopoll)
+        },
+    },
+    LongFlag {
         name: "timeseries",
         usage: (
             "--timeseries=<file.csv>",

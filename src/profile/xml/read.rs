@@ -97,6 +97,7 @@ fn profile(el: &Element) -> Result<Profile, XmlError> {
         percentiles: Vec::new(),
         force: false,
         observe: Default::default(),
+        fast_paths: Default::default(),
         timespans,
     };
     Ok(profile)
