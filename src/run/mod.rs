@@ -1,0 +1,392 @@
+//! The run: one thread per plan, a start barrier, phases on the clock, signals and named events,
+//! and the results.
+//!
+//! Each worker sets itself up (CPU pin, buffers, engine) and waits at the barrier; the controller
+//! waits for a `-yr` event if asked, fixes time zero and releases everyone at once. Workers place
+//! the phases themselves from that schedule; the controller only samples CPU time and counters at
+//! the window's edges, sets `-ys`/`-yf` events, watches for a `-yp` event, and waits for the
+//! workers to drain and return their statistics.
+
+use std::io;
+use std::os::fd::AsRawFd;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Barrier, OnceLock};
+
+use crate::clock::{Clock, Nanos, monotonic_now};
+use crate::counters;
+use crate::engine::{Engine, EngineKind, EngineSetup, MapSpec, Mapped, Null, Psync, Uring};
+use crate::events;
+use crate::live::progress::Progress;
+use crate::monitor::Monitor;
+use crate::plan::ThreadPlan;
+use crate::profile::{CacheMode, Events, Profile, TimeSpan, WriteBuffer};
+use crate::stats::intervals::bucket_count;
+use crate::stats::{IoFailure, RunResults, TargetStats, ThreadResults, TimeSpanResults, WaitStats};
+use crate::system::{Host, pin_current_thread};
+use crate::worker::buffers::{InitialFill, SlotBuffers, SlotShape, WriteFill};
+use crate::worker::offsets::OffsetGen;
+use crate::worker::rng::Rng;
+use crate::worker::target::PreparedTarget;
+use crate::worker::throttle::Throttle;
+use crate::worker::{Assignment, Schedule, Worker, WorkerTarget};
+
+/// Set by SIGINT, SIGTERM and SIGHUP to the monotonic time of the first signal.
+pub static STOP: AtomicU64 = AtomicU64::new(0);
+
+extern "C" fn on_stop_signal(_: libc::c_int) {
+    let now = monotonic_now().max(1);
+    if STOP
+        .compare_exchange(0, now, Ordering::SeqCst, Ordering::SeqCst)
+        .is_err()
+    {
+        // A second signal while draining: leave at once.
+        // SAFETY: _exit is async-signal-safe.
+        unsafe { libc::_exit(130) };
+    }
+}
+
+/// Routes SIGINT, SIGTERM and SIGHUP to [`STOP`]: the run stops issuing, drains, and reports what
+/// it measured. A second signal exits immediately.
+pub fn install_stop_signals() {
+    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        // SAFETY: the handler only touches an atomic and calls async-signal-safe functions; the
+        // sigaction struct is fully initialised. No SA_RESTART, so blocking waits return EINTR.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_stop_signal as *const () as usize;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(signal, &action, std::ptr::null_mut());
+        }
+    }
+}
+
+/// Everything a timespan's run reads.
+pub struct RunInput<'a> {
+    /// The timespan.
+    pub timespan: &'a TimeSpan,
+    /// The threads.
+    pub plans: &'a [ThreadPlan],
+    /// The opened targets, in timespan order.
+    pub targets: &'a [PreparedTarget],
+    /// The engine to use (memory-mapped targets use the mmap engine regardless).
+    pub engine: EngineKind,
+    /// `-P`: a progress dot every this many completions per thread; 0 for none.
+    pub progress: u64,
+    /// Completion polling budget per wait, in nanoseconds; 0 sleeps at once.
+    pub spin_ns: Nanos,
+    /// `-y` named events.
+    pub events: &'a Events,
+    /// `-e` counter groups.
+    pub counters: crate::profile::Counters,
+    /// `--sqpoll`, `--iopoll`.
+    pub fast_paths: crate::engine::FastPaths,
+}
+
+/// Where a run's messages go.
+pub struct Messages<'a> {
+    /// Warnings found while reading the command line: held back with the run's own until every
+    /// check has passed, so a refused run prints its one error and nothing else.
+    pub pending: Vec<String>,
+    /// Prints a warning.
+    pub warn: &'a dyn Fn(&str),
+    /// Prints a `-v` progress line.
+    pub log: &'a dyn Fn(&str),
+    /// Receives the results measured so far every `--checkpoint` period.
+    pub checkpoint: &'a dyn Fn(&RunResults),
+}
+
+/// What the main thread does for a timespan besides waiting.
+pub struct Observers<'s> {
+    /// Index of the timespan in the profile.
+    pub timespan: usize,
+    /// Interval of the live collection; `None` collects nothing.
+    pub interval_ns: Option<Nanos>,
+    /// Keep the time series rows for the report (`-D`).
+    pub keep_rows: bool,
+    /// Where finished intervals go (the CSV, the interval log).
+    pub sinks: &'s mut [Box<dyn crate::live::Sink>],
+    /// Show the progress line (on a terminal).
+    pub progress: bool,
+    /// `--trace`: the file the trace's writer thread appends to.
+    pub trace: Option<&'s mut crate::trace::writer::TraceFile>,
+    /// A periodic action with the collector (checkpoints): its period and the action.
+    pub periodic: Option<(Nanos, crate::monitor::Periodic<'s>)>,
+}
+
+/// How a worker counts: `-D` buckets, the live feed, the trace.
+struct Counting {
+    intervals: usize,
+    feed: Option<crate::live::Feed>,
+    tracer: Option<crate::trace::Tracer>,
+    timespan: u8,
+}
+
+/// A run that could not start or failed outside the I/O itself.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// A worker could not set itself up.
+    #[error("thread {thread}: {what}: {source}")]
+    Setup {
+        /// Global thread number.
+        thread: u32,
+        /// What it was doing.
+        what: &'static str,
+        /// Why it failed.
+        source: io::Error,
+    },
+    /// The engine failed during the run.
+    #[error("thread {thread}: the {engine} engine failed: {source}")]
+    Engine {
+        /// Global thread number.
+        thread: u32,
+        /// The engine.
+        engine: EngineKind,
+        /// Why.
+        source: io::Error,
+    },
+    /// A named event could not be set.
+    #[error("cannot set the event '{name}' ({path}): {source}")]
+    Event {
+        /// The event.
+        name: String,
+        /// Its file.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+}
+
+struct StartGate {
+    ready: Barrier,
+    go: Barrier,
+    aborted: AtomicBool,
+    schedule: OnceLock<Schedule>,
+}
+
+struct ThreadOutcome {
+    results: ThreadResults,
+    engine: EngineSetup,
+    failure: Option<IoFailure>,
+    /// Trace records kept and dropped.
+    traced: Option<(u64, u64)>,
+}
+
+/// CPU times and, with `-e`, the counters, at one edge of the measured window.
+fn sample(
+    host: &dyn Host,
+    counters: crate::profile::Counters,
+) -> (Vec<crate::stats::CpuTimes>, Vec<crate::counters::Counter>) {
+    let samples = if counters.any() {
+        host.counters()
+    } else {
+        Vec::new()
+    };
+    (host.cpu_times(), samples)
+}
+
+fn set_event(name: &Option<String>) -> Result<(), RunError> {
+    match name {
+        Some(name) => events::set(name).map_err(|source| RunError::Event {
+            name: name.clone(),
+            path: events::path(name),
+            source,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Runs one timespan and returns its measurements. `log` receives progress lines for `-v`.
+pub fn execute<'s, C: Clock>(
+    input: &'s RunInput<'s>,
+    clock: &'s C,
+    host: &dyn Host,
+    stop: &'s AtomicU64,
+    log: &dyn Fn(&str),
+    observers: Observers<'s>,
+) -> Result<TimeSpanResults, RunError> {
+    let ts = input.timespan;
+    let gate = StartGate {
+        ready: Barrier::new(input.plans.len() + 1),
+        go: Barrier::new(input.plans.len() + 1),
+        aborted: AtomicBool::new(false),
+        schedule: OnceLock::new(),
+    };
+    let shared_offsets: Vec<AtomicU64> = ts.targets.iter().map(|_| AtomicU64::new(0)).collect();
+    let intervals = ts.iops_interval_ms.map_or(0, |ms| {
+        bucket_count(ts.duration_s as u64 * 1_000_000_000, ms)
+    });
+    let mut start_time = host.wall_clock();
+    let thread_targets: Vec<Vec<usize>> = input
+        .plans
+        .iter()
+        .map(|p| p.targets.iter().map(|tt| tt.target).collect())
+        .collect();
+    let (collector, feeds) = match observers.interval_ns {
+        Some(interval_ns) => {
+            let (collector, feeds) = crate::live::channels(
+                interval_ns,
+                thread_targets,
+                ts.targets.len(),
+                observers.keep_rows,
+                observers.sinks,
+            );
+            (Some(collector), feeds.into_iter().map(Some).collect())
+        }
+        None => (None, input.plans.iter().map(|_| None).collect::<Vec<_>>()),
+    };
+    let (trace_writer, tracers) = match &observers.trace {
+        Some(_) => {
+            let threads: Vec<u32> = input.plans.iter().map(|p| p.thread).collect();
+            let (writer, tracers) = crate::trace::writer::channels(&threads);
+            (Some(writer), tracers.into_iter().map(Some).collect())
+        }
+        None => (None, input.plans.iter().map(|_| None).collect::<Vec<_>>()),
+    };
+    let trace_file = observers.trace;
+    let mut monitor = Monitor::new(
+        clock,
+        stop,
+        input.events.stop_on.as_deref(),
+        input.targets,
+        collector,
+        Progress::on_terminal(observers.progress),
+    );
+    if let Some((period, action)) = observers.periodic {
+        monitor.every(period, action);
+        if let Some(collector) = monitor.collector() {
+            collector.keep_totals(intervals);
+        }
+    }
+    let (outcomes, cpu, samples, schedule, event_error, trace_result) =
+        std::thread::scope(|scope| {
+            let writer = trace_writer
+                .zip(trace_file)
+                .map(|(writer, file)| scope.spawn(move || writer.serve(file)));
+            let handles: Vec<_> = input
+                .plans
+                .iter()
+                .zip(feeds)
+                .zip(tracers)
+                .map(|((plan, feed), tracer)| {
+                    let worker_clock = clock.clone();
+                    let gate = &gate;
+                    let shared = &shared_offsets;
+                    let counting = Counting {
+                        intervals,
+                        feed,
+                        tracer,
+                        timespan: observers.timespan.min(255) as u8,
+                    };
+                    scope.spawn(move || {
+                        thread::thread_main(input, plan, worker_clock, gate, shared, stop, counting)
+                    })
+                })
+                .collect();
+            gate.ready.wait();
+            if let Some(name) = &input.events.wait_start {
+                log(&format!("waiting for event '{name}'..."));
+                if !events::wait(name, stop) {
+                    gate.aborted.store(true, Ordering::SeqCst);
+                }
+            }
+            start_time = host.wall_clock();
+            let schedule = Schedule::new(clock.now(), ts.warmup_s, ts.duration_s, ts.cooldown_s);
+            let _ = gate.schedule.set(schedule);
+            monitor.start(schedule);
+            if let Some(collector) = monitor.collector() {
+                let paths: Vec<String> = ts
+                    .targets
+                    .iter()
+                    .map(|t| t.path.to_string_lossy().into_owned())
+                    .collect();
+                let window_start = start_time + std::time::Duration::from_secs(ts.warmup_s as u64);
+                collector.begin(observers.timespan, window_start, &paths);
+            }
+            gate.go.wait();
+            let mut cpu = (Vec::new(), Vec::new());
+            let mut samples = (Vec::new(), Vec::new());
+            let mut event_error = Ok(());
+            if !gate.aborted.load(Ordering::SeqCst) {
+                if ts.warmup_s > 0 {
+                    log("starting warm up...");
+                }
+                monitor.wait_until(schedule.warmup_end);
+                (cpu.0, samples.0) = sample(host, input.counters);
+                monitor.window_began(start_time, cpu.0.clone());
+                event_error = set_event(&input.events.signal_start);
+                log("starting measurements...");
+                monitor.wait_until(schedule.measure_end);
+                (cpu.1, samples.1) = sample(host, input.counters);
+                event_error = event_error.and(set_event(&input.events.signal_finish));
+                if ts.cooldown_s > 0 {
+                    log("starting cool down...");
+                }
+                monitor.wait_until(schedule.end);
+            }
+            monitor.wait_for(|| handles.iter().all(|h| h.is_finished()));
+            let outcomes: Vec<_> = handles
+                .into_iter()
+                .map(|h| h.join().expect("worker thread panicked"))
+                .collect();
+            let trace_result = writer.map(|w| w.join().expect("trace writer panicked"));
+            (outcomes, cpu, samples, schedule, event_error, trace_result)
+        });
+    let (lost, collector) = monitor.finish();
+    let collected = collector.map(|c| c.finish()).unwrap_or_default();
+    log("finished test");
+    event_error?;
+    let mut threads = Vec::with_capacity(outcomes.len());
+    let mut engine = EngineSetup::plain(input.engine);
+    let mut failure = None;
+    let mut trace = trace_result.map(|written| crate::stats::TraceCounts {
+        records: 0,
+        dropped: 0,
+        error: written.err().map(|e| e.to_string()),
+    });
+    for outcome in outcomes {
+        let outcome = outcome?;
+        engine = outcome.engine;
+        failure = failure.or(outcome.failure);
+        threads.push(outcome.results);
+        if let (Some(counts), Some((kept, dropped))) = (&mut trace, outcome.traced) {
+            counts.records += kept;
+            counts.dropped += dropped;
+        }
+    }
+    let stop_at = stop.load(Ordering::SeqCst);
+    let window_end = if stop_at == 0 {
+        schedule.measure_end
+    } else {
+        stop_at.min(schedule.measure_end)
+    };
+    let window = (window_end > schedule.warmup_end && !gate.aborted.load(Ordering::SeqCst))
+        .then(|| window_end - schedule.warmup_end);
+    Ok(TimeSpanResults {
+        start_time,
+        window,
+        threads,
+        counters: counters::deltas(&input.counters, &samples.0, &samples.1),
+        cpu,
+        engine,
+        interrupted: stop_at != 0 && failure.is_none() && lost.is_none(),
+        failure,
+        lost,
+        timeline: collected.rows,
+        trace,
+        observer_error: collected.error.map(|e| e.to_string()),
+        target_sizes: input.targets.iter().map(|t| t.size).collect(),
+        distributions: input
+            .targets
+            .iter()
+            .map(|t| t.distribution.clone())
+            .collect(),
+        spin_ns: input.spin_ns,
+    })
+}
+
+mod measure;
+mod thread;
+
+pub use measure::measure;
+pub use thread::slot_shapes;
