@@ -252,6 +252,10 @@ const COMMAND_LINES: &[(&[&str], &str)] = &[
     (&["--histlog=reports.json", "t.dat"], "is a directory"),
     (&["--trace=/nonexistent/t.trace", "t.dat"], "does not exist"),
     (&["--checkpoint=0", "t.dat"], "out of range"),
+    (
+        &["--checkpoint=60", "t.dat"],
+        "add one, for example --output=run.json",
+    ),
     (&["--checkpoint=x", "t.dat"], "not a whole number"),
     (&["--checkpoint", "t.dat"], "expects a period in seconds"),
     (&["--quiet=1", "t.dat"], "takes no value"),

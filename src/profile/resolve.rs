@@ -78,6 +78,11 @@ pub fn resolve(raw: &RawArgs, command_line: String) -> Result<Resolved, ProfileE
         checkpoint_s: raw.checkpoint_s,
         quiet: raw.quiet,
     };
+    if profile.observe.checkpoint_s.is_some() && profile.outputs.is_empty() {
+        return Err(ProfileError::Invalid(
+            "--checkpoint rewrites the --output files, and none is given; add one, for example --output=run.json".into(),
+        ));
+    }
     for ts in &mut profile.timespans {
         if let Some(seed) = raw.seed {
             ts.seed = seed;
