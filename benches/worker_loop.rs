@@ -28,18 +28,17 @@ fn ns_per_io(target: &str, options: &[&str]) -> f64 {
     };
     let resolved = profile::resolve(&raw, "bench".into()).expect("the profile resolves");
     let stop = AtomicU64::new(0);
+    let mut cleared = iospd::safety::check(&resolved.profile, &iospd::safety::LinuxView)
+        .expect("the safety gate clears the target");
     let results = run::measure(
         &resolved.profile,
-        EngineKind::Null,
-        &Monotonic,
-        &LinuxHost,
-        &iospd::safety::LinuxView,
-        &stop,
-        run::Messages {
-            pending: Vec::new(),
-            warn: &|_| {},
-            log: &|_| {},
-            checkpoint: &|_| {},
+        &mut cleared,
+        run::Context {
+            engine: EngineKind::Null,
+            clock: &Monotonic,
+            host: &LinuxHost,
+            stop: &stop,
+            messages: run::Messages::silent(),
         },
     )
     .expect("the run succeeds");
@@ -60,7 +59,8 @@ fn worker_loop(c: &mut Criterion) {
         .and_then(|f| f.set_len(64 << 20))
         .expect("a target file");
     // Written to by the mixed run: mark it as a test file, as -c would.
-    iospd::safety::marker::mark(&target).expect("a user extended attribute");
+    iospd::safety::marker::mark(&std::fs::File::open(&target).expect("the target"))
+        .expect("a user extended attribute");
     let target = target.to_str().expect("UTF-8 path").to_string();
     let mut group = c.benchmark_group("null engine, time per I/O");
     group.sample_size(10);

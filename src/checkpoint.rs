@@ -47,6 +47,6 @@ pub fn partial(
             .collect(),
         timeline: collector.rows().to_vec(),
         trace: None,
-        observer_error: None,
+        observer_errors: Vec::new(),
     })
 }

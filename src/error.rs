@@ -6,7 +6,7 @@ use crate::cli::CliError;
 use crate::plan::PlanError;
 use crate::profile::ProfileError;
 use crate::run::RunError;
-use crate::worker::target::TargetError;
+use crate::target::TargetError;
 
 /// Exit status for a run that failed after starting.
 pub const EXIT_RUN_ERROR: u8 = 1;
@@ -37,9 +37,6 @@ pub enum Error {
     /// The run needs more memory than the machine has.
     #[error("{0}")]
     Memory(String),
-    /// A report file could not be created where asked.
-    #[error(transparent)]
-    Destination(#[from] crate::output::DestinationError),
     /// A report file could not be written.
     #[error(transparent)]
     Output(#[from] crate::output::OutputError),
@@ -53,8 +50,7 @@ impl Error {
             | Error::Profile(_)
             | Error::Plan(_)
             | Error::Safety(_)
-            | Error::Memory(_)
-            | Error::Destination(_) => EXIT_BAD_INPUT,
+            | Error::Memory(_) => EXIT_BAD_INPUT,
             Error::Target(e) if e.is_input_error() => EXIT_BAD_INPUT,
             Error::Target(_) | Error::Run(_) | Error::Output(_) => EXIT_RUN_ERROR,
         }

@@ -4,7 +4,7 @@
 //! into [`cli::RawArgs`] (exactly what was typed); [`profile::resolve`] applies DiskSpd's defaults,
 //! resolves sizes in blocks and checks the cross-option rules, giving a [`profile::Profile`].
 //! [`plan::threads`] decides which thread serves which targets on which CPU;
-//! [`worker::target::prepare`] checks, creates and opens the targets; [`run::execute`] starts the
+//! [`target::prepare`] checks, creates and opens the targets; [`run::execute`] starts the
 //! threads behind a barrier, each driving its [`engine`] through the [`worker`] loop, and collects
 //! [`stats::RunResults`]. [`report::Report`] computes every printed number once, and
 //! [`report::text`] lays them out as DiskSpd does.
@@ -13,6 +13,7 @@ pub mod checkpoint;
 pub mod cli;
 pub mod clock;
 pub mod commands;
+pub mod console;
 pub mod counters;
 pub mod engine;
 mod error;
@@ -20,14 +21,15 @@ pub mod events;
 pub mod live;
 pub mod monitor;
 pub mod output;
-pub mod paths;
 pub mod plan;
 pub mod profile;
 pub mod report;
 pub mod run;
 pub mod safety;
+pub mod session;
 pub mod stats;
 pub mod system;
+pub mod target;
 pub mod trace;
 pub mod worker;
 

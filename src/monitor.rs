@@ -10,8 +10,8 @@ use crate::events;
 use crate::live::Collector;
 use crate::live::progress::{self, Phase, Progress};
 use crate::stats::{CpuTimes, LostTarget};
+use crate::target::PreparedTarget;
 use crate::worker::Schedule;
-use crate::worker::target::PreparedTarget;
 
 /// Where a run stands when a periodic action (a checkpoint) runs.
 #[derive(Debug, Clone)]

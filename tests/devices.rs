@@ -66,7 +66,7 @@ fn unmounted_ext4_device_is_refused_and_left_byte_for_byte_unchanged() {
         &[
             "it holds an ext4 file system (signature at byte 1080)",
             &format!(
-                "erase the signature with: wipefs -a {}, or add --force",
+                "erase the signatures with: wipefs -a {}, or add --force",
                 device.arg()
             ),
         ],
@@ -252,15 +252,29 @@ fn running_out_of_space_while_creating_removes_the_partial_file() {
         return;
     }
     let mount = Mount::new("tmpfs", "tmpfs", "size=4m").expect("mount tmpfs");
-    let path = mount.join("big.dat").display().to_string();
-    let output = run_iospd(&["-c64M", "-d1", "-W0", "-w100", &path]);
+    let path = mount.join("big.dat");
+    // Known before anything is written: refused, nothing created.
+    let output = run_iospd(&["-c64M", "-d1", "-W0", "-w100", &path.display().to_string()]);
     let err = stderr(&output);
-    assert_eq!(output.status.code(), Some(1), "{err}");
+    assert_eq!(output.status.code(), Some(3), "{err}");
     assert!(
-        err.contains("No space left on device") && err.contains("big.dat"),
+        err.contains("its file system has 4MiB free") && err.contains("big.dat"),
         "{err}"
     );
-    assert!(!mount.join("big.dat").exists(), "the partial file was left");
+    assert!(!path.exists());
+    // Space taken by someone else while the file is written: the partial file is removed.
+    let place = iospd::safety::Place::locate(&path).unwrap();
+    let mut anchor = iospd::safety::Anchor::New(place);
+    let stop = std::sync::atomic::AtomicU64::new(0);
+    let content = iospd::target::create::CreateContent::Pattern;
+    let error = iospd::target::create::create(&mut anchor, &path, 64 << 20, content, &stop)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("No space left on device") && error.contains("partial file was removed"),
+        "{error}"
+    );
+    assert!(!path.exists(), "the partial file was left");
 }
 
 #[test]

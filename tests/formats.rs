@@ -179,7 +179,7 @@ fn several_outputs_in_one_run_are_written_atomically() {
     assert_eq!(output.status.code(), Some(3));
     let err = util::stderr(&output);
     assert!(
-        err.contains("cannot write the report") && err.contains("does not exist"),
+        err.contains("--output: cannot write") && err.contains("does not exist"),
         "{err}"
     );
     assert!(util::stdout(&output).is_empty());

@@ -234,7 +234,7 @@ const COMMAND_LINES: &[(&[&str], &str)] = &[
     (&["foreign.dat"], "refusing to recreate 'foreign.dat'"),
     (
         &["--output=/nonexistent/dir/r.json", "t.dat"],
-        "cannot write the report",
+        "--output: cannot write",
     ),
     (
         &["--output=.", "t.dat"],

@@ -66,6 +66,9 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
         )));
     };
     let (b, n) = (load(Path::new(base))?, load(Path::new(new))?);
-    print!("{}", render(base, new, &compare(&b, &n)));
+    crate::console::out(&render(base, new, &compare(&b, &n))).map_err(|e| ToolError::Output {
+        path: "standard output".into(),
+        why: e.to_string(),
+    })?;
     Ok(0)
 }

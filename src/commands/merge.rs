@@ -25,7 +25,7 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
             "name at least two JSON results; usage: {USAGE}"
         )));
     }
-    check_output(output.as_deref())?;
+    let place = check_output(output.as_deref(), &args.files)?;
     let runs = args
         .files
         .iter()
@@ -35,6 +35,6 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
         path: PathBuf::from(args.files.join(" ")),
         why,
     })?;
-    emit(&merged, format, output.as_deref())?;
+    emit(&merged, format, place)?;
     Ok(0)
 }

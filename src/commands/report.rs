@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use super::{ToolError, split_args};
 use crate::profile::ResultFormat;
 use crate::report::Report;
+use crate::safety::Place;
 
 const USAGE: &str =
     "iospd report <run.json> [-Rtext|-Rxml|-Rjson] [--output=<file.txt|.xml|.json>]";
@@ -42,16 +43,16 @@ pub fn load(path: &Path) -> Result<Report, ToolError> {
         .map_err(|e| input(format!("it does not match the results schema: {e}")))
 }
 
-/// Writes `report` in `format` to `output`, or to stdout.
-pub fn emit(report: &Report, format: ResultFormat, output: Option<&Path>) -> Result<(), ToolError> {
+/// Writes `report` in `format` to the checked output place, or to stdout.
+pub fn emit(report: &Report, format: ResultFormat, output: Option<Place>) -> Result<(), ToolError> {
     let text = report.render(format);
     match output {
-        Some(path) => {
-            crate::output::write_atomically(path, text.as_bytes()).map_err(|e| ToolError::Output {
-                path: path.to_path_buf(),
+        Some(mut place) => place
+            .replace_with(text.as_bytes())
+            .map_err(|e| ToolError::Output {
+                path: place.path().to_path_buf(),
                 why: e.to_string(),
-            })
-        }
+            }),
         None => {
             use std::io::Write as _;
             let mut out = std::io::stdout().lock();
@@ -66,17 +67,27 @@ pub fn emit(report: &Report, format: ResultFormat, output: Option<&Path>) -> Res
     }
 }
 
-/// Checks before any work that the output file can be created.
-pub fn check_output(output: Option<&Path>) -> Result<(), ToolError> {
-    match output {
-        Some(path) => crate::paths::creatable(path)
-            .map(drop)
-            .map_err(|why| ToolError::Output {
-                path: path.to_path_buf(),
-                why,
-            }),
-        None => Ok(()),
+/// Checks before any work that the output file can be created, and that it is not one of the
+/// `inputs`, which it would replace.
+pub fn check_output(output: Option<&Path>, inputs: &[&str]) -> Result<Option<Place>, ToolError> {
+    let Some(path) = output else {
+        return Ok(None);
+    };
+    let refuse = |why| ToolError::Output {
+        path: path.to_path_buf(),
+        why,
+    };
+    let place = Place::locate(path).map_err(refuse)?;
+    let given = |input: &&str| {
+        crate::safety::open::identity(Path::new(input))
+            .is_some_and(|id| place.identities().any(|i| i == id))
+    };
+    if let Some(input) = inputs.iter().find(|i| given(i)) {
+        return Err(refuse(format!(
+            "it is the input '{input}', which the output would replace; name another file"
+        )));
     }
+    Ok(Some(place))
 }
 
 /// The format from `-R…` among `args`, or from the output's extension; text by default.
@@ -137,8 +148,8 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
             "name one JSON result; usage: {USAGE}"
         )));
     };
-    check_output(output.as_deref())?;
+    let place = check_output(output.as_deref(), &args.files)?;
     let report = load(Path::new(input))?;
-    emit(&report, format, output.as_deref())?;
+    emit(&report, format, place)?;
     Ok(0)
 }

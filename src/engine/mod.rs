@@ -64,6 +64,32 @@ pub trait Engine {
     fn reap(&mut self, out: &mut Vec<Completion>, max: usize);
 }
 
+/// The engine to run with: io_uring when the kernel allows it, psync otherwise, with the one line
+/// that says why io_uring was not used.
+pub fn usable(requested: EngineKind) -> (EngineKind, Option<String>) {
+    if requested != EngineKind::IoUring {
+        return (requested, None);
+    }
+    match probe_io_uring() {
+        Ok(()) => (EngineKind::IoUring, None),
+        Err(error) => {
+            let why = match error.raw_os_error() {
+                Some(libc::ENOSYS) => "this kernel has no io_uring",
+                Some(libc::EPERM) | Some(libc::EACCES) => {
+                    "it is disabled (sysctl kernel.io_uring_disabled) or blocked by a seccomp filter"
+                }
+                _ => "it could not be set up",
+            };
+            (
+                EngineKind::Psync,
+                Some(format!(
+                    "iospd: io_uring is unavailable ({why}: {error}); using the psync engine"
+                )),
+            )
+        }
+    }
+}
+
 /// The engines a user can choose with `--engine`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]

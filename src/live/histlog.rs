@@ -5,7 +5,8 @@
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
-use std::path::Path;
+
+use crate::safety::Place;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::Sink;
@@ -15,6 +16,7 @@ use crate::stats::timeline::{IntervalOps, Row};
 /// Writes the interval log.
 pub struct HistLog {
     out: BufWriter<File>,
+    path: std::path::PathBuf,
     /// Wall-clock seconds of the first window's start: the log's StartTime and BaseTime.
     base_s: Option<f64>,
     /// This timespan's window start, from the base.
@@ -23,10 +25,11 @@ pub struct HistLog {
 }
 
 impl HistLog {
-    /// Creates (truncates) the file.
-    pub fn create(path: &Path) -> io::Result<HistLog> {
+    /// Puts a new, empty file at the place.
+    pub fn create(place: &mut Place) -> io::Result<HistLog> {
         Ok(HistLog {
-            out: BufWriter::new(File::create(path)?),
+            out: BufWriter::new(place.install(|_| Ok(()))?),
+            path: place.path().to_path_buf(),
             base_s: None,
             offset_s: 0.0,
             all: LatencyHistogram::new(),
@@ -99,6 +102,10 @@ impl Sink for HistLog {
         }
         self.out.flush()
     }
+
+    fn describe(&self) -> String {
+        format!("--histlog '{}'", self.path.display())
+    }
 }
 
 #[cfg(test)]
@@ -112,7 +119,7 @@ mod tests {
     fn the_log_reads_back_with_hdrhistograms_reader() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("h.hlog");
-        let mut log = HistLog::create(&path).unwrap();
+        let mut log = HistLog::create(&mut Place::locate(&path).unwrap()).unwrap();
         let start = UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
         log.begin(0, start, &["a".into()]).unwrap();
         let mut ops = vec![[IntervalOps::default(), IntervalOps::default()]];

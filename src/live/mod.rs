@@ -129,6 +129,8 @@ pub trait Sink {
     /// One interval of the measured window, every thread merged: `targets[i]` is timespan target
     /// `i`'s read and write.
     fn interval(&mut self, row: &Row, targets: &[[IntervalOps; 2]]) -> io::Result<()>;
+    /// The output in words, for the message when it fails ("--timeseries 'x.csv'").
+    fn describe(&self) -> String;
 }
 
 /// Adds one interval's slice to a running total, and to its `-D` bucket.
@@ -150,27 +152,41 @@ fn add(total: &mut OpStats, ops: &IntervalOps, index: u64) {
     }
 }
 
-/// Opens the files the profile asks to be written while the run goes.
+/// A streaming output file that could not be started.
+#[derive(Debug, thiserror::Error)]
+#[error("{option}: cannot create '{path}': {source}")]
+pub struct SinkError {
+    /// The option that asked for it.
+    pub option: &'static str,
+    /// The file.
+    pub path: std::path::PathBuf,
+    /// Why.
+    pub source: io::Error,
+}
+
+/// Starts the files the run writes while it goes, at the places the safety gate checked.
 pub fn open_sinks(
-    observe: &crate::profile::Observe,
-) -> Result<Vec<Box<dyn Sink>>, crate::output::DestinationError> {
-    let failed = |path: &std::path::Path| {
-        let path = path.to_path_buf();
-        move |e: io::Error| crate::output::DestinationError {
+    timeseries: Option<&mut crate::safety::Place>,
+    histlog: Option<&mut crate::safety::Place>,
+) -> Result<Vec<Box<dyn Sink>>, SinkError> {
+    let failed = |option, place: &crate::safety::Place| {
+        let path = place.path().to_path_buf();
+        move |source| SinkError {
+            option,
             path,
-            problem: e.to_string(),
+            source,
         }
     };
     let mut sinks: Vec<Box<dyn Sink>> = Vec::new();
-    if let Some(path) = &observe.timeseries {
+    if let Some(place) = timeseries {
+        let failed = failed("--timeseries", place);
         sinks.push(Box::new(
-            timeseries::TimeSeries::create(path).map_err(failed(path))?,
+            timeseries::TimeSeries::create(place).map_err(failed)?,
         ));
     }
-    if let Some(path) = &observe.histlog {
-        sinks.push(Box::new(
-            histlog::HistLog::create(path).map_err(failed(path))?,
-        ));
+    if let Some(place) = histlog {
+        let failed = failed("--histlog", place);
+        sinks.push(Box::new(histlog::HistLog::create(place).map_err(failed)?));
     }
     Ok(sinks)
 }
@@ -192,7 +208,8 @@ pub struct Collector<'s> {
     /// Where the measured window ended, once known (a stop can cut it short).
     window_ns: Option<Nanos>,
     sinks: &'s mut [Box<dyn Sink>],
-    error: Option<io::Error>,
+    /// Per sink: why and after how many intervals it stopped.
+    failed: Vec<Option<(u64, io::Error)>>,
     /// Rows kept for the report (with `-D`).
     kept: Option<Vec<Row>>,
     /// The latest row, for the progress line.
@@ -241,8 +258,8 @@ pub fn channels<'s>(
         targets,
         next: 0,
         window_ns: None,
+        failed: sinks.iter().map(|_| None).collect(),
         sinks,
-        error: None,
         kept: keep_rows.then(Vec::new),
         latest: None,
         totals: None,
@@ -255,18 +272,18 @@ pub fn channels<'s>(
 pub struct Collected {
     /// The rows kept for the report (empty unless asked for).
     pub rows: Vec<Row>,
-    /// The first error a sink met (the run goes on without that sink's file being complete).
-    pub error: Option<io::Error>,
+    /// Each sink that failed: it stopped there, and the run went on without it.
+    pub errors: Vec<String>,
 }
 
 impl Collector<'_> {
     /// The measured window of timespan `timespan` began at `window_start`: tells the sinks.
     pub fn begin(&mut self, timespan: usize, window_start: SystemTime, targets: &[String]) {
-        for sink in self.sinks.iter_mut() {
-            if let Err(error) = sink.begin(timespan, window_start, targets)
-                && self.error.is_none()
+        for (sink, failed) in self.sinks.iter_mut().zip(&mut self.failed) {
+            if failed.is_none()
+                && let Err(error) = sink.begin(timespan, window_start, targets)
             {
-                self.error = Some(error);
+                *failed = Some((self.next, error));
             }
         }
     }
@@ -317,8 +334,8 @@ impl Collector<'_> {
         self.window_ns = Some(window_ns);
     }
 
-    /// After every thread has finished: hands on what is left, and returns the kept rows and the
-    /// first error a sink met.
+    /// After every thread has finished: hands on what is left, and returns the kept rows and how
+    /// each failed sink failed.
     pub fn finish(mut self) -> Collected {
         while let Ok(slice) = self.from_threads.recv() {
             self.take(slice);
@@ -328,9 +345,22 @@ impl Collector<'_> {
         }
         self.shipped.fill(u64::MAX);
         self.emit();
+        let errors = self
+            .sinks
+            .iter()
+            .zip(&self.failed)
+            .filter_map(|(sink, failed)| {
+                let (written, error) = failed.as_ref()?;
+                Some(format!(
+                    "{} stopped after {written} interval{} of this timespan: {error}; the file holds what was written before",
+                    sink.describe(),
+                    if *written == 1 { "" } else { "s" }
+                ))
+            })
+            .collect();
         Collected {
             rows: self.kept.take().unwrap_or_default(),
-            error: self.error.take(),
+            errors,
         }
     }
 
@@ -389,11 +419,11 @@ impl Collector<'_> {
                 None => start + self.interval_ns,
             };
             let row = Row::new(start, end - start, &ops);
-            for sink in self.sinks.iter_mut() {
-                if let Err(error) = sink.interval(&row, &ops)
-                    && self.error.is_none()
+            for (sink, failed) in self.sinks.iter_mut().zip(&mut self.failed) {
+                if failed.is_none()
+                    && let Err(error) = sink.interval(&row, &ops)
                 {
-                    self.error = Some(error);
+                    *failed = Some((index, error));
                 }
             }
             if let Some(kept) = &mut self.kept {
@@ -441,6 +471,10 @@ mod tests {
             ));
             Ok(())
         }
+
+        fn describe(&self) -> String {
+            "the test sink".into()
+        }
     }
 
     #[test]
@@ -472,7 +506,7 @@ mod tests {
             feed.finish();
         }
         let collected = collector.finish();
-        assert!(collected.error.is_none());
+        assert!(collected.errors.is_empty());
         assert_eq!(collected.rows.len(), 3);
         assert_eq!(collected.rows[0].all.total.ios, 4);
         let rows = rows.borrow();

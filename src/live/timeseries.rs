@@ -3,7 +3,8 @@
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
-use std::path::Path;
+
+use crate::safety::Place;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::Sink;
@@ -15,19 +16,19 @@ pub const HEADER: &str = "timespan,epoch_s,start_ms,length_ms,target,path,direct
 /// Writes the time-series CSV.
 pub struct TimeSeries {
     out: BufWriter<File>,
+    path: std::path::PathBuf,
     timespan: usize,
     epoch_s: f64,
     paths: Vec<String>,
 }
 
 impl TimeSeries {
-    /// Creates (truncates) the file and writes the header.
-    pub fn create(path: &Path) -> io::Result<TimeSeries> {
-        let mut out = BufWriter::new(File::create(path)?);
-        writeln!(out, "{HEADER}")?;
-        out.flush()?;
+    /// Puts a new file holding the header at the place.
+    pub fn create(place: &mut Place) -> io::Result<TimeSeries> {
+        let file = place.install(|file| writeln!(file, "{HEADER}"))?;
         Ok(TimeSeries {
-            out,
+            out: BufWriter::new(file),
+            path: place.path().to_path_buf(),
             timespan: 0,
             epoch_s: 0.0,
             paths: Vec::new(),
@@ -97,14 +98,22 @@ impl Sink for TimeSeries {
 
     fn interval(&mut self, row: &Row, _: &[[IntervalOps; 2]]) -> io::Result<()> {
         let paths = std::mem::take(&mut self.paths);
-        for (i, d) in row.targets.iter().enumerate() {
-            self.line(row, &i.to_string(), &paths[i], d)?;
-        }
-        if row.targets.len() > 1 {
-            self.line(row, "all", "", &row.all)?;
-        }
+        let written = (|| {
+            for (i, d) in row.targets.iter().enumerate() {
+                let path = paths.get(i).map_or("", String::as_str);
+                self.line(row, &i.to_string(), path, d)?;
+            }
+            if row.targets.len() > 1 {
+                self.line(row, "all", "", &row.all)?;
+            }
+            self.out.flush()
+        })();
         self.paths = paths;
-        self.out.flush()
+        written
+    }
+
+    fn describe(&self) -> String {
+        format!("--timeseries '{}'", self.path.display())
     }
 }
 
@@ -116,7 +125,7 @@ mod tests {
     fn rows_per_target_and_direction_flushed_at_once() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("ts.csv");
-        let mut sink = TimeSeries::create(&path).unwrap();
+        let mut sink = TimeSeries::create(&mut Place::locate(&path).unwrap()).unwrap();
         let start = UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
         sink.begin(0, start, &["a.dat".into(), "b,c.dat".into()])
             .unwrap();

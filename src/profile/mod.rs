@@ -78,6 +78,9 @@ pub struct Profile {
     pub fast_paths: crate::engine::FastPaths,
     /// The timespans, run in order.
     pub timespans: Vec<TimeSpan>,
+    /// `-X`: the XML profile file the run was read from (an input no output may replace).
+    #[serde(skip)]
+    pub profile_file: Option<PathBuf>,
 }
 
 /// The report format on stdout.

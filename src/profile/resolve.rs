@@ -36,6 +36,7 @@ pub fn resolve(raw: &RawArgs, command_line: String) -> Result<Resolved, ProfileE
         None => from_command_line(raw)?,
     };
     profile.command_line = command_line;
+    profile.profile_file = raw.xml_profile.clone();
     profile.verbose |= raw.verbose;
     profile.verbose_stats |= raw.verbose_stats;
     if let Some(format) = raw.result_format {
@@ -307,6 +308,7 @@ fn from_command_line(raw: &RawArgs) -> Result<Profile, ProfileError> {
         observe: Default::default(),
         fast_paths: Default::default(),
         timespans: vec![timespan],
+        profile_file: None,
     })
 }
 

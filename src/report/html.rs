@@ -42,6 +42,13 @@ pub fn render(report: &Report) -> String {
         escape(&report.tool.version),
         escape(&report.profile.command_line)
     );
+    if report.partial {
+        let _ = writeln!(
+            page,
+            "<p class=\"note\">{}</p>",
+            escape(super::text::PARTIAL.trim())
+        );
+    }
     system(&mut page, report);
     let _ = writeln!(
         page,

@@ -131,6 +131,7 @@ pub fn merge(runs: &[Report]) -> Result<Report, String> {
         profile,
         system: first.system.clone(),
         timespans,
+        partial: runs.iter().any(|r| r.partial),
     })
 }
 
@@ -321,6 +322,7 @@ fn merge_timespan(
         merged.trace = Some(crate::stats::TraceCounts {
             records: traced.iter().map(|t| t.records).sum(),
             dropped: traced.iter().map(|t| t.dropped).sum(),
+            lost: traced.iter().map(|t| t.lost).sum(),
             error: traced.iter().find_map(|t| t.error.clone()),
         });
     }

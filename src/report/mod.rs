@@ -22,7 +22,7 @@ use crate::stats::cpu::{CpuUsage, usage_between};
 use crate::stats::intervals::{Interval, iops_stddev, valid};
 use crate::stats::{IoFailure, LostTarget, OpStats, RunResults, TimeSpanResults, WaitStats};
 use crate::system::SystemInfo;
-use crate::worker::distribution::EffectiveRange;
+use crate::target::distribution::EffectiveRange;
 
 /// The JSON schema version of [`Report`].
 pub const SCHEMA_VERSION: u32 = 1;
@@ -85,6 +85,9 @@ pub struct Report {
     pub timespans: Vec<TimeSpanReport>,
     /// Sums over every timespan that measured something (when there are several).
     pub totals: Option<Totals>,
+    /// A `--checkpoint` written while the run went on: the numbers cover it up to then.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
 }
 
 /// Name and version.
@@ -433,7 +436,14 @@ impl Report {
             system: system.clone(),
             timespans,
             totals,
+            partial: false,
         }
+    }
+
+    /// The same report marked as a checkpoint of a run that has not finished.
+    pub fn checkpoint(mut self) -> Report {
+        self.partial = true;
+        self
     }
 
     /// The report in `format`.

@@ -46,8 +46,14 @@ pub fn render(report: &Report) -> String {
     if let Some(totals) = &report.totals {
         totals_text(&mut out, totals);
     }
+    if report.partial {
+        out.push_str(PARTIAL);
+    }
     out
 }
+
+/// The last line of a `--checkpoint` report.
+pub const PARTIAL: &str = "\nPartial results: a --checkpoint written while the run went on; the numbers cover the measured window up to it.\n";
 
 /// How a timespan's I/O was driven: the engine that ran and the spin budget the threads used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

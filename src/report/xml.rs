@@ -22,6 +22,9 @@ pub fn render(report: &Report) -> String {
     for (i, ts) in report.timespans.iter().enumerate() {
         timespan(&mut out, report, i, ts);
     }
+    if report.partial {
+        out.value("Partial", "true");
+    }
     out.close("Results");
     out.text
 }

@@ -39,25 +39,42 @@ fn memlock_notice(needed: u64, host: &dyn Host) -> Option<String> {
     })
 }
 
-/// Runs every timespan of a profile: create files the profile asks to create up front, then per
-/// timespan plan the threads, prepare the targets and execute. `warn` receives warnings (stderr),
-/// `log` the `-v` progress lines.
-#[allow(clippy::too_many_arguments)]
+/// Everything a run needs besides the profile and what the safety gate opened.
+pub struct Context<'a, C: Clock> {
+    /// The engine to use.
+    pub engine: EngineKind,
+    /// The run's clock.
+    pub clock: &'a C,
+    /// The machine.
+    pub host: &'a dyn Host,
+    /// A stop request (signals), as the monotonic time it was made.
+    pub stop: &'a AtomicU64,
+    /// Where messages go.
+    pub messages: Messages<'a>,
+}
+
+/// Runs every timespan of a profile on the targets and outputs the safety gate cleared. First every
+/// remaining check (thread placement, memory, every timespan's targets); only then are the
+/// streaming outputs started and files created, then each timespan runs in turn.
 pub fn measure<C: Clock>(
     profile: &Profile,
-    engine: EngineKind,
-    clock: &C,
-    host: &dyn Host,
-    view: &dyn crate::safety::SystemView,
-    stop: &AtomicU64,
-    messages: Messages<'_>,
+    cleared: &mut crate::safety::Cleared,
+    context: Context<'_, C>,
 ) -> Result<RunResults, crate::Error> {
+    let Context {
+        engine,
+        clock,
+        host,
+        stop,
+        messages,
+    } = context;
     let Messages {
         mut pending,
         warn,
         log,
         checkpoint,
     } = messages;
+    pending.append(&mut cleared.notices);
     let allowed = host.allowed_cpus();
     let cpus: Vec<_> = host
         .system_info()
@@ -65,16 +82,6 @@ pub fn measure<C: Clock>(
         .into_iter()
         .filter(|c| allowed.contains(&c.cpu))
         .collect();
-    let observe = &profile.observe;
-    crate::output::check_destinations(
-        profile
-            .outputs
-            .iter()
-            .chain(&observe.timeseries)
-            .chain(&observe.histlog)
-            .chain(&observe.trace),
-    )?;
-    pending.extend(crate::safety::check(profile, profile.force, view)?);
     let plans: Vec<Vec<ThreadPlan>> = profile
         .timespans
         .iter()
@@ -93,38 +100,114 @@ pub fn measure<C: Clock>(
             memlock_predicted = true;
         }
     }
-    let mut sinks = crate::live::open_sinks(&profile.observe)?;
-    let mut trace_file = match &observe.trace {
-        Some(path) => Some(crate::trace::writer::TraceFile::create(path).map_err(|e| {
-            crate::output::DestinationError {
-                path: path.clone(),
-                problem: e.to_string(),
-            }
-        })?),
+    let (mut checked, warnings) =
+        crate::target::check(profile, cleared, profile.fast_paths.iopoll)?;
+    pending.extend(warnings);
+    // Every check has passed: from here on files are created and written.
+    let outputs = &mut cleared.outputs;
+    let sinks = crate::live::open_sinks(outputs.timeseries.as_mut(), outputs.histlog.as_mut())
+        .map_err(RunError::from)?;
+    let trace_file = match outputs.trace.as_mut() {
+        Some(place) => Some(
+            crate::trace::writer::TraceFile::create(place).map_err(|source| {
+                RunError::from(crate::live::SinkError {
+                    option: "--trace",
+                    path: place.path().to_path_buf(),
+                    source,
+                })
+            })?,
+        ),
         None => None,
     };
-    let (precreated, warnings) = crate::worker::target::precreate(profile, stop)?;
-    pending.extend(warnings);
+    pending.extend(crate::target::precreate(&checked, cleared, stop)?);
+    let mut runner = Runner {
+        profile,
+        engine,
+        clock,
+        host,
+        stop,
+        log,
+        checkpoint,
+        cpus: allowed.len(),
+        memlock_predicted,
+        sinks,
+        trace: trace_file,
+    };
     let mut timespans = Vec::with_capacity(profile.timespans.len());
+    let mut aborted = None;
     for (index, (timespan, plans)) in profile.timespans.iter().zip(plans).enumerate() {
-        let setting = crate::worker::target::Setting {
-            precreated: &precreated,
-            stop,
-            force: profile.force,
-            iopoll: profile.fast_paths.iopoll,
+        let prepared = crate::target::prepare(timespan, index, &mut checked, cleared, stop);
+        let (targets, warnings) = match prepared {
+            Ok(prepared) => prepared,
+            Err(error) if timespans.is_empty() => return Err(error.into()),
+            Err(error) => {
+                aborted = Some(error.to_string());
+                break;
+            }
         };
-        let (targets, warnings) = crate::worker::target::prepare(timespan, &setting)?;
         // Everything is checked: what was held back is printed now, just before the load starts.
         for warning in pending.drain(..).chain(warnings) {
             warn(&warning);
         }
+        let results = match runner.timespan(index, &plans, &targets, &timespans) {
+            Ok(results) => results,
+            Err(error) if timespans.is_empty() => return Err(error.into()),
+            Err(error) => {
+                aborted = Some(error.to_string());
+                break;
+            }
+        };
+        for line in runner.remarks(timespan, &results) {
+            warn(&line);
+        }
+        let stopped = results.failure.is_some()
+            || results.lost.is_some()
+            || results.interrupted
+            || results.window.is_none();
+        timespans.push(results);
+        if stopped {
+            break;
+        }
+    }
+    Ok(RunResults { timespans, aborted })
+}
+
+/// What runs each timespan once everything is checked and created.
+struct Runner<'a, C: Clock> {
+    profile: &'a Profile,
+    engine: EngineKind,
+    clock: &'a C,
+    host: &'a dyn Host,
+    stop: &'a AtomicU64,
+    log: &'a dyn Fn(&str),
+    checkpoint: &'a dyn Fn(&RunResults),
+    /// CPUs the run may use.
+    cpus: usize,
+    /// The memlock notice was given before the run.
+    memlock_predicted: bool,
+    sinks: Vec<Box<dyn crate::live::Sink>>,
+    trace: Option<crate::trace::writer::TraceFile>,
+}
+
+impl<C: Clock> Runner<'_, C> {
+    /// Runs timespan `index` on its prepared targets; `done` holds the timespans before it (for
+    /// checkpoints).
+    fn timespan(
+        &mut self,
+        index: usize,
+        plans: &[ThreadPlan],
+        targets: &[crate::target::PreparedTarget],
+        done: &[TimeSpanResults],
+    ) -> Result<TimeSpanResults, RunError> {
+        let profile = self.profile;
+        let timespan = &profile.timespans[index];
         let input = RunInput {
             timespan,
-            plans: &plans,
-            targets: &targets,
-            engine,
+            plans,
+            targets,
+            engine: self.engine,
             progress: profile.progress.unwrap_or(0),
-            spin_ns: profile.spin.budget_ns(plans.len(), allowed.len()),
+            spin_ns: profile.spin.budget_ns(plans.len(), self.cpus),
             events: &profile.events,
             counters: profile.counters,
             fast_paths: profile.fast_paths,
@@ -136,53 +219,57 @@ pub fn measure<C: Clock>(
             .observe
             .checkpoint_s
             .map(|s| s as u64 * 1_000_000_000);
-        let interval_ns = (keep_rows || progress || period.is_some() || !sinks.is_empty())
+        let interval_ns = (keep_rows || progress || period.is_some() || !self.sinks.is_empty())
             .then(|| timespan.iops_interval_ms.unwrap_or(1000) as u64 * 1_000_000);
-        let done = &timespans;
+        let (host, checkpoint) = (self.host, self.checkpoint);
         let mut write_checkpoint =
             |collector: &crate::live::Collector<'_>, moment: &crate::monitor::Moment| {
                 if let Some(partial) =
                     crate::checkpoint::partial(&input, collector, moment, host.cpu_times())
                 {
-                    let mut so_far = done.clone();
+                    let mut so_far = done.to_vec();
                     so_far.push(partial);
-                    checkpoint(&RunResults { timespans: so_far });
+                    checkpoint(&RunResults {
+                        timespans: so_far,
+                        aborted: None,
+                    });
                 }
             };
         let observers = Observers {
             timespan: index,
             interval_ns,
             keep_rows,
-            sinks: &mut sinks,
+            sinks: &mut self.sinks,
             progress,
-            trace: trace_file.as_mut(),
+            trace: self.trace.as_mut(),
             periodic: period.map(|p| (p, &mut write_checkpoint as crate::monitor::Periodic<'_>)),
         };
-        let results = execute(&input, clock, host, stop, log, observers)?;
-        if let Some(error) = &results.observer_error {
-            warn(&format!("iospd: a live output file is incomplete: {error}"));
-        }
-        if let (Some(counts), Some(path)) = (&results.trace, &observe.trace) {
-            warn(&counts.describe(path));
+        execute(
+            &input, self.clock, self.host, self.stop, self.log, observers,
+        )
+    }
+
+    /// The lines printed after a timespan: live outputs that stopped, the trace's counts, and
+    /// registered buffers the kernel refused.
+    fn remarks(&self, timespan: &TimeSpan, results: &TimeSpanResults) -> Vec<String> {
+        let mut lines: Vec<String> = results
+            .observer_errors
+            .iter()
+            .map(|e| format!("iospd: {e}"))
+            .collect();
+        if let (Some(counts), Some(path)) = (&results.trace, &self.profile.observe.trace) {
+            lines.push(counts.describe(path));
         }
         let wanted = timespan.io_ring.is_none_or(|r| r.registered_buffers);
         if results.engine.kind == EngineKind::IoUring
             && wanted
             && !results.engine.registered_buffers
-            && !memlock_predicted
+            && !self.memlock_predicted
         {
-            warn(
-                "iospd: io_uring could not register the I/O buffers (the memlock limit, ulimit -l, may be too low); the run used unregistered buffers",
+            lines.push(
+                "iospd: io_uring could not register the I/O buffers (the memlock limit, ulimit -l, may be too low); the run used unregistered buffers".into(),
             );
         }
-        let stopped = results.failure.is_some()
-            || results.lost.is_some()
-            || results.interrupted
-            || results.window.is_none();
-        timespans.push(results);
-        if stopped {
-            break;
-        }
+        lines
     }
-    Ok(RunResults { timespans })
 }

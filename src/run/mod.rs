@@ -24,10 +24,10 @@ use crate::profile::{CacheMode, Events, Profile, TimeSpan, WriteBuffer};
 use crate::stats::intervals::bucket_count;
 use crate::stats::{IoFailure, RunResults, TargetStats, ThreadResults, TimeSpanResults, WaitStats};
 use crate::system::{Host, pin_current_thread};
+use crate::target::PreparedTarget;
 use crate::worker::buffers::{InitialFill, SlotBuffers, SlotShape, WriteFill};
 use crate::worker::offsets::OffsetGen;
 use crate::worker::rng::Rng;
-use crate::worker::target::PreparedTarget;
 use crate::worker::throttle::Throttle;
 use crate::worker::{Assignment, Schedule, Worker, WorkerTarget};
 
@@ -96,6 +96,18 @@ pub struct Messages<'a> {
     pub checkpoint: &'a dyn Fn(&RunResults),
 }
 
+impl Messages<'_> {
+    /// Messages that go nowhere (benchmarks, tests).
+    pub fn silent() -> Messages<'static> {
+        Messages {
+            pending: Vec::new(),
+            warn: &|_| {},
+            log: &|_| {},
+            checkpoint: &|_| {},
+        }
+    }
+}
+
 /// What the main thread does for a timespan besides waiting.
 pub struct Observers<'s> {
     /// Index of the timespan in the profile.
@@ -145,6 +157,9 @@ pub enum RunError {
         /// Why.
         source: io::Error,
     },
+    /// A streaming output (time series, interval log, trace) could not be started.
+    #[error(transparent)]
+    Stream(#[from] crate::live::SinkError),
     /// A named event could not be set.
     #[error("cannot set the event '{name}' ({path}): {source}")]
     Event {
@@ -339,18 +354,18 @@ pub fn execute<'s, C: Clock>(
     let mut threads = Vec::with_capacity(outcomes.len());
     let mut engine = EngineSetup::plain(input.engine);
     let mut failure = None;
-    let mut trace = trace_result.map(|written| crate::stats::TraceCounts {
-        records: 0,
+    let mut trace = trace_result.map(|served| crate::stats::TraceCounts {
+        records: served.written,
         dropped: 0,
-        error: written.err().map(|e| e.to_string()),
+        lost: served.handed - served.written,
+        error: served.error.map(|e| e.to_string()),
     });
     for outcome in outcomes {
         let outcome = outcome?;
         engine = outcome.engine;
         failure = failure.or(outcome.failure);
         threads.push(outcome.results);
-        if let (Some(counts), Some((kept, dropped))) = (&mut trace, outcome.traced) {
-            counts.records += kept;
+        if let (Some(counts), Some((_, dropped))) = (&mut trace, outcome.traced) {
             counts.dropped += dropped;
         }
     }
@@ -374,7 +389,7 @@ pub fn execute<'s, C: Clock>(
         lost,
         timeline: collected.rows,
         trace,
-        observer_error: collected.error.map(|e| e.to_string()),
+        observer_errors: collected.errors,
         target_sizes: input.targets.iter().map(|t| t.size).collect(),
         distributions: input
             .targets
@@ -386,7 +401,9 @@ pub fn execute<'s, C: Clock>(
 }
 
 mod measure;
+mod outcome;
 mod thread;
 
-pub use measure::measure;
+pub use measure::{Context, measure};
+pub use outcome::ending;
 pub use thread::slot_shapes;

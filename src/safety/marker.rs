@@ -1,30 +1,25 @@
 //! How iospd recognises its own test files: `-c` sets the extended attribute
 //! `user.iospd.test-file` on every file it creates. ext4, XFS, btrfs and tmpfs (Linux 6.6+) keep
 //! user attributes; on a file system that cannot, iospd's files need `--force` to be written again.
+//! Both calls work on an open descriptor, so the file marked or checked is the file opened.
 
-use std::ffi::CString;
+use std::fs::File;
 use std::io;
-use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
+use std::os::fd::AsRawFd;
 
 /// The attribute's name.
 pub const ATTRIBUTE: &str = "user.iospd.test-file";
 
-fn c_path(path: &Path) -> io::Result<CString> {
-    CString::new(path.as_os_str().as_bytes())
-        .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))
-}
+const NAME: &std::ffi::CStr = c"user.iospd.test-file";
 
-/// Marks `path` as an iospd test file.
-pub fn mark(path: &Path) -> io::Result<()> {
-    let path = c_path(path)?;
-    let name = CString::new(ATTRIBUTE).expect("no NUL");
+/// Marks `file` as an iospd test file.
+pub fn mark(file: &File) -> io::Result<()> {
     let value = concat!("iospd ", env!("CARGO_PKG_VERSION"));
-    // SAFETY: valid NUL-terminated strings and a buffer of the given length.
+    // SAFETY: a valid descriptor, a NUL-terminated name and a buffer of the given length.
     let rc = unsafe {
-        libc::setxattr(
-            path.as_ptr(),
-            name.as_ptr(),
+        libc::fsetxattr(
+            file.as_raw_fd(),
+            NAME.as_ptr(),
             value.as_ptr().cast(),
             value.len(),
             0,
@@ -36,16 +31,14 @@ pub fn mark(path: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// Whether `path` carries the mark; an error when its attributes cannot be read at all.
-pub fn is_test_file(path: &Path) -> io::Result<bool> {
-    let path = c_path(path)?;
-    let name = CString::new(ATTRIBUTE).expect("no NUL");
+/// Whether `file` carries the mark; an error when its attributes cannot be read at all.
+pub fn is_test_file(file: &File) -> io::Result<bool> {
     let mut value = [0u8; 64];
-    // SAFETY: valid NUL-terminated strings and a writable buffer of the given length.
+    // SAFETY: a valid descriptor, a NUL-terminated name and a writable buffer of the given length.
     let rc = unsafe {
-        libc::getxattr(
-            path.as_ptr(),
-            name.as_ptr(),
+        libc::fgetxattr(
+            file.as_raw_fd(),
+            NAME.as_ptr(),
             value.as_mut_ptr().cast(),
             value.len(),
         )
@@ -69,9 +62,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.dat");
         std::fs::write(&path, b"x").unwrap();
-        assert!(!is_test_file(&path).unwrap());
-        mark(&path).unwrap();
-        assert!(is_test_file(&path).unwrap());
-        assert!(is_test_file(&dir.path().join("missing")).is_err());
+        let file = File::open(&path).unwrap();
+        assert!(!is_test_file(&file).unwrap());
+        mark(&file).unwrap();
+        assert!(is_test_file(&File::open(&path).unwrap()).unwrap());
     }
 }

@@ -1,25 +1,37 @@
-//! The one gate every write passes: iospd never destroys data it was not clearly told to destroy.
+//! The one gate every byte iospd writes passes: iospd never destroys data it was not clearly told
+//! to destroy.
 //!
-//! Before any byte is written, every target the run will write to (`-w` above 0, or `-c`) is
-//! checked. A block device is refused when it or one of its partitions is mounted, is swap, has
-//! holders (device mapper, MD, LVM), cannot be opened exclusively, or carries a file system,
-//! volume-manager, RAID, encryption or partition-table signature. An existing regular file is
-//! refused unless iospd created it as a test file (it carries the `user.iospd.test-file` extended
-//! attribute). `--force` overrides both. The checks read the machine through [`SystemView`], so
-//! their decisions are unit-tested with a fake one.
+//! Before anything is created or written, [`check`] opens every target once and decides on what it
+//! opened (see [`open`]): a block device the run writes to is held exclusively (`O_EXCL`) and is
+//! refused when it is read-only, when it or a partition is mounted, swap or held by another
+//! device, or when libblkid finds any signature on it or in any of its partitions; a file is
+//! refused unless iospd created it as a test file and nothing has made it a file system or a block
+//! device since. Every output (reports, time series, interval log, trace) is a [`Place`]: a regular
+//! file to be replaced whole, never a device, a target, an input or another output. `--force`
+//! overrides the refusals that concern data, never the ones about what an output is.
+//!
+//! The decisions read the machine through [`SystemView`], so they are unit-tested with a fake one.
 
+pub mod blkid;
 pub mod marker;
-pub mod signatures;
+pub mod open;
+pub mod place;
 mod view;
 
+use std::fs::File;
+use std::io;
+use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use crate::profile::{Profile, Target};
-pub use view::{LinuxView, SystemView};
+use crate::profile::{Profile, WriteBuffer};
+pub use open::{Facts, Identity, Kind};
+pub use place::Place;
+pub use view::{LinuxView, Member, SystemView, device_size};
 
-/// Why a target may not be written.
+/// Why a run may not start: a refusal to destroy data, or a target or output that cannot be used.
+/// Found before anything is written; exit status 3.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum SafetyError {
     /// A block device in use or holding data.
@@ -34,296 +46,633 @@ pub enum SafetyError {
         /// What to do about it.
         fix: String,
     },
-    /// An existing file iospd did not create.
-    #[error(
-        "refusing to {action} '{path}': it exists and iospd did not create it as a test file (it has no {attribute} attribute{why}); add --force to use it anyway, or remove it and let -c create a fresh test file"
-    )]
+    /// An existing file iospd did not create, or one that is now in use or holds data.
+    #[error("refusing to {action} '{path}': {found}; {fix}, or add --force to use it anyway")]
     File {
         /// The file.
         path: PathBuf,
         /// Write to, or recreate.
         action: &'static str,
-        /// The marker's name.
-        attribute: &'static str,
-        /// Why the marker could not be read, if that is the reason.
-        why: String,
+        /// What makes it unsafe.
+        found: String,
+        /// What to do about it.
+        fix: String,
+    },
+    /// A read-only block device asked to take writes.
+    #[error(
+        "'{0}' is a read-only device (blockdev --getro), so a write test cannot run on it; use -w0, or make it writable with blockdev --setrw"
+    )]
+    ReadOnly(PathBuf),
+    /// No such file and no `-c`.
+    #[error("'{0}' does not exist; create it with -c<size> (for example -c1G) or check the path")]
+    Missing(PathBuf),
+    /// A directory.
+    #[error("'{0}' is a directory; name a file or a block device")]
+    Directory(PathBuf),
+    /// A character device, FIFO or socket.
+    #[error(
+        "'{path}' is {what}, neither a regular file nor a block device; name a file or a block device"
+    )]
+    Unsupported {
+        /// The target.
+        path: PathBuf,
+        /// What it is.
+        what: &'static str,
+    },
+    /// `-c` on a block device.
+    #[error("-c creates files, but '{0}' is a block device; drop -c to use the device as it is")]
+    CreateOnDevice(PathBuf),
+    /// A target that cannot be opened.
+    #[error("cannot open '{path}': {problem}{hint}")]
+    Open {
+        /// The target.
+        path: PathBuf,
+        /// What the kernel said.
+        problem: String,
+        /// How to fix it.
+        hint: &'static str,
+    },
+    /// `-c` where the file cannot be created.
+    #[error("cannot create '{path}': {problem}")]
+    Parent {
+        /// The target.
+        path: PathBuf,
+        /// What is wrong with its place, and the fix.
+        problem: String,
+    },
+    /// Two targets on one disk, both written.
+    #[error(
+        "'{part}' is a partition of '{disk}', and this run writes to both; write to the disk or to its partitions, not to both"
+    )]
+    Overlap {
+        /// The whole disk.
+        disk: PathBuf,
+        /// Its partition.
+        part: PathBuf,
+    },
+    /// An output that cannot be written where asked.
+    #[error("{option}: cannot write '{path}': {problem}")]
+    Output {
+        /// The output.
+        path: PathBuf,
+        /// The option that named it.
+        option: &'static str,
+        /// What is wrong, and the fix.
+        problem: String,
     },
 }
 
-/// Whether any I/O of the profile writes to `target`, or `-c` recreates it.
+/// A target the gate let through, held for the whole run.
+#[derive(Debug)]
+pub enum Anchor {
+    /// It exists and is open (read-write when the run writes it; `O_EXCL` for a device written).
+    Open {
+        /// The descriptor every later step reaches it through.
+        file: File,
+        /// What it is.
+        facts: Facts,
+    },
+    /// `-c` will create it here.
+    New(Place),
+}
+
+impl Anchor {
+    /// What the anchor holds, once it exists.
+    pub fn facts(&self) -> Option<Facts> {
+        match self {
+            Anchor::Open { facts, .. } => Some(*facts),
+            Anchor::New(_) => None,
+        }
+    }
+}
+
+/// Every output of a run, checked.
+#[derive(Debug, Default)]
+pub struct Outputs {
+    /// `--output` files, in the order given.
+    pub reports: Vec<Place>,
+    /// `--timeseries`.
+    pub timeseries: Option<Place>,
+    /// `--histlog`.
+    pub histlog: Option<Place>,
+    /// `--trace`.
+    pub trace: Option<Place>,
+}
+
+/// What the gate let through: every target, open once, and every output.
+#[derive(Debug, Default)]
+pub struct Cleared {
+    /// Each target path of the profile and the anchor it reaches.
+    paths: Vec<(PathBuf, usize)>,
+    /// The distinct targets.
+    pub anchors: Vec<Anchor>,
+    /// The outputs.
+    pub outputs: Outputs,
+    /// Notices to print once the run starts (`--force`).
+    pub notices: Vec<String>,
+}
+
+impl Cleared {
+    /// The index of the anchor a target path reaches.
+    pub fn anchor_of(&self, path: &Path) -> usize {
+        self.paths
+            .iter()
+            .find(|(p, _)| p == path)
+            .map(|(_, i)| *i)
+            .expect("every target path was cleared")
+    }
+
+    /// The first target path that reached anchor `index`.
+    pub fn path_of(&self, index: usize) -> &Path {
+        self.paths
+            .iter()
+            .find(|(_, i)| *i == index)
+            .map(|(p, _)| p.as_path())
+            .expect("every anchor was reached by a path")
+    }
+}
+
+/// Whether any I/O of the profile writes to `path`, and whether `-c` creates it.
 fn writes(profile: &Profile, path: &Path) -> (bool, bool) {
-    let targets = profile
+    profile
         .timespans
         .iter()
         .flat_map(|ts| &ts.targets)
-        .filter(|t| t.path == path);
-    targets.fold((false, false), |(w, c), t: &Target| {
-        (w || t.write_ratio > 0, c || t.create_size.is_some())
-    })
+        .filter(|t| t.path == path)
+        .fold((false, false), |(w, c), t| {
+            (w || t.write_ratio > 0, c || t.create_size.is_some())
+        })
 }
 
-/// Checks every target the profile writes to; returns notices to print (for `--force`).
-pub fn check(
-    profile: &Profile,
-    force: bool,
-    view: &dyn SystemView,
-) -> Result<Vec<String>, SafetyError> {
-    let mut notices = Vec::new();
-    let mut seen: Vec<&Path> = Vec::new();
+/// Opens and checks every target and output of the profile. Nothing is created or written.
+pub fn check(profile: &Profile, view: &dyn SystemView) -> Result<Cleared, SafetyError> {
+    let mut cleared = Cleared::default();
+    let mut devices: Vec<(PathBuf, u64)> = Vec::new();
     for target in profile.timespans.iter().flat_map(|ts| &ts.targets) {
         let path = target.path.as_path();
-        if seen.contains(&path) {
+        if cleared.paths.iter().any(|(p, _)| p == path) {
             continue;
         }
-        seen.push(path);
         let (writes, creates) = writes(profile, path);
-        if !writes && !creates {
-            continue;
-        }
-        match view.kind(path) {
-            view::Kind::BlockDevice(dev) if writes => {
-                if let Some(found) = device_problem(path, dev, view) {
-                    if !force {
-                        return Err(SafetyError::Device {
-                            path: path.to_path_buf(),
-                            fix: found.1,
-                            found: found.0,
-                        });
-                    }
-                    notices.push(format!("--force: writing to {path:?} although {}", found.0));
+        let index = match clear_target(path, writes, creates, profile.force, &mut cleared, view)? {
+            Reached::Known(index) => index,
+            Reached::Fresh(anchor) => {
+                if writes
+                    && let Some(Facts {
+                        kind: Kind::BlockDevice,
+                        dev,
+                        ..
+                    }) = anchor.facts()
+                {
+                    overlap(path, dev, &devices, view)?;
+                    devices.push((path.to_path_buf(), dev));
                 }
-                if force {
-                    notices.push(format!(
-                        "--force: writing to {} ({})",
-                        path.display(),
-                        view.describe(dev)
-                    ));
-                }
+                cleared.anchors.push(anchor);
+                cleared.anchors.len() - 1
             }
-            view::Kind::File => {
-                let why = match marker::is_test_file(path) {
-                    Ok(true) => continue,
-                    Ok(false) => String::new(),
-                    Err(e) => format!(", and its attributes cannot be read: {e}"),
-                };
-                if force {
-                    notices.push(format!(
-                        "--force: writing to {}, which iospd did not create",
-                        path.display()
-                    ));
-                    continue;
-                }
-                return Err(SafetyError::File {
+        };
+        cleared.paths.push((path.to_path_buf(), index));
+    }
+    cleared.outputs = outputs(profile, &cleared, view)?;
+    Ok(cleared)
+}
+
+/// Where a target path leads.
+enum Reached {
+    /// To a target another path already reached.
+    Known(usize),
+    /// To a target not seen before.
+    Fresh(Anchor),
+}
+
+fn clear_target(
+    path: &Path,
+    writes: bool,
+    creates: bool,
+    force: bool,
+    cleared: &mut Cleared,
+    view: &dyn SystemView,
+) -> Result<Reached, SafetyError> {
+    let located = match open::locate(path) {
+        Ok(fd) => fd,
+        Err(e) if e.kind() == io::ErrorKind::NotFound && creates => {
+            let place = Place::locate(path).map_err(|problem| SafetyError::Parent {
+                path: path.to_path_buf(),
+                problem,
+            })?;
+            if place.identities().next().is_some() {
+                return Err(SafetyError::Parent {
                     path: path.to_path_buf(),
-                    action: if creates { "recreate" } else { "write to" },
-                    attribute: marker::ATTRIBUTE,
-                    why,
+                    problem: "it is a symbolic link to nothing, and -c creates a file only at a free name; remove the link or name the file it should point to".into(),
                 });
             }
-            _ => {}
+            let same = cleared.anchors.iter().position(|a| match a {
+                Anchor::New(other) => other.same_place(&place),
+                Anchor::Open { .. } => false,
+            });
+            return Ok(match same {
+                Some(index) => Reached::Known(index),
+                None => Reached::Fresh(Anchor::New(place)),
+            });
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return Err(SafetyError::Missing(path.to_path_buf()));
+        }
+        Err(e) => return Err(open_error(path, e)),
+    };
+    let facts = open::facts(located.as_fd()).map_err(|e| open_error(path, e))?;
+    if let Some(index) = cleared
+        .anchors
+        .iter()
+        .position(|a| a.facts().is_some_and(|f| f.identity == facts.identity))
+    {
+        return Ok(Reached::Known(index));
+    }
+    match facts.kind {
+        Kind::Directory => return Err(SafetyError::Directory(path.to_path_buf())),
+        Kind::Other(what) => {
+            return Err(SafetyError::Unsupported {
+                path: path.to_path_buf(),
+                what,
+            });
+        }
+        Kind::BlockDevice if creates => {
+            return Err(SafetyError::CreateOnDevice(path.to_path_buf()));
+        }
+        Kind::BlockDevice | Kind::File => {}
+    }
+    let device = facts.kind == Kind::BlockDevice;
+    let access = if writes || creates {
+        libc::O_RDWR
+    } else {
+        libc::O_RDONLY
+    };
+    let reopen = |flags| open::reopen(located.as_fd(), flags, facts.identity, path);
+    let exclusive = device && writes;
+    let file = match reopen(access | if exclusive { libc::O_EXCL } else { 0 }) {
+        Ok(file) => file,
+        Err(e) if exclusive && e.raw_os_error() == Some(libc::EBUSY) => {
+            // Held by someone: say by what, when the machine tells.
+            let file = reopen(access).map_err(|e| open_error(path, e))?;
+            let (found, fix) = device_problem(&file, facts.dev, view).unwrap_or_else(|| {
+                (
+                    "it cannot be opened exclusively (EBUSY): something else is using it".into(),
+                    format!(
+                        "Stop what has it open first (fuser -v {} shows it)",
+                        path.display()
+                    ),
+                )
+            });
+            if !force {
+                return Err(SafetyError::Device {
+                    path: path.to_path_buf(),
+                    found,
+                    fix,
+                });
+            }
+            cleared
+                .notices
+                .push(format!("--force: writing to {path:?} although {found}"));
+            file
+        }
+        Err(e) => return Err(open_error(path, e)),
+    };
+    if writes || creates {
+        let notices = &mut cleared.notices;
+        match facts.kind {
+            Kind::BlockDevice => check_device(path, &file, facts.dev, force, view, notices)?,
+            _ => check_file(path, &file, facts, creates, force, view, notices)?,
         }
     }
-    Ok(notices)
+    Ok(Reached::Fresh(Anchor::Open { file, facts }))
+}
+
+/// Refuses writing to a disk and one of its partitions in the same run.
+fn overlap(
+    path: &Path,
+    dev: u64,
+    devices: &[(PathBuf, u64)],
+    view: &dyn SystemView,
+) -> Result<(), SafetyError> {
+    for (other, other_dev) in devices {
+        let (disk, part) = if view.family(*other_dev).iter().any(|m| m.dev == dev) {
+            (other.clone(), path.to_path_buf())
+        } else if view.family(dev).iter().any(|m| m.dev == *other_dev) {
+            (path.to_path_buf(), other.clone())
+        } else {
+            continue;
+        };
+        return Err(SafetyError::Overlap { disk, part });
+    }
+    Ok(())
+}
+
+fn open_error(path: &Path, source: io::Error) -> SafetyError {
+    let hint = match source.raw_os_error() {
+        Some(libc::EACCES) | Some(libc::EPERM) => {
+            "; check its permissions, or run as a user who may open it"
+        }
+        Some(libc::EROFS) => "; the file system is read-only: use a read test (-w0) without -c",
+        Some(libc::ETXTBSY) => "; it is in use (as swap, or a running program)",
+        Some(libc::ENOTDIR) => "; a part of the path is a file, not a directory: check the path",
+        Some(libc::ENAMETOOLONG) => "; shorten the path",
+        Some(libc::ELOOP) => "; the path has a symbolic link loop: check the path",
+        _ => "",
+    };
+    SafetyError::Open {
+        path: path.to_path_buf(),
+        problem: source.to_string(),
+        hint,
+    }
+}
+
+/// A block device the run writes to: read-only, in use, or holding data.
+fn check_device(
+    path: &Path,
+    file: &File,
+    dev: u64,
+    force: bool,
+    view: &dyn SystemView,
+    notices: &mut Vec<String>,
+) -> Result<(), SafetyError> {
+    if view.read_only(file) {
+        return Err(SafetyError::ReadOnly(path.to_path_buf()));
+    }
+    if let Some((found, fix)) = device_problem(file, dev, view) {
+        if !force {
+            return Err(SafetyError::Device {
+                path: path.to_path_buf(),
+                found,
+                fix,
+            });
+        }
+        notices.push(format!("--force: writing to {path:?} although {found}"));
+    }
+    if force {
+        notices.push(format!(
+            "--force: writing to {} ({})",
+            path.display(),
+            view.describe(dev)
+        ));
+    }
+    Ok(())
 }
 
 /// The first reason a block device must not be written, and a hint to clear it.
-fn device_problem(path: &Path, dev: u64, view: &dyn SystemView) -> Option<(String, String)> {
-    let name = path.display();
+fn device_problem(file: &File, dev: u64, view: &dyn SystemView) -> Option<(String, String)> {
     let family = view.family(dev);
-    for (member, member_name) in &family {
-        let which = if *member == dev {
+    let which = |member: &Member| {
+        if member.dev == dev {
             "it".to_string()
         } else {
-            format!("its partition {member_name}")
-        };
-        if let Some(mount) = view.mounts().into_iter().find(|(d, _)| d == member) {
+            format!("its partition {}", member.name)
+        }
+    };
+    let mounts = view.mounts();
+    let swaps = view.swaps();
+    for member in &family {
+        if let Some((_, point)) = mounts.iter().find(|(d, _)| *d == member.dev) {
             return Some((
-                format!("{which} is mounted at {}", mount.1),
+                format!("{} is mounted at {point}", which(member)),
                 "Unmount it first".into(),
             ));
         }
-        if let Some(swap) = view.swaps().into_iter().find(|(d, _)| d == member) {
+        if let Some((_, swap)) = swaps
+            .iter()
+            .find(|(id, _)| *id == Identity::Device(member.dev))
+        {
             return Some((
-                format!("{which} is in use as swap ({})", swap.1),
-                format!("Run swapoff {} first", swap.1),
+                format!("{} is in use as swap ({swap})", which(member)),
+                format!("Run swapoff {swap} first"),
             ));
         }
-        let holders = view.holders(*member);
+        let holders = view.holders(member.dev);
         if !holders.is_empty() {
             return Some((
                 format!(
-                    "{which} is held by {} (device mapper, MD RAID or LVM)",
+                    "{} is held by {} (device mapper, MD RAID or LVM)",
+                    which(member),
                     holders.join(", ")
                 ),
                 "Stop the array or volume group that uses it first".into(),
             ));
         }
     }
-    if let Err(reason) = view.exclusive(path) {
-        return Some((
-            format!("it cannot be opened exclusively ({reason}): something else is using it"),
-            format!("Stop what has it open first (fuser -v {name} shows it)"),
-        ));
+    // The device, and each partition the kernel knows (whose own table may have been erased).
+    for member in &family {
+        let (offset, len) = match member.dev == dev {
+            true => (0, 0),
+            false => (member.start, member.len),
+        };
+        match view.signatures(file, offset, len) {
+            Ok(found) => {
+                if let Some(first) = found.first() {
+                    let more = match found.len() {
+                        1 => String::new(),
+                        n => format!(
+                            " and {} more signature{}",
+                            n - 1,
+                            if n > 2 { "s" } else { "" }
+                        ),
+                    };
+                    return Some((
+                        format!(
+                            "{} holds {} (signature at byte {}){more}",
+                            which(member),
+                            first.describe(),
+                            offset + first.offset
+                        ),
+                        format!(
+                            "If the data is not needed, erase the signatures with: wipefs -a {}",
+                            member.name
+                        ),
+                    ));
+                }
+            }
+            Err(e) => {
+                return Some((
+                    format!("{} cannot be probed for data ({e})", which(member)),
+                    "Check that the device is readable and that libblkid (util-linux) is installed"
+                        .into(),
+                ));
+            }
+        }
     }
-    match view.signature(path) {
-        Ok(Some(signature)) => Some((
-            format!(
-                "it holds {} (signature at byte {})",
-                signature.what, signature.offset
-            ),
-            format!("If the data is not needed, erase the signature with: wipefs -a {name}"),
-        )),
-        Ok(None) => None,
-        Err(e) => Some((
-            format!("its first bytes cannot be read to look for a file system ({e})"),
-            "Check that the device is readable".into(),
-        )),
+    None
+}
+
+/// A file the run writes to or recreates: iospd's own test file, not in use as a block device or
+/// swap, and holding no file system.
+fn check_file(
+    path: &Path,
+    file: &File,
+    facts: Facts,
+    creates: bool,
+    force: bool,
+    view: &dyn SystemView,
+    notices: &mut Vec<String>,
+) -> Result<(), SafetyError> {
+    let action = if creates { "recreate" } else { "write to" };
+    let problem = if let Some((_, device)) = view
+        .loops()
+        .into_iter()
+        .find(|(id, _)| *id == facts.identity)
+    {
+        Some((
+            format!("it backs the loop device {device}, which may hold a mounted file system"),
+            format!("detach it first (losetup -d {device})"),
+        ))
+    } else if let Some((_, swap)) = view
+        .swaps()
+        .into_iter()
+        .find(|(id, _)| *id == facts.identity)
+    {
+        Some((
+            format!("it is in use as swap ({swap})"),
+            format!("run swapoff {swap} first"),
+        ))
+    } else {
+        match marker::is_test_file(file) {
+            Ok(true) => match view.signatures(file, 0, 0) {
+                Ok(found) => found.first().map(|first| {
+                    (
+                        format!(
+                            "it holds {} (signature at byte {}), although iospd created it",
+                            first.describe(),
+                            first.offset
+                        ),
+                        "if the data is not needed, remove the file and let -c create it again"
+                            .into(),
+                    )
+                }),
+                Err(e) => Some((
+                    format!("its contents cannot be probed for data ({e})"),
+                    "check that libblkid (util-linux) is installed".into(),
+                )),
+            },
+            Ok(false) => Some((
+                format!(
+                    "it exists and iospd did not create it as a test file (it has no {} attribute)",
+                    marker::ATTRIBUTE
+                ),
+                "remove it and let -c create a fresh test file".into(),
+            )),
+            Err(e) => Some((
+                format!(
+                    "it exists and its {} attribute cannot be read ({e})",
+                    marker::ATTRIBUTE
+                ),
+                "remove it and let -c create a fresh test file".into(),
+            )),
+        }
+    };
+    match problem {
+        None => Ok(()),
+        Some((found, _)) if force => {
+            notices.push(format!(
+                "--force: {action} {}, although {found}",
+                path.display()
+            ));
+            Ok(())
+        }
+        Some((found, fix)) => Err(SafetyError::File {
+            path: path.to_path_buf(),
+            action,
+            found,
+            fix,
+        }),
     }
+}
+
+/// Checks every output: a regular file to be replaced, not a target, an input or another output,
+/// nor a file in use as a loop device's backing or as swap.
+fn outputs(
+    profile: &Profile,
+    cleared: &Cleared,
+    view: &dyn SystemView,
+) -> Result<Outputs, SafetyError> {
+    let observe = &profile.observe;
+    let mut named: Vec<(&'static str, &PathBuf)> =
+        profile.outputs.iter().map(|p| ("--output", p)).collect();
+    named.extend(observe.timeseries.iter().map(|p| ("--timeseries", p)));
+    named.extend(observe.histlog.iter().map(|p| ("--histlog", p)));
+    named.extend(observe.trace.iter().map(|p| ("--trace", p)));
+    let inputs = inputs(profile);
+    let in_use: Vec<(Identity, String)> = match named.is_empty() {
+        true => Vec::new(),
+        false => view.loops().into_iter().chain(view.swaps()).collect(),
+    };
+    let mut checked: Vec<(&'static str, Place)> = Vec::with_capacity(named.len());
+    for (option, path) in named {
+        let refuse = |problem: String| SafetyError::Output {
+            path: path.clone(),
+            option,
+            problem,
+        };
+        let place = Place::locate(path).map_err(refuse)?;
+        let names = |identity: Identity| place.identities().any(|i| i == identity);
+        for (target, index) in &cleared.paths {
+            let same = match &cleared.anchors[*index] {
+                Anchor::Open { facts, .. } => names(facts.identity),
+                Anchor::New(new) => new.same_place(&place),
+            };
+            if same {
+                return Err(refuse(format!(
+                    "it is the target '{}' of this run, which the output would destroy; name another file",
+                    target.display()
+                )));
+            }
+        }
+        if let Some((what, _)) = inputs.iter().find(|(_, identity)| names(*identity)) {
+            return Err(refuse(format!(
+                "it is this run's {what}, which the output would replace; name another file"
+            )));
+        }
+        if let Some((_, user)) = in_use.iter().find(|(identity, _)| names(*identity)) {
+            return Err(refuse(format!(
+                "it is in use by {user} (a loop device or swap), and replacing it would lose that data when it is released; name another file"
+            )));
+        }
+        if let Some((other, _)) = checked
+            .iter()
+            .find(|(_, p)| p.same_place(&place) || p.identities().any(names))
+        {
+            return Err(refuse(format!(
+                "it is also the {other} file; give each output its own file"
+            )));
+        }
+        checked.push((option, place));
+    }
+    let mut outputs = Outputs::default();
+    for (option, place) in checked {
+        match option {
+            "--timeseries" => outputs.timeseries = Some(place),
+            "--histlog" => outputs.histlog = Some(place),
+            "--trace" => outputs.trace = Some(place),
+            _ => outputs.reports.push(place),
+        }
+    }
+    Ok(outputs)
+}
+
+/// Files the run reads its settings or data from: the `-X` profile and `-Z` source files.
+fn inputs(profile: &Profile) -> Vec<(&'static str, Identity)> {
+    let identity = open::identity;
+    let mut inputs = Vec::new();
+    if let Some(id) = profile.profile_file.as_deref().and_then(identity) {
+        inputs.push(("XML profile (-X)", id));
+    }
+    for target in profile.timespans.iter().flat_map(|ts| &ts.targets) {
+        if let WriteBuffer::Source {
+            file: Some(source), ..
+        } = &target.write_buffer
+            && let Some(id) = identity(source)
+        {
+            inputs.push(("write source file (-Z)", id));
+        }
+    }
+    inputs
 }
 
 #[cfg(test)]
-mod tests {
-    use std::cell::RefCell;
-    use std::ffi::OsString;
-
-    use super::signatures::Signature;
-    use super::view::Kind;
-    use super::*;
-    use crate::cli::{self, Command};
-
-    /// A machine with one disk (dev 100) and its partition (dev 101).
-    #[derive(Default)]
-    struct Fake {
-        mounts: Vec<(u64, String)>,
-        swaps: Vec<(u64, String)>,
-        holders: Vec<(u64, String)>,
-        busy: bool,
-        signature: Option<Signature>,
-        asked: RefCell<Vec<String>>,
-    }
-
-    impl SystemView for Fake {
-        fn kind(&self, path: &Path) -> Kind {
-            if path.starts_with("/dev") {
-                Kind::BlockDevice(100)
-            } else {
-                Kind::Missing
-            }
-        }
-        fn family(&self, dev: u64) -> Vec<(u64, String)> {
-            vec![(dev, "/dev/sdx".into()), (101, "/dev/sdx1".into())]
-        }
-        fn mounts(&self) -> Vec<(u64, String)> {
-            self.mounts.clone()
-        }
-        fn swaps(&self) -> Vec<(u64, String)> {
-            self.swaps.clone()
-        }
-        fn holders(&self, dev: u64) -> Vec<String> {
-            self.holders
-                .iter()
-                .filter(|(d, _)| *d == dev)
-                .map(|(_, h)| h.clone())
-                .collect()
-        }
-        fn exclusive(&self, _: &Path) -> Result<(), String> {
-            self.asked.borrow_mut().push("exclusive".into());
-            if self.busy {
-                Err("EBUSY".into())
-            } else {
-                Ok(())
-            }
-        }
-        fn signature(&self, _: &Path) -> std::io::Result<Option<Signature>> {
-            Ok(self.signature)
-        }
-        fn describe(&self, _: u64) -> String {
-            "FAKE DISK, 1GiB".into()
-        }
-    }
-
-    fn profile(args: &[&str]) -> Profile {
-        let args: Vec<OsString> = args.iter().map(OsString::from).collect();
-        let Command::Run(raw) = cli::parse(&args).unwrap() else {
-            panic!()
-        };
-        crate::profile::resolve(&raw, String::new())
-            .unwrap()
-            .profile
-    }
-
-    fn refused(fake: &Fake) -> String {
-        check(&profile(&["-w10", "/dev/sdx"]), false, fake)
-            .unwrap_err()
-            .to_string()
-    }
-
-    #[test]
-    fn device_refusals_name_what_and_where() {
-        let fake = Fake {
-            mounts: vec![(101, "/mnt/data".into())],
-            ..Fake::default()
-        };
-        assert!(refused(&fake).contains("its partition /dev/sdx1 is mounted at /mnt/data"));
-        let fake = Fake {
-            mounts: vec![(100, "/".into())],
-            ..Fake::default()
-        };
-        assert!(refused(&fake).contains("it is mounted at /"));
-        let fake = Fake {
-            swaps: vec![(101, "/dev/sdx1".into())],
-            ..Fake::default()
-        };
-        assert!(refused(&fake).contains("in use as swap"));
-        let fake = Fake {
-            holders: vec![(100, "dm-0".into())],
-            ..Fake::default()
-        };
-        assert!(refused(&fake).contains("held by dm-0"));
-        let fake = Fake {
-            busy: true,
-            ..Fake::default()
-        };
-        assert!(refused(&fake).contains("cannot be opened exclusively"));
-        let fake = Fake {
-            signature: Some(Signature {
-                what: "an XFS file system",
-                offset: 0,
-            }),
-            ..Fake::default()
-        };
-        let message = refused(&fake);
-        assert!(
-            message.contains("holds an XFS file system (signature at byte 0)")
-                && message.contains("--force")
-                && message.contains("wipefs -a /dev/sdx"),
-            "{message}"
-        );
-    }
-
-    #[test]
-    fn clean_devices_reads_and_force() {
-        let clean = Fake::default();
-        assert_eq!(
-            check(&profile(&["-w10", "/dev/sdx"]), false, &clean),
-            Ok(vec![])
-        );
-        let mounted = Fake {
-            mounts: vec![(100, "/".into())],
-            ..Fake::default()
-        };
-        assert!(
-            check(&profile(&["-w0", "/dev/sdx"]), false, &mounted).is_ok(),
-            "reads are always allowed"
-        );
-        assert!(
-            mounted.asked.borrow().is_empty(),
-            "a read test does not even open it exclusively"
-        );
-        let notices = check(&profile(&["-w10", "/dev/sdx"]), true, &mounted).unwrap();
-        assert!(
-            notices.iter().any(|n| n.contains("FAKE DISK, 1GiB")),
-            "{notices:?}"
-        );
-    }
-}
+mod tests;

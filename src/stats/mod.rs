@@ -234,10 +234,13 @@ pub struct IoFailure {
 /// What the per-I/O trace kept.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TraceCounts {
-    /// Records handed to the writer.
+    /// Records the file took.
     pub records: u64,
     /// Records dropped because the writer could not keep up.
     pub dropped: u64,
+    /// Records not written because the file failed (`error`).
+    #[serde(default)]
+    pub lost: u64,
     /// Why the file is incomplete, if it is.
     pub error: Option<String>,
 }
@@ -247,7 +250,10 @@ impl TraceCounts {
     pub fn describe(&self, path: &std::path::Path) -> String {
         let path = path.display();
         match (&self.error, self.dropped) {
-            (Some(error), _) => format!("iospd: the trace '{path}' is incomplete: {error}"),
+            (Some(error), _) => format!(
+                "iospd: the trace '{path}' stopped after {} I/Os: {error}; {} more were not written and {} were dropped",
+                self.records, self.lost, self.dropped
+            ),
             (None, 0) => format!(
                 "iospd: trace: {} I/Os recorded in '{path}', none dropped",
                 self.records
@@ -306,8 +312,8 @@ pub struct TimeSpanResults {
     pub trace: Option<TraceCounts>,
     /// The time series, every thread merged (with `-D`).
     pub timeline: Vec<timeline::Row>,
-    /// Why a live output file (time series, interval log) is incomplete.
-    pub observer_error: Option<String>,
+    /// Each live output file (time series, interval log) that stopped, and why.
+    pub observer_errors: Vec<String>,
     /// Whether a signal cut the run short.
     pub interrupted: bool,
     /// Size in bytes of each target of the timespan.
@@ -317,7 +323,7 @@ pub struct TimeSpanResults {
     /// `-e`: counter changes over the measured window.
     pub counters: Vec<crate::counters::Counter>,
     /// `-rd`: the effective distribution of each target (empty without one).
-    pub distributions: Vec<Vec<crate::worker::distribution::EffectiveRange>>,
+    pub distributions: Vec<Vec<crate::target::distribution::EffectiveRange>>,
 }
 
 /// The measurements of a whole run.
@@ -325,4 +331,6 @@ pub struct TimeSpanResults {
 pub struct RunResults {
     /// One entry per timespan that ran.
     pub timespans: Vec<TimeSpanResults>,
+    /// Why a later timespan could not start, after earlier ones ran.
+    pub aborted: Option<String>,
 }

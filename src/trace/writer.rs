@@ -1,34 +1,37 @@
 //! The trace's writer thread and file.
 
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
-use std::path::Path;
+use std::io::{self, Write};
 use std::sync::mpsc::{Receiver, Sender, SyncSender, channel, sync_channel};
 
 use super::{BATCH, BATCHES, CSV_HEADER, MAGIC, RECORD_BYTES, Record, Tracer};
 
-/// The open trace file.
+/// The open trace file. Each batch (4096 records) is written with one call, so no buffer sits
+/// between the records and the file.
 pub struct TraceFile {
-    out: BufWriter<File>,
+    out: File,
     csv: bool,
     bytes: Vec<u8>,
-    /// Records written so far.
+    /// Records the file has taken whole.
     pub written: u64,
 }
 
 impl TraceFile {
-    /// Creates (truncates) the file: CSV when its name ends in `.csv`, binary otherwise.
-    pub fn create(path: &Path) -> io::Result<TraceFile> {
-        let csv = path
+    /// Puts a new file with its header at the place: CSV when its name ends in `.csv`, binary
+    /// otherwise.
+    pub fn create(place: &mut crate::safety::Place) -> io::Result<TraceFile> {
+        let csv = place
+            .path()
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
-        let mut out = BufWriter::with_capacity(1 << 20, File::create(path)?);
-        if csv {
-            writeln!(out, "{CSV_HEADER}")?;
-        } else {
-            out.write_all(MAGIC)?;
-            out.write_all(&(RECORD_BYTES as u32).to_le_bytes())?;
-        }
+        let out = place.install(|file| {
+            if csv {
+                writeln!(file, "{CSV_HEADER}")
+            } else {
+                file.write_all(MAGIC)?;
+                file.write_all(&(RECORD_BYTES as u32).to_le_bytes())
+            }
+        })?;
         Ok(TraceFile {
             out,
             csv,
@@ -50,11 +53,6 @@ impl TraceFile {
         self.out.write_all(&self.bytes)?;
         self.written += batch.len() as u64;
         Ok(())
-    }
-
-    /// Writes what is buffered to the file.
-    pub fn flush(&mut self) -> io::Result<()> {
-        self.out.flush()
     }
 }
 
@@ -90,12 +88,26 @@ pub fn channels(threads: &[u32]) -> (Writer, Vec<Tracer>) {
     )
 }
 
+/// What the writer did with the records it was handed.
+#[derive(Debug)]
+pub struct Served {
+    /// Records handed to it.
+    pub handed: u64,
+    /// Records the file took.
+    pub written: u64,
+    /// The error that stopped the file, if one did.
+    pub error: Option<io::Error>,
+}
+
 impl Writer {
-    /// Writes batches until every tracer is gone. After a write error it keeps taking batches
-    /// (so no worker waits) and returns the error at the end.
-    pub fn serve(self, file: &mut TraceFile) -> io::Result<()> {
+    /// Writes batches until every tracer is gone. After a write error it stops writing but keeps
+    /// taking batches (so no worker waits), and counts what the file did not take.
+    pub fn serve(self, file: &mut TraceFile) -> Served {
         let mut error = None;
+        let mut handed = 0;
+        let before = file.written;
         while let Ok(batch) = self.from_workers.recv() {
+            handed += batch.len() as u64;
             if error.is_none()
                 && let Err(e) = file.write(&batch)
             {
@@ -107,9 +119,10 @@ impl Writer {
                 let _ = owner.send(batch);
             }
         }
-        match error {
-            Some(e) => Err(e),
-            None => file.flush(),
+        Served {
+            handed,
+            written: file.written - before,
+            error,
         }
     }
 }

@@ -17,10 +17,8 @@
 
 pub mod accounting;
 pub mod buffers;
-pub mod distribution;
 pub mod offsets;
 pub mod rng;
-pub mod target;
 pub mod throttle;
 
 use std::io::{self, Write};

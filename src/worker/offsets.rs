@@ -12,18 +12,10 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::distribution::EffectiveRange;
 use super::rng::Rng;
 use crate::profile::Access;
-
-/// The byte range of a target that I/O may touch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Range {
-    /// First byte (`-B`).
-    pub base: u64,
-    /// Bytes usable after the base.
-    pub usable: u64,
-}
+use crate::target::Range;
+use crate::target::distribution::EffectiveRange;
 
 #[derive(Debug)]
 enum Kind<'a> {

@@ -66,10 +66,14 @@ impl LoopDevice {
                 &backing.display().to_string(),
             ],
         ) {
-            Ok(device) => Some(Self {
-                device: PathBuf::from(device),
-                _dir: dir,
-            }),
+            Ok(device) => {
+                // A loop device keeps its read-only flag when it is detached and reused.
+                must("blockdev", &["--setrw", &device]);
+                Some(Self {
+                    device: PathBuf::from(device),
+                    _dir: dir,
+                })
+            }
             Err(e) => {
                 eprintln!("SKIPPED {test}: no loop device ({e})");
                 None

@@ -166,18 +166,17 @@ pub fn golden_report(args: &[&str], dir: &TempDir) -> Report {
     let host = FakeHost::new();
     let stop = AtomicU64::new(0);
     let clock = FakeClock::new(1_000_000_000, 20_000);
+    let mut cleared = iospd::safety::check(&resolved.profile, &iospd::safety::LinuxView)
+        .expect("the safety gate clears the targets");
     let mut results = run::measure(
         &resolved.profile,
-        EngineKind::Null,
-        &clock,
-        &host,
-        &iospd::safety::LinuxView,
-        &stop,
-        run::Messages {
-            pending: Vec::new(),
-            warn: &|_| {},
-            log: &|_| {},
-            checkpoint: &|_| {},
+        &mut cleared,
+        run::Context {
+            engine: EngineKind::Null,
+            clock: &clock,
+            host: &host,
+            stop: &stop,
+            messages: run::Messages::silent(),
         },
     )
     .expect("run succeeds");

@@ -99,6 +99,7 @@ fn profile(el: &Element) -> Result<Profile, XmlError> {
         observe: Default::default(),
         fast_paths: Default::default(),
         timespans,
+        profile_file: None,
     };
     Ok(profile)
 }

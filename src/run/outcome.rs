@@ -1,0 +1,73 @@
+//! How a run ended, in the words printed after the report, and the exit status.
+
+use crate::engine::Op;
+use crate::profile::{CacheMode, Profile, Target};
+use crate::stats::{IoFailure, RunResults};
+use crate::{EXIT_RUN_ERROR, run::STOP};
+
+/// The exit status of a run whose report is out, and the lines that say why.
+pub fn ending(profile: &Profile, results: &RunResults) -> (u8, Vec<String>) {
+    let mut lines = Vec::new();
+    let mut code = 0;
+    if let Some((index, last)) = results.timespans.iter().enumerate().next_back() {
+        let target = |i: usize| &profile.timespans[index].targets[i];
+        if let Some(failure) = &last.failure {
+            lines.push(format!(
+                "iospd: {}",
+                describe_failure(failure, target(failure.target))
+            ));
+            code = EXIT_RUN_ERROR;
+        } else if let Some(lost) = &last.lost {
+            lines.push(format!(
+                "iospd: '{}' {}; the run stopped and the results above cover the time before that",
+                target(lost.target).path.display(),
+                lost.what
+            ));
+            code = EXIT_RUN_ERROR;
+        } else if last.window.is_none() {
+            lines.push("iospd: interrupted before the measured window began; no results".into());
+            code = EXIT_RUN_ERROR;
+        } else if STOP.load(std::sync::atomic::Ordering::SeqCst) != 0 || last.interrupted {
+            lines.push(
+                "iospd: interrupted; the results cover the measured window up to the interruption"
+                    .into(),
+            );
+        }
+    }
+    if let Some(why) = &results.aborted {
+        lines.push(format!(
+            "iospd: timespan {} could not start: {why}; the results above cover the timespans before it",
+            results.timespans.len() + 1
+        ));
+        code = EXIT_RUN_ERROR;
+    }
+    (code, lines)
+}
+
+/// The failed or short I/O that stopped a run: what, where, by which thread, and the kernel's word.
+fn describe_failure(failure: &IoFailure, target: &Target) -> String {
+    let what = if failure.result < 0 {
+        let error = std::io::Error::from_raw_os_error(-failure.result);
+        let mut text = error.to_string();
+        if failure.result == -libc::EINVAL && target.cache == CacheMode::DisableOsCache {
+            text.push_str(" (O_DIRECT needs offsets, sizes and buffers aligned to the device's logical block size)");
+        }
+        text
+    } else {
+        format!(
+            "short transfer: {} of {} bytes (has the target shrunk?)",
+            failure.result, failure.len
+        )
+    };
+    let op = match failure.op {
+        Op::Read => "read",
+        Op::Write => "write",
+    };
+    format!(
+        "{op} of {} bytes at offset {} on '{}' by thread {} failed: {what}; the run stopped and the results above cover the time before the failure",
+        failure.len,
+        failure.offset,
+        target.path.display(),
+        failure.thread
+    )
+}

@@ -1,0 +1,123 @@
+//! One measured run, from a resolved profile to its exit status: the engine the kernel allows, the
+//! safety gate, the run, then the report — to every `--output` file first, each one attempted, then
+//! to stdout — and the line that says how the run ended. A report that cannot be written anywhere
+//! is said once and makes the exit status 1; it never stops the others.
+
+use std::cell::RefCell;
+use std::path::PathBuf;
+
+use crate::clock::Monotonic;
+use crate::console::{out, say};
+use crate::profile::{Action, Profile};
+use crate::report::{self, Report, utc_string};
+use crate::safety::LinuxView;
+use crate::stats::RunResults;
+use crate::system::{Host, LinuxHost};
+use crate::{EXIT_RUN_ERROR, Error, engine, events, output, run};
+
+/// Does what the profile asks — print the profile or the system, set an event, or measure — and
+/// returns the exit status.
+pub fn act(profile: &Profile, warnings: Vec<String>) -> Result<u8, Error> {
+    if profile.action != Action::Run {
+        for warning in &warnings {
+            say(warning);
+        }
+    }
+    let host = LinuxHost;
+    let printed = match &profile.action {
+        Action::Run => return measure(profile, warnings),
+        Action::PrintProfile => out(&report::profile_document(profile, profile.result_format)),
+        Action::PrintSystem => out(&report::system_document(
+            &host.system_info(),
+            host.wall_clock(),
+            profile.result_format,
+        )),
+        Action::SetEvent(name) => {
+            events::set(name).map_err(|source| run::RunError::Event {
+                name: name.clone(),
+                path: events::path(name),
+                source,
+            })?;
+            // DiskSpd's -ye: set the event, say so, and exit with 1.
+            let _ = out(&format!(
+                "Successfully set event: '{name}'\nNow exiting...\n"
+            ));
+            return Ok(EXIT_RUN_ERROR);
+        }
+    };
+    match printed {
+        Ok(()) => Ok(0),
+        Err(error) => {
+            say(&format!("iospd: cannot write to standard output: {error}"));
+            Ok(EXIT_RUN_ERROR)
+        }
+    }
+}
+
+/// Runs a profile whose action is a measurement; returns the exit status.
+fn measure(profile: &Profile, warnings: Vec<String>) -> Result<u8, Error> {
+    let (engine, fallback) = engine::usable(profile.engine);
+    if let Some(notice) = fallback {
+        say(&notice);
+    }
+    run::install_stop_signals();
+    let host = LinuxHost;
+    let mut cleared = crate::safety::check(profile, &LinuxView)?;
+    let reports = RefCell::new(std::mem::take(&mut cleared.outputs.reports));
+    let log = |line: &str| {
+        if profile.verbose {
+            let _ = out(&format!(
+                "{}: {line}\n",
+                utc_string(std::time::SystemTime::now())
+            ));
+        }
+    };
+    let said: RefCell<Vec<PathBuf>> = RefCell::new(Vec::new());
+    let checkpoint = |so_far: &RunResults| {
+        let report = Report::new(profile, &host.system_info(), so_far).checkpoint();
+        for error in output::write_reports(&report, &mut reports.borrow_mut()) {
+            let mut said = said.borrow_mut();
+            if !said.contains(&error.path) {
+                say(&format!("iospd: checkpoint not written: {error}"));
+                said.push(error.path);
+            }
+        }
+    };
+    let results = run::measure(
+        profile,
+        &mut cleared,
+        run::Context {
+            engine,
+            clock: &Monotonic,
+            host: &host,
+            stop: &run::STOP,
+            messages: run::Messages {
+                pending: warnings,
+                warn: &|w| say(w),
+                log: &log,
+                checkpoint: &checkpoint,
+            },
+        },
+    )?;
+    let report = Report::new(profile, &host.system_info(), &results);
+    let mut unwritten = false;
+    for error in output::write_reports(&report, &mut reports.borrow_mut()) {
+        say(&format!("iospd: {error}"));
+        unwritten = true;
+    }
+    if let Err(error) = out(&report.render(profile.result_format)) {
+        say(&format!(
+            "iospd: cannot write the report to standard output: {error}"
+        ));
+        unwritten = true;
+    }
+    let (code, lines) = run::ending(profile, &results);
+    for line in lines {
+        say(&line);
+    }
+    Ok(if unwritten {
+        code.max(EXIT_RUN_ERROR)
+    } else {
+        code
+    })
+}

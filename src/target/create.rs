@@ -1,0 +1,238 @@
+//! `-c` and XML `<PrecreateFiles>`: test files written in full (never sparse), marked as iospd's,
+//! flushed and dropped from the page cache. A file is created only where the safety gate checked
+//! its place (`O_CREAT | O_EXCL`), or rewritten through the descriptor the gate opened; room for
+//! it (free space, `ulimit -f`) is checked before anything is written.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io;
+use std::os::fd::{AsFd, AsRawFd};
+use std::os::unix::fs::{FileExt, MetadataExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::TargetError;
+use crate::cli::units::format_size;
+use crate::profile::{Precreate, Profile, Target, TimeSpan, WriteBuffer};
+use crate::safety::{Anchor, Cleared, Place, marker, open};
+use crate::worker::rng::Rng;
+
+/// Bytes written per call while creating a file.
+const CREATE_CHUNK: usize = 1 << 20;
+
+/// What a `-c` file is filled with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CreateContent {
+    /// 0..255 repeating.
+    Pattern,
+    /// Zeros (`-Z`).
+    Zero,
+    /// Random bytes (`-Zr`).
+    Random,
+}
+
+/// The content `-c` writes for a target of a timespan.
+pub fn create_content(timespan: &TimeSpan, target: &Target) -> CreateContent {
+    if timespan.random_write_data {
+        CreateContent::Random
+    } else if target.write_buffer == WriteBuffer::Zero {
+        CreateContent::Zero
+    } else {
+        CreateContent::Pattern
+    }
+}
+
+/// XML `<PrecreateFiles>`: the anchors the policy creates before the first timespan, at the size
+/// it selects.
+pub fn precreate_plan(profile: &Profile, cleared: &Cleared) -> Vec<(usize, u64)> {
+    let Some(policy) = profile.precreate else {
+        return Vec::new();
+    };
+    let mut sizes: Vec<(usize, Vec<Option<u64>>)> = Vec::new();
+    for t in profile.timespans.iter().flat_map(|ts| &ts.targets) {
+        let anchor = cleared.anchor_of(&t.path);
+        match sizes.iter_mut().find(|(a, _)| *a == anchor) {
+            Some((_, seen)) => seen.push(t.create_size),
+            None => sizes.push((anchor, vec![t.create_size])),
+        }
+    }
+    sizes
+        .into_iter()
+        .filter_map(|(anchor, seen)| {
+            let given: Vec<u64> = seen.iter().flatten().copied().collect();
+            let constant = given.windows(2).all(|w| w[0] == w[1]);
+            let size = match policy {
+                Precreate::UseMaxSize => given.iter().max().copied(),
+                Precreate::OnlyFilesWithConstantSizes if constant && given.len() == seen.len() => {
+                    given.first().copied()
+                }
+                Precreate::OnlyFilesWithConstantOrZeroSizes if constant => given.first().copied(),
+                _ => None,
+            };
+            size.map(|size| (anchor, size))
+        })
+        .collect()
+}
+
+/// Refuses `-c` sizes that cannot be written: above the file-size limit (`ulimit -f`, which would
+/// otherwise kill the process with SIGXFSZ) or above the free space of the file system.
+pub fn check_room(
+    creations: &[(usize, PathBuf, u64)],
+    cleared: &Cleared,
+) -> Result<(), TargetError> {
+    let no_room = |path: &Path, size: u64, why: String, fix| TargetError::NoRoom {
+        path: path.to_path_buf(),
+        size: format_size(size),
+        why,
+        fix,
+    };
+    if let Some(limit) = file_size_limit()
+        && let Some((_, path, size)) = creations.iter().find(|(_, _, size)| *size > limit)
+    {
+        return Err(no_room(
+            path,
+            *size,
+            format!("the file-size limit (ulimit -f) is {}", format_size(limit)),
+            "raise the limit, or make -c smaller",
+        ));
+    }
+    // Per anchor the largest size asked; per file system the bytes still to be allocated.
+    let mut largest: BTreeMap<usize, (&PathBuf, u64)> = BTreeMap::new();
+    for (anchor, path, size) in creations {
+        let entry = largest.entry(*anchor).or_insert((path, 0));
+        entry.1 = entry.1.max(*size);
+    }
+    let mut per_fs: BTreeMap<u64, (u64, u64, &PathBuf, u64)> = BTreeMap::new();
+    for (anchor, (path, size)) in largest {
+        let (fs, free, allocated) = match &cleared.anchors[anchor] {
+            Anchor::New(place) => (place.dir_dev(), place.free_bytes(), 0),
+            Anchor::Open { file, facts } => (
+                facts.dev,
+                free_bytes(file),
+                file.metadata().map_or(0, |m| m.blocks() * 512),
+            ),
+        };
+        let Ok(free) = free else { continue };
+        let entry = per_fs.entry(fs).or_insert((0, free, path, 0));
+        entry.0 += size.saturating_sub(allocated);
+        entry.3 += size;
+        entry.2 = path;
+    }
+    for (need, free, path, size) in per_fs.into_values() {
+        if need > free {
+            return Err(no_room(
+                path,
+                size,
+                format!(
+                    "its file system has {} free and the files need {} more",
+                    format_size(free),
+                    format_size(need)
+                ),
+                "make -c smaller, or free some space",
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn file_size_limit() -> Option<u64> {
+    // SAFETY: rlimit is plain data filled by the kernel.
+    let mut limit: libc::rlimit = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid resource and a pointer to our struct.
+    if unsafe { libc::getrlimit(libc::RLIMIT_FSIZE, &mut limit) } != 0 {
+        return None;
+    }
+    (limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur)
+}
+
+fn free_bytes(file: &File) -> io::Result<u64> {
+    // SAFETY: statvfs is plain data filled by the kernel.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid descriptor and a pointer to our struct.
+    if unsafe { libc::fstatvfs(file.as_raw_fd(), &mut st) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(st.f_bavail.saturating_mul(st.f_frsize))
+}
+
+/// Creates the anchor's file, or rewrites it, with `size` bytes of `content`, marks it as an iospd
+/// test file, then flushes it to the device and drops it from the page cache. A stop request
+/// (Ctrl-C) or an error removes the partial file. Returns a warning when the mark cannot be set.
+pub fn create(
+    anchor: &mut Anchor,
+    path: &Path,
+    size: u64,
+    content: CreateContent,
+    stop: &AtomicU64,
+) -> Result<Option<String>, TargetError> {
+    let fail = |source| TargetError::Create {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = match &*anchor {
+        Anchor::New(place) => place.create_new().map_err(|e| {
+            fail(if e.raw_os_error() == Some(libc::EEXIST) {
+                open::changed()
+            } else {
+                e
+            })
+        })?,
+        Anchor::Open { file, facts } => {
+            let file =
+                open::reopen(file.as_fd(), libc::O_RDWR, facts.identity, path).map_err(fail)?;
+            file.set_len(0).map_err(fail)?;
+            file
+        }
+    };
+    let warning = marker::mark(&file).err().map(|e| {
+        format!(
+            "WARNING: cannot mark '{}' as an iospd test file ({e}); later runs that write to it will need --force",
+            path.display()
+        )
+    });
+    if let Err(source) = fill(&file, size, content, stop) {
+        match &*anchor {
+            Anchor::New(place) => place.remove_created(&file),
+            Anchor::Open { .. } => {
+                if let Ok(place) = Place::locate(path) {
+                    place.remove_created(&file);
+                }
+            }
+        }
+        return Err(fail(source));
+    }
+    let facts = open::facts(file.as_fd()).map_err(fail)?;
+    *anchor = Anchor::Open { file, facts };
+    Ok(warning)
+}
+
+fn fill(file: &File, size: u64, content: CreateContent, stop: &AtomicU64) -> io::Result<()> {
+    let mut chunk = vec![0u8; CREATE_CHUNK];
+    let mut rng = Rng::new(0);
+    if content == CreateContent::Pattern {
+        for (i, byte) in chunk.iter_mut().enumerate() {
+            *byte = i as u8;
+        }
+    }
+    let mut offset = 0u64;
+    while offset < size {
+        if stop.load(Ordering::Relaxed) != 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::Interrupted,
+                "interrupted before the file was complete",
+            ));
+        }
+        if content == CreateContent::Random {
+            for word in chunk.chunks_mut(8) {
+                word.copy_from_slice(&rng.next_u64().to_ne_bytes());
+            }
+        }
+        let len = (size - offset).min(CREATE_CHUNK as u64) as usize;
+        file.write_all_at(&chunk[..len], offset)?;
+        offset += len as u64;
+    }
+    file.sync_all()?;
+    // SAFETY: plain advisory call on an open descriptor.
+    unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    Ok(())
+}

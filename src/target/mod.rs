@@ -1,0 +1,377 @@
+//! Targets before the load: sizes, alignment and ranges checked for every timespan, then files
+//! created (`-c`) and every target opened for I/O.
+//!
+//! The stage works on what the safety gate opened ([`crate::safety::Anchor`]), never on a path
+//! again: a file is created where the gate checked its place, and I/O descriptors are reopened from
+//! the gate's descriptor. [`check`] looks at every timespan before anything is written, so a bad
+//! target in the last timespan stops the run before the first file is created. Created files hold
+//! real data (never sparse or unwritten extents), so reads are served by the device rather than by
+//! the file system returning zeros.
+
+pub mod create;
+pub mod distribution;
+mod inspect;
+
+use std::fs::File;
+use std::io;
+use std::os::fd::AsFd;
+use std::os::unix::fs::MetadataExt;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use thiserror::Error;
+
+use crate::profile::{CacheMode, Profile, Target, TimeSpan};
+use crate::safety::{Anchor, Cleared, Identity};
+use distribution::{EffectiveRange, effective};
+pub use inspect::Range;
+use inspect::{Inspection, Size};
+
+/// File or block device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TargetKind {
+    /// A regular file.
+    File,
+    /// A block device.
+    BlockDevice,
+}
+
+/// A target ready for the run.
+#[derive(Debug)]
+pub struct PreparedTarget {
+    /// Open with the flags of the workload (O_DIRECT, O_DSYNC).
+    pub file: File,
+    /// File or device.
+    pub kind: TargetKind,
+    /// Size of the file or device in bytes.
+    pub size: u64,
+    /// The byte range the workload uses.
+    pub range: Range,
+    /// The `-Z<size>` source buffer, when the workload writes from one.
+    pub write_source: Option<Vec<u8>>,
+    /// The `-rd` distribution as it applies to this target (empty for uniform).
+    pub distribution: Vec<EffectiveRange>,
+    /// The file's length when [`PreparedTarget::lost`] last looked: I/O never shrinks a file,
+    /// so a smaller length means someone truncated it, even if writes have since regrown it.
+    seen_len: AtomicU64,
+}
+
+impl PreparedTarget {
+    /// What happened to a file target behind the run's back: removed, or truncated below the
+    /// range the workload uses. `None` while it is intact, and always for block devices.
+    pub fn lost(&self) -> Option<String> {
+        if self.kind != TargetKind::File {
+            return None;
+        }
+        let meta = self.file.metadata().ok()?;
+        let needed = self.range.end();
+        let before = self.seen_len.swap(meta.len(), Ordering::Relaxed);
+        if meta.nlink() == 0 {
+            Some("was removed during the run".to_string())
+        } else if meta.len() < needed || meta.len() < before {
+            Some(format!(
+                "was truncated during the run (from {before} to {} bytes; the workload uses {needed})",
+                meta.len()
+            ))
+        } else {
+            None
+        }
+    }
+}
+
+/// A target that cannot be used as the workload asks.
+#[derive(Debug, Error)]
+pub enum TargetError {
+    /// A timespan uses a file that no earlier timespan creates.
+    #[error(
+        "'{0}' does not exist when its timespan starts; create it with -c<size> in that timespan or an earlier one"
+    )]
+    Missing(PathBuf),
+    /// `--iopoll` on a target that cannot be polled.
+    #[error("--iopoll: '{path}' {why}; run without --iopoll")]
+    NoPolling {
+        /// The target.
+        path: PathBuf,
+        /// What is missing.
+        why: String,
+    },
+    /// Opening for I/O or reading its properties failed.
+    #[error("cannot open '{path}': {source}{hint}")]
+    Open {
+        /// The target.
+        path: PathBuf,
+        /// What the kernel said.
+        source: io::Error,
+        /// How to fix it.
+        hint: &'static str,
+    },
+    /// Smaller than the workload needs.
+    #[error(
+        "'{path}' is too small: {have} usable, and this workload needs at least {need} ({why}); {fix}"
+    )]
+    TooSmall {
+        /// The target.
+        path: PathBuf,
+        /// Usable bytes.
+        have: String,
+        /// Needed bytes.
+        need: String,
+        /// How the need is made up.
+        why: String,
+        /// What to change.
+        fix: &'static str,
+    },
+    /// A stride or alignment that does not fit in the range.
+    #[error(
+        "'{path}': {what} is larger than the {usable} bytes the workload may use, so no second offset fits; lower it, or use a larger range (-f, -B, or a larger target)"
+    )]
+    Stride {
+        /// The target.
+        path: PathBuf,
+        /// The option and its value.
+        what: String,
+        /// Bytes usable.
+        usable: u64,
+    },
+    /// Misaligned for O_DIRECT.
+    #[error(
+        "'{path}': {what} is not a multiple of {align} bytes, which O_DIRECT (-Su/-Sh) needs on this target ({source_of_align}); use a multiple of {align}, or drop -Su/-Sh"
+    )]
+    Alignment {
+        /// The target.
+        path: PathBuf,
+        /// The offending setting.
+        what: String,
+        /// The alignment required.
+        align: u64,
+        /// Where the requirement comes from.
+        source_of_align: &'static str,
+    },
+    /// `-c` sizes that cannot be written.
+    #[error("-c: cannot create '{path}' of {size}: {why}; {fix}")]
+    NoRoom {
+        /// The target.
+        path: PathBuf,
+        /// The size asked.
+        size: String,
+        /// What stands in the way.
+        why: String,
+        /// What to change.
+        fix: &'static str,
+    },
+    /// The `-Z` source file cannot be read.
+    #[error("-Z: cannot read the write source '{path}': {source}")]
+    Source {
+        /// The source file.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// Writing a `-c` file failed (the partial file has been removed).
+    #[error("cannot create '{path}': {source}; the partial file was removed")]
+    Create {
+        /// The target.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+}
+
+impl TargetError {
+    /// Whether the user can fix this by changing the command (exit 3) rather than the run failing (1).
+    pub fn is_input_error(&self) -> bool {
+        !matches!(self, TargetError::Create { .. })
+    }
+}
+
+/// Every timespan's targets, checked before anything is written.
+#[derive(Debug)]
+pub struct Checked {
+    /// Per timespan, per target.
+    inspections: Vec<Vec<Inspection>>,
+    /// Per timespan, per target: the `-Z` source buffer.
+    sources: Vec<Vec<Option<Vec<u8>>>>,
+    /// Files `<PrecreateFiles>` creates before the first timespan: anchor and size.
+    precreate: Vec<(usize, u64)>,
+}
+
+/// Checks the targets of every timespan as they will be when that timespan starts: sizes (after
+/// the `-c` and `<PrecreateFiles>` of earlier timespans), ranges, strides, O_DIRECT alignment,
+/// polling, `-Z` sources, and room for the files `-c` creates. Returns warnings.
+pub fn check(
+    profile: &Profile,
+    cleared: &Cleared,
+    iopoll: bool,
+) -> Result<(Checked, Vec<String>), TargetError> {
+    let mut warnings = Vec::new();
+    let precreate = create::precreate_plan(profile, cleared);
+    let mut sizes: Vec<Size> = cleared.anchors.iter().map(Size::now).collect();
+    for &(anchor, size) in &precreate {
+        sizes[anchor] = Size::Created(size);
+    }
+    let mut inspections = Vec::with_capacity(profile.timespans.len());
+    let mut sources = Vec::with_capacity(profile.timespans.len());
+    let mut creations = Vec::new();
+    for ts in &profile.timespans {
+        let mut created_here: Vec<usize> = Vec::new();
+        let mut these = Vec::with_capacity(ts.targets.len());
+        for target in &ts.targets {
+            let index = cleared.anchor_of(&target.path);
+            if let Some(size) = target.create_size
+                && !created_here.contains(&index)
+                && !precreate.iter().any(|(a, _)| *a == index)
+            {
+                sizes[index] = Size::Created(size);
+                created_here.push(index);
+                creations.push((index, target.path.clone(), size));
+            }
+            let inspection = inspect::inspect(target, &cleared.anchors[index], sizes[index])?;
+            inspect::check_workload(ts, target, &inspection, &mut warnings)?;
+            if iopoll {
+                inspect::check_iopoll(target, &cleared.anchors[index])?;
+            }
+            these.push(inspection);
+        }
+        inspections.push(these);
+        sources.push(
+            ts.targets
+                .iter()
+                .map(inspect::write_source)
+                .collect::<Result<_, _>>()?,
+        );
+    }
+    for &(anchor, size) in &precreate {
+        let path = cleared.path_of(anchor).to_path_buf();
+        creations.push((anchor, path, size));
+    }
+    create::check_room(&creations, cleared)?;
+    Ok((
+        Checked {
+            inspections,
+            sources,
+            precreate,
+        },
+        warnings,
+    ))
+}
+
+/// Creates the files `<PrecreateFiles>` asks for, before the first timespan.
+pub fn precreate(
+    checked: &Checked,
+    cleared: &mut Cleared,
+    stop: &AtomicU64,
+) -> Result<Vec<String>, TargetError> {
+    let mut warnings = Vec::new();
+    for &(anchor, size) in &checked.precreate {
+        let path = cleared.path_of(anchor).to_path_buf();
+        let content = create::CreateContent::Pattern;
+        warnings.extend(create::create(
+            &mut cleared.anchors[anchor],
+            &path,
+            size,
+            content,
+            stop,
+        )?);
+    }
+    Ok(warnings)
+}
+
+/// Creates the `-c` files of timespan `index` and opens all its targets for I/O.
+pub fn prepare(
+    timespan: &TimeSpan,
+    index: usize,
+    checked: &mut Checked,
+    cleared: &mut Cleared,
+    stop: &AtomicU64,
+) -> Result<(Vec<PreparedTarget>, Vec<String>), TargetError> {
+    let mut warnings = Vec::new();
+    let mut created: Vec<usize> = Vec::new();
+    for target in &timespan.targets {
+        let anchor = cleared.anchor_of(&target.path);
+        if let Some(size) = target.create_size
+            && !created.contains(&anchor)
+            && !checked.precreate.iter().any(|(a, _)| *a == anchor)
+        {
+            let content = create::create_content(timespan, target);
+            warnings.extend(create::create(
+                &mut cleared.anchors[anchor],
+                &target.path,
+                size,
+                content,
+                stop,
+            )?);
+            created.push(anchor);
+        }
+    }
+    let sources = std::mem::take(&mut checked.sources[index]);
+    let mut prepared = Vec::with_capacity(timespan.targets.len());
+    for ((target, inspection), source) in timespan
+        .targets
+        .iter()
+        .zip(&checked.inspections[index])
+        .zip(sources)
+    {
+        let Anchor::Open {
+            file: anchor,
+            facts,
+        } = &cleared.anchors[cleared.anchor_of(&target.path)]
+        else {
+            return Err(TargetError::Missing(target.path.clone()));
+        };
+        let file = open_for_io(target, anchor, facts.identity)?;
+        let range = inspection.range;
+        if target.write_ratio < 100
+            && inspection.kind == TargetKind::File
+            && target.create_size.is_none()
+            && let Some(warning) = inspect::never_written(&file, &target.path, range)
+        {
+            warnings.push(warning);
+        }
+        let distribution = target.distribution.as_ref().map_or_else(Vec::new, |d| {
+            effective(
+                d,
+                range.usable,
+                target.block_size,
+                target.access.alignment(),
+            )
+        });
+        prepared.push(PreparedTarget {
+            file,
+            kind: inspection.kind,
+            size: inspection.size,
+            range,
+            write_source: source,
+            distribution,
+            seen_len: AtomicU64::new(inspection.size),
+        });
+    }
+    Ok((prepared, warnings))
+}
+
+/// A descriptor for the workload (O_DIRECT, O_DSYNC, read-write when it writes) on the very file
+/// or device the gate opened.
+fn open_for_io(target: &Target, anchor: &File, identity: Identity) -> Result<File, TargetError> {
+    let mut flags = if target.write_ratio > 0 {
+        libc::O_RDWR
+    } else {
+        libc::O_RDONLY
+    };
+    if target.cache == CacheMode::DisableOsCache {
+        flags |= libc::O_DIRECT;
+    }
+    if target.write_through && !target.memory_mapped {
+        flags |= libc::O_DSYNC;
+    }
+    let file = crate::safety::open::reopen(anchor.as_fd(), flags, identity, &target.path)
+        .map_err(|e| inspect::open_error(&target.path, e))?;
+    for (wanted, advice) in [
+        (target.hints.random_access, libc::POSIX_FADV_RANDOM),
+        (target.hints.sequential_scan, libc::POSIX_FADV_SEQUENTIAL),
+    ] {
+        if wanted {
+            // SAFETY: plain advisory call on an open descriptor.
+            unsafe { libc::posix_fadvise(std::os::fd::AsRawFd::as_raw_fd(&file), 0, 0, advice) };
+        }
+    }
+    Ok(file)
+}
