@@ -382,3 +382,96 @@ fn a_stall_under_pacing_shows_in_the_intended_start_percentiles() {
         at(intended, 90.0)
     );
 }
+
+/// Fills `device` with bytes no probe takes for a signature.
+fn fill_with_noise(device: &LoopDevice) {
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let noise: Vec<u8> = (0..device.contents().len())
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    fs::write(&device.device, noise).expect("fill the device");
+}
+
+#[test]
+fn writes_stay_inside_base_and_max_size_and_the_guard_regions_are_untouched() {
+    let test = "writes_stay_inside_base_and_max_size_and_the_guard_regions_are_untouched";
+    let Some(device) = LoopDevice::new(32, test) else {
+        return;
+    };
+    let mib = 1usize << 20;
+    // (options, first byte, end of the range) — every pattern that computes offsets.
+    let cases: &[(&[&str], usize, usize)] = &[
+        (&["-t2", "-si", "-o8", "-f16M"], 0, 16 * mib),
+        (&["-t3", "-T1M", "-f10M", "-b64K"], 0, 10 * mib),
+        (&["-s1M", "-p", "-o4", "-B4M", "-f20M"], 4 * mib, 20 * mib),
+        (&["-r", "-o8", "-B8M", "-f24M"], 8 * mib, 24 * mib),
+        (&["-rs30", "-b8K", "-o8", "-B1M", "-f9M"], mib, 9 * mib),
+        (
+            &["-r", "-rdpct90/10:10/90", "-o8", "-B2M", "-f12M"],
+            2 * mib,
+            12 * mib,
+        ),
+        (
+            &["-r", "-rdabs70/1M:30/0", "-o8", "-B3M", "-f7M"],
+            3 * mib,
+            7 * mib,
+        ),
+    ];
+    let target = device.arg();
+    let run = |options: &[&str]| {
+        let mut args = vec!["-d1", "-W0", "-w100"];
+        args.extend_from_slice(options);
+        if !options.iter().any(|o| o.starts_with("-b")) {
+            args.push("-b4K");
+        }
+        args.push(&target);
+        run_iospd(&args)
+    };
+    for (options, start, end) in cases {
+        fill_with_noise(&device);
+        let before = device.contents();
+        let output = run(options);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{options:?}: {}",
+            stderr(&output)
+        );
+        let after = device.contents();
+        assert!(
+            after[*start..*end] != before[*start..*end],
+            "{options:?} wrote nothing"
+        );
+        assert!(
+            after[..*start] == before[..*start] && after[*end..] == before[*end..],
+            "{options:?} wrote outside {start}..{end}"
+        );
+    }
+    // A stride past the range, which once wrapped the shared counter and wrote every 32 MiB.
+    let before = device.contents();
+    let output = run(&["-f1M", "-t2", "-si9223372036871553024"]);
+    assert_refused(&output, &["-si9223372036871553024", "is larger than"]);
+    assert!(device.contents() == before, "a refused run wrote");
+}
+
+#[test]
+fn ten_write_runs_in_a_row_on_one_device_all_start() {
+    let test = "ten_write_runs_in_a_row_on_one_device_all_start";
+    let Some(device) = LoopDevice::new(16, test) else {
+        return;
+    };
+    for run in 0..10 {
+        let output = run_iospd(&["-d1", "-W0", "-w100", "-b4K", "-o32", &device.arg()]);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "run {run}: {}",
+            stderr(&output)
+        );
+    }
+}

@@ -80,6 +80,22 @@ const COMMAND_LINES: &[(&[&str], &str)] = &[
     (&["-ag1,0", "t.dat"], "processor groups"),
     (&["-a3-1", "t.dat"], "backwards"),
     (&["t.dat", "-o4"], "comes after the target"),
+    // Offsets that would leave the range.
+    (
+        &["-t2", "-si9223372036871553024", "t.dat"],
+        "is larger than",
+    ),
+    (&["-s2M", "t.dat"], "the stride -s2097152 is larger than"),
+    (&["-r4M", "t.dat"], "the random alignment"),
+    (&["-t2", "-T18446744073709551615", "t.dat"], "is too small"),
+    (&["-B2M", "t.dat"], "is too small"),
+    // Outputs that would destroy a target, an input, another output or a device.
+    (&["--trace=t.dat", "t.dat"], "is the target"),
+    (
+        &["--timeseries=s.csv", "--trace=s.csv", "t.dat"],
+        "also the --timeseries file",
+    ),
+    (&["--histlog=/dev/null", "t.dat"], "is a character device"),
     (&["-d10", "\u{2013}t16", "t.dat"], "en dash"),
     (&["-o4"], "no target"),
     (&["-"], "'-' alone"),

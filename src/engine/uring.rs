@@ -216,6 +216,22 @@ fn fast_path_error(e: io::Error, option: &str) -> io::Error {
     )
 }
 
+impl Drop for Uring {
+    /// Gives the registered files and buffers back before the ring goes: unregistering drops the
+    /// file references on this thread, at once, whereas a closing ring hands them to a kernel
+    /// worker that releases them tens of milliseconds after the process has exited (a device
+    /// would still look busy to the next run).
+    fn drop(&mut self) {
+        let submitter = self.ring.submitter();
+        if self.fixed_files {
+            let _ = submitter.unregister_files();
+        }
+        if self.fixed_buffers {
+            let _ = submitter.unregister_buffers();
+        }
+    }
+}
+
 impl Engine for Uring {
     #[inline]
     fn push(&mut self, io: Io) -> io::Result<()> {

@@ -152,7 +152,8 @@ pub(super) fn thread_main<C: Clock>(
                     tt.relative_thread as u64 * target.thread_stride,
                     lanes(tt),
                     &prepared.distribution,
-                    Some(&shared_offsets[tt.target]),
+                    // DiskSpd ignores -si for a target with one thread: plain sequential.
+                    (ts.threads_per_target(target) > 1).then(|| &shared_offsets[tt.target]),
                 ),
                 throttle: Throttle::new(target.throughput, target.block_size, burst),
                 fill,

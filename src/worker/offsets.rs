@@ -5,10 +5,17 @@
 //! - sequential: each thread from its own start `k × T`, advancing by `A`, wrapping to the start of
 //!   the range when the next block would pass the end;
 //! - parallel (`-p`): the same, but every outstanding I/O of the thread walks its own copy;
-//! - interlocked (`-si`): one shared counter per target, `fetch_add(A) mod S_aligned`;
+//! - interlocked (`-si`): one shared ticket counter per target; ticket `n` is position
+//!   `n mod positions` (the same sequence as DiskSpd's `fetch_add(A) mod S_aligned`, without a sum
+//!   that can wrap);
 //! - random: a uniform multiple of `A` in `0 ..= S − B`, or, with `-rd`, first a range drawn by its
 //!   share of the I/O, then a uniform position inside it;
 //! - mixed (`-rs`): a random offset with probability p %, else the next sequential one after it.
+//!
+//! Every offset is in range by construction: relative starts never exceed `S − B` (each step is a
+//! checked sum compared with it, each draw is below the number of positions), so no I/O reaches
+//! past `B0 + S`. The checks before the run refuse a block, stride or `-T` start that does not fit;
+//! a start that does not fit anyway is replaced by 0 rather than trusted.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -53,7 +60,8 @@ pub struct OffsetGen<'a> {
 impl<'a> OffsetGen<'a> {
     /// A generator for one thread: `start` is its sequential start (`k × -T`), `lanes` the number of
     /// outstanding I/Os (for `-p`), `ranges` the effective `-rd` distribution (empty for uniform).
-    /// `range.usable` must be at least `block + start` (checked when the target is prepared).
+    /// `range.usable` must be at least `block`; the stride at most `range.usable` (both checked
+    /// when the target is prepared).
     pub fn new(
         access: Access,
         block: u64,
@@ -69,6 +77,9 @@ impl<'a> OffsetGen<'a> {
             0 => 1,
             a => last_start / a + 1,
         };
+        let start = if start <= last_start { start } else { 0 };
+        // Both are at most `start`, so at most `last_start`.
+        let wrap_to = start.checked_rem(align).unwrap_or(0);
         let (kind, random_percent) = match (access, shared) {
             (Access::Random { ratio: 100, .. }, _) => (Kind::Random, 100),
             (Access::Random { ratio, .. }, _) => (Kind::Mixed, ratio as u64),
@@ -88,7 +99,7 @@ impl<'a> OffsetGen<'a> {
             align,
             positions,
             last_start,
-            wrap_to: start.checked_rem(align).unwrap_or(0),
+            wrap_to,
             next: start,
             lanes: vec![start; lanes],
             spans,
@@ -113,11 +124,8 @@ impl<'a> OffsetGen<'a> {
                 )
             }
             Kind::Interlocked(counter) => {
-                let ticket = counter.fetch_add(self.align, Ordering::Relaxed);
-                (
-                    ticket.checked_rem(self.positions * self.align).unwrap_or(0),
-                    true,
-                )
+                let ticket = counter.fetch_add(1, Ordering::Relaxed);
+                ((ticket % self.positions) * self.align, true)
             }
             Kind::Random => (self.random(rng), true),
             Kind::Mixed => {
@@ -142,10 +150,10 @@ impl<'a> OffsetGen<'a> {
     #[inline]
     fn advance(cursor: &mut u64, align: u64, last_start: u64, wrap_to: u64) -> u64 {
         let offset = *cursor;
-        *cursor += align;
-        if *cursor > last_start {
-            *cursor = wrap_to;
-        }
+        *cursor = match offset.checked_add(align) {
+            Some(next) if next <= last_start => next,
+            _ => wrap_to,
+        };
         offset
     }
 
@@ -177,7 +185,7 @@ fn spans(
         if weight == 0 || r.start > last_start {
             continue;
         }
-        let usable = (r.start + r.length).min(last_start + block) - r.start;
+        let usable = r.start.saturating_add(r.length).min(last_start + block) - r.start;
         let span_positions = (usable.saturating_sub(block) / align + 1).min(positions);
         until += weight;
         spans.push(Span {
@@ -188,6 +196,9 @@ fn spans(
     }
     spans
 }
+
+#[cfg(test)]
+mod properties;
 
 #[cfg(test)]
 mod tests {
