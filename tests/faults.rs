@@ -116,3 +116,163 @@ fn a_signal_while_creating_removes_the_partial_file() {
     );
     assert!(!path.exists(), "the partial file was left");
 }
+
+#[test]
+fn a_mapped_target_truncated_mid_run_ends_in_a_message_not_sigbus() {
+    let output = run_with_fault(&["-Sm", "-b4K", "-r", "-o4"], truncate_to_one_block);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("SIGBUS") || err.contains("was truncated during the run"),
+        "{err}"
+    );
+    assert!(
+        util::totals(&stdout(&output), "Total IO").ios > 0,
+        "results are kept"
+    );
+}
+
+/// Waits for `child` up to a minute; a run that never ends is a failure, not a hung suite.
+fn finish(child: std::process::Child) -> std::process::Output {
+    let started = Instant::now();
+    let pid = child.id() as i32;
+    let waiter = std::thread::spawn(move || child.wait_with_output().unwrap());
+    while !waiter.is_finished() {
+        if started.elapsed() > Duration::from_secs(60) {
+            // SAFETY: kill with a valid pid and signal number.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            panic!("iospd did not end");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    waiter.join().unwrap()
+}
+
+#[test]
+fn reports_reach_every_output_when_stdout_cannot_be_written() {
+    let dir = TempDir::new();
+    let target = dir.join("t.dat");
+    let json = dir.join("r.json");
+    let run = |stdout: Stdio| {
+        let child = iospd()
+            .args(["-c1M", "-d1", "-W0", "--engine=null"])
+            .arg(format!("--output={}", json.display()))
+            .arg(&target)
+            .stdout(stdout)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        finish(child)
+    };
+    // A full disk behind stdout: said once, exit 1, the report file written all the same.
+    let output = run(std::fs::File::create("/dev/full").unwrap().into());
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("cannot write the report to standard output"),
+        "{err}"
+    );
+    util::validate_json(&std::fs::read_to_string(&json).unwrap());
+    std::fs::remove_file(&json).unwrap();
+    // A reader that went away (`| head`): not an error.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let output = run(writer.into());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    util::validate_json(&std::fs::read_to_string(&json).unwrap());
+}
+
+#[test]
+fn a_write_past_the_file_size_limit_is_refused_before_anything_is_written() {
+    use std::os::unix::process::CommandExt;
+    let dir = TempDir::new();
+    let path = dir.join("big.dat");
+    let mut command = iospd();
+    command.args(["-c64M", "-d1", "-W0", "-w100"]).arg(&path);
+    // SAFETY: setrlimit is async-signal-safe; the child has not started yet.
+    unsafe {
+        command.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: 1 << 20,
+                rlim_max: libc::RLIM_INFINITY,
+            };
+            libc::setrlimit(libc::RLIMIT_FSIZE, &limit);
+            Ok(())
+        });
+    }
+    let output = command.output().unwrap();
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("the file-size limit (ulimit -f) is 1MiB"),
+        "{err}"
+    );
+    assert!(!path.exists());
+}
+
+#[test]
+fn full_disk_under_live_outputs_stops_them_honestly_and_a_signal_still_ends_the_run() {
+    let test = "full_disk_under_live_outputs_stops_them_honestly";
+    if !util::machine::root(test) {
+        return;
+    }
+    let small = util::machine::Mount::new("tmpfs", "tmpfs", "size=24k").expect("mount tmpfs");
+    let dir = TempDir::new();
+    let target = dir.join("t.dat");
+    let made = iospd()
+        .args(["-c1M", "-d1", "-W0", "--engine=null"])
+        .arg(&target)
+        .output()
+        .unwrap();
+    assert!(made.status.success());
+    let (series, trace, kept, lost) = (
+        small.join("s.csv"),
+        small.join("x.trace"),
+        dir.join("kept.json"),
+        small.join("lost.json"),
+    );
+    let child = iospd()
+        .args(["-d30", "-W0", "-D50", "-b4K", "-o4", "--engine=null"])
+        .arg(format!("--timeseries={}", series.display()))
+        .arg(format!("--trace={}", trace.display()))
+        .arg(format!("--output={}", lost.display()))
+        .arg(format!("--output={}", kept.display()))
+        .arg(&target)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(3000));
+    // SAFETY: kill with a valid pid and signal number.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let output = finish(child);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "--timeseries '{}' stopped after ",
+            series.display()
+        )) && err.contains("No space left on device"),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("the trace '{}' stopped after ", trace.display())),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("cannot write the report '{}'", lost.display())),
+        "every output is attempted and each failure named: {err}"
+    );
+    assert!(util::totals(&stdout(&output), "Total IO").ios > 0);
+    // The counts are honest: the records the JSON says were written are in the file.
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&kept).unwrap()).unwrap();
+    let counts = &json["timespans"][0]["trace"];
+    let records = counts["records"].as_u64().unwrap();
+    assert!(counts["lost"].as_u64().unwrap() > 0, "{counts}");
+    let size = std::fs::metadata(&trace).unwrap().len();
+    assert!(
+        records * 40 + 12 <= size && size < (records + 4096) * 40 + 12,
+        "{records} records claimed, {size} bytes in the file"
+    );
+}

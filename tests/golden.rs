@@ -163,3 +163,34 @@ fn profile_echo() {
         );
     }
 }
+
+#[test]
+fn pacing_is_smooth_in_every_interval() {
+    let dir = TempDir::new();
+    let report = util::golden_report(
+        &[
+            "-c1M",
+            "-d3",
+            "-W0",
+            "-b4K",
+            "-o4",
+            "-r",
+            "-g2000i",
+            "-D100",
+            "<dir>/t.dat",
+        ],
+        &dir,
+    );
+    let measured = report.timespans[0].measured.as_ref().unwrap();
+    assert_eq!(measured.timeline.len(), 30);
+    for row in &measured.timeline {
+        // 200 I/Os are due in each 100 ms; one may complete just across the boundary.
+        let ios = row.all.total.ios;
+        assert!(
+            (199..=201).contains(&ios),
+            "{ios} I/Os at {} ms",
+            row.start_ms
+        );
+    }
+    assert_eq!(measured.totals.total.ios, 6000);
+}

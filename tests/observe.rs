@@ -252,6 +252,7 @@ fn checkpoints_keep_what_was_measured_when_the_run_is_killed() {
     let text = fs::read_to_string(&report).unwrap();
     util::validate_json(&text);
     let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(value["partial"], true, "a checkpoint says it is partial");
     let measured = &value["timespans"][0]["measured"];
     let duration = measured["duration_s"].as_f64().unwrap();
     assert!((1.9..10.0).contains(&duration), "{duration}");
@@ -265,8 +266,10 @@ fn checkpoints_keep_what_was_measured_when_the_run_is_killed() {
     assert_eq!(in_rows, ios, "the totals are the finished intervals");
 }
 
+/// Pacing on a real clock: the long-run rate is exact. (Smoothness per interval is checked on the
+/// fake clock, in tests/golden.rs: a loaded machine may delay any one interval's I/O.)
 #[test]
-fn pacing_is_smooth_per_100_ms_and_exact_over_the_run() {
+fn pacing_is_exact_over_the_run() {
     let dir = TempDir::new();
     let target = dir.arg("t.dat");
     let output = iospd()
@@ -280,13 +283,6 @@ fn pacing_is_smooth_per_100_ms_and_exact_over_the_run() {
     let measured = &report["timespans"][0]["measured"];
     let rows = measured["timeline"].as_array().unwrap();
     assert_eq!(rows.len(), 30);
-    for row in rows {
-        let iops = row["all"]["total"]["ios_per_s"].as_f64().unwrap();
-        assert!(
-            (iops - 2000.0).abs() <= 100.0,
-            "a 100 ms interval at {iops} IOPS"
-        );
-    }
     let rate = measured["totals"]["total"]["ios_per_s"].as_f64().unwrap();
     assert!((rate - 2000.0).abs() <= 20.0, "long-run rate {rate}");
     let total = &measured["totals"]["total"];

@@ -3,9 +3,18 @@
 //! precedes them. `-N` makes writes durable: `v` with msync of the written pages, `n` by flushing
 //! the written cache lines and fencing (persistent-memory semantics), `i` without the fence.
 //! `-Sw` with `-Sm` also msyncs every write.
+//!
+//! A mapped file that someone truncates under the run makes the next copy touch a page past its
+//! end, and the kernel raises SIGBUS. The handler here puts a blank page at that address (so the
+//! copy can finish) and notes the fault; the copy then completes as a failed I/O (`EFAULT`), which
+//! stops the run with its results, as any failed I/O does. A SIGBUS anywhere else keeps its default
+//! action.
 
 use std::io;
 use std::os::fd::RawFd;
+
+use std::sync::Once;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::{Completion, Engine, Io, Op, SlotMemory};
 use crate::clock::Nanos;
@@ -17,6 +26,82 @@ struct Mapping {
     len: usize,
     flush: Option<FlushMode>,
     sync_writes: bool,
+    /// Its entry in [`REGIONS`].
+    region: Option<usize>,
+}
+
+/// Mapped ranges (start, end) the SIGBUS handler may repair; (0, 0) is a free entry.
+static REGIONS: [(AtomicUsize, AtomicUsize); 256] =
+    [const { (AtomicUsize::new(0), AtomicUsize::new(0)) }; 256];
+/// The address of the last repaired fault, 0 when none is pending.
+static FAULT: AtomicUsize = AtomicUsize::new(0);
+
+extern "C" fn on_sigbus(_: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc::c_void) {
+    // SAFETY: the kernel passes a valid siginfo for an SA_SIGINFO handler.
+    let address = unsafe { (*info).si_addr() } as usize;
+    let ours = REGIONS.iter().any(|(start, end)| {
+        let (start, end) = (start.load(Ordering::Acquire), end.load(Ordering::Acquire));
+        start <= address && address < end
+    });
+    // SAFETY: sysconf and mmap are plain system calls; the page replaced lies inside a mapping
+    // this engine owns, and MAP_FIXED over it changes nothing else.
+    unsafe {
+        if !ours {
+            // Not a mapped target: the default action, when the instruction runs again.
+            libc::signal(libc::SIGBUS, libc::SIG_DFL);
+            return;
+        }
+        let page = libc::sysconf(libc::_SC_PAGESIZE).max(4096) as usize;
+        let blank = libc::mmap(
+            (address / page * page) as *mut libc::c_void,
+            page,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_FIXED | libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        );
+        if blank == libc::MAP_FAILED {
+            libc::signal(libc::SIGBUS, libc::SIG_DFL);
+            return;
+        }
+    }
+    FAULT.store(address, Ordering::Release);
+}
+
+fn install_sigbus_handler() {
+    static INSTALLED: Once = Once::new();
+    INSTALLED.call_once(|| {
+        // SAFETY: the handler only reads atomics and makes system calls; the struct is fully
+        // initialised.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_sigbus as *const () as usize;
+            action.sa_flags = libc::SA_SIGINFO;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(libc::SIGBUS, &action, std::ptr::null_mut());
+        }
+    });
+}
+
+/// Claims a free entry of [`REGIONS`] for `len` bytes at `base`.
+fn register(base: usize, len: usize) -> Option<usize> {
+    let index = REGIONS.iter().position(|(start, _)| {
+        start
+            .compare_exchange(0, base, Ordering::AcqRel, Ordering::Relaxed)
+            .is_ok()
+    })?;
+    REGIONS[index].1.store(base + len, Ordering::Release);
+    Some(index)
+}
+
+/// Whether a repaired fault lies in `len` bytes at `base`; clears it if so.
+fn faulted_in(base: *mut u8, len: usize) -> bool {
+    let address = FAULT.load(Ordering::Acquire);
+    let hit = address != 0 && (base as usize..base as usize + len).contains(&address);
+    if hit {
+        FAULT.store(0, Ordering::Release);
+    }
+    hit
 }
 
 /// Copies to and from shared mappings.
@@ -46,6 +131,7 @@ pub struct MapSpec {
 impl Mapped {
     /// Maps every target of the thread.
     pub fn new(targets: &[MapSpec], memory: &impl SlotMemory) -> io::Result<Self> {
+        install_sigbus_handler();
         let mut maps = Vec::with_capacity(targets.len());
         for spec in targets {
             let prot = libc::PROT_READ | if spec.writable { libc::PROT_WRITE } else { 0 };
@@ -68,6 +154,7 @@ impl Mapped {
                 len: spec.len as usize,
                 flush: spec.flush,
                 sync_writes: spec.write_through,
+                region: register(base as usize, spec.len as usize),
             });
         }
         let slots = memory.slots();
@@ -109,6 +196,9 @@ impl Mapped {
                     }
                 }
             }
+        }
+        if faulted_in(map.base, map.len) {
+            return -libc::EFAULT;
         }
         len as i32
     }
@@ -198,6 +288,10 @@ impl Engine for Mapped {
 impl Drop for Mapped {
     fn drop(&mut self) {
         for map in &self.maps {
+            if let Some(index) = map.region {
+                REGIONS[index].1.store(0, Ordering::Release);
+                REGIONS[index].0.store(0, Ordering::Release);
+            }
             // SAFETY: mapped in `new` with this length, unmapped once.
             unsafe { libc::munmap(map.base as *mut libc::c_void, map.len) };
         }

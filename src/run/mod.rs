@@ -47,8 +47,22 @@ extern "C" fn on_stop_signal(_: libc::c_int) {
 }
 
 /// Routes SIGINT, SIGTERM and SIGHUP to [`STOP`]: the run stops issuing, drains, and reports what
-/// it measured. A second signal exits immediately.
+/// it measured. A second signal exits immediately. A panic also requests the stop (so the other
+/// threads wind down and any signal then ends the process), and SIGXFSZ is ignored, so a write past
+/// the file-size limit fails with EFBIG instead of killing the process.
 pub fn install_stop_signals() {
+    // SAFETY: ignoring a signal has no preconditions.
+    unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        previous(info);
+        let _ = STOP.compare_exchange(
+            0,
+            monotonic_now().max(1),
+            Ordering::SeqCst,
+            Ordering::SeqCst,
+        );
+    }));
     for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
         // SAFETY: the handler only touches an atomic and calls async-signal-safe functions; the
         // sigaction struct is fully initialised. No SA_RESTART, so blocking waits return EINTR.

@@ -52,6 +52,11 @@ fn describe_failure(failure: &IoFailure, target: &Target) -> String {
         if failure.result == -libc::EINVAL && target.cache == CacheMode::DisableOsCache {
             text.push_str(" (O_DIRECT needs offsets, sizes and buffers aligned to the device's logical block size)");
         }
+        if failure.result == -libc::EFAULT && target.memory_mapped {
+            text.push_str(
+                " (the file shrank under its memory mapping, -Sm, and the kernel raised SIGBUS)",
+            );
+        }
         text
     } else {
         format!(
