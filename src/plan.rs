@@ -71,6 +71,18 @@ pub enum PlanError {
         "thread {0} of the pool has no target: every thread must appear in some target's <ThreadTargets>, or lower <ThreadCount>"
     )]
     IdleThread(u32),
+    /// A `-F` thread whose targets' `-o` add up to more than one ring holds.
+    #[error(
+        "thread {thread} would keep {slots} I/Os in flight (the -o of each of its targets added up), more than the {max} one io_uring ring holds; lower -o, or use -O to give the pool's threads one depth"
+    )]
+    TooDeep {
+        /// The thread.
+        thread: u32,
+        /// Its I/Os in flight.
+        slots: u64,
+        /// The limit.
+        max: u64,
+    },
 }
 
 /// Lays out the threads of a timespan. `cpus` are the CPUs this process may run on.
@@ -128,6 +140,20 @@ pub fn threads(timespan: &TimeSpan, cpus: &[CpuTopology]) -> Result<Vec<ThreadPl
                     ));
                 }
             }
+        }
+    }
+    let max = crate::cli::flags::MAX_OUTSTANDING;
+    for (thread, (targets, pool)) in plans.iter().enumerate() {
+        let slots = pool.map_or_else(
+            || targets.iter().map(|t| t.requests as u64).sum(),
+            u64::from,
+        );
+        if slots > max {
+            return Err(PlanError::TooDeep {
+                thread: thread as u32,
+                slots,
+                max,
+            });
         }
     }
     let placement = placement(&timespan.affinity, cpus)?;

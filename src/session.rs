@@ -61,6 +61,7 @@ fn measure(profile: &Profile, warnings: Vec<String>) -> Result<u8, Error> {
         say(&notice);
     }
     run::install_stop_signals();
+    crate::system::raise_open_file_limit();
     let host = LinuxHost;
     let mut cleared = crate::safety::check(profile, &LinuxView)?;
     let reports = RefCell::new(std::mem::take(&mut cleared.outputs.reports));

@@ -110,6 +110,87 @@ impl SystemInfo {
     }
 }
 
+/// Memory a process may still allocate, and what limits it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Available {
+    /// Bytes.
+    pub bytes: u64,
+    /// What sets the limit, for messages ("MemAvailable", "the memory cgroup limit of 1GiB").
+    pub source: String,
+}
+
+/// Room left under the memory cgroups this process is in (v2 `memory.max`, v1
+/// `memory.limit_in_bytes`, at every level up to the root), counting reclaimable page cache as
+/// free; `None` when no cgroup limits memory.
+fn cgroup_room() -> Option<(u64, u64)> {
+    let membership = fs::read_to_string("/proc/self/cgroup").ok()?;
+    let mut best: Option<(u64, u64)> = None;
+    for line in membership.lines() {
+        let mut fields = line.splitn(3, ':');
+        let (_, controllers, path) = (fields.next()?, fields.next()?, fields.next()?);
+        let (roots, limit, usage, cache): (&[&str], _, _, _) = match controllers {
+            "" => (
+                &["/sys/fs/cgroup", "/sys/fs/cgroup/unified"],
+                "memory.max",
+                "memory.current",
+                "inactive_file",
+            ),
+            c if c.split(',').any(|c| c == "memory") => (
+                &["/sys/fs/cgroup/memory"],
+                "memory.limit_in_bytes",
+                "memory.usage_in_bytes",
+                "total_inactive_file",
+            ),
+            _ => continue,
+        };
+        for root in roots {
+            let mut dir = Path::new(root).join(path.trim_start_matches('/'));
+            loop {
+                let max = read_trimmed(dir.join(limit)).and_then(|s| s.parse::<u64>().ok());
+                // Limits near 2^63 mean "none" in cgroup v1.
+                if let Some(max) = max.filter(|&m| m < 1 << 62) {
+                    let used: u64 = read_trimmed(dir.join(usage))
+                        .and_then(|s| s.parse().ok())
+                        .unwrap_or(0);
+                    let reclaimable: u64 = fs::read_to_string(dir.join("memory.stat"))
+                        .ok()
+                        .and_then(|stat| {
+                            stat.lines()
+                                .find_map(|l| l.strip_prefix(cache)?.trim().parse::<u64>().ok())
+                        })
+                        .unwrap_or(0);
+                    let room = max.saturating_sub(used.saturating_sub(reclaimable));
+                    if best.is_none_or(|(r, _)| room < r) {
+                        best = Some((room, max));
+                    }
+                }
+                if !dir.pop() || !dir.starts_with(root) || dir == Path::new(root) {
+                    break;
+                }
+            }
+        }
+    }
+    best
+}
+
+/// Raises this process's soft limit on open files to its hard limit: every target is held open
+/// by the safety gate and again for I/O, so a run of thousands of targets needs more than the
+/// usual 1024.
+pub fn raise_open_file_limit() {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit and setrlimit read and write one rlimit each.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max
+        {
+            limit.rlim_cur = limit.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+        }
+    }
+}
+
 /// Where the run reads machine facts and live counters.
 pub trait Host: Sync {
     /// Facts for the report header.
@@ -122,8 +203,9 @@ pub trait Host: Sync {
     fn wall_clock(&self) -> SystemTime;
     /// Every `-e` counter, now.
     fn counters(&self) -> Vec<crate::counters::Counter>;
-    /// Memory available for new allocations, in bytes (`MemAvailable`).
-    fn memory_available(&self) -> Option<u64>;
+    /// Memory this process may still allocate: `MemAvailable`, or less when a memory cgroup (a
+    /// container's limit) leaves less room.
+    fn memory_available(&self) -> Option<Available>;
     /// How many bytes io_uring may pin for registered buffers (`ulimit -l`); `None` when no limit
     /// applies (unlimited, or the process has CAP_IPC_LOCK).
     fn memlock_limit(&self) -> Option<u64>;
@@ -299,11 +381,24 @@ impl Host for LinuxHost {
         crate::counters::sample()
     }
 
-    fn memory_available(&self) -> Option<u64> {
+    fn memory_available(&self) -> Option<Available> {
         let text = fs::read_to_string("/proc/meminfo").ok()?;
         let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
         let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-        Some(kib * 1024)
+        let machine = Available {
+            bytes: kib * 1024,
+            source: "MemAvailable".into(),
+        };
+        Some(match cgroup_room() {
+            Some((room, limit)) if room < machine.bytes => Available {
+                bytes: room,
+                source: format!(
+                    "the memory cgroup's limit of {}, less what the cgroup uses",
+                    crate::cli::units::format_size(limit)
+                ),
+            },
+            _ => machine,
+        })
     }
 
     fn memlock_limit(&self) -> Option<u64> {

@@ -276,3 +276,27 @@ fn full_disk_under_live_outputs_stops_them_honestly_and_a_signal_still_ends_the_
         "{records} records claimed, {size} bytes in the file"
     );
 }
+
+#[test]
+fn a_run_that_does_not_fit_its_container_is_refused_with_the_numbers() {
+    let test = "a_run_that_does_not_fit_its_container_is_refused_with_the_numbers";
+    let Some(cgroup) = util::machine::MemoryCgroup::new(256 << 20, test) else {
+        return;
+    };
+    let dir = TempDir::new();
+    let target = dir.join("t.dat");
+    let mut command = iospd();
+    command
+        .args(["-c1M", "-b64M", "-o4", "-d1", "-W0"])
+        .arg(&target);
+    cgroup.enter(&mut command);
+    let output = command.output().unwrap();
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("256MiB of I/O buffers")
+            && err.contains("the memory cgroup's limit of 256MiB"),
+        "{err}"
+    );
+    assert!(!target.exists(), "nothing was created");
+}

@@ -17,7 +17,7 @@ use util::{TempDir, iospd, stderr, stdout};
 const COMMAND_LINES: &[(&[&str], &str)] = &[
     (&["-o0", "t.dat"], "'-o0'"),
     (&["-o32x", "t.dat"], "not a whole number"),
-    (&["-o65537", "t.dat"], "out of range"),
+    (&["-o32769", "t.dat"], "out of range"),
     (&["-b0", "t.dat"], "'-b0'"),
     (&["-b4Q", "t.dat"], "unknown size suffix"),
     (&["-b4G", "t.dat"], "below 4GiB"),
@@ -113,7 +113,7 @@ const COMMAND_LINES: &[(&[&str], &str)] = &[
     (&["-b\u{FF14}K", "t.dat"], "not a whole number"),
     (&["-o", "t.dat"], "a value is missing"),
     (&["-o-1", "t.dat"], "not a whole number"),
-    (&["-o4294967296", "t.dat"], "out of range 1..=65536"),
+    (&["-o4294967296", "t.dat"], "out of range 1..=32768"),
     (&["-o99999999999999999999999", "t.dat"], "too large"),
     (&["-t", "t.dat"], "a value is missing"),
     (&["-t-1", "t.dat"], "not a whole number"),
@@ -228,7 +228,11 @@ const COMMAND_LINES: &[(&[&str], &str)] = &[
     (&["-\u{FF42}4K", "t.dat"], "unknown option"),
     (&["-\u{2014}", "t.dat"], "unknown option"),
     // Huge depths, threads and buffers: refused before anything is allocated or created.
-    (&["-o65536", "-t4096", "t.dat"], "lower -t, -o or -b"),
+    (&["-o32768", "-t4096", "t.dat"], "lower -t, -o or -b"),
+    (
+        &["-F2", "-o20000", "t.dat", "t.dat"],
+        "more than the 32768 one io_uring ring holds",
+    ),
     (&["-b2G", "-o64", "-t64", "t.dat"], "lower -t, -o or -b"),
     (&["-o4", "-t100000", "t.dat"], "out of range 1..=4096"),
     // Targets: directories, devices that are not block devices, missing directories, files iospd
@@ -333,7 +337,7 @@ fn xml_profiles() -> Vec<(String, &'static str)> {
         ),
         (
             target("<RequestCount>100000000</RequestCount>"),
-            "out of range 1..=65536",
+            "out of range 1..=32768",
         ),
         (
             target("<ThreadsPerFile>0</ThreadsPerFile>"),

@@ -357,3 +357,19 @@ fn timespan_xml(
         "    <TimeSpan>\n      <Duration>{duration}</Duration>\n      <Warmup>0</Warmup>\n      <Targets>\n        <Target>\n          <Path>{path}</Path>\n          <BlockSize>{block}</BlockSize>\n          <FileSize>{size}</FileSize>\n          {access}\n          <WriteRatio>{writes}</WriteRatio>\n        </Target>\n      </Targets>\n    </TimeSpan>\n"
     )
 }
+
+#[test]
+fn a_profile_of_ten_thousand_targets_is_read_whole_with_its_lines() {
+    let targets: String = (0..10_000)
+        .map(|i| format!("<Target><Path>t{i}.dat</Path></Target>\n"))
+        .collect();
+    let text = format!(
+        "<Profile><TimeSpans><TimeSpan><ThreadCount>4</ThreadCount><Targets>\n{targets}</Targets></TimeSpan></TimeSpans></Profile>"
+    );
+    let profile = xml::parse_profile(&text).unwrap();
+    assert_eq!(profile.timespans[0].targets.len(), 10_000);
+    // Line numbers are still right at the end of a long profile.
+    let broken = text.replace("<Path>t9999.dat</Path>", "<Path>t9999.dat</Path><Bogus/>");
+    let error = xml_error(&broken);
+    assert!(error.contains("line 10001"), "{error}");
+}

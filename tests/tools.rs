@@ -175,3 +175,80 @@ fn compare_separates_a_real_change_from_noise() {
     let new_value: f64 = iops.split('|').nth(2).unwrap().trim().parse().unwrap();
     assert!((1900.0..2100.0).contains(&new_value), "{iops}");
 }
+
+/// Every numeric field of a result (the first elements of each list), set in turn to values no
+/// run writes — the largest integer, a negative one, an absurd float, zero — is either refused
+/// when read or merged and rendered in every format without a panic.
+#[test]
+fn hostile_numbers_in_a_result_are_refused_or_handled_never_a_panic() {
+    let dir = TempDir::new();
+    let path = run(&dir, "a.json", &["--engine=null", "-w30"]);
+    let original: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    let base: Report = serde_json::from_value(original.clone()).unwrap();
+    let hostile = [
+        serde_json::json!(u64::MAX),
+        serde_json::json!(-1),
+        serde_json::json!(1e300),
+        serde_json::json!(0),
+    ];
+    // Paths to numeric leaves, keeping at most two elements of any list.
+    fn leaves(value: &serde_json::Value, path: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+        match value {
+            serde_json::Value::Object(map) => {
+                for (key, v) in map {
+                    path.push(key.clone());
+                    leaves(v, path, out);
+                    path.pop();
+                }
+            }
+            serde_json::Value::Array(items) => {
+                for (i, v) in items.iter().take(2).enumerate() {
+                    path.push(i.to_string());
+                    leaves(v, path, out);
+                    path.pop();
+                }
+            }
+            serde_json::Value::Number(_) => out.push(path.clone()),
+            _ => {}
+        }
+    }
+    let mut paths = Vec::new();
+    leaves(&original, &mut Vec::new(), &mut paths);
+    assert!(paths.len() > 100, "{} numeric fields", paths.len());
+    let (mut refused, mut handled) = (0, 0);
+    for (n, path) in paths.iter().enumerate() {
+        let mut mutated = original.clone();
+        let mut slot = &mut mutated;
+        for key in path {
+            slot = match slot {
+                serde_json::Value::Array(items) => &mut items[key.parse::<usize>().unwrap()],
+                other => &mut other[key.as_str()],
+            };
+        }
+        *slot = hostile[n % hostile.len()].clone();
+        let outcome = std::panic::catch_unwind(|| {
+            let Ok(report) = serde_json::from_value::<Report>(mutated) else {
+                return false;
+            };
+            for format in [
+                iospd::profile::ResultFormat::Text,
+                iospd::profile::ResultFormat::Xml,
+                iospd::profile::ResultFormat::Json,
+                iospd::profile::ResultFormat::Html,
+            ] {
+                let _ = report.render(format);
+            }
+            if let Ok(merged) = iospd::report::merge::merge(&[base.clone(), report]) {
+                let _ = merged.render(iospd::profile::ResultFormat::Text);
+            }
+            true
+        });
+        match outcome {
+            Ok(true) => handled += 1,
+            Ok(false) => refused += 1,
+            Err(_) => panic!("{path:?} = {} panicked", hostile[n % hostile.len()]),
+        }
+    }
+    eprintln!("{refused} refused when read, {handled} read and handled");
+}

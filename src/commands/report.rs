@@ -39,8 +39,14 @@ pub fn load(path: &Path) -> Result<Report, ToolError> {
             "its schema_version is {version:?}, and this iospd reads version 1"
         )));
     }
-    serde_json::from_value(value)
-        .map_err(|e| input(format!("it does not match the results schema: {e}")))
+    let report: Report = serde_json::from_value(value)
+        .map_err(|e| input(format!("it does not match the results schema: {e}")))?;
+    report.check_histograms().map_err(|e| {
+        input(format!(
+            "{e}; the file is damaged or was not written by iospd"
+        ))
+    })?;
+    Ok(report)
 }
 
 /// Writes `report` in `format` to the checked output place, or to stdout.

@@ -17,7 +17,7 @@ use crate::clock::Nanos;
 pub use mapped::{MapSpec, Mapped};
 pub use null::Null;
 pub use psync::Psync;
-pub use uring::{Uring, probe as probe_io_uring};
+pub use uring::{MAX_REGISTERED_BUFFERS, Uring, probe as probe_io_uring};
 
 /// Read or write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]

@@ -19,7 +19,7 @@ use crate::clock::Nanos;
 /// `IORING_ENTER_GETEVENTS` from the kernel ABI.
 const ENTER_GETEVENTS: u32 = 1;
 /// The kernel's limit on registered buffers (`IORING_MAX_REG_BUFFERS`).
-const MAX_REGISTERED_BUFFERS: u32 = 1 << 14;
+pub const MAX_REGISTERED_BUFFERS: u32 = 1 << 14;
 /// The kernel's limit on submission queue entries.
 const MAX_SQ_ENTRIES: u32 = 32768;
 

@@ -28,6 +28,9 @@ use crate::stats::{OpStats, TargetStats};
 
 /// Slices in flight per thread before a thread waits for the collector.
 const IN_FLIGHT: usize = 8;
+/// Slices a thread holds in a run the collector keeps up with: its current one, two spares and
+/// one in flight (a collector that falls behind lets up to `IN_FLIGHT` per thread accumulate).
+pub const SLICES_PER_THREAD: usize = 4;
 
 /// One thread's I/O in one interval.
 #[derive(Debug)]

@@ -68,16 +68,21 @@ impl Pair {
             if concatenate {
                 let mut intervals = std::mem::take(&mut mine.intervals);
                 intervals.extend_from_slice(&theirs.intervals);
-                mine.merge(&OpStats {
+                mine.try_merge(&OpStats {
                     intervals: Vec::new(),
                     ..theirs
-                });
+                })
+                .map_err(|e| e.to_string())?;
                 mine.intervals = intervals;
             } else {
-                mine.merge(&theirs);
+                mine.try_merge(&theirs).map_err(|e| e.to_string())?;
             }
         }
-        Ok(())
+        // Reads and writes add up to the total too.
+        self.read
+            .clone()
+            .try_merge(&self.write)
+            .map_err(|e| e.to_string())
     }
 }
 
@@ -117,6 +122,26 @@ pub fn merge(runs: &[Report]) -> Result<Report, String> {
         let parts: Vec<(&Report, &TimeSpanReport)> =
             runs.iter().map(|r| (r, &r.timespans[index])).collect();
         timespans.push(merge_timespan(index, &parts, &percentiles)?);
+    }
+    // The totals over timespans add again: they must fit too.
+    for pick in [
+        |d: &Directions| (d.read.ios, d.read.bytes),
+        |d: &Directions| (d.write.ios, d.write.bytes),
+        |d: &Directions| (d.total.ios, d.total.bytes),
+    ] {
+        let (mut ios, mut bytes) = (0u64, 0u64);
+        for (i, b) in timespans
+            .iter()
+            .filter_map(|t| t.measured.as_ref())
+            .map(|m| pick(&m.totals))
+        {
+            ios = ios
+                .checked_add(i)
+                .ok_or_else(|| crate::stats::Overflow.to_string())?;
+            bytes = bytes
+                .checked_add(b)
+                .ok_or_else(|| crate::stats::Overflow.to_string())?;
+        }
     }
     let mut profile = first.profile.clone();
     profile.command_line = format!(
@@ -267,7 +292,12 @@ fn merge_timespan(
         }
         for counter in &m.counters {
             match counters.iter_mut().find(|c| c.key == counter.key) {
-                Some(c) => c.value += counter.value,
+                Some(c) => {
+                    c.value = c
+                        .value
+                        .checked_add(counter.value)
+                        .ok_or_else(|| crate::stats::Overflow.to_string())?
+                }
                 None => counters.push(counter.clone()),
             }
         }
@@ -319,10 +349,16 @@ fn merge_timespan(
     });
     let traced: Vec<_> = parts.iter().filter_map(|(_, t)| t.trace.as_ref()).collect();
     if !traced.is_empty() {
+        let sum = |pick: fn(&crate::stats::TraceCounts) -> u64| {
+            traced
+                .iter()
+                .try_fold(0u64, |sum, t| sum.checked_add(pick(t)))
+                .ok_or_else(|| crate::stats::Overflow.to_string())
+        };
         merged.trace = Some(crate::stats::TraceCounts {
-            records: traced.iter().map(|t| t.records).sum(),
-            dropped: traced.iter().map(|t| t.dropped).sum(),
-            lost: traced.iter().map(|t| t.lost).sum(),
+            records: sum(|t| t.records)?,
+            dropped: sum(|t| t.dropped)?,
+            lost: sum(|t| t.lost)?,
             error: traced.iter().find_map(|t| t.error.clone()),
         });
     }

@@ -440,6 +440,29 @@ impl Report {
         }
     }
 
+    /// Checks a report read from a file: every latency histogram decodes and agrees with the
+    /// exact minimum and maximum kept beside it.
+    pub fn check_histograms(&self) -> Result<(), String> {
+        let measured = self.timespans.iter().filter_map(|t| t.measured.as_ref());
+        for m in measured {
+            let all = std::iter::once(&m.totals)
+                .chain(m.targets.iter().map(|t| &t.directions))
+                .chain(
+                    m.threads
+                        .iter()
+                        .flat_map(|t| t.targets.iter().map(|t| &t.directions)),
+                );
+            for directions in all {
+                for d in [&directions.read, &directions.write, &directions.total] {
+                    for latency in d.latency.iter().chain(&d.latency_from_intended) {
+                        latency.histogram()?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The same report marked as a checkpoint of a run that has not finished.
     pub fn checkpoint(mut self) -> Report {
         self.partial = true;

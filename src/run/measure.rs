@@ -2,43 +2,6 @@
 
 use super::*;
 
-/// Refuses a run whose I/O buffers would not fit in the memory available, with the numbers;
-/// returns the bytes they need.
-fn check_memory(ts: &TimeSpan, plans: &[ThreadPlan], host: &dyn Host) -> Result<u64, crate::Error> {
-    let needed: u64 = plans
-        .iter()
-        .map(|p| SlotBuffers::bytes_needed(&slot_shapes(ts, p)) as u64)
-        .sum();
-    let Some(available) = host.memory_available() else {
-        return Ok(needed);
-    };
-    if needed > available / 10 * 9 {
-        let size = crate::cli::units::format_size;
-        let slots: u64 = plans.iter().map(|p| p.slots() as u64).sum();
-        return Err(crate::Error::Memory(format!(
-            "the I/O buffers need {} ({} threads with {slots} outstanding I/Os in all, each with a read and/or write buffer of up to {}), but only {} of memory is available; lower -t, -o or -b",
-            size(needed),
-            plans.len(),
-            size(ts.targets.iter().map(|t| t.block_size).max().unwrap_or(0)),
-            size(available)
-        )));
-    }
-    Ok(needed)
-}
-
-/// The notice for a memlock limit too low to register `needed` bytes of buffers with io_uring.
-fn memlock_notice(needed: u64, host: &dyn Host) -> Option<String> {
-    let limit = host.memlock_limit()?;
-    let size = crate::cli::units::format_size;
-    (needed > limit).then(|| {
-        format!(
-            "iospd: the memlock limit (ulimit -l) of {} is below the {} of I/O buffers io_uring would register, so the run uses unregistered buffers (slightly more CPU per I/O); raise the limit to register them",
-            size(limit),
-            size(needed)
-        )
-    })
-}
-
 /// Everything a run needs besides the profile and what the safety gate opened.
 pub struct Context<'a, C: Clock> {
     /// The engine to use.
@@ -88,13 +51,20 @@ pub fn measure<C: Clock>(
         .map(|ts| crate::plan::threads(ts, &cpus))
         .collect::<Result<_, _>>()?;
     let mut memlock_predicted = false;
+    let observe = &profile.observe;
+    let live = observe.timeseries.is_some()
+        || observe.histlog.is_some()
+        || observe.checkpoint_s.is_some()
+        || !observe.quiet;
     for (timespan, plans) in profile.timespans.iter().zip(&plans) {
-        let needed = check_memory(timespan, plans, host)?;
+        let live = live || timespan.iops_interval_ms.is_some();
+        let needs = super::memory::needs(timespan, plans, live, observe.trace.is_some());
+        super::memory::check(timespan, plans, needs, host)?;
         let registers =
             engine == EngineKind::IoUring && timespan.io_ring.is_none_or(|r| r.registered_buffers);
         if registers
             && !memlock_predicted
-            && let Some(notice) = memlock_notice(needed, host)
+            && let Some(notice) = super::memory::memlock_notice(needs.buffers, host)
         {
             pending.push(notice);
             memlock_predicted = true;
@@ -157,7 +127,7 @@ pub fn measure<C: Clock>(
                 break;
             }
         };
-        for line in runner.remarks(timespan, &results) {
+        for line in runner.remarks(timespan, &plans, &results) {
             warn(&line);
         }
         let stopped = results.failure.is_some()
@@ -251,7 +221,12 @@ impl<C: Clock> Runner<'_, C> {
 
     /// The lines printed after a timespan: live outputs that stopped, the trace's counts, and
     /// registered buffers the kernel refused.
-    fn remarks(&self, timespan: &TimeSpan, results: &TimeSpanResults) -> Vec<String> {
+    fn remarks(
+        &self,
+        timespan: &TimeSpan,
+        plans: &[ThreadPlan],
+        results: &TimeSpanResults,
+    ) -> Vec<String> {
         let mut lines: Vec<String> = results
             .observer_errors
             .iter()
@@ -266,9 +241,13 @@ impl<C: Clock> Runner<'_, C> {
             && !results.engine.registered_buffers
             && !self.memlock_predicted
         {
-            lines.push(
-                "iospd: io_uring could not register the I/O buffers (the memlock limit, ulimit -l, may be too low); the run used unregistered buffers".into(),
-            );
+            let max = crate::engine::MAX_REGISTERED_BUFFERS;
+            lines.push(match plans.iter().map(|p| p.slots()).max() {
+                Some(slots) if slots > max => format!(
+                    "iospd: a thread keeps {slots} I/Os in flight and io_uring registers at most {max} buffers per ring, so the run used unregistered buffers"
+                ),
+                _ => "iospd: io_uring could not register the I/O buffers (the memlock limit, ulimit -l, may be too low); the run used unregistered buffers".into(),
+            });
         }
         lines
     }

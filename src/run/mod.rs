@@ -415,6 +415,7 @@ pub fn execute<'s, C: Clock>(
 }
 
 mod measure;
+pub mod memory;
 mod outcome;
 mod thread;
 

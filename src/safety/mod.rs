@@ -18,6 +18,7 @@ pub mod open;
 pub mod place;
 mod view;
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io;
 use std::os::fd::AsFd;
@@ -162,8 +163,15 @@ pub struct Outputs {
 /// What the gate let through: every target, open once, and every output.
 #[derive(Debug, Default)]
 pub struct Cleared {
-    /// Each target path of the profile and the anchor it reaches.
+    /// Each target path of the profile and the anchor it reaches, in the profile's order.
     paths: Vec<(PathBuf, usize)>,
+    /// The same, by path.
+    by_path: HashMap<PathBuf, usize>,
+    /// Per anchor, the first path that reached it (an index into `paths`).
+    first_path: Vec<usize>,
+    /// Anchors by the file or device they hold, and by the place `-c` will create them.
+    by_identity: HashMap<Identity, usize>,
+    by_place: HashMap<place::Key, usize>,
     /// The distinct targets.
     pub anchors: Vec<Anchor>,
     /// The outputs.
@@ -175,45 +183,35 @@ pub struct Cleared {
 impl Cleared {
     /// The index of the anchor a target path reaches.
     pub fn anchor_of(&self, path: &Path) -> usize {
-        self.paths
-            .iter()
-            .find(|(p, _)| p == path)
-            .map(|(_, i)| *i)
+        *self
+            .by_path
+            .get(path)
             .expect("every target path was cleared")
     }
 
     /// The first target path that reached anchor `index`.
     pub fn path_of(&self, index: usize) -> &Path {
-        self.paths
-            .iter()
-            .find(|(_, i)| *i == index)
-            .map(|(p, _)| p.as_path())
-            .expect("every anchor was reached by a path")
+        &self.paths[self.first_path[index]].0
     }
-}
-
-/// Whether any I/O of the profile writes to `path`, and whether `-c` creates it.
-fn writes(profile: &Profile, path: &Path) -> (bool, bool) {
-    profile
-        .timespans
-        .iter()
-        .flat_map(|ts| &ts.targets)
-        .filter(|t| t.path == path)
-        .fold((false, false), |(w, c), t| {
-            (w || t.write_ratio > 0, c || t.create_size.is_some())
-        })
 }
 
 /// Opens and checks every target and output of the profile. Nothing is created or written.
 pub fn check(profile: &Profile, view: &dyn SystemView) -> Result<Cleared, SafetyError> {
+    // Whether any I/O writes each path, and whether `-c` creates it.
+    let mut roles: HashMap<&Path, (bool, bool)> = HashMap::new();
+    for t in profile.timespans.iter().flat_map(|ts| &ts.targets) {
+        let role = roles.entry(t.path.as_path()).or_default();
+        role.0 |= t.write_ratio > 0;
+        role.1 |= t.create_size.is_some();
+    }
     let mut cleared = Cleared::default();
     let mut devices: Vec<(PathBuf, u64)> = Vec::new();
     for target in profile.timespans.iter().flat_map(|ts| &ts.targets) {
         let path = target.path.as_path();
-        if cleared.paths.iter().any(|(p, _)| p == path) {
+        if cleared.by_path.contains_key(path) {
             continue;
         }
-        let (writes, creates) = writes(profile, path);
+        let (writes, creates) = roles[path];
         let index = match clear_target(path, writes, creates, profile.force, &mut cleared, view)? {
             Reached::Known(index) => index,
             Reached::Fresh(anchor) => {
@@ -227,10 +225,17 @@ pub fn check(profile: &Profile, view: &dyn SystemView) -> Result<Cleared, Safety
                     overlap(path, dev, &devices, view)?;
                     devices.push((path.to_path_buf(), dev));
                 }
+                let index = cleared.anchors.len();
+                match &anchor {
+                    Anchor::Open { facts, .. } => cleared.by_identity.insert(facts.identity, index),
+                    Anchor::New(place) => cleared.by_place.insert(place.key(), index),
+                };
                 cleared.anchors.push(anchor);
-                cleared.anchors.len() - 1
+                cleared.first_path.push(cleared.paths.len());
+                index
             }
         };
+        cleared.by_path.insert(path.to_path_buf(), index);
         cleared.paths.push((path.to_path_buf(), index));
     }
     cleared.outputs = outputs(profile, &cleared, view)?;
@@ -266,11 +271,7 @@ fn clear_target(
                     problem: "it is a symbolic link to nothing, and -c creates a file only at a free name; remove the link or name the file it should point to".into(),
                 });
             }
-            let same = cleared.anchors.iter().position(|a| match a {
-                Anchor::New(other) => other.same_place(&place),
-                Anchor::Open { .. } => false,
-            });
-            return Ok(match same {
+            return Ok(match cleared.by_place.get(&place.key()).copied() {
                 Some(index) => Reached::Known(index),
                 None => Reached::Fresh(Anchor::New(place)),
             });
@@ -281,11 +282,7 @@ fn clear_target(
         Err(e) => return Err(open_error(path, e)),
     };
     let facts = open::facts(located.as_fd()).map_err(|e| open_error(path, e))?;
-    if let Some(index) = cleared
-        .anchors
-        .iter()
-        .position(|a| a.facts().is_some_and(|f| f.identity == facts.identity))
-    {
+    if let Some(&index) = cleared.by_identity.get(&facts.identity) {
         return Ok(Reached::Known(index));
     }
     match facts.kind {

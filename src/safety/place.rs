@@ -35,6 +35,9 @@ pub struct Place {
     reached: Option<Facts>,
 }
 
+/// A directory entry: the directory and the name in it.
+pub type Key = (Identity, CString);
+
 /// The directory `path` would be created in.
 pub fn parent(path: &Path) -> &Path {
     match path.parent() {
@@ -137,6 +140,11 @@ impl Place {
     /// Whether `other` names the same directory entry.
     pub fn same_place(&self, other: &Place) -> bool {
         self.dir_identity == other.dir_identity && self.name == other.name
+    }
+
+    /// The directory entry, for lookups.
+    pub fn key(&self) -> Key {
+        (self.dir_identity, self.name.clone())
     }
 
     /// The files this place names now: the entry itself and what a symbolic link there reaches.

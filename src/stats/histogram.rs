@@ -45,6 +45,15 @@ impl LatencyHistogram {
         }
     }
 
+    /// Bytes one histogram takes (its counts array for 1 ns .. 1 h at 3 significant digits).
+    pub fn footprint() -> usize {
+        static BYTES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+        *BYTES.get_or_init(|| {
+            std::mem::size_of::<LatencyHistogram>()
+                + LatencyHistogram::new().histogram.distinct_values() * std::mem::size_of::<u64>()
+        })
+    }
+
     /// Records one latency in nanoseconds.
     #[inline]
     pub fn record(&mut self, ns: u64) {
@@ -199,6 +208,17 @@ impl LatencyHistogram {
             .add(&decoded)
             .map_err(|e| format!("the histogram does not fit: {e:?}"))?;
         if h.count() > 0 {
+            // The exact extremes must lie in the buckets of the lowest and highest recorded
+            // values, or every number computed from them would be wrong.
+            let histogram = &h.histogram;
+            let same = |exact: u64, recorded: u64| {
+                histogram.lowest_equivalent(exact) == histogram.lowest_equivalent(recorded)
+            };
+            if min > max || !same(min, histogram.min()) || !same(max, histogram.max()) {
+                return Err(format!(
+                    "its latency minimum {min} ns and maximum {max} ns do not match its histogram"
+                ));
+            }
             h.min = min;
             h.max = max;
         }
@@ -222,6 +242,17 @@ impl LatencyHistogram {
     }
 
     /// Adds another histogram's samples (exact merge).
+    /// Whether [`LatencyHistogram::merge`] with `other` keeps every count and sum in range.
+    pub fn can_merge(&self, other: &LatencyHistogram) -> bool {
+        self.count().checked_add(other.count()).is_some()
+            && self.sum.checked_add(other.sum).is_some()
+            && self
+                .sum_of_squares
+                .checked_add(other.sum_of_squares)
+                .is_some()
+    }
+
+    /// Adds another histogram.
     pub fn merge(&mut self, other: &LatencyHistogram) {
         if other.count() == 0 {
             return;

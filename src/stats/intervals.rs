@@ -34,6 +34,14 @@ impl Interval {
     }
 
     /// Adds another interval covering the same time.
+    /// Whether [`Interval::merge`] with `other` keeps every sum in range.
+    pub fn can_merge(&self, other: &Interval) -> bool {
+        self.count.checked_add(other.count).is_some()
+            && self.sum_ns.checked_add(other.sum_ns).is_some()
+            && self.sum_sq.checked_add(other.sum_sq).is_some()
+    }
+
+    /// Adds another bucket.
     pub fn merge(&mut self, other: &Interval) {
         if other.count == 0 {
             return;

@@ -62,6 +62,28 @@ impl OpStats {
         }
     }
 
+    /// Adds another direction's statistics read from files, refusing sums that would not fit
+    /// (results a run could not have measured: corrupt or crafted input).
+    pub fn try_merge(&mut self, other: &OpStats) -> Result<(), Overflow> {
+        let fits = self.ios.checked_add(other.ios).is_some()
+            && self.bytes.checked_add(other.bytes).is_some()
+            && self.latency.can_merge(&other.latency)
+            && match (&self.from_intended, &other.from_intended) {
+                (Some(mine), Some(theirs)) => mine.can_merge(theirs),
+                _ => true,
+            }
+            && self
+                .intervals
+                .iter()
+                .zip(&other.intervals)
+                .all(|(mine, theirs)| mine.can_merge(theirs));
+        if !fits {
+            return Err(Overflow);
+        }
+        self.merge(other);
+        Ok(())
+    }
+
     /// Adds another direction's statistics.
     pub fn merge(&mut self, other: &OpStats) {
         self.ios += other.ios;
@@ -81,6 +103,13 @@ impl OpStats {
         }
     }
 }
+
+/// Counts too large to add: results no run could have measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "their counts are too large to add (over 2^64): they cannot come from real runs; check the files"
+)]
+pub struct Overflow;
 
 /// Both directions on one target in one thread.
 #[derive(Debug, Clone, Default, PartialEq)]

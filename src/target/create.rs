@@ -3,7 +3,7 @@
 //! its place (`O_CREAT | O_EXCL`), or rewritten through the descriptor the gate opened; room for
 //! it (free space, `ulimit -f`) is checked before anything is written.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io;
 use std::os::fd::{AsFd, AsRawFd};
@@ -48,13 +48,16 @@ pub fn precreate_plan(profile: &Profile, cleared: &Cleared) -> Vec<(usize, u64)>
     let Some(policy) = profile.precreate else {
         return Vec::new();
     };
+    // Per anchor, in the profile's order, the `-c` size of each of its uses.
     let mut sizes: Vec<(usize, Vec<Option<u64>>)> = Vec::new();
+    let mut at: HashMap<usize, usize> = HashMap::new();
     for t in profile.timespans.iter().flat_map(|ts| &ts.targets) {
         let anchor = cleared.anchor_of(&t.path);
-        match sizes.iter_mut().find(|(a, _)| *a == anchor) {
-            Some((_, seen)) => seen.push(t.create_size),
-            None => sizes.push((anchor, vec![t.create_size])),
-        }
+        let slot = *at.entry(anchor).or_insert_with(|| {
+            sizes.push((anchor, Vec::new()));
+            sizes.len() - 1
+        });
+        sizes[slot].1.push(t.create_size);
     }
     sizes
         .into_iter()

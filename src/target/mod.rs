@@ -12,6 +12,7 @@ pub mod create;
 pub mod distribution;
 mod inspect;
 
+use std::collections::HashSet;
 use std::fs::File;
 use std::io;
 use std::os::fd::AsFd;
@@ -193,6 +194,8 @@ pub struct Checked {
     sources: Vec<Vec<Option<Vec<u8>>>>,
     /// Files `<PrecreateFiles>` creates before the first timespan: anchor and size.
     precreate: Vec<(usize, u64)>,
+    /// Their anchors.
+    precreated: HashSet<usize>,
 }
 
 /// Checks the targets of every timespan as they will be when that timespan starts: sizes (after
@@ -205,6 +208,7 @@ pub fn check(
 ) -> Result<(Checked, Vec<String>), TargetError> {
     let mut warnings = Vec::new();
     let precreate = create::precreate_plan(profile, cleared);
+    let precreated: HashSet<usize> = precreate.iter().map(|(a, _)| *a).collect();
     let mut sizes: Vec<Size> = cleared.anchors.iter().map(Size::now).collect();
     for &(anchor, size) in &precreate {
         sizes[anchor] = Size::Created(size);
@@ -213,16 +217,15 @@ pub fn check(
     let mut sources = Vec::with_capacity(profile.timespans.len());
     let mut creations = Vec::new();
     for ts in &profile.timespans {
-        let mut created_here: Vec<usize> = Vec::new();
+        let mut created_here: HashSet<usize> = HashSet::new();
         let mut these = Vec::with_capacity(ts.targets.len());
         for target in &ts.targets {
             let index = cleared.anchor_of(&target.path);
             if let Some(size) = target.create_size
-                && !created_here.contains(&index)
-                && !precreate.iter().any(|(a, _)| *a == index)
+                && !precreated.contains(&index)
+                && created_here.insert(index)
             {
                 sizes[index] = Size::Created(size);
-                created_here.push(index);
                 creations.push((index, target.path.clone(), size));
             }
             let inspection = inspect::inspect(target, &cleared.anchors[index], sizes[index])?;
@@ -250,6 +253,7 @@ pub fn check(
             inspections,
             sources,
             precreate,
+            precreated,
         },
         warnings,
     ))
@@ -285,12 +289,12 @@ pub fn prepare(
     stop: &AtomicU64,
 ) -> Result<(Vec<PreparedTarget>, Vec<String>), TargetError> {
     let mut warnings = Vec::new();
-    let mut created: Vec<usize> = Vec::new();
+    let mut created: HashSet<usize> = HashSet::new();
     for target in &timespan.targets {
         let anchor = cleared.anchor_of(&target.path);
         if let Some(size) = target.create_size
-            && !created.contains(&anchor)
-            && !checked.precreate.iter().any(|(a, _)| *a == anchor)
+            && !checked.precreated.contains(&anchor)
+            && created.insert(anchor)
         {
             let content = create::create_content(timespan, target);
             warnings.extend(create::create(
@@ -300,7 +304,6 @@ pub fn prepare(
                 content,
                 stop,
             )?);
-            created.push(anchor);
         }
     }
     let sources = std::mem::take(&mut checked.sources[index]);

@@ -24,6 +24,8 @@ pub const RECORD_BYTES: usize = 40;
 pub const BATCH: usize = 4096;
 /// Batches per thread: one filling, the rest with the writer or waiting to be reused.
 pub const BATCHES: usize = 8;
+/// Memory a thread's trace batches take.
+pub const BYTES_PER_THREAD: usize = BATCH * BATCHES * std::mem::size_of::<Record>();
 /// The CSV header (of `--trace=x.csv` and `iospd trace-dump`).
 pub const CSV_HEADER: &str =
     "timespan,completion_us,thread,target,direction,offset,length,latency_us,result";

@@ -140,3 +140,66 @@ impl Drop for Mount {
         );
     }
 }
+
+/// A memory cgroup with a limit, for running iospd as in a container; removed when dropped.
+pub struct MemoryCgroup {
+    dir: PathBuf,
+}
+
+impl MemoryCgroup {
+    /// A cgroup (v2 where the memory controller is there, else v1) limited to `bytes`; `None`
+    /// (with the reason printed) when the machine has no memory cgroup to make one in.
+    pub fn new(bytes: u64, test: &str) -> Option<Self> {
+        if !root(test) {
+            return None;
+        }
+        let name = format!("iospd-test-{}", std::process::id());
+        let candidates = [
+            (PathBuf::from("/sys/fs/cgroup"), "memory.max"),
+            (PathBuf::from("/sys/fs/cgroup/unified"), "memory.max"),
+            (
+                PathBuf::from("/sys/fs/cgroup/memory"),
+                "memory.limit_in_bytes",
+            ),
+        ];
+        for (root_dir, limit) in candidates {
+            if !root_dir.join("cgroup.procs").exists() {
+                continue;
+            }
+            let dir = root_dir.join(&name);
+            if std::fs::create_dir(&dir).is_err() {
+                continue;
+            }
+            let group = MemoryCgroup { dir };
+            if std::fs::write(group.dir.join(limit), bytes.to_string()).is_ok() {
+                return Some(group);
+            }
+        }
+        eprintln!("SKIPPED {test}: no memory cgroup can be made here");
+        None
+    }
+
+    /// Makes `command`'s process join the cgroup before it starts.
+    pub fn enter(&self, command: &mut Command) {
+        use std::os::unix::process::CommandExt;
+        let procs = std::ffi::CString::new(self.dir.join("cgroup.procs").display().to_string())
+            .expect("no NUL");
+        // SAFETY: open, write and close are async-signal-safe; the child has not started yet.
+        unsafe {
+            command.pre_exec(move || {
+                let fd = libc::open(procs.as_ptr(), libc::O_WRONLY);
+                if fd < 0 || libc::write(fd, b"0".as_ptr().cast(), 1) != 1 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                libc::close(fd);
+                Ok(())
+            });
+        }
+    }
+}
+
+impl Drop for MemoryCgroup {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir(&self.dir);
+    }
+}

@@ -92,8 +92,11 @@ impl Host for FakeHost {
         SystemTime::UNIX_EPOCH + Duration::from_secs(1_718_282_096)
     }
 
-    fn memory_available(&self) -> Option<u64> {
-        Some(16 << 30)
+    fn memory_available(&self) -> Option<iospd::system::Available> {
+        Some(iospd::system::Available {
+            bytes: 16 << 30,
+            source: "MemAvailable".into(),
+        })
     }
 
     fn memlock_limit(&self) -> Option<u64> {

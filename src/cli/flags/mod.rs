@@ -79,8 +79,9 @@ pub struct LongFlag {
     pub apply: fn(Option<&str>, &mut RawArgs) -> Result<(), String>,
 }
 
-/// The largest `-o`/`-O` DiskSpd 2.3 accepts.
-pub const MAX_OUTSTANDING: u64 = 65536;
+/// The most I/Os one thread may keep in flight: the largest io_uring submission queue (32768
+/// entries, with a completion queue of twice that).
+pub const MAX_OUTSTANDING: u64 = 32768;
 /// The largest thread count accepted by `-t`/`-F`.
 pub const MAX_THREADS: u64 = 4096;
 /// The largest CPU number accepted by `-a`.

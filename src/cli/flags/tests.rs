@@ -204,8 +204,8 @@ fn latency_affinity_off_verbose() {
 #[test]
 fn outstanding() {
     assert_eq!(apply("-o32").unwrap().outstanding, Some(32));
-    assert_eq!(apply("-o65536").unwrap().outstanding, Some(65536));
-    assert!(apply("-o65537").is_err());
+    assert_eq!(apply("-o32768").unwrap().outstanding, Some(32768));
+    assert!(apply("-o32769").is_err());
     assert!(apply("-o0").is_err());
     assert!(apply("-o32x").is_err());
     let mut raw = RawArgs::default();

@@ -27,12 +27,28 @@ pub struct Element {
 }
 
 fn line_at(text: &str, offset: u64) -> usize {
-    let end = (offset as usize).min(text.len());
-    text.as_bytes()[..end]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
+    Lines::default().at(text, offset)
+}
+
+/// Line numbers of increasing offsets, counting each newline once (a profile of 10,000 targets is
+/// read in linear time).
+#[derive(Debug, Default, Clone, Copy)]
+struct Lines {
+    offset: usize,
+    newlines: usize,
+}
+
+impl Lines {
+    /// The 1-based line of `offset`, which is not before the last one asked.
+    fn at(&mut self, text: &str, offset: u64) -> usize {
+        let end = (offset as usize).min(text.len()).max(self.offset);
+        self.newlines += text.as_bytes()[self.offset..end]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        self.offset = end;
+        self.newlines + 1
+    }
 }
 
 /// Parses a document into its root element.
@@ -46,12 +62,11 @@ pub fn parse(text: &str) -> Result<Element, XmlError> {
     let mut reader = Reader::from_str(text);
     let mut stack: Vec<Element> = Vec::new();
     let mut root: Option<Element> = None;
+    let mut lines = Lines::default();
     loop {
         let position = reader.buffer_position();
-        let syntax = |message: String| XmlError::Syntax {
-            line: line_at(text, position),
-            message,
-        };
+        let line = lines.at(text, position);
+        let syntax = |message: String| XmlError::Syntax { line, message };
         let event = reader.read_event().map_err(|e| syntax(e.to_string()))?;
         match event {
             Event::Start(start) | Event::Empty(start) if root.is_some() => {
@@ -64,10 +79,10 @@ pub fn parse(text: &str) -> Result<Element, XmlError> {
                         "elements nested deeper than {MAX_DEPTH} levels"
                     )));
                 }
-                stack.push(element(&start, line_at(text, position), &syntax)?);
+                stack.push(element(&start, line, &syntax)?);
             }
             Event::Empty(start) => {
-                let element = element(&start, line_at(text, position), &syntax)?;
+                let element = element(&start, line, &syntax)?;
                 match stack.last_mut() {
                     Some(parent) => parent.children.push(element),
                     None => root = Some(element),

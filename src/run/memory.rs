@@ -1,0 +1,101 @@
+//! Memory checked before the run: the I/O buffers, and what the statistics keep — a latency
+//! histogram per thread, target and direction (two with pacing), `-D` buckets for the whole
+//! duration, the live interval slices, the trace's batches and the time series kept for the report
+//! — against what the process may really allocate (the memory cgroup's room in a container,
+//! otherwise `MemAvailable`).
+
+use std::mem::size_of;
+
+use super::*;
+use crate::cli::units::format_size;
+use crate::stats::histogram::LatencyHistogram;
+use crate::stats::intervals::Interval;
+use crate::stats::timeline::{Directions, Row};
+
+/// What one timespan needs, in bytes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Needs {
+    /// I/O buffers (what io_uring registers).
+    pub buffers: u64,
+    /// Histograms, interval buckets, live slices, trace batches and kept rows.
+    pub statistics: u64,
+}
+
+impl Needs {
+    fn total(&self) -> u64 {
+        self.buffers.saturating_add(self.statistics)
+    }
+}
+
+/// The bytes timespan `ts` needs with `plans`, live collection on when `live`, tracing when
+/// `trace`.
+pub fn needs(ts: &TimeSpan, plans: &[ThreadPlan], live: bool, trace: bool) -> Needs {
+    let histogram = LatencyHistogram::footprint() as u64;
+    let buckets = ts.iops_interval_ms.map_or(0, |ms| {
+        bucket_count(ts.duration_s as u64 * 1_000_000_000, ms) as u64
+    });
+    let mut needs = Needs::default();
+    for plan in plans {
+        needs.buffers += SlotBuffers::bytes_needed(&slot_shapes(ts, plan)) as u64;
+        for tt in &plan.targets {
+            let target = &ts.targets[tt.target];
+            let paced = target.throughput.is_some() || target.burst.is_some();
+            let per_direction = histogram * (1 + paced as u64)
+                + buckets * size_of::<Interval>() as u64
+                + if live {
+                    crate::live::SLICES_PER_THREAD as u64 * histogram
+                } else {
+                    0
+                };
+            needs.statistics += 2 * per_direction;
+        }
+        if trace {
+            needs.statistics += crate::trace::BYTES_PER_THREAD as u64;
+        }
+    }
+    if ts.iops_interval_ms.is_some() {
+        let row = size_of::<Row>() + ts.targets.len() * size_of::<Directions>();
+        needs.statistics += buckets * row as u64;
+    }
+    needs
+}
+
+/// Refuses a timespan whose memory would not fit in what the process may allocate, with the
+/// numbers.
+pub fn check(
+    ts: &TimeSpan,
+    plans: &[ThreadPlan],
+    needs: Needs,
+    host: &dyn Host,
+) -> Result<(), crate::Error> {
+    let Some(available) = host.memory_available() else {
+        return Ok(());
+    };
+    if needs.total() <= available.bytes / 10 * 9 {
+        return Ok(());
+    }
+    let slots: u64 = plans.iter().map(|p| p.slots() as u64).sum();
+    let served: usize = plans.iter().map(|p| p.targets.len()).sum();
+    Err(crate::Error::Memory(format!(
+        "the run needs {} of memory — {} of I/O buffers ({} threads with {slots} outstanding I/Os in all, each with a read and/or write buffer of up to {}) and {} of statistics (latency histograms for {served} thread-target pairs, interval buckets, trace buffers) — but only {} may be allocated ({}); lower -t, -o or -b, or use fewer targets",
+        format_size(needs.total()),
+        format_size(needs.buffers),
+        plans.len(),
+        format_size(ts.targets.iter().map(|t| t.block_size).max().unwrap_or(0)),
+        format_size(needs.statistics),
+        format_size(available.bytes),
+        available.source
+    )))
+}
+
+/// The notice for a memlock limit too low to register `needed` bytes of buffers with io_uring.
+pub fn memlock_notice(needed: u64, host: &dyn Host) -> Option<String> {
+    let limit = host.memlock_limit()?;
+    (needed > limit).then(|| {
+        format!(
+            "iospd: the memlock limit (ulimit -l) of {} is below the {} of I/O buffers io_uring would register, so the run uses unregistered buffers (slightly more CPU per I/O); raise the limit to register them",
+            format_size(limit),
+            format_size(needed)
+        )
+    })
+}
