@@ -107,20 +107,54 @@ fn warnings_go_to_stderr_and_the_run_continues() {
     assert!(stderr(&output).contains("consider -si or -T"));
 }
 
+/// Paths a report could not name exactly are refused before anything is created; every other
+/// path the kernel accepts round-trips through the XML profile and the JSON results.
 #[test]
-fn a_target_name_that_is_not_utf8_runs_and_reports_lossily() {
+fn paths_round_trip_or_are_refused_before_the_run() {
     use std::ffi::OsString;
     use std::os::unix::ffi::OsStringExt;
     let dir = TempDir::new();
-    let mut name = dir.path().as_os_str().to_owned().into_vec();
-    name.extend_from_slice(b"/t\xff.dat");
+    for (bytes, says) in [
+        (&b"t\xff.dat"[..], "is not valid UTF-8"),
+        (b"t\n.dat", "the control character U+000A"),
+        (b"t\x01.dat", "the control character U+0001"),
+        (b"t\t.dat", "the control character U+0009"),
+    ] {
+        let mut name = dir.path().as_os_str().to_owned().into_vec();
+        name.push(b'/');
+        name.extend_from_slice(bytes);
+        let path = OsString::from_vec(name);
+        let output = util::iospd()
+            .args(["-c1M", "-d1", "-W0", "-Rjson"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
+        assert!(stderr(&output).contains(says), "{}", stderr(&output));
+        assert!(!std::path::Path::new(&path).exists(), "nothing was created");
+    }
+    // Quotes, ampersands, angle brackets, spaces, non-Latin letters and C1 controls: exact.
+    let name = "a \"b\" & <c> 'd' \u{e9}\u{4e2d}\u{1f4be}\u{85}.dat";
+    let path = dir.join(name);
+    let profile = dir.join("p.xml");
     let output = util::iospd()
-        .args(["-c1M", "-d1", "-W0", "-Rjson"])
-        .arg(OsString::from_vec(name))
+        .args(["-c1M", "-d1", "-W0", "-Rpxml"])
+        .arg(&path)
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    let report = stdout(&output);
-    util::validate_json(&report);
-    assert!(report.contains("t\u{fffd}.dat"), "{report}");
+    std::fs::write(&profile, &output.stdout).unwrap();
+    let read = iospd::profile::xml::parse_profile(&stdout(&output)).unwrap();
+    assert_eq!(read.timespans[0].targets[0].path, path);
+    let output = util::iospd()
+        .args([format!("-X{}", profile.display()), "-Rjson".into()])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let written = json["profile"]["timespans"][0]["targets"][0]["path"]
+        .as_str()
+        .unwrap();
+    assert_eq!(std::path::Path::new(written), path);
+    assert!(path.exists(), "the run used the file the profile names");
 }

@@ -21,8 +21,58 @@ pub fn validate(profile: &Profile) -> Result<Vec<String>, ProfileError> {
     for ts in &profile.timespans {
         validate_timespan(profile, ts, &mut warnings)?;
     }
+    for (what, path) in recorded_paths(profile) {
+        recordable(what, path)?;
+    }
     warnings.dedup();
     Ok(warnings)
+}
+
+/// Every path a report records, with the option that gave it.
+fn recorded_paths(profile: &Profile) -> impl Iterator<Item = (&'static str, &std::path::Path)> {
+    let targets = profile.timespans.iter().flat_map(|ts| &ts.targets);
+    let sources = targets.clone().filter_map(|t| match &t.write_buffer {
+        WriteBuffer::Source {
+            file: Some(file), ..
+        } => Some(("-Z source", file.as_path())),
+        _ => None,
+    });
+    let observe = &profile.observe;
+    targets
+        .map(|t| ("target", t.path.as_path()))
+        .chain(sources)
+        .chain(profile.outputs.iter().map(|p| ("--output", p.as_path())))
+        .chain(
+            observe
+                .timeseries
+                .iter()
+                .map(|p| ("--timeseries", p.as_path())),
+        )
+        .chain(observe.histlog.iter().map(|p| ("--histlog", p.as_path())))
+        .chain(observe.trace.iter().map(|p| ("--trace", p.as_path())))
+}
+
+/// A path the XML and JSON reports can name exactly: UTF-8 without control characters (XML 1.0
+/// cannot hold most of them, and normalises tabs and line breaks). A path that is not is refused
+/// before the run, rather than written into a report that would name another file.
+fn recordable(what: &str, path: &std::path::Path) -> Result<(), ProfileError> {
+    let shown = path.to_string_lossy();
+    let Some(text) = path.to_str() else {
+        return Err(invalid(format!(
+            "the {what} '{shown}' is not valid UTF-8, so XML and JSON reports cannot name it exactly; rename it (or use a symbolic link with a UTF-8 name)"
+        )));
+    };
+    if let Some(c) = text
+        .chars()
+        .find(|&c| c.is_control() && c < '\u{80}' || c == '\u{FFFE}' || c == '\u{FFFF}')
+    {
+        return Err(invalid(format!(
+            "the {what} '{}' contains the control character U+{:04X}, which XML reports cannot hold; rename it (or use a symbolic link with a plain name)",
+            shown.escape_debug(),
+            c as u32
+        )));
+    }
+    Ok(())
 }
 
 fn invalid(message: impl Into<String>) -> ProfileError {

@@ -10,7 +10,20 @@ use crate::profile::{
 
 /// Escapes text and attribute values (`&`, `<`, `>`, `"`, `'`).
 pub fn escape(text: &str) -> String {
-    quick_xml::escape::escape(text).into_owned()
+    // Characters XML 1.0 cannot hold at all (most C0 controls, U+FFFE, U+FFFF) become U+FFFD, so
+    // the document stays well-formed whatever the machine reports; paths never contain them (they
+    // are refused before the run).
+    let legal = |c: char| {
+        matches!(c, '\t' | '\n' | '\r') || (c >= ' ' && c != '\u{FFFE}' && c != '\u{FFFF}')
+    };
+    if text.chars().all(legal) {
+        return quick_xml::escape::escape(text).into_owned();
+    }
+    let cleaned: String = text
+        .chars()
+        .map(|c| if legal(c) { c } else { '\u{FFFD}' })
+        .collect();
+    quick_xml::escape::escape(&cleaned).into_owned()
 }
 
 /// An indenting XML writer, two spaces per level as DiskSpd writes.
@@ -313,4 +326,18 @@ fn write_target(out: &mut Out, t: &Target) {
         out.close("ThreadTargets");
     }
     out.close("Target");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_escaped_and_characters_xml_cannot_hold_are_replaced() {
+        assert_eq!(escape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&apos;");
+        assert_eq!(escape("cpu\u{1}name\u{FFFF}"), "cpu\u{FFFD}name\u{FFFD}");
+        let document = format!("<a>{}</a>", escape("x\u{0}\u{1b}[0m\ty"));
+        let mut reader = quick_xml::Reader::from_str(&document);
+        while !matches!(reader.read_event().unwrap(), quick_xml::events::Event::Eof) {}
+    }
 }
