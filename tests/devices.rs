@@ -475,3 +475,52 @@ fn ten_write_runs_in_a_row_on_one_device_all_start() {
         );
     }
 }
+
+#[test]
+fn a_read_only_device_is_refused_before_a_write_test_starts() {
+    let Some(device) = LoopDevice::new(16, "a_read_only_device_is_refused") else {
+        return;
+    };
+    must("blockdev", &["--setro", &device.arg()]);
+    let output = write_test(&device.arg(), &[]);
+    must("blockdev", &["--setrw", &device.arg()]);
+    assert_refused(&output, &["is a read-only device", "blockdev --setrw"]);
+    let read = run_iospd(&["-d1", "-W0", "-b4K", &device.arg()]);
+    assert_eq!(read.status.code(), Some(0), "{}", stderr(&read));
+}
+
+#[test]
+fn one_device_under_two_names_is_held_once() {
+    let Some(device) = LoopDevice::new(16, "one_device_under_two_names_is_held_once") else {
+        return;
+    };
+    let dir = util::TempDir::new();
+    let link = dir.join("disk");
+    std::os::unix::fs::symlink(&device.device, &link).unwrap();
+    let output = write_test(&device.arg(), &[&link.display().to_string()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+}
+
+#[test]
+fn a_disk_and_its_partition_written_together_are_refused_by_name() {
+    let test = "a_disk_and_its_partition_written_together_are_refused_by_name";
+    let Some(device) = LoopDevice::new(64, test) else {
+        return;
+    };
+    must(
+        "sh",
+        &[
+            "-c",
+            &format!("printf 'label: dos\\n,32M\\n' | sfdisk -q {}", device.arg()),
+        ],
+    );
+    let _ = sh("partx", &["-u", &device.arg()]);
+    let part = format!("{}p1", device.arg());
+    // --force passes the partition table; writing the disk and its partition at once is still
+    // refused.
+    let output = write_test(&device.arg(), &["--force", &part]);
+    assert_refused(
+        &output,
+        &[&format!("'{part}' is a partition of '{}'", device.arg())],
+    );
+}

@@ -300,3 +300,44 @@ fn a_run_that_does_not_fit_its_container_is_refused_with_the_numbers() {
     );
     assert!(!target.exists(), "nothing was created");
 }
+
+#[test]
+fn a_file_size_limit_lowered_during_creation_ends_in_a_message_and_removes_the_file() {
+    let dir = TempDir::new();
+    let path = dir.join("big.dat");
+    let child = iospd()
+        .args(["-c2G", "-d1", &path.display().to_string()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while std::fs::metadata(&path).map_or(true, |m| m.len() < 4 << 20)
+        && started.elapsed() < Duration::from_secs(10)
+    {
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    // Another process (prlimit) lowers the limit below what is already written.
+    let limit = libc::rlimit {
+        rlim_cur: 1 << 20,
+        rlim_max: libc::RLIM_INFINITY,
+    };
+    // SAFETY: prlimit on our own child with a valid rlimit.
+    let rc = unsafe {
+        libc::prlimit(
+            child.id() as i32,
+            libc::RLIMIT_FSIZE,
+            &limit,
+            std::ptr::null_mut(),
+        )
+    };
+    assert_eq!(rc, 0, "{}", std::io::Error::last_os_error());
+    let output = finish(child);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("File too large") && err.contains("the partial file was removed"),
+        "{err}"
+    );
+    assert!(!path.exists(), "the partial file was left");
+}

@@ -96,6 +96,24 @@ const COMMAND_LINES: &[(&[&str], &str)] = &[
         "also the --timeseries file",
     ),
     (&["--histlog=/dev/null", "t.dat"], "is a character device"),
+    // A refused run leaves existing outputs untouched (the directory is compared afterwards).
+    (
+        &["--trace=foreign.dat", "-r4M", "t.dat"],
+        "the random alignment",
+    ),
+    (
+        &["--timeseries=exists.dat", "missing/t.dat"],
+        "does not exist",
+    ),
+    (
+        &[
+            "--output=exists.json",
+            "--histlog=foreign.dat",
+            "-B2M",
+            "t.dat",
+        ],
+        "is too small",
+    ),
     (&["-d10", "\u{2013}t16", "t.dat"], "en dash"),
     (&["-o4"], "no target"),
     (&["-"], "'-' alone"),
@@ -553,6 +571,7 @@ fn working_directory() -> TempDir {
         .unwrap();
     assert!(made.status.success(), "{}", stderr(&made));
     fs::write(dir.join("foreign.dat"), vec![0x5au8; 1 << 20]).unwrap();
+    fs::write(dir.join("exists.json"), b"{\"an\": \"earlier report\"}").unwrap();
     fs::create_dir(dir.join("reports.json")).unwrap();
     dir
 }
