@@ -4,8 +4,7 @@
 //! begin in the warm-up), so many tries stay cheap. Whatever each try did — refused, failed or
 //! wrote to the test file — the precious file (or device) is byte-for-byte unchanged at the end.
 
-mod util;
-
+use crate::util;
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::symlink;
@@ -14,8 +13,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use util::TempDir;
-use util::machine::{LoopDevice, must};
+use crate::util::TempDir;
+use crate::util::machine::{LoopDevice, must};
 
 /// Runs per race.
 const TRIES: usize = 25;

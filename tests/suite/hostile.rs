@@ -2,14 +2,12 @@
 //! that names the problem, prints nothing on stdout, and leaves the working directory exactly as
 //! it was: no target created, none modified.
 
-mod util;
-
 use std::collections::BTreeMap;
 use std::fs;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
-use util::{TempDir, iospd, stderr, stdout};
+use crate::util::{TempDir, iospd, stderr, stdout};
 
 /// Command lines that must be refused (after `-c1M -d1 -W0`, so that a line wrongly accepted
 /// would create `t.dat`), and a fragment the message must contain. The working directory holds

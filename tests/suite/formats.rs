@@ -1,11 +1,12 @@
 //! XML and JSON results: golden documents from whole runs on the null engine with a fake clock,
 //! validated against the schemas shipped in doc/, and checked for the numbers they must carry.
 
-mod util;
-
+use crate::util;
+use crate::util::{
+    TempDir, assert_golden, golden_render, golden_report, validate_json, validate_xml,
+};
 use base64::Engine as _;
 use iospd::profile::ResultFormat;
-use util::{TempDir, assert_golden, golden_render, golden_report, validate_json, validate_xml};
 
 const RUN: &[&str] = &[
     "-c1M",

@@ -2,14 +2,13 @@
 //! (`-Rpxml` → `-X` gives the same profile), XML profile errors, and XML profiles that run several
 //! timespans.
 
-mod util;
-
+use crate::util;
 use std::ffi::OsString;
 
+use crate::util::{TempDir, assert_golden, golden_render, golden_report, validate_xml};
 use iospd::cli::{self, Command};
 use iospd::profile::{self, Action, Profile, ResultFormat, xml};
 use iospd::report::profile_document;
-use util::{TempDir, assert_golden, golden_render, golden_report, validate_xml};
 
 /// Command lines whose resolved profile is compared with tests/golden/profiles.txt. The seed
 /// articles' DiskSpd command lines come first, exactly as published (Windows paths are ordinary

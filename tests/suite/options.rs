@@ -2,13 +2,11 @@
 //! bursts, weighted thread pools, counters, named events, wait statistics, io_uring batching,
 //! huge pages, and the options that are echoed.
 
-mod util;
-
 use std::fs;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use util::{TempDir, iospd, run_iospd, stderr, stdout, test_time, totals};
+use crate::util::{TempDir, iospd, run_iospd, stderr, stdout, test_time, totals};
 
 fn zero_blocks(path: &std::path::Path) -> usize {
     fs::read(path)

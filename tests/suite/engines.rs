@@ -2,8 +2,7 @@
 //! interruption by signals, and a failing target. Tests that need io_uring probe it first and say
 //! so when they skip.
 
-mod util;
-
+use crate::util;
 use std::fs;
 use std::io::Read;
 use std::os::unix::fs::MetadataExt;
@@ -11,7 +10,9 @@ use std::process::Stdio;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use util::{TempDir, io_uring_available, iospd, run_iospd, stderr, stdout, test_time, totals};
+use crate::util::{
+    TempDir, io_uring_available, iospd, run_iospd, stderr, stdout, test_time, totals,
+};
 
 /// Timing-sensitive tests run one at a time so that they do not load each other's CPUs.
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -314,8 +315,8 @@ fn interrupt_inside_the_window_reports_the_shortened_window() {
         let report = stdout(&output);
         let seconds = test_time(&report);
         assert!(
-            (0.3..5.0).contains(&seconds),
-            "signal {signal}: window {seconds}s"
+            seconds > 0.0 && seconds < 29.0,
+            "signal {signal}: the window ({seconds}s) ends at the signal, not after -d30"
         );
         let total = totals(&report, "Total IO");
         assert!(total.ios > 0);

@@ -2,12 +2,11 @@
 //! message (the page's Content-Security-Policy turns any fetch or script into one), and a
 //! screenshot is saved for people to look at.
 
-mod util;
-
+use crate::util;
 use std::path::Path;
 use std::process::Command;
 
-use util::{TempDir, iospd, stderr, stdout};
+use crate::util::{TempDir, iospd, stderr, stdout};
 
 /// Opens `page` in headless Chromium, saves a screenshot to `shot`, and returns the console
 /// messages it logged.

@@ -1,14 +1,13 @@
 //! iospd's own subcommands on real results: `report` renders any JSON result again, `merge`
 //! combines runs exactly, `compare` tells a change from noise.
 
-mod util;
-
+use crate::util;
 use std::fs;
 
+use crate::util::{TempDir, iospd, stderr, stdout};
 use iospd::commands::report::load;
 use iospd::report::Report;
 use iospd::stats::histogram::LatencyHistogram;
-use util::{TempDir, iospd, stderr, stdout};
 
 /// A 2-second 4 KiB random read run with latency and 250 ms intervals, saved as JSON.
 fn run(dir: &TempDir, name: &str, extra: &[&str]) -> std::path::PathBuf {

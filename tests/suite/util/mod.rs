@@ -1,8 +1,6 @@
 //! Shared helpers for the integration tests: a fake machine, a whole run on the null engine with a
 //! fake clock, and the binary under test.
 
-#![allow(dead_code)]
-
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -209,8 +207,51 @@ pub fn golden_run(args: &[&str], dir: &TempDir) -> String {
     golden_render(&golden_report(args, dir), ResultFormat::Text, dir)
 }
 
-/// Whether a test that needs `tool` may skip when it is missing (not in CI, which sets
-/// IOSPD_REQUIRE_TOOLS=1 and installs them).
+/// The tests that could not run here, and why.
+static SKIPPED: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// At the end of the suite, after the test harness's own summary: one visible list of what was
+/// skipped and why (written straight to stderr, which the harness does not capture).
+extern "C" fn print_skipped() {
+    use std::io::Write as _;
+    let skipped = SKIPPED.lock().map(|s| s.clone()).unwrap_or_default();
+    let mut text = match skipped.len() {
+        0 => "iospd suite: every test ran; none was skipped\n".to_string(),
+        n => format!(
+            "iospd suite: {n} test{} skipped (a skipped test is not a passed one; README, \"Running the tests\", lists what enables each):\n",
+            if n == 1 { "" } else { "s" }
+        ),
+    };
+    for line in skipped {
+        text.push_str(&format!("  {line}\n"));
+    }
+    let _ = std::io::stderr().write_all(text.as_bytes());
+}
+
+/// Arranges for [`print_skipped`] to run when the suite ends.
+fn summary_at_exit() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    // SAFETY: registering a plain function that only writes to stderr.
+    ONCE.call_once(|| unsafe {
+        libc::atexit(print_skipped);
+    });
+}
+
+/// Records that `test` cannot run here and why: said at once (outside the captured output) and in
+/// the summary at the end. With IOSPD_REQUIRE=1 (as CI runs) a test that cannot run fails instead.
+pub fn skip(test: &str, why: &str) {
+    summary_at_exit();
+    assert!(
+        std::env::var_os("IOSPD_REQUIRE").is_none(),
+        "{test} cannot run here ({why}), and IOSPD_REQUIRE is set: the suite must run every test"
+    );
+    let line = format!("SKIPPED {test}: {why}");
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "{line}");
+    SKIPPED.lock().unwrap().push(line);
+}
+
+/// Whether `tool` is on the PATH; otherwise the test is skipped with the reason.
 pub fn have_tool(tool: &str, test: &str) -> bool {
     let found = Command::new("sh")
         .arg("-c")
@@ -218,27 +259,25 @@ pub fn have_tool(tool: &str, test: &str) -> bool {
         .output()
         .is_ok_and(|o| o.status.success());
     if !found {
-        assert!(
-            std::env::var_os("IOSPD_REQUIRE_TOOLS").is_none(),
-            "{test} needs {tool}, and IOSPD_REQUIRE_TOOLS is set"
+        skip(
+            test,
+            &format!("{tool} is not installed (see .ci/run for the package)"),
         );
-        eprintln!("SKIPPED {test}: {tool} is not installed (.ci/run lists the packages)");
     }
     found
 }
 
-/// Whether python3 can import `module` (the HdrHistogram reader); may skip like [`have_tool`].
+/// Whether python3 can import `module` (the HdrHistogram reader); otherwise skipped.
 pub fn have_python_module(module: &str, test: &str) -> bool {
     let found = Command::new("python3")
         .args(["-c", &format!("import {module}")])
         .output()
         .is_ok_and(|o| o.status.success());
     if !found {
-        assert!(
-            std::env::var_os("IOSPD_REQUIRE_TOOLS").is_none(),
-            "{test} needs the python module {module}, and IOSPD_REQUIRE_TOOLS is set"
+        skip(
+            test,
+            &format!("python3 cannot import {module} (pip install hdrhistogram)"),
         );
-        eprintln!("SKIPPED {test}: python3 cannot import {module} (pip install hdrhistogram)");
     }
     found
 }
@@ -270,7 +309,7 @@ pub fn validate_xml(documents: &[(&str, &str)], test: &str) {
 /// Validates a JSON document against doc/iospd-results.schema.json.
 pub fn validate_json(text: &str) {
     let schema: serde_json::Value =
-        serde_json::from_str(include_str!("../../doc/iospd-results.schema.json")).unwrap();
+        serde_json::from_str(include_str!("../../../doc/iospd-results.schema.json")).unwrap();
     let instance: serde_json::Value = serde_json::from_str(text).expect("well-formed JSON");
     let mut schemas = boon::Schemas::new();
     let mut compiler = boon::Compiler::new();
@@ -317,6 +356,7 @@ pub fn assert_golden(name: &str, actual: &str) {
 
 /// The iospd binary.
 pub fn iospd() -> Command {
+    summary_at_exit();
     Command::new(env!("CARGO_BIN_EXE_iospd"))
 }
 
@@ -340,7 +380,10 @@ pub fn io_uring_available(test: &str) -> bool {
     match iospd::engine::probe_io_uring() {
         Ok(()) => true,
         Err(e) => {
-            eprintln!("SKIPPED {test}: io_uring is unavailable on this machine ({e})");
+            skip(
+                test,
+                &format!("io_uring is unavailable on this machine ({e})"),
+            );
             false
         }
     }
@@ -350,7 +393,6 @@ pub fn io_uring_available(test: &str) -> bool {
 pub struct Totals {
     pub bytes: u64,
     pub ios: u64,
-    pub mib_per_s: f64,
     pub iops: f64,
     pub avg_latency_ms: Option<f64>,
 }
@@ -373,7 +415,6 @@ pub fn totals(report: &str, section: &str) -> Totals {
     Totals {
         bytes: cells[0].parse().unwrap(),
         ios: cells[1].parse().unwrap(),
-        mib_per_s: cells[2].parse().unwrap(),
         iops: cells[3].parse().unwrap(),
         avg_latency_ms: header.contains("AvgLat").then(|| cells[4].parse().unwrap()),
     }

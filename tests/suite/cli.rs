@@ -1,12 +1,11 @@
 //! The command line as a user meets it: every bad input exits 3 with one line that names the
 //! offending token and the fix, and creates or writes nothing.
 
-mod util;
-
+use crate::util;
 use std::fs;
 use std::os::unix::fs::MetadataExt;
 
-use util::{TempDir, run_iospd, stderr, stdout};
+use crate::util::{TempDir, run_iospd, stderr, stdout};
 
 #[test]
 fn missing_target_without_create() {

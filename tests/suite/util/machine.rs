@@ -13,7 +13,7 @@ pub fn root(test: &str) -> bool {
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
     if !root {
-        eprintln!("SKIPPED {test}: needs root to create loop devices and mounts");
+        super::skip(test, "needs root to create loop devices and mounts");
     }
     root
 }
@@ -75,7 +75,7 @@ impl LoopDevice {
                 })
             }
             Err(e) => {
-                eprintln!("SKIPPED {test}: no loop device ({e})");
+                super::skip(test, &format!("no loop device ({e})"));
                 None
             }
         }
@@ -175,7 +175,7 @@ impl MemoryCgroup {
                 return Some(group);
             }
         }
-        eprintln!("SKIPPED {test}: no memory cgroup can be made here");
+        super::skip(test, "no memory cgroup can be made here");
         None
     }
 

@@ -2,13 +2,12 @@
 //! as root. Each test prints why it is skipped when it cannot run here, and its guards detach,
 //! unmount and delete what it made even when it fails.
 
-mod util;
-
+use crate::util;
 use std::fs::{self, OpenOptions};
 use std::os::unix::fs::OpenOptionsExt;
 
-use util::machine::{LoopDevice, Mount, must, root, sh};
-use util::{run_iospd, stderr};
+use crate::util::machine::{LoopDevice, Mount, must, root, sh};
+use crate::util::{run_iospd, stderr};
 
 /// A one-second 4 KiB write test against `target`, plus `extra` options.
 fn write_test(target: &str, extra: &[&str]) -> std::process::Output {
@@ -133,7 +132,7 @@ fn a_device_in_use_as_swap_is_refused() {
     };
     must("mkswap", &["-q", &device.arg()]);
     if let Err(e) = sh("swapon", &[&device.arg()]) {
-        eprintln!("SKIPPED {test}: swapon is not allowed here ({e})");
+        util::skip(test, &format!("swapon is not allowed here ({e})"));
         return;
     }
     struct SwapOff(String);
@@ -167,13 +166,16 @@ fn a_disk_whose_partition_is_mounted_is_refused() {
             child.wait()
         });
     if !table.is_ok_and(|s| s.success()) {
-        eprintln!("SKIPPED {test}: sfdisk could not partition the loop device");
+        util::skip(test, "sfdisk could not partition the loop device");
         return;
     }
     let _ = sh("partx", &["-u", &device.arg()]);
     let partition = format!("{}p1", device.arg());
     if !std::path::Path::new(&partition).exists() {
-        eprintln!("SKIPPED {test}: the kernel made no partition node {partition}");
+        util::skip(
+            test,
+            &format!("the kernel made no partition node {partition}"),
+        );
         return;
     }
     must("mkfs.ext4", &["-q", "-F", &partition]);
@@ -360,15 +362,17 @@ fn a_stall_under_pacing_shows_in_the_intended_start_percentiles() {
     };
     let (submitted, intended) = (&write["latency"], &write["latency_from_intended"]);
     let ms = 1_000_000;
-    // From submission only the few I/Os in flight saw the freeze: it is in the max, not the p99.
+    // From submission only the few I/Os in flight saw the freeze: it is in the max, while the
+    // p99 stays far below what the schedule's I/Os waited (a busy machine raises both alike).
     assert!(
         submitted["max_ns"].as_u64().unwrap() > 500 * ms,
         "{submitted}"
     );
     assert!(
-        at(submitted, 99.0) < 100 * ms,
-        "p99 from submission: {}",
-        at(submitted, 99.0)
+        at(submitted, 99.0) * 4 < at(intended, 99.0),
+        "p99 from submission {} against {} from the intended start",
+        at(submitted, 99.0),
+        at(intended, 99.0)
     );
     // From the intended start, every I/O the schedule wanted during the freeze waited for it.
     assert!(

@@ -1,12 +1,11 @@
 //! Watching a run while it goes: the time series (CSV, JSON, XML), the HdrHistogram interval log,
 //! and the progress line on a terminal.
 
-mod util;
-
+use crate::util;
 use std::fs;
 use std::process::Command;
 
-use util::{TempDir, iospd, stderr, stdout};
+use crate::util::{TempDir, iospd, stderr, stdout};
 
 /// A 3-second random 70/30 run on a fresh file with 500 ms intervals and `extra` options.
 fn observed_run(dir: &TempDir, extra: &[&str]) -> std::process::Output {

@@ -2,9 +2,8 @@
 //! the committed reports in tests/golden/. `UPDATE_GOLDEN=1 cargo test --test golden` rewrites them
 //! after an intended change; review the diff before committing.
 
-mod util;
-
-use util::{TempDir, assert_golden, golden_run};
+use crate::util;
+use crate::util::{TempDir, assert_golden, golden_run};
 
 #[test]
 fn random_read_with_latency_and_intervals() {

@@ -6,14 +6,12 @@
 //! erased, a GPT with only its backup header, a damaged LUKS2 header, and a test file that backs a
 //! mounted loop file system.
 
-mod util;
-
 use std::fs::{self, File};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
-use util::machine::{LoopDevice, Mount, must, root, sh};
-use util::{TempDir, have_tool, run_iospd, stderr};
+use crate::util::machine::{LoopDevice, Mount, must, root, sh};
+use crate::util::{TempDir, have_tool, run_iospd, stderr};
 
 const SIZE: u64 = 64 << 20;
 

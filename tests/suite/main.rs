@@ -1,0 +1,22 @@
+//! The integration suite, one binary: the command line as a user meets it (`cli`, `hostile`),
+//! whole runs on a fake clock compared byte for byte (`golden`, `formats`, `profiles`), real I/O
+//! (`engines`, `options`, `observe`), the safety gate on real devices and files (`devices`,
+//! `signatures`, `races`, `faults`), the subcommands (`tools`) and the HTML report in a browser
+//! (`html`). A test that cannot run here says why; the reasons are listed once, at the end.
+
+mod util;
+
+mod cli;
+mod devices;
+mod engines;
+mod faults;
+mod formats;
+mod golden;
+mod hostile;
+mod html;
+mod observe;
+mod options;
+mod profiles;
+mod races;
+mod signatures;
+mod tools;
