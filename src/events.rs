@@ -8,6 +8,7 @@
 
 use std::fs::OpenOptions;
 use std::io;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -19,11 +20,13 @@ pub fn path(name: &str) -> PathBuf {
     dir.join(format!("iospd-event-{name}"))
 }
 
-/// Sets event `name`.
+/// Sets event `name`: creates its file, empty, never through a symbolic link and never touching
+/// what is already there.
 pub fn set(name: &str) -> io::Result<()> {
     OpenOptions::new()
         .create(true)
         .append(true)
+        .custom_flags(libc::O_NOFOLLOW)
         .open(path(name))
         .map(drop)
 }
