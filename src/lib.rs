@@ -24,6 +24,7 @@ pub mod output;
 pub mod plan;
 pub mod profile;
 pub mod report;
+pub mod rng;
 pub mod run;
 pub mod safety;
 pub mod session;
@@ -31,6 +32,7 @@ pub mod stats;
 pub mod system;
 pub mod target;
 pub mod trace;
+pub mod units;
 pub mod worker;
 
 pub use error::{EXIT_BAD_INPUT, EXIT_RUN_ERROR, Error};

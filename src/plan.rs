@@ -142,7 +142,7 @@ pub fn threads(timespan: &TimeSpan, cpus: &[CpuTopology]) -> Result<Vec<ThreadPl
             }
         }
     }
-    let max = crate::cli::flags::MAX_OUTSTANDING;
+    let max = crate::profile::MAX_OUTSTANDING;
     for (thread, (targets, pool)) in plans.iter().enumerate() {
         let slots = pool.map_or_else(
             || targets.iter().map(|t| t.requests as u64).sum(),

@@ -6,14 +6,12 @@
 pub mod flags;
 pub mod help;
 pub mod lex;
-pub mod raw;
-pub mod units;
 
 use std::ffi::OsString;
 
 use thiserror::Error;
 
-pub use raw::RawArgs;
+pub use crate::profile::raw::RawArgs;
 
 use lex::Token;
 

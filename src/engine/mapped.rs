@@ -16,9 +16,9 @@ use std::os::fd::RawFd;
 use std::sync::Once;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use super::FlushMode;
 use super::{Completion, Engine, Io, Op, SlotMemory};
 use crate::clock::Nanos;
-use crate::profile::FlushMode;
 
 /// One mapped target.
 struct Mapping {

@@ -90,6 +90,18 @@ pub fn usable(requested: EngineKind) -> (EngineKind, Option<String>) {
     }
 }
 
+/// `-N`: how memory-mapped writes are made durable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FlushMode {
+    /// `-Nv`: msync(MS_SYNC) of the written range (FlushViewOfFile).
+    ViewOfFile,
+    /// `-Nn`: flush the written cache lines and fence (persistent-memory semantics).
+    NonVolatileMemory,
+    /// `-Ni`: flush the written cache lines without the final fence.
+    NonVolatileMemoryNoDrain,
+}
+
 /// The engines a user can choose with `--engine`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -5,6 +5,7 @@
 //! been applied.
 
 mod lossy;
+pub mod raw;
 mod resolve;
 mod target;
 mod validate;
@@ -36,6 +37,14 @@ pub const DEFAULT_WARMUP: u32 = 5;
 pub const DEFAULT_IOPS_INTERVAL_MS: u32 = 1000;
 /// DiskSpd's default `-P` period.
 pub const DEFAULT_PROGRESS: u64 = 65536;
+
+/// The most I/Os one thread may keep in flight: the largest io_uring submission queue (32768
+/// entries, with a completion queue of twice that).
+pub const MAX_OUTSTANDING: u64 = 32768;
+/// The largest thread count accepted by `-t`/`-F`.
+pub const MAX_THREADS: u64 = 4096;
+/// The largest CPU number accepted by `-a`.
+pub const MAX_CPU: u64 = 8191;
 
 /// A whole run: global settings and one or more timespans executed in order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

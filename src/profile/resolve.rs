@@ -4,16 +4,16 @@
 
 use std::path::Path;
 
+use super::raw::RawArgs;
+use super::raw::WriteBufferArg;
 use super::validate::validate;
 use super::{
     Access, Action, Affinity, Burst, CacheMode, CpuOrder, Distribution, DistributionKind,
     DistributionRange, Profile, ProfileError, ResultFormat, Spin, Target, TimeSpan, WriteBuffer,
     xml,
 };
-use crate::cli::RawArgs;
-use crate::cli::raw::WriteBufferArg;
-use crate::cli::units::Size;
 use crate::engine::EngineKind;
+use crate::units::Size;
 
 /// A resolved profile and the warnings DiskSpd would print for it.
 #[derive(Debug, Clone, PartialEq)]

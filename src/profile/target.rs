@@ -175,17 +175,7 @@ pub enum CacheMode {
     DisableOsCache,
 }
 
-/// `-N`: how memory-mapped writes are made durable.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FlushMode {
-    /// `-Nv`: msync(MS_SYNC) of the written range (FlushViewOfFile).
-    ViewOfFile,
-    /// `-Nn`: flush the written cache lines and fence (persistent-memory semantics).
-    NonVolatileMemory,
-    /// `-Ni`: flush the written cache lines without the final fence.
-    NonVolatileMemoryNoDrain,
-}
+pub use crate::engine::FlushMode;
 
 /// Content of the write buffers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,11 +1,11 @@
 //! DiskSpd's cross-field rules on a typed profile (its `Profile::Validate`): errors that stop the
 //! run, warnings that do not. The same rules apply to command lines and XML profiles.
 
+use super::MAX_THREADS;
 use super::{
     Access, Action, Distribution, DistributionKind, Profile, ProfileError, Target, TimeSpan,
     WriteBuffer,
 };
-use crate::cli::flags::MAX_THREADS;
 
 /// Checks the profile; returns DiskSpd's warnings when it can run.
 pub fn validate(profile: &Profile) -> Result<Vec<String>, ProfileError> {

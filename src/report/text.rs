@@ -4,7 +4,6 @@
 use std::fmt::Write as _;
 
 use super::{Direction, Directions, Latency, Measured, Report, TEXT_ROWS, ThreadReport, Totals};
-use crate::cli::units::format_size;
 use crate::counters::Counter;
 use crate::engine::{EngineKind, EngineSetup, Op};
 use crate::plan::cpu_list;
@@ -14,6 +13,7 @@ use crate::profile::{
 };
 use crate::stats::cpu::CpuUsage;
 use crate::system::{CacheKind, SystemInfo};
+use crate::units::format_size;
 
 const STARS: &str =
     "*******************************************************************************";

@@ -7,10 +7,10 @@
 use std::mem::size_of;
 
 use super::*;
-use crate::cli::units::format_size;
 use crate::stats::histogram::LatencyHistogram;
 use crate::stats::intervals::Interval;
 use crate::stats::timeline::{Directions, Row};
+use crate::units::format_size;
 
 /// What one timespan needs, in bytes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

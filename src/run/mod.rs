@@ -21,13 +21,13 @@ use crate::live::progress::Progress;
 use crate::monitor::Monitor;
 use crate::plan::ThreadPlan;
 use crate::profile::{CacheMode, Events, Profile, TimeSpan, WriteBuffer};
+use crate::rng::Rng;
 use crate::stats::intervals::bucket_count;
 use crate::stats::{IoFailure, RunResults, TargetStats, ThreadResults, TimeSpanResults, WaitStats};
 use crate::system::{Host, pin_current_thread};
 use crate::target::PreparedTarget;
 use crate::worker::buffers::{InitialFill, SlotBuffers, SlotShape, WriteFill};
 use crate::worker::offsets::OffsetGen;
-use crate::worker::rng::Rng;
 use crate::worker::throttle::Throttle;
 use crate::worker::{Assignment, Schedule, Worker, WorkerTarget};
 

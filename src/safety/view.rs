@@ -9,7 +9,7 @@ use std::path::Path;
 
 use super::blkid::{self, Signature};
 use super::open::Identity;
-use crate::cli::units::format_size;
+use crate::units::format_size;
 
 /// A device or one of its partitions.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -305,20 +305,7 @@ pub struct LostTarget {
     pub what: String,
 }
 
-/// One CPU's time counters from /proc/stat, in clock ticks.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct CpuTimes {
-    /// The CPU number.
-    pub cpu: u32,
-    /// user + nice.
-    pub user: u64,
-    /// system + irq + softirq.
-    pub kernel: u64,
-    /// idle + iowait.
-    pub idle: u64,
-    /// steal (time taken by the hypervisor).
-    pub steal: u64,
-}
+pub use crate::system::CpuTimes;
 
 /// The measurements of one timespan.
 #[derive(Debug, Clone, PartialEq)]

@@ -12,10 +12,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::TargetError;
-use crate::cli::units::format_size;
 use crate::profile::{Precreate, Profile, Target, TimeSpan, WriteBuffer};
+use crate::rng::Rng;
 use crate::safety::{Anchor, Cleared, Place, marker, open};
-use crate::worker::rng::Rng;
+use crate::units::format_size;
 
 /// Bytes written per call while creating a file.
 const CREATE_CHUNK: usize = 1 << 20;

@@ -8,10 +8,10 @@ use std::os::fd::AsRawFd;
 use std::path::Path;
 
 use super::{TargetError, TargetKind};
-use crate::cli::units::format_size;
 use crate::profile::{Access, CacheMode, Target, TimeSpan, WriteBuffer};
+use crate::rng::Rng;
 use crate::safety::{Anchor, Kind, device_size};
-use crate::worker::rng::Rng;
+use crate::units::format_size;
 
 /// `BLKSSZGET`: logical block size.
 const BLKSSZGET: libc::c_ulong = 0x1268;

@@ -7,8 +7,8 @@
 use std::alloc::{Layout, alloc_zeroed, dealloc};
 use std::ptr::NonNull;
 
-use super::rng::Rng;
 use crate::engine::{Op, SlotMemory};
+use crate::rng::Rng;
 
 /// Buffer alignment: a page, which satisfies every O_DIRECT memory alignment.
 pub const ALIGN: usize = 4096;

@@ -18,16 +18,15 @@
 pub mod accounting;
 pub mod buffers;
 pub mod offsets;
-pub mod rng;
 pub mod throttle;
 
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::rng::Rng;
 use accounting::Accounting;
 use buffers::{SlotBuffers, WriteFill};
 use offsets::OffsetGen;
-use rng::Rng;
 use throttle::Throttle;
 
 use crate::clock::{Clock, Nanos};

@@ -19,8 +19,8 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::rng::Rng;
 use crate::profile::Access;
+use crate::rng::Rng;
 use crate::target::Range;
 use crate::target::distribution::EffectiveRange;
 

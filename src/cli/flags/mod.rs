@@ -11,10 +11,10 @@ mod tests;
 
 use std::path::PathBuf;
 
-use super::raw::{RawArgs, SequentialArg, WriteBufferArg};
-use super::units::{Size, UnitError, parse_in_range, parse_size};
 use crate::engine::EngineKind;
+use crate::profile::raw::{RawArgs, SequentialArg, WriteBufferArg};
 use crate::profile::{FlushMode, IoPriority, Throughput};
+use crate::units::{Size, UnitError, parse_in_range, parse_size};
 
 pub use values::{
     apply_affinity, apply_buffer_separation, apply_cache, apply_counters, apply_distribution,
@@ -79,13 +79,7 @@ pub struct LongFlag {
     pub apply: fn(Option<&str>, &mut RawArgs) -> Result<(), String>,
 }
 
-/// The most I/Os one thread may keep in flight: the largest io_uring submission queue (32768
-/// entries, with a completion queue of twice that).
-pub const MAX_OUTSTANDING: u64 = 32768;
-/// The largest thread count accepted by `-t`/`-F`.
-pub const MAX_THREADS: u64 = 4096;
-/// The largest CPU number accepted by `-a`.
-pub const MAX_CPU: u64 = 8191;
+pub use crate::profile::{MAX_CPU, MAX_OUTSTANDING, MAX_THREADS};
 
 /// Every DiskSpd option.
 pub const FLAGS: &[Flag] = &[

@@ -1,13 +1,13 @@
 use std::path::PathBuf;
 
 use super::*;
-use crate::cli::raw::{RawArgs, WriteBufferArg};
-use crate::cli::units::Size;
 use crate::engine::EngineKind;
+use crate::profile::raw::{RawArgs, WriteBufferArg};
 use crate::profile::{
     Batch, BufferSeparation, CacheMode, DistributionKind, Efficiency, IoPriority, IoRing,
     ResultFormat, Throughput,
 };
+use crate::units::Size;
 
 fn apply(token: &str) -> Result<RawArgs, String> {
     let mut raw = RawArgs::default();

@@ -2,12 +2,12 @@
 //! orderings, cache letters, distributions, counters, named events, io_uring batches, formats.
 
 use super::{MAX_CPU, flag_once, once, unit};
-use crate::cli::raw::{DistributionArg, RawArgs};
-use crate::cli::units::{Size, parse_in_range, parse_size};
+use crate::profile::raw::{DistributionArg, RawArgs};
 use crate::profile::{
     Batch, BufferSeparation, CacheMode, DistributionKind, Efficiency, EtwTimer, IoRing,
     ResultFormat,
 };
+use crate::units::{Size, parse_in_range, parse_size};
 
 /// `-a`, `-ag`, `-a0,1,4-7`, `-ag0,0,1`, and the 2.3 ordering letters `-ac -as -ap -aP -ae -aE -aup`.
 pub fn apply_affinity(value: &str, raw: &mut RawArgs) -> Result<(), String> {

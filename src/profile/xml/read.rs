@@ -228,7 +228,7 @@ fn affinity(el: &Element) -> Result<Affinity, XmlError> {
     let mut cpus = Vec::new();
     if let Some(list) = el.child("Affinity")? {
         for a in list.all("AffinityAssignment") {
-            cpus.push(a.number_in(0, crate::cli::flags::MAX_CPU)? as u32);
+            cpus.push(a.number_in(0, crate::profile::MAX_CPU)? as u32);
         }
         for a in list.all("AffinityGroupAssignment") {
             if a.attr("Group").unwrap_or("0") != "0" {
@@ -302,7 +302,7 @@ fn io_ring(el: &Element) -> Result<Option<IoRing>, XmlError> {
                 if percent {
                     100
                 } else {
-                    crate::cli::flags::MAX_OUTSTANDING
+                    crate::profile::MAX_OUTSTANDING
                 },
             )? as u32;
             if percent {
@@ -373,10 +373,10 @@ fn target(el: &Element) -> Result<Target, XmlError> {
     t.max_size = el.number_of("MaxFileSize")?.filter(|&m| m > 0);
     t.create_size = el.number_of("FileSize")?.filter(|&s| s > 0);
     if let Some(r) = el.child("RequestCount")? {
-        t.requests = r.number_in(1, crate::cli::flags::MAX_OUTSTANDING)? as u32;
+        t.requests = r.number_in(1, crate::profile::MAX_OUTSTANDING)? as u32;
     }
     if let Some(r) = el.child("ThreadsPerFile")? {
-        t.threads_per_target = r.number_in(1, crate::cli::flags::MAX_THREADS)? as u32;
+        t.threads_per_target = r.number_in(1, crate::profile::MAX_THREADS)? as u32;
     }
     t.thread_stride = el.number_of("ThreadStride")?.unwrap_or(0);
     t.hints = Hints {
@@ -453,7 +453,7 @@ fn target(el: &Element) -> Result<Target, XmlError> {
             t.thread_targets.push(ThreadTarget {
                 thread: tt
                     .required("Thread")?
-                    .number_in(0, crate::cli::flags::MAX_THREADS)? as u32,
+                    .number_in(0, crate::profile::MAX_THREADS)? as u32,
                 weight: tt.number_of("Weight")?.unwrap_or(0) as u32,
             });
             tt.only(&["Thread", "Weight"])?;

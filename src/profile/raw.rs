@@ -6,12 +6,12 @@
 
 use std::path::PathBuf;
 
-use super::units::Size;
-use crate::engine::EngineKind;
-use crate::profile::{
+use super::{
     BufferSeparation, CacheMode, Counters, DistributionKind, Efficiency, Events, FlushMode, Hints,
     IoPriority, IoRing, ResultFormat, Throughput,
 };
+use crate::engine::EngineKind;
+use crate::units::Size;
 
 /// How `-s` was typed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,0 +1,194 @@
+//! The machine: facts for the report header (host, kernel, CPUs, caches) and the live readings the
+//! run needs (per-CPU time, the CPUs this process may use, the memory it may allocate), behind one
+//! trait so tests can fake it.
+
+mod cpu;
+mod facts;
+mod memory;
+
+use std::fs;
+use std::time::SystemTime;
+
+pub use cpu::{CpuTimes, parse_proc_stat, read_proc_stat};
+pub use facts::{CacheInfo, CacheKind, CpuTopology, SystemInfo, parse_cpu_list};
+use facts::{caches, read_trimmed, topology};
+pub use memory::Available;
+
+/// Raises this process's soft limit on open files to its hard limit: every target is held open
+/// by the safety gate and again for I/O, so a run of thousands of targets needs more than the
+/// usual 1024.
+pub fn raise_open_file_limit() {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit and setrlimit read and write one rlimit each.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max
+        {
+            limit.rlim_cur = limit.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+        }
+    }
+}
+
+/// Where the run reads machine facts and live counters.
+pub trait Host: Sync {
+    /// Facts for the report header.
+    fn system_info(&self) -> SystemInfo;
+    /// Per-CPU time counters now.
+    fn cpu_times(&self) -> Vec<CpuTimes>;
+    /// CPUs this process may be scheduled on.
+    fn allowed_cpus(&self) -> Vec<u32>;
+    /// Wall-clock time now.
+    fn wall_clock(&self) -> SystemTime;
+    /// Every `-e` counter, now.
+    fn counters(&self) -> Vec<crate::counters::Counter>;
+    /// Memory this process may still allocate: `MemAvailable`, or less when a memory cgroup (a
+    /// container's limit) leaves less room.
+    fn memory_available(&self) -> Option<Available>;
+    /// How many bytes io_uring may pin for registered buffers (`ulimit -l`); `None` when no limit
+    /// applies (unlimited, or the process has CAP_IPC_LOCK).
+    fn memlock_limit(&self) -> Option<u64>;
+}
+
+/// The running Linux system.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct LinuxHost;
+
+impl Host for LinuxHost {
+    fn system_info(&self) -> SystemInfo {
+        let online = parse_cpu_list(
+            &read_trimmed("/sys/devices/system/cpu/online").unwrap_or_else(|| "0".into()),
+        );
+        // Hybrid parts list their performance cores under cpu_core.
+        let big = read_trimmed("/sys/devices/cpu_core/cpus")
+            .map(|s| parse_cpu_list(&s))
+            .unwrap_or_default();
+        let processor_name = fs::read_to_string("/proc/cpuinfo")
+            .ok()
+            .and_then(|text| {
+                text.lines()
+                    .find(|l| l.starts_with("model name"))
+                    .and_then(|l| l.split_once(':'))
+                    .map(|(_, v)| v.trim().to_string())
+            })
+            .unwrap_or_default();
+        let kernel = format!(
+            "{} {}",
+            read_trimmed("/proc/sys/kernel/ostype").unwrap_or_else(|| "Linux".into()),
+            read_trimmed("/proc/sys/kernel/osrelease").unwrap_or_default()
+        );
+        // SAFETY: sysconf has no memory-safety preconditions.
+        let page_size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as u64;
+        SystemInfo {
+            computer_name: read_trimmed("/proc/sys/kernel/hostname").unwrap_or_default(),
+            processor_name,
+            kernel,
+            power_scheme: read_trimmed("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
+                .unwrap_or_default(),
+            page_size,
+            cpus: online.iter().map(|&c| topology(c, &big)).collect(),
+            caches: caches(&online),
+        }
+    }
+
+    fn cpu_times(&self) -> Vec<CpuTimes> {
+        read_proc_stat().unwrap_or_default()
+    }
+
+    fn allowed_cpus(&self) -> Vec<u32> {
+        // SAFETY: cpu_set_t is plain data; sched_getaffinity writes at most its size.
+        let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+        let ok =
+            unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) }
+                == 0;
+        if !ok {
+            return parse_cpu_list(
+                &read_trimmed("/sys/devices/system/cpu/online").unwrap_or_else(|| "0".into()),
+            );
+        }
+        (0..libc::CPU_SETSIZE as u32)
+            // SAFETY: the index is below CPU_SETSIZE.
+            .filter(|&cpu| unsafe { libc::CPU_ISSET(cpu as usize, &set) })
+            .collect()
+    }
+
+    fn wall_clock(&self) -> SystemTime {
+        SystemTime::now()
+    }
+
+    fn counters(&self) -> Vec<crate::counters::Counter> {
+        crate::counters::sample()
+    }
+
+    fn memory_available(&self) -> Option<Available> {
+        let text = fs::read_to_string("/proc/meminfo").ok()?;
+        let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        let machine = Available {
+            bytes: kib * 1024,
+            source: "MemAvailable".into(),
+        };
+        Some(match memory::cgroup_room() {
+            Some((room, limit)) if room < machine.bytes => Available {
+                bytes: room,
+                source: format!(
+                    "the memory cgroup's limit of {}, less what the cgroup uses",
+                    crate::units::format_size(limit)
+                ),
+            },
+            _ => machine,
+        })
+    }
+
+    fn memlock_limit(&self) -> Option<u64> {
+        const CAP_IPC_LOCK: u32 = 14;
+        let status = fs::read_to_string("/proc/self/status").ok()?;
+        let effective = status.lines().find_map(|l| l.strip_prefix("CapEff:"))?;
+        let caps = u64::from_str_radix(effective.trim(), 16).ok()?;
+        if caps & (1 << CAP_IPC_LOCK) != 0 {
+            return None;
+        }
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit writes one rlimit into the struct it is given.
+        if unsafe { libc::getrlimit(libc::RLIMIT_MEMLOCK, &mut limit) } != 0
+            || limit.rlim_cur == libc::RLIM_INFINITY
+        {
+            return None;
+        }
+        Some(limit.rlim_cur)
+    }
+}
+
+/// Pins the calling thread to one CPU.
+pub fn pin_current_thread(cpu: u32) -> std::io::Result<()> {
+    // SAFETY: cpu_set_t is plain data; CPU_SET writes inside it for cpu < CPU_SETSIZE (checked by
+    // the option parser's limit); sched_setaffinity reads it.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu as usize, &mut set);
+        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn live_host_reads_something() {
+        let host = LinuxHost;
+        let info = host.system_info();
+        assert!(!info.cpus.is_empty());
+        assert!(info.core_count() >= 1 && info.socket_count() >= 1);
+        assert!(!host.allowed_cpus().is_empty());
+        assert!(!host.cpu_times().is_empty());
+    }
+}
