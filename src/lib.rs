@@ -9,7 +9,6 @@
 //! [`stats::RunResults`]. [`report::Report`] computes every printed number once, and
 //! [`report::text`] lays them out as DiskSpd does.
 
-pub mod checkpoint;
 pub mod cli;
 pub mod clock;
 pub mod commands;
@@ -18,8 +17,8 @@ pub mod counters;
 pub mod engine;
 mod error;
 pub mod events;
+mod exit;
 pub mod live;
-pub mod monitor;
 pub mod output;
 pub mod plan;
 pub mod profile;
@@ -35,4 +34,5 @@ pub mod trace;
 pub mod units;
 pub mod worker;
 
-pub use error::{EXIT_BAD_INPUT, EXIT_RUN_ERROR, Error};
+pub use error::Error;
+pub use exit::{EXIT_BAD_INPUT, EXIT_RUN_ERROR};

@@ -8,12 +8,13 @@ use std::path::PathBuf;
 
 use crate::clock::Monotonic;
 use crate::console::{out, say};
+use crate::exit::EXIT_RUN_ERROR;
 use crate::profile::{Action, Profile};
 use crate::report::{self, Report, utc_string};
 use crate::safety::LinuxView;
 use crate::stats::RunResults;
 use crate::system::{Host, LinuxHost};
-use crate::{EXIT_RUN_ERROR, Error, engine, events, output, run};
+use crate::{Error, engine, events, output, run};
 
 /// Does what the profile asks — print the profile or the system, set an event, or measure — and
 /// returns the exit status.

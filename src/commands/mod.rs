@@ -39,8 +39,8 @@ impl ToolError {
     /// 3 for input the user can fix, 1 when writing failed.
     pub fn exit_code(&self) -> u8 {
         match self {
-            ToolError::Usage(_) | ToolError::Input { .. } => crate::EXIT_BAD_INPUT,
-            ToolError::Output { .. } => crate::EXIT_RUN_ERROR,
+            ToolError::Usage(_) | ToolError::Input { .. } => crate::exit::EXIT_BAD_INPUT,
+            ToolError::Output { .. } => crate::exit::EXIT_RUN_ERROR,
         }
     }
 }

@@ -23,38 +23,18 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
         why: e.to_string(),
     })?;
     let output = args.option("output").map(PathBuf::from);
-    let (mut out, shown): (Box<dyn Write>, PathBuf) = match &output {
-        Some(path) => (
-            Box::new(File::create(path).map_err(|e| ToolError::Output {
-                path: path.clone(),
-                why: e.to_string(),
-            })?),
-            path.clone(),
-        ),
-        None => (
-            Box::new(io::stdout().lock()),
-            PathBuf::from("standard output"),
-        ),
-    };
-    let mut out = BufWriter::with_capacity(1 << 20, &mut out);
-    let write_error = |e: io::Error| ToolError::Output {
-        path: shown.clone(),
-        why: e.to_string(),
-    };
-    // The header goes out with the first record, so a file that is not a trace prints nothing.
-    let mut started = false;
-    let result = read_binary(file, |record| {
-        if !started {
-            writeln!(out, "{CSV_HEADER}")?;
-            started = true;
+    let place = super::report::check_output(output.as_deref(), &args.files)?;
+    let (shown, dumped) = match place {
+        Some(mut place) => {
+            let shown = place.path().to_path_buf();
+            (shown, place.replace_by(|out| dump(file, out)))
         }
-        writeln!(out, "{}", record.csv())
-    })
-    .and_then(|_| match started {
-        true => Ok(()),
-        false => writeln!(out, "{CSV_HEADER}"),
-    });
-    match result.and_then(|()| out.flush()) {
+        None => (
+            PathBuf::from("standard output"),
+            dump(file, &mut io::stdout().lock()),
+        ),
+    };
+    match dumped {
         Ok(()) => Ok(0),
         // `iospd trace-dump t.trace | head` is not an error.
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(0),
@@ -62,6 +42,27 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
             path: input,
             why: e.to_string(),
         }),
-        Err(e) => Err(write_error(e)),
+        Err(e) => Err(ToolError::Output {
+            path: shown,
+            why: e.to_string(),
+        }),
     }
+}
+
+/// Writes the CSV of the trace `file` to `out`. The header goes out with the first record, so a
+/// file that is not a trace writes nothing.
+fn dump(file: File, out: &mut dyn Write) -> io::Result<()> {
+    let mut out = BufWriter::with_capacity(1 << 20, out);
+    let mut started = false;
+    read_binary(file, |record| {
+        if !started {
+            writeln!(out, "{CSV_HEADER}")?;
+            started = true;
+        }
+        writeln!(out, "{}", record.csv())
+    })?;
+    if !started {
+        writeln!(out, "{CSV_HEADER}")?;
+    }
+    out.flush()
 }

@@ -23,7 +23,7 @@ pub fn measure<C: Clock>(
     profile: &Profile,
     cleared: &mut crate::safety::Cleared,
     context: Context<'_, C>,
-) -> Result<RunResults, crate::Error> {
+) -> Result<RunResults, RunError> {
     let Context {
         engine,
         clock,
@@ -109,7 +109,7 @@ pub fn measure<C: Clock>(
         let prepared = crate::target::prepare(timespan, index, &mut checked, cleared, stop);
         let (targets, warnings) = match prepared {
             Ok(prepared) => prepared,
-            Err(error) if timespans.is_empty() => return Err(error.into()),
+            Err(error) if timespans.is_empty() => return Err(error),
             Err(error) => {
                 aborted = Some(error.to_string());
                 break;
@@ -121,7 +121,7 @@ pub fn measure<C: Clock>(
         }
         let results = match runner.timespan(index, &plans, &targets, &timespans) {
             Ok(results) => results,
-            Err(error) if timespans.is_empty() => return Err(error.into()),
+            Err(error) if timespans.is_empty() => return Err(error),
             Err(error) => {
                 aborted = Some(error.to_string());
                 break;
@@ -192,19 +192,18 @@ impl<C: Clock> Runner<'_, C> {
         let interval_ns = (keep_rows || progress || period.is_some() || !self.sinks.is_empty())
             .then(|| timespan.iops_interval_ms.unwrap_or(1000) as u64 * 1_000_000);
         let (host, checkpoint) = (self.host, self.checkpoint);
-        let mut write_checkpoint =
-            |collector: &crate::live::Collector<'_>, moment: &crate::monitor::Moment| {
-                if let Some(partial) =
-                    crate::checkpoint::partial(&input, collector, moment, host.cpu_times())
-                {
-                    let mut so_far = done.to_vec();
-                    so_far.push(partial);
-                    checkpoint(&RunResults {
-                        timespans: so_far,
-                        aborted: None,
-                    });
-                }
-            };
+        let mut write_checkpoint = |collector: &crate::live::Collector<'_>,
+                                    moment: &monitor::Moment| {
+            if let Some(partial) = checkpoint::partial(&input, collector, moment, host.cpu_times())
+            {
+                let mut so_far = done.to_vec();
+                so_far.push(partial);
+                checkpoint(&RunResults {
+                    timespans: so_far,
+                    aborted: None,
+                });
+            }
+        };
         let observers = Observers {
             timespan: index,
             interval_ns,
@@ -212,7 +211,7 @@ impl<C: Clock> Runner<'_, C> {
             sinks: &mut self.sinks,
             progress,
             trace: self.trace.as_mut(),
-            periodic: period.map(|p| (p, &mut write_checkpoint as crate::monitor::Periodic<'_>)),
+            periodic: period.map(|p| (p, &mut write_checkpoint as monitor::Periodic<'_>)),
         };
         execute(
             &input, self.clock, self.host, self.stop, self.log, observers,

@@ -67,7 +67,7 @@ pub fn check(
     plans: &[ThreadPlan],
     needs: Needs,
     host: &dyn Host,
-) -> Result<(), crate::Error> {
+) -> Result<(), RunError> {
     let Some(available) = host.memory_available() else {
         return Ok(());
     };
@@ -76,7 +76,7 @@ pub fn check(
     }
     let slots: u64 = plans.iter().map(|p| p.slots() as u64).sum();
     let served: usize = plans.iter().map(|p| p.targets.len()).sum();
-    Err(crate::Error::Memory(format!(
+    Err(RunError::Memory(format!(
         "the run needs {} of memory — {} of I/O buffers ({} threads with {slots} outstanding I/Os in all, each with a read and/or write buffer of up to {}) and {} of statistics (latency histograms for {served} thread-target pairs, interval buckets, trace buffers) — but only {} may be allocated ({}); lower -t, -o or -b, or use fewer targets",
         format_size(needs.total()),
         format_size(needs.buffers),

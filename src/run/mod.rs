@@ -18,7 +18,6 @@ use crate::counters;
 use crate::engine::{Engine, EngineKind, EngineSetup, MapSpec, Mapped, Null, Psync, Uring};
 use crate::events;
 use crate::live::progress::Progress;
-use crate::monitor::Monitor;
 use crate::plan::ThreadPlan;
 use crate::profile::{CacheMode, Events, Profile, TimeSpan, WriteBuffer};
 use crate::rng::Rng;
@@ -30,6 +29,7 @@ use crate::worker::buffers::{InitialFill, SlotBuffers, SlotShape, WriteFill};
 use crate::worker::offsets::OffsetGen;
 use crate::worker::throttle::Throttle;
 use crate::worker::{Assignment, Schedule, Worker, WorkerTarget};
+use monitor::Monitor;
 
 /// Set by SIGINT, SIGTERM and SIGHUP to the monotonic time of the first signal.
 pub static STOP: AtomicU64 = AtomicU64::new(0);
@@ -137,7 +137,18 @@ pub struct Observers<'s> {
     /// `--trace`: the file the trace's writer thread appends to.
     pub trace: Option<&'s mut crate::trace::writer::TraceFile>,
     /// A periodic action with the collector (checkpoints): its period and the action.
-    pub periodic: Option<(Nanos, crate::monitor::Periodic<'s>)>,
+    pub periodic: Option<(Nanos, monitor::Periodic<'s>)>,
+}
+
+impl RunError {
+    /// 3 for what the user can fix by changing the command, 1 for failures during the run.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            RunError::Plan(_) | RunError::Memory(_) => crate::exit::EXIT_BAD_INPUT,
+            RunError::Target(e) if e.is_input_error() => crate::exit::EXIT_BAD_INPUT,
+            _ => crate::exit::EXIT_RUN_ERROR,
+        }
+    }
 }
 
 /// How a worker counts: `-D` buckets, the live feed, the trace.
@@ -151,6 +162,15 @@ struct Counting {
 /// A run that could not start or failed outside the I/O itself.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
+    /// The machine cannot place the threads as asked.
+    #[error(transparent)]
+    Plan(#[from] crate::plan::PlanError),
+    /// A target cannot be used as the workload asks, or a file cannot be created.
+    #[error(transparent)]
+    Target(#[from] crate::target::TargetError),
+    /// The run needs more memory than the process may allocate.
+    #[error("{0}")]
+    Memory(String),
     /// A worker could not set itself up.
     #[error("thread {thread}: {what}: {source}")]
     Setup {
@@ -392,30 +412,56 @@ pub fn execute<'s, C: Clock>(
     let window = (window_end > schedule.warmup_end && !gate.aborted.load(Ordering::SeqCst))
         .then(|| window_end - schedule.warmup_end);
     Ok(TimeSpanResults {
-        start_time,
-        window,
-        threads,
         counters: counters::deltas(&input.counters, &samples.0, &samples.1),
-        cpu,
         engine,
         interrupted: stop_at != 0 && failure.is_none() && lost.is_none(),
         failure,
         lost,
-        timeline: collected.rows,
         trace,
         observer_errors: collected.errors,
-        target_sizes: input.targets.iter().map(|t| t.size).collect(),
-        distributions: input
-            .targets
-            .iter()
-            .map(|t| t.distribution.clone())
-            .collect(),
-        spin_ns: input.spin_ns,
+        ..input.results(start_time, window, threads, cpu, collected.rows)
     })
 }
 
+impl RunInput<'_> {
+    /// The timespan's results as far as these measurements go: what every result of it shares
+    /// (the final one and each checkpoint), with nothing yet about how it ended.
+    fn results(
+        &self,
+        start_time: std::time::SystemTime,
+        window: Option<Nanos>,
+        threads: Vec<ThreadResults>,
+        cpu: (Vec<crate::stats::CpuTimes>, Vec<crate::stats::CpuTimes>),
+        timeline: Vec<crate::stats::timeline::Row>,
+    ) -> TimeSpanResults {
+        TimeSpanResults {
+            start_time,
+            window,
+            threads,
+            cpu,
+            timeline,
+            engine: EngineSetup::plain(self.engine),
+            counters: Vec::new(),
+            failure: None,
+            lost: None,
+            interrupted: false,
+            trace: None,
+            observer_errors: Vec::new(),
+            target_sizes: self.targets.iter().map(|t| t.size).collect(),
+            distributions: self
+                .targets
+                .iter()
+                .map(|t| t.distribution.clone())
+                .collect(),
+            spin_ns: self.spin_ns,
+        }
+    }
+}
+
+mod checkpoint;
 mod measure;
 pub mod memory;
+pub mod monitor;
 mod outcome;
 mod thread;
 

@@ -1,9 +1,10 @@
 //! How a run ended, in the words printed after the report, and the exit status.
 
 use crate::engine::Op;
+use crate::exit::EXIT_RUN_ERROR;
 use crate::profile::{CacheMode, Profile, Target};
+use crate::run::STOP;
 use crate::stats::{IoFailure, RunResults};
-use crate::{EXIT_RUN_ERROR, run::STOP};
 
 /// The exit status of a run whose report is out, and the lines that say why.
 pub fn ending(profile: &Profile, results: &RunResults) -> (u8, Vec<String>) {

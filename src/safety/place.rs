@@ -189,8 +189,17 @@ impl Place {
 
     /// Replaces what is at the name with `contents`, atomically and durably.
     pub fn replace_with(&mut self, contents: &[u8]) -> io::Result<()> {
+        self.replace_by(|file| file.write_all(contents))
+    }
+
+    /// Replaces what is at the name with what `write` writes to a new file, atomically and
+    /// durably: nothing is replaced unless all of it was written.
+    pub fn replace_by(
+        &mut self,
+        write: impl FnOnce(&mut File) -> io::Result<()>,
+    ) -> io::Result<()> {
         let (temporary, mut file) = self.temporary()?;
-        let written = file.write_all(contents).and_then(|()| file.sync_all());
+        let written = write(&mut file).and_then(|()| file.sync_all());
         match written.and_then(|()| self.put_in_place(&temporary, &file)) {
             Ok(()) => {
                 self.sync_dir();

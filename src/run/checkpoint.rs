@@ -2,10 +2,9 @@
 //! while the run goes, so the `--output` files can be rewritten and a run that is killed loses at
 //! most one period.
 
-use crate::engine::EngineSetup;
+use super::RunInput;
+use super::monitor::Moment;
 use crate::live::Collector;
-use crate::monitor::Moment;
-use crate::run::RunInput;
 use crate::stats::{ThreadResults, TimeSpanResults, WaitStats};
 
 /// The timespan's results up to `moment`, as far as the threads have shipped their intervals.
@@ -28,25 +27,11 @@ pub fn partial(
             depth: plan.slots(),
         })
         .collect();
-    Some(TimeSpanResults {
-        start_time: moment.start_time,
-        window: Some(moment.window_ns.max(1)),
+    Some(input.results(
+        moment.start_time,
+        Some(moment.window_ns.max(1)),
         threads,
-        cpu: (moment.cpu_start.clone(), cpu_now),
-        engine: EngineSetup::plain(input.engine),
-        failure: None,
-        lost: None,
-        interrupted: false,
-        target_sizes: input.targets.iter().map(|t| t.size).collect(),
-        spin_ns: input.spin_ns,
-        counters: Vec::new(),
-        distributions: input
-            .targets
-            .iter()
-            .map(|t| t.distribution.clone())
-            .collect(),
-        timeline: collector.rows().to_vec(),
-        trace: None,
-        observer_errors: Vec::new(),
-    })
+        (moment.cpu_start.clone(), cpu_now),
+        collector.rows().to_vec(),
+    ))
 }
