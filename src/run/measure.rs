@@ -109,7 +109,7 @@ pub fn measure<C: Clock>(
         let prepared = crate::target::prepare(timespan, index, &mut checked, cleared, stop);
         let (targets, warnings) = match prepared {
             Ok(prepared) => prepared,
-            Err(error) if timespans.is_empty() => return Err(error),
+            Err(error) if timespans.is_empty() => return Err(error.into()),
             Err(error) => {
                 aborted = Some(error.to_string());
                 break;
