@@ -14,6 +14,7 @@ mod formats;
 mod golden;
 mod hostile;
 mod html;
+mod layers;
 mod observe;
 mod options;
 mod profiles;
