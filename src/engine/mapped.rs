@@ -17,8 +17,8 @@ use std::sync::Once;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::FlushMode;
-use super::{Completion, Engine, Io, Op, SlotMemory};
-use crate::clock::Nanos;
+use super::synchronous::{Perform, Synchronous};
+use super::{Io, Op, SlotMemory};
 
 /// One mapped target.
 struct Mapping {
@@ -105,11 +105,12 @@ fn faulted_in(base: *mut u8, len: usize) -> bool {
 }
 
 /// Copies to and from shared mappings.
-pub struct Mapped {
+pub type Mapped = Synchronous<Mappings>;
+
+/// The thread's mapped targets and its slot buffers' addresses.
+pub struct Mappings {
     maps: Vec<Mapping>,
     addrs: Vec<[usize; 2]>,
-    staged: Vec<Io>,
-    ready: Vec<Completion>,
     page: usize,
 }
 
@@ -130,9 +131,15 @@ pub struct MapSpec {
 
 impl Mapped {
     /// Maps every target of the thread.
-    pub fn new(targets: &[MapSpec], memory: &impl SlotMemory) -> io::Result<Self> {
+    pub fn create(targets: &[MapSpec], memory: &impl SlotMemory) -> io::Result<Self> {
         install_sigbus_handler();
-        let mut maps = Vec::with_capacity(targets.len());
+        // Built up in place, so a mapping that fails unmaps the ones before it.
+        let mut mappings = Mappings {
+            maps: Vec::with_capacity(targets.len()),
+            addrs: memory.addresses(),
+            // SAFETY: sysconf has no preconditions.
+            page: unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as usize,
+        };
         for spec in targets {
             let prot = libc::PROT_READ | if spec.writable { libc::PROT_WRITE } else { 0 };
             // SAFETY: a shared mapping of an open descriptor; checked before use, unmapped on drop.
@@ -149,7 +156,7 @@ impl Mapped {
             if base == libc::MAP_FAILED {
                 return Err(io::Error::last_os_error());
             }
-            maps.push(Mapping {
+            mappings.maps.push(Mapping {
                 base: base as *mut u8,
                 len: spec.len as usize,
                 flush: spec.flush,
@@ -157,25 +164,12 @@ impl Mapped {
                 region: register(base as usize, spec.len as usize),
             });
         }
-        let slots = memory.slots();
-        Ok(Mapped {
-            maps,
-            addrs: (0..slots)
-                .map(|s| {
-                    [
-                        memory.addr(s, Op::Read) as usize,
-                        memory.addr(s, Op::Write) as usize,
-                    ]
-                })
-                .collect(),
-            staged: Vec::with_capacity(slots as usize),
-            ready: Vec::with_capacity(slots as usize),
-            // SAFETY: sysconf has no preconditions.
-            page: unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as usize,
-        })
+        Ok(Synchronous::new(mappings, memory.slots()))
     }
+}
 
-    fn perform(&self, io: &Io) -> i32 {
+impl Perform for Mappings {
+    fn perform(&mut self, io: &Io) -> i32 {
         let map = &self.maps[io.target as usize];
         let offset = io.offset as usize;
         let len = io.len as usize;
@@ -202,7 +196,9 @@ impl Mapped {
         }
         len as i32
     }
+}
 
+impl Mappings {
     /// Makes `len` written bytes at `offset` durable as `-N` and `-Sw` ask.
     fn flush(&self, map: &Mapping, offset: usize, len: usize) -> Result<(), i32> {
         let msync = map.sync_writes || map.flush == Some(FlushMode::ViewOfFile);
@@ -260,32 +256,7 @@ fn flush_cache_lines(_start: *mut u8, _len: usize, _drain: bool) {
     std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
 }
 
-impl Engine for Mapped {
-    fn push(&mut self, io: Io) -> io::Result<()> {
-        self.staged.push(io);
-        Ok(())
-    }
-
-    fn submit(&mut self, _wait_for: u32, _timeout: Option<Nanos>) -> io::Result<()> {
-        for i in 0..self.staged.len() {
-            let io = self.staged[i];
-            let result = self.perform(&io);
-            self.ready.push(Completion {
-                slot: io.slot,
-                result,
-            });
-        }
-        self.staged.clear();
-        Ok(())
-    }
-
-    fn reap(&mut self, out: &mut Vec<Completion>, max: usize) {
-        let n = self.ready.len().min(max);
-        out.extend(self.ready.drain(..n));
-    }
-}
-
-impl Drop for Mapped {
+impl Drop for Mappings {
     fn drop(&mut self) {
         for map in &self.maps {
             if let Some(index) = map.region {
@@ -299,4 +270,4 @@ impl Drop for Mapped {
 }
 
 // SAFETY: the mappings are owned by this engine, which lives on one worker thread.
-unsafe impl Send for Mapped {}
+unsafe impl Send for Mappings {}

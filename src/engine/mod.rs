@@ -7,6 +7,7 @@
 mod mapped;
 mod null;
 mod psync;
+mod synchronous;
 mod uring;
 
 use std::fmt;
@@ -178,4 +179,15 @@ pub trait SlotMemory {
     fn slots(&self) -> u32;
     /// One region per slot, for buffer registration.
     fn regions(&self) -> Vec<libc::iovec>;
+    /// Each slot's read and write buffer addresses, for engines that keep them.
+    fn addresses(&self) -> Vec<[usize; 2]> {
+        (0..self.slots())
+            .map(|s| {
+                [
+                    self.addr(s, Op::Read) as usize,
+                    self.addr(s, Op::Write) as usize,
+                ]
+            })
+            .collect()
+    }
 }

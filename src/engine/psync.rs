@@ -5,39 +5,33 @@
 use std::io;
 use std::os::fd::RawFd;
 
-use super::{Completion, Engine, Io, Op, SlotMemory};
-use crate::clock::Nanos;
+use super::synchronous::{Perform, Synchronous};
+use super::{Io, Op, SlotMemory};
 
 /// Synchronous positional I/O.
-pub struct Psync {
+pub type Psync = Synchronous<Positional>;
+
+/// pread and pwrite on the thread's targets.
+pub struct Positional {
     fds: Vec<RawFd>,
     addrs: Vec<[usize; 2]>,
-    staged: Vec<Io>,
-    ready: Vec<Completion>,
 }
 
 impl Psync {
     /// An engine over the thread's target descriptors and slot buffers. Synchronous I/O takes the
     /// thread's I/O priority, so the lowest priority among `priorities` is set for the thread.
-    pub fn new(fds: &[RawFd], memory: &impl SlotMemory, priorities: &[u16]) -> io::Result<Self> {
+    pub fn create(fds: &[RawFd], memory: &impl SlotMemory, priorities: &[u16]) -> io::Result<Self> {
         set_thread_priority(priorities)?;
-        let slots = memory.slots();
-        Ok(Psync {
+        let positional = Positional {
             fds: fds.to_vec(),
-            addrs: (0..slots)
-                .map(|s| {
-                    [
-                        memory.addr(s, Op::Read) as usize,
-                        memory.addr(s, Op::Write) as usize,
-                    ]
-                })
-                .collect(),
-            staged: Vec::with_capacity(slots as usize),
-            ready: Vec::with_capacity(slots as usize),
-        })
+            addrs: memory.addresses(),
+        };
+        Ok(Synchronous::new(positional, memory.slots()))
     }
+}
 
-    fn perform(&self, io: &Io) -> i32 {
+impl Perform for Positional {
+    fn perform(&mut self, io: &Io) -> i32 {
         let fd = self.fds[io.target as usize];
         let addr = self.addrs[io.slot as usize][io.op as usize];
         loop {
@@ -92,29 +86,4 @@ pub fn set_thread_priority(priorities: &[u16]) -> io::Result<()> {
         return Err(io::Error::last_os_error());
     }
     Ok(())
-}
-
-impl Engine for Psync {
-    fn push(&mut self, io: Io) -> io::Result<()> {
-        self.staged.push(io);
-        Ok(())
-    }
-
-    fn submit(&mut self, _wait_for: u32, _timeout: Option<Nanos>) -> io::Result<()> {
-        for i in 0..self.staged.len() {
-            let io = self.staged[i];
-            let result = self.perform(&io);
-            self.ready.push(Completion {
-                slot: io.slot,
-                result,
-            });
-        }
-        self.staged.clear();
-        Ok(())
-    }
-
-    fn reap(&mut self, out: &mut Vec<Completion>, max: usize) {
-        let n = self.ready.len().min(max);
-        out.extend(self.ready.drain(..n));
-    }
 }

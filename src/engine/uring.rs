@@ -28,7 +28,7 @@ pub struct Uring {
     ring: IoUring,
     fds: Vec<RawFd>,
     priorities: Vec<u16>,
-    addrs: Vec<[u64; 2]>,
+    addrs: Vec<[usize; 2]>,
     fixed_files: bool,
     fixed_buffers: bool,
     sqpoll: bool,
@@ -60,14 +60,7 @@ impl Uring {
             // SAFETY: the regions belong to the worker's slot buffers, which outlive this ring
             // (the worker drops the engine before the buffers) and are not moved while registered.
             && unsafe { ring.submitter().register_buffers(&regions) }.is_ok();
-        let addrs = (0..memory.slots())
-            .map(|s| {
-                [
-                    memory.addr(s, Op::Read) as u64,
-                    memory.addr(s, Op::Write) as u64,
-                ]
-            })
-            .collect();
+        let addrs = memory.addresses();
         let setup = EngineSetup {
             kind: EngineKind::IoUring,
             registered_buffers: fixed_buffers,

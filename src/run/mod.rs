@@ -19,16 +19,13 @@ use crate::engine::{Engine, EngineKind, EngineSetup, MapSpec, Mapped, Null, Psyn
 use crate::events;
 use crate::live::progress::Progress;
 use crate::plan::ThreadPlan;
-use crate::profile::{CacheMode, Events, Profile, TimeSpan, WriteBuffer};
-use crate::rng::Rng;
+use crate::profile::{Events, Profile, TimeSpan};
 use crate::stats::intervals::bucket_count;
-use crate::stats::{IoFailure, RunResults, TargetStats, ThreadResults, TimeSpanResults, WaitStats};
+use crate::stats::{IoFailure, RunResults, ThreadResults, TimeSpanResults};
 use crate::system::{Host, pin_current_thread};
 use crate::target::PreparedTarget;
-use crate::worker::buffers::{InitialFill, SlotBuffers, SlotShape, WriteFill};
-use crate::worker::offsets::OffsetGen;
-use crate::worker::throttle::Throttle;
-use crate::worker::{Assignment, Schedule, Worker, WorkerTarget};
+use crate::worker::buffers::SlotBuffers;
+use crate::worker::{Schedule, Worker, slot_shapes};
 use monitor::Monitor;
 
 /// Set by SIGINT, SIGTERM and SIGHUP to the monotonic time of the first signal.
@@ -467,4 +464,3 @@ mod thread;
 
 pub use measure::{Context, measure};
 pub use outcome::ending;
-pub use thread::slot_shapes;

@@ -128,9 +128,10 @@ impl SlotBuffers {
             memory,
             regions,
         };
+        let mut buffers = buffers;
         for (slot, shape) in shapes.iter().enumerate() {
             if shape.writes && shape.fill == InitialFill::Pattern {
-                let buf = buffers.slice_mut(slot as u32, Op::Write, shape.block);
+                let buf = buffers.write_buffer(slot as u32, shape.block);
                 for (i, byte) in buf.iter_mut().enumerate() {
                     *byte = i as u8;
                 }
@@ -139,13 +140,19 @@ impl SlotBuffers {
         Ok(buffers)
     }
 
-    /// The slot's buffer for `op` as a mutable slice of `len` bytes.
-    #[allow(clippy::mut_from_ref)]
-    pub fn slice_mut(&self, slot: u32, op: Op, len: usize) -> &mut [u8] {
-        // SAFETY: the address lies inside this allocation with at least `len` bytes after it (each
-        // half is `round_up(block)` long); the worker only touches a slot's buffer while the slot
-        // is not in flight, so nothing else accesses these bytes at the same time.
-        unsafe { std::slice::from_raw_parts_mut(self.addr(slot, op), len) }
+    /// The first `len` bytes of the slot's write buffer, to fill before a write. Panics when `len`
+    /// is more than the slot holds. The worker calls it only for a slot that is not in flight, so
+    /// the kernel is not reading those bytes meanwhile (that contract is the engines').
+    #[inline]
+    pub fn write_buffer(&mut self, slot: u32, len: usize) -> &mut [u8] {
+        let region = self.regions[slot as usize];
+        assert!(
+            len <= region.start + region.len - region.write,
+            "slot {slot} holds fewer than {len} bytes"
+        );
+        // SAFETY: the range lies inside this allocation (checked above), and `&mut self` makes
+        // this the only reference to any of it.
+        unsafe { std::slice::from_raw_parts_mut(self.base.as_ptr().add(region.write), len) }
     }
 }
 
@@ -272,18 +279,19 @@ mod tests {
             shape(1024, false, true, InitialFill::Pattern),
             shape(1024, false, true, InitialFill::Zero),
         ];
-        let buffers = SlotBuffers::new(&shapes, false).unwrap();
-        let pattern = buffers.slice_mut(0, Op::Write, 1024);
+        let mut buffers = SlotBuffers::new(&shapes, false).unwrap();
+        let pattern = buffers.write_buffer(0, 1024);
         assert_eq!(
             &pattern[250..260],
             &[250, 251, 252, 253, 254, 255, 0, 1, 2, 3]
         );
-        assert!(
-            buffers
-                .slice_mut(1, Op::Write, 1024)
-                .iter()
-                .all(|&b| b == 0)
-        );
+        assert!(buffers.write_buffer(1, 1024).iter().all(|&b| b == 0));
+        // A slot's buffer is its block rounded up to the alignment, and no more.
+        assert_eq!(buffers.write_buffer(1, 4096).len(), 4096);
+        let beyond = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            buffers.write_buffer(1, 4097).len()
+        }));
+        assert!(beyond.is_err(), "a slice past the slot's buffer is refused");
     }
 
     #[test]

@@ -17,20 +17,22 @@
 
 pub mod accounting;
 pub mod buffers;
+mod build;
+mod cycle;
 pub mod offsets;
 pub mod throttle;
 
-use std::io::{self, Write};
+use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::rng::Rng;
-use accounting::Accounting;
 use buffers::{SlotBuffers, WriteFill};
+pub use build::{Plan, slot_shapes};
 use offsets::OffsetGen;
 use throttle::Throttle;
 
 use crate::clock::{Clock, Nanos};
-use crate::engine::{Completion, Engine, Io, Op};
+use crate::engine::{Completion, Engine, Op};
 use crate::stats::{IoFailure, TargetStats, WaitStats};
 
 /// The longest the loop sleeps at once while every slot is held back by pacing, so a stop request
@@ -122,7 +124,7 @@ pub struct Worker<'a, C: Clock> {
     /// How slots pick targets.
     pub assignment: Assignment,
     /// The slots' buffers.
-    pub buffers: &'a SlotBuffers,
+    pub buffers: &'a mut SlotBuffers,
     /// The thread's generator.
     pub rng: Rng,
     /// Phase boundaries.
@@ -156,7 +158,7 @@ impl<C: Clock> Worker<'_, C> {
     /// Runs warm-up, the measured window and cool-down, then drains. Returns the failed I/O that
     /// stopped the run early, if any; engine errors are returned as `Err`.
     pub fn run<E: Engine>(&mut self, engine: &mut E) -> io::Result<Option<IoFailure>> {
-        let mut inflight = 0usize;
+        let mut inflight = 0;
         let result = self.issue_and_drain(engine, &mut inflight);
         if result.is_err() {
             // The engine failed: stop every thread, and give the kernel back every buffer it is
@@ -191,206 +193,6 @@ impl<C: Clock> Worker<'_, C> {
         }
     }
 
-    fn issue_and_drain<E: Engine>(
-        &mut self,
-        engine: &mut E,
-        inflight: &mut usize,
-    ) -> io::Result<Option<IoFailure>> {
-        let slots = self.buffers_slots();
-        let mut free: Vec<u32> = (0..slots as u32).rev().collect();
-        let mut batch: Vec<u32> = Vec::with_capacity(slots);
-        let mut done: Vec<Completion> = Vec::with_capacity(slots);
-        let mut started = vec![0 as Nanos; slots];
-        // When the pacer said each slot's I/O was due (paced targets only).
-        let mut intended = vec![0 as Nanos; slots];
-        let mut offsets = vec![0u64; slots];
-        let mut ops = vec![Op::Read; slots];
-        let mut owner = vec![0u16; slots];
-        let mut filling = true;
-        let mut failure = None;
-        let mut window_end = self.schedule.measure_end;
-        let progress_every = if self.progress_every == 0 {
-            u64::MAX
-        } else {
-            self.progress_every
-        };
-        let mut progress_left = progress_every;
-        let interval_ns = if self.interval_ns == 0 {
-            Nanos::MAX
-        } else {
-            self.interval_ns
-        };
-        for target in &mut self.targets {
-            target.throttle.start_at(self.schedule.start);
-        }
-        let mut acct = Accounting::new(self.schedule.warmup_end, window_end);
-        let mut now = self.clock.now();
-        loop {
-            if filling {
-                let mut i = free.len();
-                while i > 0 {
-                    i -= 1;
-                    let slot = free[i];
-                    let t = self.target_of(slot);
-                    let target = &mut self.targets[t];
-                    if !target.throttle.ready(now) {
-                        continue;
-                    }
-                    free.swap_remove(i);
-                    let (op, offset) = target.next(&mut self.rng, slot);
-                    if op == Op::Write {
-                        let buf = self
-                            .buffers
-                            .slice_mut(slot, Op::Write, target.block as usize);
-                        target.fill.prepare(buf, &mut self.rng);
-                    }
-                    intended[slot as usize] = target.throttle.due();
-                    target.throttle.issued(now);
-                    ops[slot as usize] = op;
-                    offsets[slot as usize] = offset;
-                    owner[slot as usize] = t as u16;
-                    engine.push(Io {
-                        slot,
-                        target: t as u16,
-                        op,
-                        offset,
-                        len: target.block,
-                    })?;
-                    batch.push(slot);
-                }
-            }
-            let mut entered = now;
-            if !batch.is_empty() {
-                let stamp = self.clock.now();
-                for &slot in &batch {
-                    started[slot as usize] = stamp;
-                }
-                acct.in_flight(stamp, *inflight);
-                *inflight += batch.len();
-                batch.clear();
-                entered = stamp;
-            }
-            if *inflight == 0 {
-                if !filling {
-                    break;
-                }
-                // Every slot is held back by pacing: sleep until the first is due.
-                let due = self
-                    .targets
-                    .iter()
-                    .map(|t| t.throttle.due())
-                    .min()
-                    .unwrap_or(now);
-                let pause = due
-                    .saturating_sub(now)
-                    .min(self.schedule.end.saturating_sub(now))
-                    .clamp(1, MAX_PAUSE);
-                self.waits.throttle_sleeps += 1;
-                self.clock.sleep(pause);
-                now = self.clock.now();
-                (filling, window_end) = self.phase(now, filling, window_end);
-                self.advance_feed(now);
-                continue;
-            }
-            let throttled = filling && !free.is_empty();
-            let mut spun_from = 0;
-            if throttled {
-                let due = self
-                    .targets
-                    .iter()
-                    .filter(|t| t.throttle.is_limited())
-                    .map(|t| t.throttle.due())
-                    .min()
-                    .unwrap_or(now);
-                let timeout = due.saturating_sub(now).clamp(1_000, MAX_PAUSE);
-                self.waits.throttle_waits += 1;
-                engine.submit(1, Some(timeout))?;
-                engine.reap(&mut done, self.completion_depth);
-            } else {
-                if self.spin_ns > 0 {
-                    spun_from = self.spin(engine, &mut done)?;
-                }
-                if done.is_empty() {
-                    let wait_for = self.wait_batch.min(*inflight as u32).max(1);
-                    engine.submit(wait_for, self.feed_deadline(now))?;
-                    engine.reap(&mut done, self.completion_depth);
-                    self.waits.record_wait(done.len());
-                }
-            }
-            self.waits.submits += 1;
-            now = self.clock.now();
-            (filling, window_end) = self.phase(now, filling, window_end);
-            acct.end_at(window_end);
-            acct.engine_call(entered, now);
-            if spun_from != 0 {
-                acct.spun(spun_from, now);
-            }
-            acct.in_flight(now, *inflight);
-            let counted = now >= self.schedule.warmup_end && now < window_end;
-            let interval = (now.saturating_sub(self.schedule.warmup_end) / interval_ns) as usize;
-            self.advance_feed(now);
-            for completion in done.drain(..) {
-                *inflight -= 1;
-                let slot = completion.slot as usize;
-                let t = owner[slot] as usize;
-                let len = self.targets[t].block;
-                if counted && let Some(tracer) = &mut self.tracer {
-                    tracer.push(crate::trace::Record {
-                        completion_ns: now - self.schedule.warmup_end,
-                        latency_ns: now - started[slot],
-                        offset: offsets[slot],
-                        len,
-                        result: completion.result,
-                        thread: self.thread,
-                        target: self.targets[t].index as u16,
-                        op: ops[slot],
-                        timespan: self.timespan,
-                    });
-                }
-                if completion.result != len as i32 {
-                    if failure.is_none() {
-                        failure = Some(IoFailure {
-                            thread: self.thread,
-                            target: self.targets[t].index,
-                            op: ops[slot],
-                            offset: offsets[slot],
-                            len,
-                            result: completion.result,
-                        });
-                        let _ = self.stop.compare_exchange(
-                            0,
-                            now.max(1),
-                            Ordering::SeqCst,
-                            Ordering::SeqCst,
-                        );
-                        filling = false;
-                    }
-                } else if counted {
-                    let latency = now - started[slot];
-                    let stats = self.stats[t].op_mut(ops[slot]);
-                    stats.record(len as u64, latency, interval);
-                    if let Some(h) = &mut stats.from_intended {
-                        h.record(now - intended[slot]);
-                    }
-                    if let Some(feed) = &mut self.feed {
-                        feed.record(t, ops[slot], len as u64, latency);
-                    }
-                }
-                free.push(completion.slot);
-                progress_left -= 1;
-                if progress_left == 0 {
-                    progress_left = progress_every;
-                    let _ = io::stdout().write_all(b".");
-                }
-            }
-        }
-        if let Some(feed) = self.feed.take() {
-            feed.finish();
-        }
-        acct.finish(&mut self.waits);
-        Ok(failure)
-    }
-
     /// Ships the feed's slice once `now` lies in a later interval of the measured window.
     #[inline]
     fn advance_feed(&mut self, now: Nanos) {
@@ -412,11 +214,6 @@ impl<C: Clock> Worker<'_, C> {
         let boundary = self.schedule.warmup_end + (feed.index() + 1) * feed.interval_ns();
         let left = boundary.saturating_sub(now);
         (left < NEAR).then_some(left.max(1_000))
-    }
-
-    fn buffers_slots(&self) -> usize {
-        use crate::engine::SlotMemory;
-        self.buffers.slots() as usize
     }
 
     /// Polls for completions (each poll also submits and flushes finished work) until one arrives or

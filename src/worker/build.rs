@@ -1,0 +1,206 @@
+//! A worker from its thread plan: the slots' buffer shapes, which slot serves which target, and
+//! per target the offset generator, pacer, write fill and statistics.
+
+use std::sync::atomic::AtomicU64;
+
+use super::buffers::{InitialFill, SlotBuffers, SlotShape, WriteFill};
+use super::offsets::OffsetGen;
+use super::throttle::Throttle;
+use super::{Assignment, Schedule, Worker, WorkerTarget};
+use crate::clock::{Clock, Nanos};
+use crate::engine::Op;
+use crate::live::Feed;
+use crate::plan::{ThreadPlan, ThreadTarget};
+use crate::profile::{CacheMode, Target, TimeSpan, WriteBuffer};
+use crate::rng::Rng;
+use crate::stats::{TargetStats, WaitStats};
+use crate::target::PreparedTarget;
+use crate::trace::Tracer;
+
+/// The buffers one thread's slots need: in a `-O` pool every slot may serve every target, so each
+/// is sized for the largest block and both directions any of them uses.
+pub fn slot_shapes(ts: &TimeSpan, plan: &ThreadPlan) -> Vec<SlotShape> {
+    let shape = |targets: &[&Target]| SlotShape {
+        block: targets
+            .iter()
+            .map(|t| t.block_size as usize)
+            .max()
+            .unwrap_or(0),
+        reads: targets.iter().any(|t| t.write_ratio < 100),
+        writes: targets.iter().any(|t| t.write_ratio > 0),
+        fill: if targets.iter().all(|t| t.write_buffer == WriteBuffer::Zero) {
+            InitialFill::Zero
+        } else {
+            InitialFill::Pattern
+        },
+    };
+    let served: Vec<&Target> = plan
+        .targets
+        .iter()
+        .map(|tt| &ts.targets[tt.target])
+        .collect();
+    match plan.pool {
+        Some(pool) => vec![shape(&served); pool as usize],
+        None => plan
+            .targets
+            .iter()
+            .enumerate()
+            .flat_map(|(i, tt)| std::iter::repeat_n(shape(&served[i..=i]), tt.requests as usize))
+            .collect(),
+    }
+}
+
+/// Everything a worker is built from besides its clock and buffers.
+pub struct Plan<'a> {
+    /// The timespan.
+    pub timespan: &'a TimeSpan,
+    /// This thread.
+    pub plan: &'a ThreadPlan,
+    /// The timespan's prepared targets.
+    pub targets: &'a [PreparedTarget],
+    /// Per target, the offset counter its threads share under `-si`.
+    pub shared_offsets: &'a [AtomicU64],
+    /// Set (to the time of the request) when the run must stop early.
+    pub stop: &'a AtomicU64,
+    /// `-P`: a dot every this many completions; 0 for none.
+    pub progress: u64,
+    /// Completion polling budget per wait.
+    pub spin_ns: Nanos,
+    /// `-D` buckets preallocated per direction.
+    pub intervals: usize,
+    /// The live collection feed, when something collects.
+    pub feed: Option<Feed>,
+    /// The trace, with `--trace`.
+    pub tracer: Option<Tracer>,
+    /// Index of the timespan (for trace records).
+    pub timespan_index: u8,
+}
+
+impl<'a, C: Clock> Worker<'a, C> {
+    /// The worker for a thread plan, over buffers shaped by [`slot_shapes`]. Its schedule is set
+    /// when the start barrier opens.
+    pub fn from_plan(plan: Plan<'a>, clock: C, buffers: &'a mut SlotBuffers) -> Self {
+        let Plan {
+            timespan: ts,
+            plan: thread,
+            targets,
+            shared_offsets,
+            ..
+        } = plan;
+        let (assignment, first_slots) = assignment(thread);
+        let lanes = |tt: &ThreadTarget| thread.pool.unwrap_or(tt.requests) as usize;
+        let worker_targets = thread
+            .targets
+            .iter()
+            .zip(first_slots)
+            .map(|(tt, first_slot)| {
+                let target = &ts.targets[tt.target];
+                let prepared = &targets[tt.target];
+                let burst = target.burst.map(|b| {
+                    (
+                        (b.size as u64 / tt.sharing_threads.max(1) as u64).max(1),
+                        b.think_ms as u64,
+                    )
+                });
+                WorkerTarget {
+                    offsets: OffsetGen::new(
+                        target.access,
+                        target.block_size,
+                        prepared.range,
+                        tt.relative_thread as u64 * target.thread_stride,
+                        lanes(tt),
+                        &prepared.distribution,
+                        // DiskSpd ignores -si for a target with one thread: plain sequential.
+                        (ts.threads_per_target(target) > 1).then(|| &shared_offsets[tt.target]),
+                    ),
+                    throttle: Throttle::new(target.throughput, target.block_size, burst),
+                    fill: write_fill(ts, target, prepared),
+                    write_ratio: target.write_ratio,
+                    block: target.block_size as u32,
+                    index: tt.target,
+                    first_slot,
+                    last_op: Op::Read,
+                }
+            })
+            .collect();
+        let ring = ts.io_ring;
+        Worker {
+            clock,
+            thread: thread.thread,
+            targets: worker_targets,
+            assignment,
+            buffers,
+            rng: Rng::new(thread.seed),
+            schedule: Schedule::new(0, 0, 0, 0),
+            stop: plan.stop,
+            interval_ns: ts.iops_interval_ms.map_or(0, |ms| ms as u64 * 1_000_000),
+            progress_every: plan.progress,
+            spin_ns: if ring.is_some() { 0 } else { plan.spin_ns },
+            wait_batch: ring.map_or(1, |r| r.batch.count(thread.slots())),
+            completion_depth: ts.completion_depth.map_or(usize::MAX, |d| d as usize),
+            stats: thread
+                .targets
+                .iter()
+                .map(|tt| {
+                    let stats = TargetStats::new(tt.target, plan.intervals);
+                    let target = &ts.targets[tt.target];
+                    match target.throughput.is_some() || target.burst.is_some() {
+                        true => stats.with_intended(),
+                        false => stats,
+                    }
+                })
+                .collect(),
+            waits: WaitStats::default(),
+            feed: plan.feed,
+            tracer: plan.tracer,
+            timespan: plan.timespan_index,
+        }
+    }
+}
+
+/// Which slot serves which target, and each target's first slot: fixed ranges of slots (`-o`),
+/// or a `-O` pool whose I/Os draw their target by weight.
+fn assignment(thread: &ThreadPlan) -> (Assignment, Vec<u32>) {
+    match thread.pool {
+        Some(_) => {
+            let mut until = 0u64;
+            let cumulative = thread
+                .targets
+                .iter()
+                .map(|tt| {
+                    until += tt.weight as u64;
+                    until
+                })
+                .collect();
+            (
+                Assignment::Weighted(cumulative),
+                vec![0; thread.targets.len()],
+            )
+        }
+        None => {
+            let mut slot_target = Vec::with_capacity(thread.slots() as usize);
+            let mut first_slots = Vec::with_capacity(thread.targets.len());
+            for (i, tt) in thread.targets.iter().enumerate() {
+                first_slots.push(slot_target.len() as u32);
+                slot_target.extend(std::iter::repeat_n(i as u16, tt.requests as usize));
+            }
+            (Assignment::Fixed(slot_target), first_slots)
+        }
+    }
+}
+
+/// How a target's write buffers are refreshed before each write.
+fn write_fill<'a>(ts: &TimeSpan, target: &Target, prepared: &'a PreparedTarget) -> WriteFill<'a> {
+    match (&prepared.write_source, ts.random_write_data) {
+        (_, true) => WriteFill::Random,
+        (Some(source), false) => WriteFill::Window {
+            source,
+            step: if target.cache == CacheMode::DisableOsCache {
+                512
+            } else {
+                1
+            },
+        },
+        (None, false) => WriteFill::Fixed,
+    }
+}
