@@ -93,6 +93,34 @@ pub struct Profile {
 }
 
 /// The report format on stdout.
+impl Profile {
+    /// DiskSpd's defaults around `timespans`: text results, the run itself, io_uring, no outputs.
+    /// The command line and XML profiles each start from this one profile.
+    pub fn with_timespans(timespans: Vec<TimeSpan>) -> Profile {
+        Profile {
+            command_line: String::new(),
+            verbose: false,
+            verbose_stats: false,
+            progress: None,
+            result_format: ResultFormat::Text,
+            action: Action::Run,
+            experiment_flags: 0,
+            counters: Counters::default(),
+            events: Events::default(),
+            precreate: None,
+            engine: EngineKind::IoUring,
+            spin: Spin::Auto,
+            outputs: Vec::new(),
+            percentiles: Vec::new(),
+            force: false,
+            observe: Observe::default(),
+            fast_paths: Default::default(),
+            timespans,
+            profile_file: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ResultFormat {

@@ -9,8 +9,7 @@ use super::raw::WriteBufferArg;
 use super::validate::validate;
 use super::{
     Access, Action, Affinity, Burst, CacheMode, CpuOrder, Distribution, DistributionKind,
-    DistributionRange, Profile, ProfileError, ResultFormat, Spin, Target, TimeSpan, WriteBuffer,
-    xml,
+    DistributionRange, Profile, ProfileError, Spin, Target, TimeSpan, WriteBuffer, xml,
 };
 use crate::engine::EngineKind;
 use crate::units::Size;
@@ -290,25 +289,10 @@ fn from_command_line(raw: &RawArgs) -> Result<Profile, ProfileError> {
         ..TimeSpan::new()
     };
     Ok(Profile {
-        command_line: String::new(),
-        verbose: false,
-        verbose_stats: false,
         progress: raw.progress,
-        result_format: ResultFormat::Text,
-        action: Action::Run,
-        experiment_flags: 0,
         counters: raw.counters,
         events: raw.events.clone(),
-        precreate: None,
-        engine: EngineKind::IoUring,
-        spin: Spin::Auto,
-        outputs: Vec::new(),
-        percentiles: Vec::new(),
-        force: false,
-        observe: Default::default(),
-        fast_paths: Default::default(),
-        timespans: vec![timespan],
-        profile_file: None,
+        ..Profile::with_timespans(vec![timespan])
     })
 }
 

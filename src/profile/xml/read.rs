@@ -4,12 +4,11 @@ use std::path::{Path, PathBuf};
 
 use super::XmlError;
 use super::tree::{Element, Optional, parse};
-use crate::engine::EngineKind;
 use crate::profile::{
-    Access, Action, Affinity, Batch, BufferSeparation, Burst, CacheMode, Counters, CpuOrder,
-    Distribution, DistributionKind, DistributionRange, Efficiency, EtwTimer, Events, FlushMode,
-    Hints, IoPriority, IoRing, Precreate, Profile, ResultFormat, Spin, Target, ThreadTarget,
-    Throughput, TimeSpan, WriteBuffer,
+    Access, Affinity, Batch, BufferSeparation, Burst, CacheMode, Counters, CpuOrder, Distribution,
+    DistributionKind, DistributionRange, Efficiency, EtwTimer, FlushMode, Hints, IoPriority,
+    IoRing, Precreate, Profile, ResultFormat, Target, ThreadTarget, Throughput, TimeSpan,
+    WriteBuffer,
 };
 
 /// Reads and maps a profile file.
@@ -80,28 +79,16 @@ fn profile(el: &Element) -> Result<Profile, XmlError> {
     if timespans.is_empty() {
         return Err(spans.error("needs at least one <TimeSpan>"));
     }
-    let profile = Profile {
-        command_line: String::new(),
+    Ok(Profile {
         verbose: el.flag("Verbose")?,
         verbose_stats: el.flag("VerboseStats")?,
         progress: el.number_of("Progress")?.filter(|&p| p > 0),
         result_format,
-        action: Action::Run,
         experiment_flags: el.number_of("ExperimentFlags")?.unwrap_or(0) as u32,
         counters,
-        events: Events::default(),
         precreate,
-        engine: EngineKind::IoUring,
-        spin: Spin::Auto,
-        outputs: Vec::new(),
-        percentiles: Vec::new(),
-        force: false,
-        observe: Default::default(),
-        fast_paths: Default::default(),
-        timespans,
-        profile_file: None,
-    };
-    Ok(profile)
+        ..Profile::with_timespans(timespans)
+    })
 }
 
 fn counters(etw: &Element) -> Result<Counters, XmlError> {
