@@ -395,6 +395,7 @@ mod tests {
 
     use super::*;
     use crate::cli::{self, Command};
+    use crate::profile::ResultFormat;
     use crate::profile::{Efficiency, Throughput};
 
     fn resolve_strs(args: &[&str]) -> Result<Resolved, ProfileError> {
