@@ -39,9 +39,9 @@ pub fn load(path: &Path) -> Result<Report, ToolError> {
             "its schema_version is {version:?}, and this iospd reads version 1"
         )));
     }
-    let report: Report = serde_json::from_value(value)
+    let mut report: Report = serde_json::from_value(value)
         .map_err(|e| input(format!("it does not match the results schema: {e}")))?;
-    report.check_histograms().map_err(|e| {
+    report.complete().map_err(|e| {
         input(format!(
             "{e}; the file is damaged or was not written by iospd"
         ))

@@ -245,14 +245,14 @@ fn distribution(page: &mut String, m: &Measured) {
         ("read", READ, &m.totals.read),
         ("write", WRITE, &m.totals.write),
     ];
-    let histograms: Vec<_> = pick
+    let shapes: Vec<_> = pick
         .iter()
         .filter_map(|(name, color, d)| {
-            let h = d.latency.as_ref()?.histogram().ok()?;
-            (h.count() > 0).then_some((*name, *color, h))
+            let shape = &d.latency.as_ref()?.shape;
+            (!shape.bins.is_empty()).then_some((*name, *color, shape))
         })
         .collect();
-    if histograms.is_empty() {
+    if shapes.is_empty() {
         return;
     }
     page.push_str("<h3>Latency distribution</h3>");
@@ -263,26 +263,24 @@ fn distribution(page: &mut String, m: &Measured) {
         x_scale: Scale::Log,
         y_scale: Scale::Linear,
         x_ticks: None,
-        series: histograms
+        series: shapes
             .iter()
-            .map(|(name, color, h)| Series {
+            .map(|(name, color, shape)| Series {
                 name: name.to_string(),
                 color,
-                points: h
-                    .log_bins(10)
-                    .into_iter()
-                    .map(|(ns, n)| (ns / 1e6, n as f64))
+                points: shape
+                    .bins
+                    .iter()
+                    .map(|&(ns, n)| (ns / 1e6, n as f64))
                     .collect(),
             })
             .collect(),
     }));
     // Percentile curve: x in "nines" (0 = p0 … 3 = p99.9), as far as the samples reach.
-    let most = histograms.iter().map(|h| h.2.count()).max().unwrap_or(1);
-    let reach = (most as f64).log10().floor().clamp(1.0, 9.0);
-    let steps: Vec<f64> = (0..=(reach * 20.0) as u32)
-        .map(|i| i as f64 / 20.0)
-        .collect();
-    let fractions: Vec<f64> = steps.iter().map(|n| 1.0 - 10f64.powf(-n)).collect();
+    let reach = shapes
+        .iter()
+        .filter_map(|(_, _, shape)| shape.curve.last().map(|&(nines, _)| nines))
+        .fold(1.0, f64::max);
     let ticks = (0..=reach as u32)
         .map(|n| {
             let label = match n {
@@ -301,15 +299,15 @@ fn distribution(page: &mut String, m: &Measured) {
         x_scale: Scale::Linear,
         y_scale: Scale::Log,
         x_ticks: Some(ticks),
-        series: histograms
+        series: shapes
             .iter()
-            .map(|(name, color, h)| Series {
+            .map(|(name, color, shape)| Series {
                 name: name.to_string(),
                 color,
-                points: steps
+                points: shape
+                    .curve
                     .iter()
-                    .zip(h.percentiles(&fractions))
-                    .map(|(x, ns)| (*x, ns as f64 / 1e6))
+                    .map(|&(nines, ns)| (nines, ns as f64 / 1e6))
                     .collect(),
             })
             .collect(),

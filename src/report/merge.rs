@@ -18,8 +18,8 @@ use crate::stats::OpStats;
 use crate::stats::intervals::Interval;
 
 impl Direction {
-    /// The statistics behind this direction, rebuilt from the report: exact counts, bytes and
-    /// latency histogram; `-D` buckets from their printed moments.
+    /// The statistics behind this direction, rebuilt from the report: exact counts, bytes,
+    /// latency histogram and `-D` buckets (from their exact sums).
     pub fn stats(&self) -> Result<OpStats, String> {
         let latency = match &self.latency {
             Some(l) => l.histogram()?,
@@ -29,17 +29,16 @@ impl Direction {
             .intervals
             .iter()
             .map(|b| {
-                let n = b.ios as f64;
-                Interval {
+                Ok(Interval {
                     count: b.ios,
                     min_ns: b.latency_min_ns,
                     max_ns: b.latency_max_ns,
-                    sum_ns: (b.latency_mean_ns * n).round() as u64,
-                    sum_sq: ((b.latency_stddev_ns.powi(2) + b.latency_mean_ns.powi(2)) * n).round()
-                        as u128,
-                }
+                    sum_ns: u64::try_from(b.latency_sum_ns)
+                        .map_err(|_| crate::stats::Overflow.to_string())?,
+                    sum_sq: b.latency_sum_squares_ns2,
+                })
             })
-            .collect();
+            .collect::<Result<_, String>>()?;
         let from_intended = match &self.latency_from_intended {
             Some(l) => Some(Box::new(l.histogram()?)),
             None => None,
@@ -325,6 +324,9 @@ fn merge_timespan(
     merged.measured = Some(Measured {
         duration_s: seconds,
         thread_count: threads.len(),
+        depth: threads.iter().map(|t| t.depth).sum(),
+        achieved_depth: threads.iter().map(|t| t.achieved_depth).sum(),
+        submits_per_s: threads.iter().map(|t| t.submits_per_s).sum(),
         effective_affinity: affinity,
         cpu,
         cpu_average,
@@ -388,5 +390,33 @@ mod tests {
         assert_eq!(union_length(vec![(0.0, 10.0), (20.0, 30.0)]), 20.0);
         assert_eq!(union_length(vec![(0.0, 10.0), (5.0, 12.0)]), 12.0);
         assert_eq!(union_length(vec![(0.0, 10.0), (0.0, 10.0)]), 10.0);
+    }
+
+    #[test]
+    fn interval_buckets_merge_from_their_exact_sums() {
+        let bucket = |latencies: &[u64]| {
+            let mut interval = Interval::default();
+            for &ns in latencies {
+                interval.record(ns);
+            }
+            interval
+        };
+        // Latencies whose mean is not a whole number of nanoseconds: rebuilding the sums from the
+        // printed mean and deviation would lose them.
+        let slow = 3_000_000_001u64;
+        let (a, b) = (bucket(&[1, 2, 2]), bucket(&[slow, slow + 3]));
+        let report = |i: &Interval| {
+            let mut stats = OpStats::default();
+            stats.intervals = vec![*i];
+            stats.ios = i.count;
+            super::super::build::direction(&stats, 1.0, Some(1000), &[])
+        };
+        let mut merged = report(&a).stats().unwrap();
+        merged.try_merge(&report(&b).stats().unwrap()).unwrap();
+        let bucket = merged.intervals[0];
+        assert_eq!((bucket.count, bucket.sum_ns), (5, 5 + 2 * slow + 3));
+        let (s, t) = (slow as u128, slow as u128 + 3);
+        assert_eq!(bucket.sum_sq, 9 + s * s + t * t);
+        assert_eq!((bucket.min_ns, bucket.max_ns), (1, slow + 3));
     }
 }

@@ -501,11 +501,10 @@ fn results_text(
     if let (Some(_), Some(requests)) = (ts.thread_count, ts.request_count) {
         let _ = writeln!(out, "request count:\t\t{requests}");
     }
-    let achieved: f64 = m.threads.iter().map(|t| t.achieved_depth).sum();
-    let depth: u32 = m.threads.iter().map(|t| t.depth).sum();
     let _ = writeln!(
         out,
-        "queue depth:\t\t{achieved:.2} achieved of {depth} (time-weighted I/Os in flight)"
+        "queue depth:\t\t{:.2} achieved of {} (time-weighted I/Os in flight)",
+        m.achieved_depth, m.depth
     );
     for t in m.threads.iter().filter(|t| t.generator_limited()) {
         let _ = writeln!(
@@ -563,7 +562,7 @@ fn results_text(
         time_text(out, &m.threads);
     }
     if ts.io_ring.is_some() {
-        submits_text(out, &m.threads);
+        submits_text(out, m);
     }
 }
 
@@ -841,13 +840,16 @@ fn wait_text(out: &mut String, threads: &[ThreadReport]) {
     }
 }
 
-fn submits_text(out: &mut String, threads: &[ThreadReport]) {
+fn submits_text(out: &mut String, m: &Measured) {
     out.push_str("\n\nIoRing Statistics\nthread |  Submits/s \n--------------------\n");
-    for t in threads {
+    for t in &m.threads {
         let _ = writeln!(out, "{:6} | {:11.2}", t.thread, t.submits_per_s);
     }
-    let total: f64 = threads.iter().map(|t| t.submits_per_s).sum();
-    let _ = writeln!(out, "--------------------\ntotal: | {total:11.2}");
+    let _ = writeln!(
+        out,
+        "--------------------\ntotal: | {:11.2}",
+        m.submits_per_s
+    );
 }
 
 fn totals_text(out: &mut String, totals: &Totals) {

@@ -1,0 +1,344 @@
+//! Building the report: every printed number computed once from the profile, the machine and
+//! the measurements (rates over the measured window, percentiles from the merged histograms,
+//! per-thread and per-target rows, totals over timespans).
+
+use std::time::SystemTime;
+
+use super::*;
+use crate::profile::{Profile, TimeSpan};
+use crate::stats::cpu::usage_between;
+use crate::stats::intervals::{Interval, iops_stddev, valid};
+use crate::stats::{OpStats, RunResults, TimeSpanResults};
+use crate::system::SystemInfo;
+
+/// Sums over every timespan that measured something, when the profile has several (`planned`).
+pub(crate) fn totals_over(planned: usize, timespans: &[TimeSpanReport]) -> Option<Totals> {
+    let measured: Vec<&Measured> = timespans
+        .iter()
+        .filter_map(|t| t.measured.as_ref())
+        .collect();
+    (planned > 1).then(|| {
+        let duration_s: f64 = measured.iter().map(|m| m.duration_s).sum();
+        let sum = |pick: fn(&Directions) -> &Direction| {
+            let ios = measured.iter().map(|m| pick(&m.totals).ios).sum();
+            let bytes = measured.iter().map(|m| pick(&m.totals).bytes).sum();
+            Sum {
+                ios,
+                bytes,
+                ios_per_s: rate(ios, duration_s),
+                bytes_per_s: rate(bytes, duration_s),
+            }
+        };
+        Totals {
+            duration_s,
+            read: sum(|d| &d.read),
+            write: sum(|d| &d.write),
+            total: sum(|d| &d.total),
+        }
+    })
+}
+
+impl Report {
+    /// Builds the report from a profile, the machine and the measurements.
+    pub fn new(profile: &Profile, system: &SystemInfo, results: &RunResults) -> Report {
+        let percentiles = percentile_list(&profile.percentiles);
+        let timespans: Vec<TimeSpanReport> = profile
+            .timespans
+            .iter()
+            .zip(&results.timespans)
+            .map(|(ts, r)| TimeSpanReport {
+                start_time_utc: utc_string(r.start_time),
+                start_unix_s: r
+                    .start_time
+                    .duration_since(SystemTime::UNIX_EPOCH)
+                    .map_or(0.0, |d| (d.as_millis() as f64) / 1e3),
+                engine: r.engine,
+                spin_ns: r.spin_ns,
+                interrupted: r.interrupted,
+                failure: r.failure.clone(),
+                lost_target: r.lost.clone(),
+                trace: r.trace.clone(),
+                measured: r
+                    .window
+                    .map(|w| measured(ts, r, w as f64 / 1e9, &percentiles)),
+            })
+            .collect();
+        let totals = totals_over(profile.timespans.len(), &timespans);
+        Report {
+            schema_version: SCHEMA_VERSION,
+            tool: Tool {
+                name: "iospd".to_string(),
+                version: env!("CARGO_PKG_VERSION").to_string(),
+            },
+            profile: profile.clone(),
+            system: system.clone(),
+            timespans,
+            totals,
+            partial: false,
+        }
+    }
+
+    /// The same report marked as a checkpoint of a run that has not finished.
+    pub fn checkpoint(mut self) -> Report {
+        self.partial = true;
+        self
+    }
+}
+
+fn rate(count: u64, seconds: f64) -> f64 {
+    if seconds > 0.0 {
+        count as f64 / seconds
+    } else {
+        0.0
+    }
+}
+
+/// The latency summary of a histogram at `percentiles`; `None` when it is empty.
+fn latency_of(
+    h: &crate::stats::histogram::LatencyHistogram,
+    percentiles: &[f64],
+) -> Option<Latency> {
+    (h.count() > 0).then(|| {
+        let fractions: Vec<f64> = percentiles.iter().map(|p| p / 100.0).collect();
+        Latency {
+            count: h.count(),
+            min_ns: h.min(),
+            max_ns: h.max(),
+            mean_ns: h.mean(),
+            stddev_ns: h.stddev(),
+            percentiles: percentiles
+                .iter()
+                .zip(h.percentiles(&fractions))
+                .map(|(&percentile, value_ns)| Percentile {
+                    percentile,
+                    value_ns,
+                })
+                .collect(),
+            distinct_values: h.distinct_values(),
+            histogram_v2: h.encode_v2(),
+            sum_ns: h.sum(),
+            sum_squares_ns2: h.sum_of_squares(),
+            shape: shape(h),
+        }
+    })
+}
+
+/// The histogram's bins (ten per decade) and percentile curve, as far as its samples reach (one
+/// more nine for each tenfold of samples, up to nine nines).
+fn shape(h: &crate::stats::histogram::LatencyHistogram) -> Shape {
+    let reach = (h.count().max(1) as f64).log10().floor().clamp(1.0, 9.0);
+    let steps: Vec<f64> = (0..=(reach * 20.0) as u32)
+        .map(|i| i as f64 / 20.0)
+        .collect();
+    let fractions: Vec<f64> = steps.iter().map(|n| 1.0 - 10f64.powf(-n)).collect();
+    Shape {
+        bins: h.log_bins(10),
+        curve: steps.into_iter().zip(h.percentiles(&fractions)).collect(),
+    }
+}
+
+impl Report {
+    /// Completes a report read back from a file: checks that every latency histogram decodes and
+    /// agrees with the exact minimum and maximum beside it, and rebuilds what the JSON leaves out
+    /// (the charts' shapes).
+    pub fn complete(&mut self) -> Result<(), String> {
+        for m in self
+            .timespans
+            .iter_mut()
+            .filter_map(|t| t.measured.as_mut())
+        {
+            let all = std::iter::once(&mut m.totals)
+                .chain(m.targets.iter_mut().map(|t| &mut t.directions))
+                .chain(
+                    m.threads
+                        .iter_mut()
+                        .flat_map(|t| t.targets.iter_mut().map(|t| &mut t.directions)),
+                );
+            for directions in all {
+                for d in [
+                    &mut directions.read,
+                    &mut directions.write,
+                    &mut directions.total,
+                ] {
+                    for latency in d.latency.iter_mut().chain(&mut d.latency_from_intended) {
+                        latency.shape = shape(&latency.histogram()?);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+pub(crate) fn direction(
+    stats: &OpStats,
+    seconds: f64,
+    interval_ms: Option<u32>,
+    percentiles: &[f64],
+) -> Direction {
+    let latency = latency_of(&stats.latency, percentiles);
+    let latency_from_intended = stats
+        .from_intended
+        .as_deref()
+        .and_then(|h| latency_of(h, percentiles));
+    let intervals = match interval_ms {
+        None => Vec::new(),
+        Some(ms) => valid(&stats.intervals)
+            .iter()
+            .enumerate()
+            .map(|(i, b): (usize, &Interval)| IntervalReport {
+                end_ms: (i as u64 + 1) * ms as u64,
+                ios: b.count,
+                ios_per_s: b.count as f64 * 1000.0 / ms as f64,
+                latency_min_ns: if b.count == 0 { 0 } else { b.min_ns },
+                latency_max_ns: b.max_ns,
+                latency_mean_ns: b.mean_ns(),
+                latency_stddev_ns: b.stddev_ns(),
+                latency_sum_ns: b.sum_ns as u128,
+                latency_sum_squares_ns2: b.sum_sq,
+            })
+            .collect(),
+    };
+    Direction {
+        ios: stats.ios,
+        bytes: stats.bytes,
+        ios_per_s: rate(stats.ios, seconds),
+        bytes_per_s: rate(stats.bytes, seconds),
+        latency,
+        latency_from_intended,
+        ios_per_s_stddev: interval_ms.map(|ms| iops_stddev(&stats.intervals, ms)),
+        intervals,
+    }
+}
+
+pub(crate) fn directions(
+    read: &OpStats,
+    write: &OpStats,
+    seconds: f64,
+    interval_ms: Option<u32>,
+    percentiles: &[f64],
+) -> Directions {
+    let mut total = read.clone();
+    total.merge(write);
+    Directions {
+        read: direction(read, seconds, interval_ms, percentiles),
+        write: direction(write, seconds, interval_ms, percentiles),
+        total: direction(&total, seconds, interval_ms, percentiles),
+    }
+}
+
+fn measured(
+    ts: &TimeSpan,
+    results: &TimeSpanResults,
+    seconds: f64,
+    percentiles: &[f64],
+) -> Measured {
+    let cpu = usage_between(&results.cpu.0, &results.cpu.1);
+    let n = cpu.len().max(1) as f64;
+    let cpu_average = CpuUsage {
+        cpu: 0,
+        usage: cpu.iter().map(|c| c.usage).sum::<f64>() / n,
+        user: cpu.iter().map(|c| c.user).sum::<f64>() / n,
+        kernel: cpu.iter().map(|c| c.kernel).sum::<f64>() / n,
+        idle: cpu.iter().map(|c| c.idle).sum::<f64>() / n,
+    };
+    let mut effective_affinity: Vec<u32> = results.threads.iter().filter_map(|t| t.cpu).collect();
+    effective_affinity.sort_unstable();
+    effective_affinity.dedup();
+    let interval_ms = ts.iops_interval_ms;
+    let path_of = |target: usize| ts.targets[target].path.display().to_string();
+    let (mut read, mut write) = (OpStats::default(), OpStats::default());
+    let mut per_path: Vec<(String, OpStats, OpStats)> = Vec::new();
+    let mut threads = Vec::with_capacity(results.threads.len());
+    for thread in &results.threads {
+        let mut targets = Vec::with_capacity(thread.targets.len());
+        for stats in &thread.targets {
+            read.merge(&stats.read);
+            write.merge(&stats.write);
+            let path = path_of(stats.target);
+            match per_path.iter_mut().find(|(p, _, _)| *p == path) {
+                Some((_, r, w)) => {
+                    r.merge(&stats.read);
+                    w.merge(&stats.write);
+                }
+                None => per_path.push((path.clone(), stats.read.clone(), stats.write.clone())),
+            }
+            targets.push(ThreadTarget {
+                target: stats.target,
+                path,
+                size_bytes: results.target_sizes[stats.target],
+                directions: directions(
+                    &stats.read,
+                    &stats.write,
+                    seconds,
+                    interval_ms,
+                    percentiles,
+                ),
+            });
+        }
+        let window_ns = seconds * 1e9;
+        let share = |ns: u64| {
+            if window_ns > 0.0 {
+                ns as f64 / window_ns * 100.0
+            } else {
+                0.0
+            }
+        };
+        let w = &thread.waits;
+        threads.push(ThreadReport {
+            thread: thread.thread,
+            cpu: thread.cpu,
+            waits: w.clone(),
+            submits_per_s: rate(w.submits, seconds),
+            depth: thread.depth,
+            achieved_depth: if window_ns > 0.0 {
+                w.depth_ns as f64 / window_ns
+            } else {
+                0.0
+            },
+            on_cpu_percent: share(w.cpu_user_ns + w.cpu_system_ns),
+            spin_percent: share(w.spin_ns),
+            in_engine_percent: share(w.in_engine_ns),
+            in_loop_percent: share(w.in_loop_ns),
+            targets,
+        });
+    }
+    let distributions = results
+        .distributions
+        .iter()
+        .enumerate()
+        .filter(|(_, ranges)| !ranges.is_empty())
+        .map(|(target, ranges)| DistributionReport {
+            path: path_of(target),
+            threads: results
+                .threads
+                .iter()
+                .filter(|t| t.targets.iter().any(|s| s.target == target))
+                .map(|t| t.thread)
+                .collect(),
+            ranges: ranges.clone(),
+        })
+        .collect();
+    Measured {
+        duration_s: seconds,
+        thread_count: results.threads.len(),
+        depth: threads.iter().map(|t| t.depth).sum(),
+        achieved_depth: threads.iter().map(|t| t.achieved_depth).sum(),
+        submits_per_s: threads.iter().map(|t| t.submits_per_s).sum(),
+        effective_affinity,
+        cpu,
+        cpu_average,
+        totals: directions(&read, &write, seconds, interval_ms, percentiles),
+        targets: per_path
+            .into_iter()
+            .map(|(path, r, w)| TargetTotals {
+                path,
+                directions: directions(&r, &w, seconds, interval_ms, percentiles),
+            })
+            .collect(),
+        threads,
+        counters: results.counters.clone(),
+        distributions,
+        timeline: results.timeline.clone(),
+    }
+}
