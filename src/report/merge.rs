@@ -406,9 +406,11 @@ mod tests {
         let slow = 3_000_000_001u64;
         let (a, b) = (bucket(&[1, 2, 2]), bucket(&[slow, slow + 3]));
         let report = |i: &Interval| {
-            let mut stats = OpStats::default();
-            stats.intervals = vec![*i];
-            stats.ios = i.count;
+            let stats = OpStats {
+                intervals: vec![*i],
+                ios: i.count,
+                ..OpStats::default()
+            };
             super::super::build::direction(&stats, 1.0, Some(1000), &[])
         };
         let mut merged = report(&a).stats().unwrap();
