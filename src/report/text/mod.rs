@@ -1,0 +1,97 @@
+//! The text report, laid out like DiskSpd 2.3 so that people and parsers that read DiskSpd's output
+//! read this one: the same sections, blank lines, column widths and units. One file per section:
+//! the input parameters (`profile`), the system (`system`), each timespan's results (`results`)
+//! and the optional tables after them (`extra`).
+
+mod extra;
+mod profile;
+mod results;
+mod system;
+
+use std::fmt::Write as _;
+
+use super::{Report, Totals};
+use crate::engine::EngineSetup;
+pub use profile::profile_text;
+pub use system::system_text;
+
+const STARS: &str =
+    "*******************************************************************************";
+const NS_PER_MS: f64 = 1_000_000.0;
+const MIB: f64 = 1024.0 * 1024.0;
+
+/// The whole report: profile, system information, results, and totals over timespans.
+pub fn render(report: &Report) -> String {
+    let ran: Vec<Driven> = report
+        .timespans
+        .iter()
+        .map(|t| Driven {
+            engine: t.engine,
+            spin_ns: Some(t.spin_ns),
+        })
+        .collect();
+    let mut out = profile_text(&report.profile, &ran);
+    let start = report
+        .timespans
+        .first()
+        .map_or("", |t| t.start_time_utc.as_str());
+    out.push_str(&system_text(&report.system, start));
+    for (i, ts) in report.timespans.iter().enumerate() {
+        let _ = write!(out, "\nResults for timespan {}:\n{STARS}\n", i + 1);
+        match &ts.measured {
+            None => out.push_str("The test was interrupted before the measurements began. No results are displayed.\n"),
+            Some(m) => results::results_text(&mut out, &report.profile, &report.profile.timespans[i], m, &report.system),
+        }
+    }
+    if let Some(totals) = &report.totals {
+        totals_text(&mut out, totals);
+    }
+    if report.partial {
+        out.push_str(PARTIAL);
+    }
+    out
+}
+
+/// The last line of a `--checkpoint` report.
+pub const PARTIAL: &str = "\nPartial results: a --checkpoint written while the run went on; the numbers cover the measured window up to it.\n";
+
+/// How a timespan's I/O was driven: the engine that ran and the spin budget the threads used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Driven {
+    /// The engine.
+    pub engine: EngineSetup,
+    /// The completion polling budget; `None` shows the requested policy.
+    pub spin_ns: Option<u64>,
+}
+
+fn line(out: &mut String, indent: usize, text: impl std::fmt::Display) {
+    let _ = writeln!(out, "{:indent$}{text}", "");
+}
+
+fn totals_text(out: &mut String, totals: &Totals) {
+    let _ = write!(out, "\n\nTotals:\n{STARS}\n\n");
+    out.push_str("type   |       bytes     |     I/Os     |    MiB/s   |  I/O per s\n");
+    let rule = "-".repeat(79);
+    let _ = writeln!(out, "{rule}");
+    for (name, sum) in [("write", &totals.write), ("read", &totals.read)] {
+        let _ = writeln!(
+            out,
+            "{name:<6} | {:15} | {:12} | {:10.2} | {:10.2}",
+            sum.bytes,
+            sum.ios,
+            sum.bytes_per_s / MIB,
+            sum.ios_per_s
+        );
+    }
+    let _ = writeln!(out, "{rule}");
+    let t = &totals.total;
+    let _ = writeln!(
+        out,
+        "total  | {:15} | {:12} | {:10.2} | {:10.2}",
+        t.bytes,
+        t.ios,
+        t.bytes_per_s / MIB,
+        t.ios_per_s
+    );
+    let _ = write!(out, "\ntotal test time:\t{:.2}s\n", totals.duration_s);
+}

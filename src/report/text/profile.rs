@@ -1,0 +1,470 @@
+//! `Command Line` and `Input parameters`: the resolved profile as DiskSpd prints it (also what
+//! `-Rp` prints).
+
+use std::fmt::Write as _;
+
+use super::{Driven, line};
+use crate::engine::{EngineKind, EngineSetup};
+use crate::plan::cpu_list;
+use crate::profile::{
+    Access, Affinity, Batch, BufferSeparation, CacheMode, DistributionKind, Efficiency, FlushMode,
+    IoPriority, Profile, Spin, Target, Throughput, TimeSpan, WriteBuffer,
+};
+use crate::units::format_size;
+
+/// `Command Line` and `Input parameters` (what `-Rp` prints). `ran` describes each timespan that
+/// ran; when it is empty, the requested engine and wait policy are shown.
+pub fn profile_text(profile: &Profile, ran: &[Driven]) -> String {
+    let mut out = String::new();
+    let _ = write!(out, "\nCommand Line: {}\n\n", profile.command_line);
+    if profile.experiment_flags != 0 {
+        let _ = write!(
+            out,
+            "Experiment Flags: 0x{:x} ({})\n\n",
+            profile.experiment_flags, profile.experiment_flags
+        );
+    }
+    out.push_str("Input parameters:\n\n");
+    if profile.verbose {
+        out.push_str("  using verbose mode\n");
+    }
+    for (i, ts) in profile.timespans.iter().enumerate() {
+        let driven = ran.get(i).copied().unwrap_or(Driven {
+            engine: EngineSetup::plain(profile.engine),
+            spin_ns: None,
+        });
+        let _ = writeln!(out, "  timespan: {:3}\n  -------------", i + 1);
+        timespan_text(&mut out, ts, driven, profile.spin);
+        out.push('\n');
+    }
+    out
+}
+
+fn timespan_text(out: &mut String, ts: &TimeSpan, driven: Driven, spin: Spin) {
+    line(out, 4, format_args!("duration: {}s", ts.duration_s));
+    line(out, 4, format_args!("warm up time: {}s", ts.warmup_s));
+    line(out, 4, format_args!("cool down time: {}s", ts.cooldown_s));
+    if ts.affinity == Affinity::Disabled {
+        line(out, 4, "affinity disabled");
+    }
+    if ts.measure_latency {
+        line(out, 4, "measuring latency");
+    }
+    if let Some(ms) = ts.iops_interval_ms {
+        line(
+            out,
+            4,
+            format_args!("gathering IOPS at intervals of {ms}ms"),
+        );
+    }
+    line(out, 4, format_args!("random seed: {}", ts.seed));
+    if let Some(threads) = ts.thread_count {
+        line(out, 4, format_args!("thread pool with {threads} threads"));
+        if let Some(requests) = ts.request_count {
+            line(
+                out,
+                4,
+                format_args!("number of outstanding I/O operations per thread: {requests}"),
+            );
+        }
+    }
+    if ts.random_write_data {
+        line(out, 4, "generating random data for each write IO");
+        line(
+            out,
+            6,
+            "WARNING: this increases the CPU cost of issuing writes and should only",
+        );
+        line(out, 15, "be compared to other results using the -Zr flag");
+    }
+    let engine = driven.engine;
+    match engine.kind {
+        EngineKind::IoUring => {
+            let batch = ts.io_ring.map(|r| match r.batch {
+                Batch::Count(n) => format!(" (batch size: {n})"),
+                Batch::Percent(p) => format!(" (batch size: {p}%)"),
+            });
+            let registered = if engine.registered_buffers
+                || (driven.spin_ns.is_none() && ts.io_ring.is_none_or(|r| r.registered_buffers))
+            {
+                " with registered buffers"
+            } else {
+                ""
+            };
+            line(
+                out,
+                4,
+                format_args!("using io_uring{}{registered}", batch.unwrap_or_default()),
+            );
+        }
+        EngineKind::Psync => line(out, 4, "using synchronous I/O (pread/pwrite)"),
+        EngineKind::Null => line(out, 4, "using the null engine (no I/O is performed)"),
+        EngineKind::Mapped => line(out, 4, "using memory-mapped I/O (mmap and memcpy)"),
+    }
+    match (driven.spin_ns, spin) {
+        (Some(0), _) | (None, Spin::Micros(0)) => line(out, 4, "completion wait: sleep"),
+        (Some(ns), _) => line(
+            out,
+            4,
+            format_args!("completion wait: poll up to {}us, then sleep", ns / 1000),
+        ),
+        (None, Spin::Micros(us)) => line(
+            out,
+            4,
+            format_args!("completion wait: poll up to {us}us, then sleep"),
+        ),
+        (None, Spin::Auto) => line(
+            out,
+            4,
+            format_args!(
+                "completion wait: poll up to {}us with 2+ CPUs per thread, else sleep",
+                Spin::AUTO_US
+            ),
+        ),
+    }
+    if let Affinity::Pinned { cpus, order } = &ts.affinity {
+        let efficiency = match order.efficiency {
+            Efficiency::PFirst => "P-cores first",
+            Efficiency::FillPFirst => "fill P-cores first",
+            Efficiency::EFirst => "E-cores first",
+            Efficiency::FillEFirst => "fill E-cores first",
+            Efficiency::Unordered => "no P/E order",
+        };
+        line(
+            out,
+            4,
+            format_args!(
+                "affinity assignment: {}, {}, {efficiency}",
+                if order.core_aware {
+                    "core-aware"
+                } else {
+                    "cpu order"
+                },
+                if order.span_groups {
+                    "span groups"
+                } else {
+                    "fill groups"
+                }
+            ),
+        );
+        if !cpus.is_empty() {
+            line(out, 4, format_args!("affinity (cpu): {}", cpu_list(cpus)));
+        }
+    }
+    match ts.buffer_separation {
+        Some(BufferSeparation::ThreadOptimized) => {
+            line(out, 4, "buffer separation: thread optimized")
+        }
+        Some(BufferSeparation::SystemDefault) => line(out, 4, "buffer separation: system default"),
+        None => {}
+    }
+    if let Some(depth) = ts.completion_depth {
+        line(out, 4, format_args!("completion depth: {depth}"));
+    }
+    for target in &ts.targets {
+        target_text(out, target, ts);
+    }
+}
+
+fn target_text(out: &mut String, t: &Target, ts: &TimeSpan) {
+    line(out, 4, format_args!("path: '{}'", t.path.display()));
+    let (think, burst) = t.burst.map_or((0, 0), |b| (b.think_ms, b.size));
+    line(out, 6, format_args!("think time: {think}ms"));
+    line(out, 6, format_args!("burst size: {burst}"));
+    caching_text(out, t);
+    buffers_text(out, t);
+    pattern_text(out, t, ts);
+    bounds_text(out, t, ts);
+    distribution_text(out, t);
+}
+
+/// Page cache, write cache and memory mapping.
+fn caching_text(out: &mut String, t: &Target) {
+    line(
+        out,
+        6,
+        match t.cache {
+            CacheMode::Cached => "using software cache",
+            CacheMode::DisableOsCache => "software cache disabled",
+        },
+    );
+    line(
+        out,
+        6,
+        match (t.write_through, t.cache) {
+            (false, _) => "using hardware write cache, writethrough off",
+            (true, CacheMode::DisableOsCache) => "hardware write cache disabled, writethrough on",
+            (true, CacheMode::Cached) => {
+                "hardware and software write caches disabled, writethrough on"
+            }
+        },
+    );
+    if t.memory_mapped {
+        let flush = match t.flush {
+            None => "",
+            Some(FlushMode::ViewOfFile) => ", flush mode: FlushViewOfFile",
+            Some(FlushMode::NonVolatileMemory) => ", flush mode: FlushNonVolatileMemory",
+            Some(FlushMode::NonVolatileMemoryNoDrain) => {
+                ", flush mode: FlushNonVolatileMemory with no drain"
+            }
+        };
+        line(out, 6, format_args!("memory mapped I/O enabled{flush}"));
+    }
+}
+
+/// Write buffer content, and parallel I/O.
+fn buffers_text(out: &mut String, t: &Target) {
+    match &t.write_buffer {
+        WriteBuffer::Pattern => {}
+        WriteBuffer::Zero => line(out, 6, "zeroing write buffers"),
+        WriteBuffer::Source { size, file } => {
+            line(
+                out,
+                6,
+                format_args!("write buffer size: {}", format_size(*size)),
+            );
+            match file {
+                None => line(out, 6, "write buffer source: random fill"),
+                Some(path) => line(
+                    out,
+                    6,
+                    format_args!("write buffer source: '{}'", path.display()),
+                ),
+            }
+        }
+    }
+    if matches!(t.access, Access::Sequential { parallel: true, .. }) {
+        line(out, 6, "using parallel async I/O");
+    }
+}
+
+/// Direction, block size, access pattern and depth (or pool weight).
+fn pattern_text(out: &mut String, t: &Target, ts: &TimeSpan) {
+    match t.write_ratio {
+        0 => line(out, 6, "performing read test"),
+        100 => line(out, 6, "performing write test"),
+        w => line(
+            out,
+            6,
+            format_args!("performing mix test (read/write ratio: {}/{w})", 100 - w),
+        ),
+    }
+    line(
+        out,
+        6,
+        format_args!("block size: {}", format_size(t.block_size)),
+    );
+    match t.access {
+        Access::Random { align, ratio: 100 } => line(
+            out,
+            6,
+            format_args!("using random I/O (alignment: {})", format_size(align)),
+        ),
+        Access::Random { align, ratio } => line(
+            out,
+            6,
+            format_args!(
+                "using mixed random/sequential I/O ({ratio}% random) (alignment/stride: {})",
+                format_size(align)
+            ),
+        ),
+        Access::Sequential {
+            stride,
+            interlocked: true,
+            ..
+        } => line(
+            out,
+            6,
+            format_args!(
+                "using interlocked sequential I/O (stride: {})",
+                format_size(stride)
+            ),
+        ),
+        Access::Sequential { stride, .. } => line(
+            out,
+            6,
+            format_args!("using sequential I/O (stride: {})", format_size(stride)),
+        ),
+    }
+    if ts.request_count.is_some() && ts.thread_count.is_some() {
+        line(
+            out,
+            6,
+            format_args!("relative IO weight in thread pool: {}", t.weight),
+        );
+    } else {
+        line(
+            out,
+            6,
+            format_args!(
+                "number of outstanding I/O operations per thread: {}",
+                t.requests
+            ),
+        );
+    }
+}
+
+/// Range, stride, hints, threads, priority and pacing.
+fn bounds_text(out: &mut String, t: &Target, ts: &TimeSpan) {
+    if t.base_offset != 0 {
+        line(
+            out,
+            6,
+            format_args!("base file offset: {}", format_size(t.base_offset)),
+        );
+    }
+    if let Some(max) = t.max_size {
+        line(out, 6, format_args!("max file size: {}", format_size(max)));
+    }
+    if t.thread_stride != 0 {
+        line(
+            out,
+            6,
+            format_args!("thread stride size: {}", format_size(t.thread_stride)),
+        );
+    }
+    if t.hints.sequential_scan {
+        line(out, 6, "using FILE_FLAG_SEQUENTIAL_SCAN hint");
+    }
+    if t.hints.random_access {
+        line(out, 6, "using FILE_FLAG_RANDOM_ACCESS hint");
+    }
+    if t.hints.temporary {
+        line(out, 6, "using FILE_ATTRIBUTE_TEMPORARY hint");
+    }
+    if ts.thread_count.is_none() {
+        line(
+            out,
+            6,
+            format_args!("threads per file: {}", t.threads_per_target),
+        );
+    }
+    line(
+        out,
+        6,
+        match t.io_priority {
+            IoPriority::VeryLow => "IO priority: very low",
+            IoPriority::Low => "IO priority: low",
+            IoPriority::Normal => "IO priority: normal",
+        },
+    );
+    match t.throughput {
+        None => {}
+        Some(Throughput::Iops(iops)) => line(
+            out,
+            6,
+            format_args!("throughput rate-limited to {iops} IOPS"),
+        ),
+        Some(Throughput::BytesPerMs(rate)) => line(
+            out,
+            6,
+            format_args!("throughput rate-limited to {rate} B/ms"),
+        ),
+    }
+}
+
+/// The `-rd` distribution as given.
+fn distribution_text(out: &mut String, t: &Target) {
+    if let Some(d) = &t.distribution {
+        line(out, 6, "IO Distribution:");
+        let mut start = 0u64;
+        for (i, r) in d.ranges.iter().enumerate() {
+            let text = match d.kind {
+                DistributionKind::Percent => {
+                    format!(
+                        "{:>3}% of IO => [{:>2}% - {:>3}%) of target",
+                        r.io_percent,
+                        start,
+                        start + r.span
+                    )
+                }
+                DistributionKind::Absolute => {
+                    let end = if r.span == 0 && i + 1 == d.ranges.len() {
+                        "end".to_string()
+                    } else {
+                        size_or_zero(start + r.span)
+                    };
+                    format!(
+                        "{:>3}% of IO => [{:>9} -{:>10})",
+                        r.io_percent,
+                        size_or_zero(start),
+                        end
+                    )
+                }
+            };
+            line(out, 9, text);
+            start += r.span;
+        }
+    }
+}
+
+/// DiskSpd prints a zero offset as a bare `0` padded as if it had a unit (`0   `).
+pub(super) fn size_or_zero(bytes: u64) -> String {
+    if bytes == 0 {
+        "0   ".to_string()
+    } else {
+        format_size(bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::{Distribution, DistributionRange};
+
+    fn distribution_lines(kind: DistributionKind, ranges: &[(u32, u64)]) -> String {
+        let mut target = Target::new("".into());
+        target.access = Access::Random {
+            align: 65536,
+            ratio: 100,
+        };
+        target.distribution = Some(Distribution {
+            kind,
+            ranges: ranges
+                .iter()
+                .map(|&(io_percent, span)| DistributionRange { io_percent, span })
+                .collect(),
+        });
+        let mut out = String::new();
+        target_text(&mut out, &target, &TimeSpan::new());
+        out[out.find("      IO Distribution:").unwrap()..].to_string()
+    }
+
+    #[test]
+    fn distributions_print_as_diskspd_2_3() {
+        // The expected lines are DiskSpd 2.3's own unit-test output.
+        assert_eq!(
+            distribution_lines(
+                DistributionKind::Percent,
+                &[(10, 10), (10, 10), (0, 10), (80, 70)]
+            ),
+            "      IO Distribution:\n          10% of IO => [ 0% -  10%) of target\n          10% of IO => [10% -  20%) of target\n           0% of IO => [20% -  30%) of target\n          80% of IO => [30% - 100%) of target\n"
+        );
+        let gib = 1 << 30;
+        assert_eq!(
+            distribution_lines(
+                DistributionKind::Absolute,
+                &[(10, gib), (10, gib), (0, 100 * gib), (80, 0)]
+            ),
+            "      IO Distribution:\n          10% of IO => [     0    -      1GiB)\n          10% of IO => [     1GiB -      2GiB)\n           0% of IO => [     2GiB -    102GiB)\n          80% of IO => [   102GiB -       end)\n"
+        );
+    }
+
+    #[test]
+    fn target_lines_match_diskspd_2_3() {
+        // DiskSpd 2.3's Test_PrintTarget, for the settings Linux shares.
+        let mut target = Target::new("".into());
+        target.thread_stride = 100 * 1024;
+        target.max_size = Some(2000 * 1024);
+        let ts = TimeSpan {
+            thread_count: Some(1),
+            ..TimeSpan::new()
+        };
+        let mut out = String::new();
+        target_text(&mut out, &target, &ts);
+        assert_eq!(
+            out,
+            "    path: ''\n      think time: 0ms\n      burst size: 0\n      using software cache\n      using hardware write cache, writethrough off\n      performing read test\n      block size: 64KiB\n      using sequential I/O (stride: 64KiB)\n      number of outstanding I/O operations per thread: 2\n      max file size: 1.95MiB\n      thread stride size: 100KiB\n      IO priority: normal\n"
+        );
+    }
+}
