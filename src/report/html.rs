@@ -340,7 +340,8 @@ mod tests {
             "/tests/golden/results.json"
         ))
         .unwrap();
-        let report: super::Report = serde_json::from_str(&text).unwrap();
+        let mut report: super::Report = serde_json::from_str(&text).unwrap();
+        report.complete().unwrap();
         let page = super::render(&report);
         assert!(page.starts_with("<!DOCTYPE html>") && page.ends_with("</html>\n"));
         assert_eq!(
