@@ -378,3 +378,6 @@ fn open_for_io(target: &Target, anchor: &File, identity: Identity) -> Result<Fil
     }
     Ok(file)
 }
+
+#[cfg(test)]
+mod tests;
