@@ -262,25 +262,12 @@ pub fn execute<'s, C: Clock>(
     let intervals = ts.iops_interval_ms.map_or(0, |ms| {
         bucket_count(ts.duration_s as u64 * 1_000_000_000, ms)
     });
-    let mut start_time = host.wall_clock();
-    let thread_targets: Vec<Vec<usize>> = input
-        .plans
-        .iter()
-        .map(|p| p.targets.iter().map(|tt| tt.target).collect())
-        .collect();
-    let (collector, feeds) = match observers.interval_ns {
-        Some(interval_ns) => {
-            let (collector, feeds) = crate::live::channels(
-                interval_ns,
-                thread_targets,
-                ts.targets.len(),
-                observers.keep_rows,
-                observers.sinks,
-            );
-            (Some(collector), feeds.into_iter().map(Some).collect())
-        }
-        None => (None, input.plans.iter().map(|_| None).collect::<Vec<_>>()),
-    };
+    let (collector, feeds) = collection(
+        input,
+        observers.interval_ns,
+        observers.keep_rows,
+        observers.sinks,
+    );
     let (trace_writer, tracers) = match &observers.trace {
         Some(_) => {
             let threads: Vec<u32> = input.plans.iter().map(|p| p.thread).collect();
@@ -304,102 +291,58 @@ pub fn execute<'s, C: Clock>(
             collector.keep_totals(intervals);
         }
     }
-    let (outcomes, cpu, samples, schedule, event_error, trace_result) =
-        std::thread::scope(|scope| {
-            let writer = trace_writer
-                .zip(trace_file)
-                .map(|(writer, file)| scope.spawn(move || writer.serve(file)));
-            let handles: Vec<_> = input
-                .plans
-                .iter()
-                .zip(feeds)
-                .zip(tracers)
-                .map(|((plan, feed), tracer)| {
-                    let worker_clock = clock.clone();
-                    let gate = &gate;
-                    let shared = &shared_offsets;
-                    let counting = Counting {
-                        intervals,
-                        feed,
-                        tracer,
-                        timespan: observers.timespan.min(255) as u8,
-                    };
-                    scope.spawn(move || {
-                        thread::thread_main(input, plan, worker_clock, gate, shared, stop, counting)
-                    })
+    let (outcomes, phases, trace_result) = std::thread::scope(|scope| {
+        let writer = trace_writer
+            .zip(trace_file)
+            .map(|(writer, file)| scope.spawn(move || writer.serve(file)));
+        let handles: Vec<_> = input
+            .plans
+            .iter()
+            .zip(feeds)
+            .zip(tracers)
+            .map(|((plan, feed), tracer)| {
+                let worker_clock = clock.clone();
+                let (gate, shared) = (&gate, &shared_offsets);
+                let counting = Counting {
+                    intervals,
+                    feed,
+                    tracer,
+                    timespan: observers.timespan.min(255) as u8,
+                };
+                scope.spawn(move || {
+                    thread::thread_main(input, plan, worker_clock, gate, shared, stop, counting)
                 })
-                .collect();
-            gate.ready.wait();
-            if let Some(name) = &input.events.wait_start {
-                log(&format!("waiting for event '{name}'..."));
-                if !events::wait(name, stop) {
-                    gate.aborted.store(true, Ordering::SeqCst);
-                }
-            }
-            start_time = host.wall_clock();
-            let schedule = Schedule::new(clock.now(), ts.warmup_s, ts.duration_s, ts.cooldown_s);
-            let _ = gate.schedule.set(schedule);
-            monitor.start(schedule);
-            if let Some(collector) = monitor.collector() {
-                let paths: Vec<String> = ts
-                    .targets
-                    .iter()
-                    .map(|t| t.path.to_string_lossy().into_owned())
-                    .collect();
-                let window_start = start_time + std::time::Duration::from_secs(ts.warmup_s as u64);
-                collector.begin(observers.timespan, window_start, &paths);
-            }
-            gate.go.wait();
-            let mut cpu = (Vec::new(), Vec::new());
-            let mut samples = (Vec::new(), Vec::new());
-            let mut event_error = Ok(());
-            if !gate.aborted.load(Ordering::SeqCst) {
-                if ts.warmup_s > 0 {
-                    log("starting warm up...");
-                }
-                monitor.wait_until(schedule.warmup_end);
-                (cpu.0, samples.0) = sample(host, input.counters);
-                monitor.window_began(start_time, cpu.0.clone());
-                event_error = set_event(&input.events.signal_start);
-                log("starting measurements...");
-                monitor.wait_until(schedule.measure_end);
-                (cpu.1, samples.1) = sample(host, input.counters);
-                event_error = event_error.and(set_event(&input.events.signal_finish));
-                if ts.cooldown_s > 0 {
-                    log("starting cool down...");
-                }
-                monitor.wait_until(schedule.end);
-            }
-            monitor.wait_for(|| handles.iter().all(|h| h.is_finished()));
-            let outcomes: Vec<_> = handles
-                .into_iter()
-                .map(|h| h.join().expect("worker thread panicked"))
-                .collect();
-            let trace_result = writer.map(|w| w.join().expect("trace writer panicked"));
-            (outcomes, cpu, samples, schedule, event_error, trace_result)
-        });
+            })
+            .collect();
+        let phases = control(
+            input,
+            clock,
+            host,
+            log,
+            &gate,
+            &mut monitor,
+            observers.timespan,
+        );
+        monitor.wait_for(|| handles.iter().all(|h| h.is_finished()));
+        let outcomes: Vec<_> = handles
+            .into_iter()
+            .map(|h| h.join().expect("worker thread panicked"))
+            .collect();
+        let trace_result = writer.map(|w| w.join().expect("trace writer panicked"));
+        (outcomes, phases, trace_result)
+    });
     let (lost, collector) = monitor.finish();
     let collected = collector.map(|c| c.finish()).unwrap_or_default();
     log("finished test");
+    let Phases {
+        start_time,
+        schedule,
+        cpu,
+        samples,
+        event_error,
+    } = phases;
     event_error?;
-    let mut threads = Vec::with_capacity(outcomes.len());
-    let mut engine = EngineSetup::plain(input.engine);
-    let mut failure = None;
-    let mut trace = trace_result.map(|served| crate::stats::TraceCounts {
-        records: served.written,
-        dropped: 0,
-        lost: served.handed - served.written,
-        error: served.error.map(|e| e.to_string()),
-    });
-    for outcome in outcomes {
-        let outcome = outcome?;
-        engine = outcome.engine;
-        failure = failure.or(outcome.failure);
-        threads.push(outcome.results);
-        if let (Some(counts), Some((_, dropped))) = (&mut trace, outcome.traced) {
-            counts.dropped += dropped;
-        }
-    }
+    let (threads, engine, failure, trace) = gather(input, outcomes, trace_result)?;
     let stop_at = stop.load(Ordering::SeqCst);
     let window_end = if stop_at == 0 {
         schedule.measure_end
@@ -418,6 +361,141 @@ pub fn execute<'s, C: Clock>(
         observer_errors: collected.errors,
         ..input.results(start_time, window, threads, cpu, collected.rows)
     })
+}
+
+/// The live collector and each thread's feed, when something collects intervals.
+fn collection<'s>(
+    input: &RunInput<'_>,
+    interval_ns: Option<Nanos>,
+    keep_rows: bool,
+    sinks: &'s mut [Box<dyn crate::live::Sink>],
+) -> (
+    Option<crate::live::Collector<'s>>,
+    Vec<Option<crate::live::Feed>>,
+) {
+    let Some(interval_ns) = interval_ns else {
+        return (None, input.plans.iter().map(|_| None).collect());
+    };
+    let thread_targets: Vec<Vec<usize>> = input
+        .plans
+        .iter()
+        .map(|p| p.targets.iter().map(|tt| tt.target).collect())
+        .collect();
+    let (collector, feeds) = crate::live::channels(
+        interval_ns,
+        thread_targets,
+        input.timespan.targets.len(),
+        keep_rows,
+        sinks,
+    );
+    (Some(collector), feeds.into_iter().map(Some).collect())
+}
+
+/// What the main thread saw of the phases.
+struct Phases {
+    start_time: std::time::SystemTime,
+    schedule: Schedule,
+    cpu: (Vec<crate::stats::CpuTimes>, Vec<crate::stats::CpuTimes>),
+    samples: (Vec<counters::Counter>, Vec<counters::Counter>),
+    event_error: Result<(), RunError>,
+}
+
+/// The main thread while the workers run: the start (after a `-yr` event), the schedule, the
+/// window's edges (CPU and counter samples, `-ys`/`-yf` events), then the wait to the end.
+fn control<C: Clock>(
+    input: &RunInput<'_>,
+    clock: &C,
+    host: &dyn Host,
+    log: &dyn Fn(&str),
+    gate: &StartGate,
+    monitor: &mut Monitor<'_, C>,
+    timespan: usize,
+) -> Phases {
+    let ts = input.timespan;
+    gate.ready.wait();
+    if let Some(name) = &input.events.wait_start {
+        log(&format!("waiting for event '{name}'..."));
+        if !events::wait(name, monitor.stop()) {
+            gate.aborted.store(true, Ordering::SeqCst);
+        }
+    }
+    let start_time = host.wall_clock();
+    let schedule = Schedule::new(clock.now(), ts.warmup_s, ts.duration_s, ts.cooldown_s);
+    let _ = gate.schedule.set(schedule);
+    monitor.start(schedule);
+    if let Some(collector) = monitor.collector() {
+        let paths: Vec<String> = ts
+            .targets
+            .iter()
+            .map(|t| t.path.to_string_lossy().into_owned())
+            .collect();
+        let window_start = start_time + std::time::Duration::from_secs(ts.warmup_s as u64);
+        collector.begin(timespan, window_start, &paths);
+    }
+    gate.go.wait();
+    let mut phases = Phases {
+        start_time,
+        schedule,
+        cpu: (Vec::new(), Vec::new()),
+        samples: (Vec::new(), Vec::new()),
+        event_error: Ok(()),
+    };
+    if gate.aborted.load(Ordering::SeqCst) {
+        return phases;
+    }
+    if ts.warmup_s > 0 {
+        log("starting warm up...");
+    }
+    monitor.wait_until(schedule.warmup_end);
+    (phases.cpu.0, phases.samples.0) = sample(host, input.counters);
+    monitor.window_began(start_time, phases.cpu.0.clone());
+    phases.event_error = set_event(&input.events.signal_start);
+    log("starting measurements...");
+    monitor.wait_until(schedule.measure_end);
+    (phases.cpu.1, phases.samples.1) = sample(host, input.counters);
+    let finish = set_event(&input.events.signal_finish);
+    phases.event_error = std::mem::replace(&mut phases.event_error, Ok(())).and(finish);
+    if ts.cooldown_s > 0 {
+        log("starting cool down...");
+    }
+    monitor.wait_until(schedule.end);
+    phases
+}
+
+/// The threads' results in order, the engine they ran, the first failure, and the trace's counts.
+#[allow(clippy::type_complexity)]
+fn gather(
+    input: &RunInput<'_>,
+    outcomes: Vec<Result<ThreadOutcome, RunError>>,
+    trace_result: Option<crate::trace::writer::Served>,
+) -> Result<
+    (
+        Vec<ThreadResults>,
+        EngineSetup,
+        Option<IoFailure>,
+        Option<crate::stats::TraceCounts>,
+    ),
+    RunError,
+> {
+    let mut threads = Vec::with_capacity(outcomes.len());
+    let mut engine = EngineSetup::plain(input.engine);
+    let mut failure = None;
+    let mut trace = trace_result.map(|served| crate::stats::TraceCounts {
+        records: served.written,
+        dropped: 0,
+        lost: served.handed - served.written,
+        error: served.error.map(|e| e.to_string()),
+    });
+    for outcome in outcomes {
+        let outcome = outcome?;
+        engine = outcome.engine;
+        failure = failure.or(outcome.failure);
+        threads.push(outcome.results);
+        if let (Some(counts), Some((_, dropped))) = (&mut trace, outcome.traced) {
+            counts.dropped += dropped;
+        }
+    }
+    Ok((threads, engine, failure, trace))
 }
 
 impl RunInput<'_> {

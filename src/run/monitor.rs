@@ -74,6 +74,11 @@ impl<'a, C: Clock> Monitor<'a, C> {
         }
     }
 
+    /// The stop request it watches.
+    pub fn stop(&self) -> &'a AtomicU64 {
+        self.stop
+    }
+
     /// Runs `action` with the collector about every `period` of the measured window.
     pub fn every(&mut self, period: Nanos, action: Periodic<'a>) {
         self.periodic = Some((period, 0, action));
