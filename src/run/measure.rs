@@ -50,45 +50,14 @@ pub fn measure<C: Clock>(
         .iter()
         .map(|ts| crate::plan::threads(ts, &cpus))
         .collect::<Result<_, _>>()?;
-    let mut memlock_predicted = false;
-    let observe = &profile.observe;
-    let live = observe.timeseries.is_some()
-        || observe.histlog.is_some()
-        || observe.checkpoint_s.is_some()
-        || !observe.quiet;
-    for (timespan, plans) in profile.timespans.iter().zip(&plans) {
-        let live = live || timespan.iops_interval_ms.is_some();
-        let needs = super::memory::needs(timespan, plans, live, observe.trace.is_some());
-        super::memory::check(timespan, plans, needs, host)?;
-        let registers =
-            engine == EngineKind::IoUring && timespan.io_ring.is_none_or(|r| r.registered_buffers);
-        if registers
-            && !memlock_predicted
-            && let Some(notice) = super::memory::memlock_notice(needs.buffers, host)
-        {
-            pending.push(notice);
-            memlock_predicted = true;
-        }
-    }
+    let memlock_notice = check_memory(profile, &plans, engine, host)?;
+    let memlock_predicted = memlock_notice.is_some();
+    pending.extend(memlock_notice);
     let (mut checked, warnings) =
         crate::target::check(profile, cleared, profile.fast_paths.iopoll)?;
     pending.extend(warnings);
     // Every check has passed: from here on files are created and written.
-    let outputs = &mut cleared.outputs;
-    let sinks = crate::live::open_sinks(outputs.timeseries.as_mut(), outputs.histlog.as_mut())
-        .map_err(RunError::from)?;
-    let trace_file = match outputs.trace.as_mut() {
-        Some(place) => Some(
-            crate::trace::writer::TraceFile::create(place).map_err(|source| {
-                RunError::from(crate::live::SinkError {
-                    option: "--trace",
-                    path: place.path().to_path_buf(),
-                    source,
-                })
-            })?,
-        ),
-        None => None,
-    };
+    let (sinks, trace_file) = start_streams(&mut cleared.outputs)?;
     pending.extend(crate::target::precreate(&checked, cleared, stop)?);
     let mut runner = Runner {
         profile,
@@ -140,6 +109,56 @@ pub fn measure<C: Clock>(
         }
     }
     Ok(RunResults { timespans, aborted })
+}
+
+/// Refuses a profile whose timespans would not fit in memory; returns the notice for a memlock
+/// limit too low to register io_uring's buffers, if there is one.
+fn check_memory(
+    profile: &Profile,
+    plans: &[Vec<ThreadPlan>],
+    engine: EngineKind,
+    host: &dyn Host,
+) -> Result<Option<String>, RunError> {
+    let observe = &profile.observe;
+    let live = observe.timeseries.is_some()
+        || observe.histlog.is_some()
+        || observe.checkpoint_s.is_some()
+        || !observe.quiet;
+    let mut notice = None;
+    for (timespan, plans) in profile.timespans.iter().zip(plans) {
+        let live = live || timespan.iops_interval_ms.is_some();
+        let needs = super::memory::needs(timespan, plans, live, observe.trace.is_some());
+        super::memory::check(timespan, plans, needs, host)?;
+        let registers =
+            engine == EngineKind::IoUring && timespan.io_ring.is_none_or(|r| r.registered_buffers);
+        if registers && notice.is_none() {
+            notice = super::memory::memlock_notice(needs.buffers, host);
+        }
+    }
+    Ok(notice)
+}
+
+/// The streaming outputs once started: the live sinks and the trace file.
+type Streams = (
+    Vec<Box<dyn crate::live::Sink>>,
+    Option<crate::trace::writer::TraceFile>,
+);
+
+/// Starts the streaming outputs (time series, interval log, trace) at their checked places.
+fn start_streams(outputs: &mut crate::safety::Outputs) -> Result<Streams, RunError> {
+    let sinks = crate::live::open_sinks(outputs.timeseries.as_mut(), outputs.histlog.as_mut())?;
+    let trace =
+        match outputs.trace.as_mut() {
+            Some(place) => Some(crate::trace::writer::TraceFile::create(place).map_err(
+                |source| crate::live::SinkError {
+                    option: "--trace",
+                    path: place.path().to_path_buf(),
+                    source,
+                },
+            )?),
+            None => None,
+        };
+    Ok((sinks, trace))
 }
 
 /// What runs each timespan once everything is checked and created.
