@@ -1,0 +1,179 @@
+//! iospd's own options: `--<name>[=value]`, which no DiskSpd letter can collide with.
+
+use super::*;
+
+/// The Linux-only options.
+pub const LONG_FLAGS: &[LongFlag] = &[
+    LongFlag {
+        name: "engine",
+        usage: (
+            "--engine=<io_uring|psync|null>",
+            "I/O engine [default=io_uring; psync when io_uring is unavailable; null does no I/O]",
+        ),
+        apply: |v, raw| {
+            let engine = match v {
+                Some("io_uring") | Some("uring") => EngineKind::IoUring,
+                Some("psync") => EngineKind::Psync,
+                Some("null") => EngineKind::Null,
+                _ => {
+                    return Err(
+                        "expects one of io_uring, psync, null; for example --engine=psync".into(),
+                    );
+                }
+            };
+            once(&mut raw.engine, engine)
+        },
+    },
+    LongFlag {
+        name: "spin",
+        usage: (
+            "--spin=<µs>",
+            "poll this long for a completion before sleeping [default: 50 with 2+ CPUs per thread, else 0]",
+        ),
+        apply: |v, raw| {
+            let us = v
+                .ok_or_else(|| "expects microseconds; for example --spin=0".to_string())
+                .and_then(|v| parse_in_range(v, 0, 1_000_000).map_err(|e| unit(e, "--spin=20")))?;
+            once(&mut raw.spin_us, us as u32)
+        },
+    },
+    LongFlag {
+        name: "output",
+        usage: (
+            "--output=<file.txt|.xml|.json|.html>",
+            "also write the report to this file, in the format its extension names (repeatable)",
+        ),
+        apply: |v, raw| {
+            let Some(path) = v.filter(|p| !p.is_empty()) else {
+                return Err("expects a file name; for example --output=run.json".into());
+            };
+            if crate::profile::ResultFormat::from_path(std::path::Path::new(path)).is_none() {
+                return Err(format!(
+                    "'{path}' does not end in .txt, .xml, .json or .html; the extension picks the format"
+                ));
+            }
+            let path = PathBuf::from(path);
+            if raw.outputs.contains(&path) {
+                return Err("this file is already an output; name each file once".into());
+            }
+            raw.outputs.push(path);
+            Ok(())
+        },
+    },
+    LongFlag {
+        name: "sqpoll",
+        usage: (
+            "--sqpoll[=<idle ms>]",
+            "io_uring: a kernel thread polls the submission queue (sleeps after 1000 ms idle by default)",
+        ),
+        apply: |v, raw| {
+            let idle = match v {
+                None | Some("") => 1000,
+                Some(ms) => parse_in_range(ms, 1, u32::MAX as u64)
+                    .map_err(|e| unit(e, "--sqpoll=2000"))? as u32,
+            };
+            once(&mut raw.sqpoll_idle_ms, idle)
+        },
+    },
+    LongFlag {
+        name: "iopoll",
+        usage: (
+            "--iopoll",
+            "io_uring: poll the device for completions (needs -Su/-Sh and a device with poll queues)",
+        ),
+        apply: |v, raw| {
+            if v.is_some() {
+                return Err("takes no value".into());
+            }
+            flag_once(&mut raw.iopoll)
+        },
+    },
+    LongFlag {
+        name: "timeseries",
+        usage: (
+            "--timeseries=<file.csv>",
+            "stream one row per interval (-D, else 1 s), target and direction to this CSV while the run goes",
+        ),
+        apply: |v, raw| once(&mut raw.timeseries, file_value(v, "--timeseries=run.csv")?),
+    },
+    LongFlag {
+        name: "histlog",
+        usage: (
+            "--histlog=<file>",
+            "write an HdrHistogram interval log, one latency histogram per interval",
+        ),
+        apply: |v, raw| once(&mut raw.histlog, file_value(v, "--histlog=run.hlog")?),
+    },
+    LongFlag {
+        name: "trace",
+        usage: (
+            "--trace=<file>",
+            "record every measured I/O: CSV when the name ends in .csv, else compact binary (iospd trace-dump)",
+        ),
+        apply: |v, raw| once(&mut raw.trace, file_value(v, "--trace=run.trace")?),
+    },
+    LongFlag {
+        name: "checkpoint",
+        usage: (
+            "--checkpoint=<seconds>",
+            "rewrite the --output files with everything measured so far at this period",
+        ),
+        apply: |v, raw| {
+            let example = "for example --checkpoint=60";
+            let value = v
+                .filter(|v| !v.is_empty())
+                .ok_or_else(|| format!("expects a period in seconds; {example}"))?;
+            let seconds = parse_in_range(value, 1, u32::MAX as u64)
+                .map_err(|e| unit(e, "--checkpoint=60"))?;
+            once(&mut raw.checkpoint_s, seconds as u32)
+        },
+    },
+    LongFlag {
+        name: "quiet",
+        usage: ("--quiet", "no live progress line on the terminal"),
+        apply: |v, raw| {
+            if v.is_some() {
+                return Err("takes no value".into());
+            }
+            flag_once(&mut raw.quiet)
+        },
+    },
+    LongFlag {
+        name: "force",
+        usage: (
+            "--force",
+            "write even to a device that is mounted or holds a file system, or to a file iospd did not create",
+        ),
+        apply: |v, raw| {
+            if v.is_some() {
+                return Err("takes no value".into());
+            }
+            flag_once(&mut raw.force)
+        },
+    },
+    LongFlag {
+        name: "percentiles",
+        usage: (
+            "--percentiles=<p,p,…>",
+            "extra latency percentiles in the JSON results, e.g. 99.5,99.95 [always: DiskSpd's rows and 1..99]",
+        ),
+        apply: |v, raw| {
+            let list = v.filter(|v| !v.is_empty()).ok_or_else(|| {
+                "expects a comma-separated list; for example --percentiles=99.5,99.95".to_string()
+            })?;
+            if !raw.percentiles.is_empty() {
+                return Err("this option was already given; give each option once".into());
+            }
+            for item in list.split(',') {
+                let p: f64 = item.parse().map_err(|_| {
+                    format!("'{item}' is not a number; for example --percentiles=99.5")
+                })?;
+                if !(0.0..=100.0).contains(&p) {
+                    return Err(format!("{item} is not between 0 and 100"));
+                }
+                raw.percentiles.push(p);
+            }
+            Ok(())
+        },
+    },
+];
