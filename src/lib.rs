@@ -11,6 +11,7 @@
 
 pub mod cli;
 pub mod clock;
+pub mod cluster;
 pub mod commands;
 pub mod console;
 pub mod counters;
@@ -32,6 +33,7 @@ pub mod system;
 pub mod target;
 pub mod trace;
 pub mod units;
+pub mod wall;
 pub mod worker;
 
 pub use error::Error;

@@ -5,7 +5,9 @@ use std::ffi::OsString;
 use std::process::ExitCode;
 
 use iospd::cli::{self, CliError, Command};
+use iospd::cluster::Cluster;
 use iospd::console::{out, say};
+use iospd::run::Refusal;
 use iospd::{EXIT_BAD_INPUT, Error, profile, session};
 
 fn main() -> ExitCode {
@@ -16,22 +18,30 @@ fn main() -> ExitCode {
             say(&format!("iospd: {error}"));
             error.exit_code()
         }
-        None => match app(&argv) {
-            Ok(code) => code,
-            Err(Error::Cli(CliError::NoArguments)) => {
-                let _ = out(&cli::help::usage());
-                EXIT_BAD_INPUT
+        None => {
+            let cluster = Cluster::join();
+            match app(&argv, &cluster) {
+                Ok(code) => code,
+                Err(Error::Cli(CliError::NoArguments)) => {
+                    let _ = out(&cli::help::usage());
+                    EXIT_BAD_INPUT
+                }
+                Err(error) => {
+                    // The other ranks of a run across hosts hear of it, if they have not yet.
+                    let refusal = cluster.refuse(Refusal {
+                        code: error.exit_code(),
+                        message: error.to_string(),
+                    });
+                    say(&format!("iospd: {refusal}"));
+                    refusal.code
+                }
             }
-            Err(error) => {
-                say(&format!("iospd: {error}"));
-                error.exit_code()
-            }
-        },
+        }
     };
     ExitCode::from(code)
 }
 
-fn app(argv: &[OsString]) -> Result<u8, Error> {
+fn app(argv: &[OsString], cluster: &Cluster) -> Result<u8, Error> {
     let raw = match cli::parse(&argv[1..])? {
         Command::Help => {
             let _ = out(&cli::help::usage());
@@ -44,5 +54,5 @@ fn app(argv: &[OsString]) -> Result<u8, Error> {
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
     let resolved = profile::resolve(&raw, command_line.join(" "))?;
-    session::act(&resolved.profile, resolved.warnings)
+    session::act(&resolved.profile, resolved.warnings, cluster)
 }

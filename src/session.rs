@@ -7,6 +7,7 @@ use std::cell::RefCell;
 use std::path::PathBuf;
 
 use crate::clock::Monotonic;
+use crate::cluster::{Cluster, Finished};
 use crate::console::{out, say};
 use crate::exit::EXIT_RUN_ERROR;
 use crate::profile::{Action, Profile};
@@ -17,8 +18,8 @@ use crate::system::{Host, LinuxHost};
 use crate::{Error, engine, events, output, run};
 
 /// Does what the profile asks — print the profile or the system, set an event, or measure — and
-/// returns the exit status.
-pub fn act(profile: &Profile, warnings: Vec<String>) -> Result<u8, Error> {
+/// returns the exit status. In a run across hosts every rank measures and rank 0 reports.
+pub fn act(profile: &Profile, warnings: Vec<String>, cluster: &Cluster) -> Result<u8, Error> {
     if profile.action != Action::Run {
         for warning in &warnings {
             say(warning);
@@ -26,7 +27,7 @@ pub fn act(profile: &Profile, warnings: Vec<String>) -> Result<u8, Error> {
     }
     let host = LinuxHost;
     let printed = match &profile.action {
-        Action::Run => return measure(profile, warnings),
+        Action::Run => return measure(profile, warnings, cluster),
         Action::PrintProfile => out(&report::profile_document(profile, profile.result_format)),
         Action::PrintSystem => out(&report::system_document(
             &host.system_info(),
@@ -56,15 +57,26 @@ pub fn act(profile: &Profile, warnings: Vec<String>) -> Result<u8, Error> {
 }
 
 /// Runs a profile whose action is a measurement; returns the exit status.
-fn measure(profile: &Profile, warnings: Vec<String>) -> Result<u8, Error> {
-    let (engine, fallback) = engine::usable(profile.engine);
+fn measure(template: &Profile, warnings: Vec<String>, cluster: &Cluster) -> Result<u8, Error> {
+    let (engine, fallback) = engine::usable(template.engine);
     if let Some(notice) = fallback {
         say(&notice);
     }
     run::install_stop_signals();
     crate::system::raise_open_file_limit();
     let host = LinuxHost;
-    let mut cleared = crate::safety::check(profile, &LinuxView)?;
+    // Until the ranks have agreed on the checks, a refusal here is theirs to hear.
+    let refuse = |error: Error| -> Error {
+        run::RunError::Refused(cluster.refuse(run::Refusal {
+            code: error.exit_code(),
+            message: error.to_string(),
+        }))
+        .into()
+    };
+    let profile = &cluster
+        .prepare(template)
+        .map_err(|r| refuse(run::RunError::Refused(r).into()))?;
+    let mut cleared = crate::safety::check(profile, &LinuxView).map_err(|e| refuse(e.into()))?;
     let reports = RefCell::new(std::mem::take(&mut cleared.outputs.reports));
     let log = |line: &str| {
         if profile.verbose {
@@ -99,9 +111,28 @@ fn measure(profile: &Profile, warnings: Vec<String>) -> Result<u8, Error> {
                 log: &log,
                 checkpoint: &checkpoint,
             },
+            peers: cluster,
         },
     )?;
     let report = Report::new(profile, &host.system_info(), &results);
+    let (code, lines) = run::ending(profile, &results);
+    let finished = cluster
+        .finish(template, report, code, lines)
+        .map_err(|why| {
+            run::RunError::Refused(run::Refusal {
+                code: EXIT_RUN_ERROR,
+                message: format!("the ranks' results cannot be merged: {why}"),
+            })
+        })?;
+    let Some(Finished {
+        report,
+        code,
+        lines,
+    }) = finished
+    else {
+        // Rank 0 speaks for this rank.
+        return Ok(code);
+    };
     let mut unwritten = false;
     for error in output::write_reports(&report, &mut reports.borrow_mut()) {
         say(&format!("iospd: {error}"));
@@ -113,7 +144,6 @@ fn measure(profile: &Profile, warnings: Vec<String>) -> Result<u8, Error> {
         ));
         unwritten = true;
     }
-    let (code, lines) = run::ending(profile, &results);
     for line in lines {
         say(&line);
     }

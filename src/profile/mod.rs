@@ -38,6 +38,14 @@ pub const DEFAULT_IOPS_INTERVAL_MS: u32 = 1000;
 /// DiskSpd's default `-P` period.
 pub const DEFAULT_PROGRESS: u64 = 65536;
 
+/// How long, by default, the ranks of a run across hosts wait for the last one to get ready (or to
+/// finish) before they give up.
+pub const DEFAULT_PEER_TIMEOUT: u32 = 60;
+
+fn default_peer_timeout() -> u32 {
+    DEFAULT_PEER_TIMEOUT
+}
+
 /// The most I/Os one thread may keep in flight: the largest io_uring submission queue (32768
 /// entries, with a completion queue of twice that).
 pub const MAX_OUTSTANDING: u64 = 32768;
@@ -85,6 +93,13 @@ pub struct Profile {
     /// `--sqpoll`, `--iopoll`.
     #[serde(default)]
     pub fast_paths: crate::engine::FastPaths,
+    /// `--start-at`: the wall-clock time the first timespan starts, in nanoseconds since the epoch,
+    /// so that instances started independently on many hosts run together.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_at_unix_ns: Option<u64>,
+    /// `--peer-timeout`: how long the ranks of a run across hosts wait for one another.
+    #[serde(default = "default_peer_timeout")]
+    pub peer_timeout_s: u32,
     /// The timespans, run in order.
     pub timespans: Vec<TimeSpan>,
     /// `-X`: the XML profile file the run was read from (an input no output may replace).
@@ -115,6 +130,8 @@ impl Profile {
             force: false,
             observe: Observe::default(),
             fast_paths: Default::default(),
+            start_at_unix_ns: None,
+            peer_timeout_s: DEFAULT_PEER_TIMEOUT,
             timespans,
             profile_file: None,
         }

@@ -184,6 +184,10 @@ pub struct RawArgs {
     pub sqpoll_idle_ms: Option<u32>,
     /// `--iopoll`: polled completions.
     pub iopoll: bool,
+    /// `--start-at=`: the wall-clock time the run starts.
+    pub start_at: Option<std::time::SystemTime>,
+    /// `--peer-timeout=`: seconds to wait for the other ranks of a run across hosts.
+    pub peer_timeout_s: Option<u32>,
     /// Target paths in command-line order.
     pub targets: Vec<PathBuf>,
 }

@@ -78,6 +78,19 @@ pub fn resolve(raw: &RawArgs, command_line: String) -> Result<Resolved, ProfileE
         checkpoint_s: raw.checkpoint_s,
         quiet: raw.quiet,
     };
+    if let Some(at) = raw.start_at {
+        if let Err(past) = at.duration_since(std::time::SystemTime::now()) {
+            return Err(ProfileError::Invalid(format!(
+                "--start-at={} is {:.1} s in the past; give a time in the future, for example a minute from now: --start-at=$(date -u -d '+1 min' +%FT%TZ)",
+                crate::wall::rfc3339(at),
+                past.duration().as_secs_f64()
+            )));
+        }
+        profile.start_at_unix_ns = Some(crate::wall::unix_ns(at));
+    }
+    if let Some(seconds) = raw.peer_timeout_s {
+        profile.peer_timeout_s = seconds;
+    }
     if profile.observe.checkpoint_s.is_some() && profile.outputs.is_empty() {
         return Err(ProfileError::Invalid(
             "--checkpoint rewrites the --output files, and none is given; add one, for example --output=run.json".into(),

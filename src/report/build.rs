@@ -58,6 +58,14 @@ impl Report {
                 failure: r.failure.clone(),
                 lost_target: r.lost.clone(),
                 trace: r.trace.clone(),
+                start: r
+                    .lateness_ns
+                    .map(|lateness_ns| super::cluster::StartReport {
+                        at: crate::wall::rfc3339(r.start_time),
+                        at_unix_ns: crate::wall::unix_ns(r.start_time),
+                        lateness_ns,
+                    }),
+                cluster: None,
                 measured: r
                     .window
                     .map(|w| measured(ts, r, w as f64 / 1e9, &percentiles)),
@@ -300,6 +308,7 @@ fn measured(
             spin_percent: share(w.spin_ns),
             in_engine_percent: share(w.in_engine_ns),
             in_loop_percent: share(w.in_loop_ns),
+            host: None,
             targets,
         });
     }

@@ -4,15 +4,20 @@
 //!
 //! Timespan `i` of every run merges into timespan `i` of the result. The merged measured window is
 //! the union of the runs' windows on the wall clock: runs one after the other (24 one-hour chunks)
-//! add their durations; runs at the same time (one per machine) share theirs, so their rates add.
-//! Time series rows and `-D` buckets are concatenated in time order. Threads are renumbered after
-//! each other; CPU utilisation is averaged, weighted by each run's duration.
+//! add their durations, and their time series rows and `-D` buckets are concatenated in time
+//! order; runs at the same time (one per machine, started together with `--start-at` or by MPI)
+//! share theirs, so their rates add, and their series are aligned on the common timeline — each
+//! run's intervals move by the whole number of intervals its window started after the first — and
+//! interval `k` of the result is interval `k` of every run together: counts, rates, minimum, mean
+//! and maximum exactly; the time series' percentiles are the largest of the runs' (an upper bound:
+//! those rows keep no histogram). Threads are renumbered after each other; CPU utilisation is
+//! averaged, weighted by each run's duration.
 
 use std::collections::BTreeMap;
 
 use super::{
-    CpuUsage, Direction, Directions, Measured, Report, TargetTotals, ThreadReport, ThreadTarget,
-    TimeSpanReport, directions, percentile_list, totals_over,
+    CpuUsage, Direction, Directions, Measured, RankHost, Report, TargetTotals, ThreadReport,
+    ThreadTarget, TimeSpanReport, directions, percentile_list, totals_over,
 };
 use crate::stats::OpStats;
 use crate::stats::intervals::Interval;
@@ -61,10 +66,20 @@ struct Pair {
 }
 
 impl Pair {
-    fn add(&mut self, d: &Directions, concatenate: bool) -> Result<(), String> {
+    /// Adds a run's directions: its `-D` buckets after ours (`Concatenate`), or merged with ours
+    /// bucket by bucket, moved by a number of buckets (`Align`).
+    fn add(&mut self, d: &Directions, series: Series) -> Result<(), String> {
         for (mine, theirs) in [(&mut self.read, &d.read), (&mut self.write, &d.write)] {
-            let theirs = theirs.stats()?;
-            if concatenate {
+            let mut theirs = theirs.stats()?;
+            if let Series::Align(shift) = series
+                && shift > 0
+                && !theirs.intervals.is_empty()
+            {
+                let mut moved = vec![Interval::default(); shift];
+                moved.extend_from_slice(&theirs.intervals);
+                theirs.intervals = moved;
+            }
+            if series == Series::Concatenate {
                 let mut intervals = std::mem::take(&mut mine.intervals);
                 intervals.extend_from_slice(&theirs.intervals);
                 mine.try_merge(&OpStats {
@@ -83,6 +98,15 @@ impl Pair {
             .try_merge(&self.write)
             .map_err(|e| e.to_string())
     }
+}
+
+/// How a run's time series joins the others'.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Series {
+    /// After them: the runs were one after the other.
+    Concatenate,
+    /// With them, bucket by bucket, this many buckets later: the runs were at the same time.
+    Align(usize),
 }
 
 /// The length of the union of `[start, end)` windows.
@@ -106,6 +130,15 @@ fn union_length(mut windows: Vec<(f64, f64)>) -> f64 {
 
 /// Merges runs into one report. Every run must have the same number of timespans.
 pub fn merge(runs: &[Report]) -> Result<Report, String> {
+    merge_labelled(runs, None)
+}
+
+/// Merges runs, each the work of one rank of a run across hosts (`ranks`, in the runs' order):
+/// each thread row says which.
+pub(crate) fn merge_labelled(
+    runs: &[Report],
+    ranks: Option<&[RankHost]>,
+) -> Result<Report, String> {
     let first = runs.first().ok_or("no runs to merge")?;
     let count = first.timespans.len();
     if let Some(odd) = runs.iter().position(|r| r.timespans.len() != count) {
@@ -120,7 +153,7 @@ pub fn merge(runs: &[Report]) -> Result<Report, String> {
     for index in 0..count {
         let parts: Vec<(&Report, &TimeSpanReport)> =
             runs.iter().map(|r| (r, &r.timespans[index])).collect();
-        timespans.push(merge_timespan(index, &parts, &percentiles)?);
+        timespans.push(merge_timespan(index, &parts, &percentiles, ranks)?);
     }
     // The totals over timespans add again: they must fit too.
     for pick in [
@@ -163,6 +196,7 @@ fn merge_timespan(
     index: usize,
     parts: &[(&Report, &TimeSpanReport)],
     percentiles: &[f64],
+    ranks: Option<&[RankHost]>,
 ) -> Result<TimeSpanReport, String> {
     // Each run's measured window on the wall clock.
     let window_start = |report: &Report, ts: &TimeSpanReport| {
@@ -203,12 +237,23 @@ fn merge_timespan(
         failure: parts.iter().find_map(|(_, t)| t.failure.clone()),
         lost_target: parts.iter().find_map(|(_, t)| t.lost_target.clone()),
         trace: None,
+        start: parts
+            .iter()
+            .filter_map(|(_, t)| t.start.clone())
+            .max_by_key(|s| s.lateness_ns),
+        cluster: None,
         measured: None,
     };
     // Runs in time order, so concatenated series come out in order.
-    let mut measured: Vec<(f64, &Measured)> = parts
+    let mut measured: Vec<(f64, &Measured, Option<&RankHost>)> = parts
         .iter()
-        .filter_map(|(report, ts)| ts.measured.as_ref().map(|m| (window_start(report, ts), m)))
+        .enumerate()
+        .filter_map(|(run, (report, ts))| {
+            let rank = ranks.and_then(|r| r.get(run));
+            ts.measured
+                .as_ref()
+                .map(|m| (window_start(report, ts), m, rank))
+        })
         .collect();
     measured.sort_by(|a, b| a.0.total_cmp(&b.0));
     if measured.is_empty() {
@@ -227,14 +272,20 @@ fn merge_timespan(
     let mut timeline = Vec::new();
     let mut cpu: BTreeMap<u32, (f64, CpuUsage)> = BTreeMap::new();
     let mut counters: Vec<crate::counters::Counter> = Vec::new();
-    for (start, m) in &measured {
-        totals.add(&m.totals, disjoint)?;
+    for &(start, m, rank) in &measured {
+        // Concurrent runs: how many `-D` buckets later this one's window began.
+        let series = match interval_ms {
+            _ if disjoint => Series::Concatenate,
+            Some(ms) => Series::Align(((start - origin) * 1e3 / ms as f64).round() as usize),
+            None => Series::Align(0),
+        };
+        totals.add(&m.totals, series)?;
         for target in &m.targets {
             match per_path.iter_mut().find(|(p, _)| *p == target.path) {
-                Some((_, pair)) => pair.add(&target.directions, disjoint)?,
+                Some((_, pair)) => pair.add(&target.directions, series)?,
                 None => {
                     let mut pair = Pair::default();
-                    pair.add(&target.directions, disjoint)?;
+                    pair.add(&target.directions, series)?;
                     per_path.push((target.path.clone(), pair));
                 }
             }
@@ -243,7 +294,7 @@ fn merge_timespan(
             let mut targets = Vec::with_capacity(thread.targets.len());
             for t in &thread.targets {
                 let mut pair = Pair::default();
-                pair.add(&t.directions, disjoint)?;
+                pair.add(&t.directions, series)?;
                 targets.push(ThreadTarget {
                     directions: directions(
                         &pair.read,
@@ -270,12 +321,19 @@ fn merge_timespan(
                 } else {
                     0.0
                 },
+                host: rank.cloned().or_else(|| thread.host.clone()),
                 targets,
             });
         }
         for row in &m.timeline {
             let mut row = row.clone();
-            row.start_ms += (start - origin) * 1e3;
+            let offset_ms = (start - origin) * 1e3;
+            row.start_ms += if disjoint || row.length_ms <= 0.0 {
+                offset_ms
+            } else {
+                // Whole intervals, so that concurrent runs' rows coincide.
+                (offset_ms / row.length_ms).round() * row.length_ms
+            };
             timeline.push(row);
         }
         for usage in &m.cpu {
@@ -302,6 +360,9 @@ fn merge_timespan(
         }
     }
     timeline.sort_by(|a, b| a.start_ms.total_cmp(&b.start_ms));
+    if !disjoint {
+        timeline = crate::stats::timeline::Row::merge_coinciding(timeline);
+    }
     let cpu: Vec<CpuUsage> = cpu
         .into_values()
         .map(|(weight, mut usage)| {
@@ -317,7 +378,7 @@ fn merge_timespan(
     let first_measured = measured[0].1;
     let mut affinity: Vec<u32> = measured
         .iter()
-        .flat_map(|(_, m)| m.effective_affinity.iter().copied())
+        .flat_map(|(_, m, _)| m.effective_affinity.iter().copied())
         .collect();
     affinity.sort_unstable();
     affinity.dedup();

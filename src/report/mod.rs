@@ -4,6 +4,7 @@
 //! model serialises as the JSON results.
 
 mod build;
+pub mod cluster;
 pub mod compare;
 pub mod html;
 pub mod json;
@@ -113,43 +114,11 @@ pub fn system_document(system: &SystemInfo, now: SystemTime, format: ResultForma
     }
 }
 
-/// Formats a wall-clock time as DiskSpd does: `2024/06/13 12:34:56 UTC`.
-pub fn utc_string(time: SystemTime) -> String {
-    let secs = time
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let (days, rem) = (secs / 86_400, secs % 86_400);
-    // Civil date from days since 1970-01-01 (proleptic Gregorian).
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + (month <= 2) as i64;
-    format!(
-        "{year:04}/{month:02}/{day:02} {:02}:{:02}:{:02} UTC",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
-}
+pub use crate::wall::utc_string;
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
     use super::*;
-
-    #[test]
-    fn utc_dates() {
-        let at = |s| utc_string(SystemTime::UNIX_EPOCH + Duration::from_secs(s));
-        assert_eq!(at(0), "1970/01/01 00:00:00 UTC");
-        assert_eq!(at(1_718_282_096), "2024/06/13 12:34:56 UTC");
-        assert_eq!(at(1_709_164_800), "2024/02/29 00:00:00 UTC");
-    }
 
     #[test]
     fn percentile_lists() {

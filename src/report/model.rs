@@ -59,6 +59,12 @@ pub struct TimeSpanReport {
     pub lost_target: Option<LostTarget>,
     /// `--trace`: records written and dropped.
     pub trace: Option<crate::stats::TraceCounts>,
+    /// How the start was agreed (`--start-at`, or the ranks of a run across hosts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<super::cluster::StartReport>,
+    /// A run across hosts: every rank's clock and start, the hosts, the aggregate rates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<super::cluster::ClusterReport>,
     /// The measurements; `None` when the run stopped before the measured window.
     pub measured: Option<Measured>,
 }
@@ -277,8 +283,20 @@ pub struct ThreadReport {
     pub in_engine_percent: f64,
     /// The share of the window it spent in the loop itself (offsets, filling, recording).
     pub in_loop_percent: f64,
+    /// In a run across hosts: the rank and host that ran it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<RankHost>,
     /// Its targets.
     pub targets: Vec<ThreadTarget>,
+}
+
+/// One process of a run across hosts: its MPI rank and the host it ran on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RankHost {
+    /// The MPI rank.
+    pub rank: u32,
+    /// The host name.
+    pub host: String,
 }
 
 impl ThreadReport {

@@ -14,11 +14,14 @@ pub struct Context<'a, C: Clock> {
     pub stop: &'a AtomicU64,
     /// Where messages go.
     pub messages: Messages<'a>,
+    /// The other processes of the measurement ([`Alone`](super::Alone) for a run on its own).
+    pub peers: &'a dyn Peers,
 }
 
 /// Runs every timespan of a profile on the targets and outputs the safety gate cleared. First every
-/// remaining check (thread placement, memory, every timespan's targets); only then are the
-/// streaming outputs started and files created, then each timespan runs in turn.
+/// remaining check (thread placement, memory, every timespan's targets), which the peers agree on;
+/// only then are the streaming outputs started and files created, then each timespan runs in turn.
+/// Each timespan's end is agreed too, so every process runs the same timespans.
 pub fn measure<C: Clock>(
     profile: &Profile,
     cleared: &mut crate::safety::Cleared,
@@ -30,6 +33,7 @@ pub fn measure<C: Clock>(
         host,
         stop,
         messages,
+        peers,
     } = context;
     let Messages {
         mut pending,
@@ -38,27 +42,39 @@ pub fn measure<C: Clock>(
         checkpoint,
     } = messages;
     pending.append(&mut cleared.notices);
-    let allowed = host.allowed_cpus();
-    let cpus: Vec<_> = host
-        .system_info()
-        .cpus
-        .into_iter()
-        .filter(|c| allowed.contains(&c.cpu))
-        .collect();
-    let plans: Vec<Vec<ThreadPlan>> = profile
-        .timespans
-        .iter()
-        .map(|ts| crate::plan::threads(ts, &cpus))
-        .collect::<Result<_, _>>()?;
-    let memlock_notice = check_memory(profile, &plans, engine, host)?;
+    let checks = (|| {
+        let allowed = host.allowed_cpus();
+        let cpus: Vec<_> = host
+            .system_info()
+            .cpus
+            .into_iter()
+            .filter(|c| allowed.contains(&c.cpu))
+            .collect();
+        let plans: Vec<Vec<ThreadPlan>> = profile
+            .timespans
+            .iter()
+            .map(|ts| crate::plan::threads(ts, &cpus))
+            .collect::<Result<_, _>>()?;
+        let memlock_notice = check_memory(profile, &plans, engine, host)?;
+        let (checked, warnings) =
+            crate::target::check(profile, cleared, profile.fast_paths.iopoll)?;
+        Ok::<_, RunError>((allowed.len(), plans, memlock_notice, checked, warnings))
+    })();
+    let (cpus, plans, memlock_notice, mut checked, warnings) =
+        agree(checks, |v| peers.checked(v))?.0;
     let memlock_predicted = memlock_notice.is_some();
     pending.extend(memlock_notice);
-    let (mut checked, warnings) =
-        crate::target::check(profile, cleared, profile.fast_paths.iopoll)?;
     pending.extend(warnings);
-    // Every check has passed: from here on files are created and written.
-    let (sinks, trace_file) = start_streams(&mut cleared.outputs)?;
-    pending.extend(crate::target::precreate(&checked, cleared, stop)?);
+    // Every check has passed everywhere: from here on files are created and written.
+    let created = start_streams(&mut cleared.outputs).and_then(|streams| {
+        let notices = crate::target::precreate(&checked, cleared, stop)?;
+        Ok((streams, notices))
+    });
+    let ((sinks, trace_file), notices) = match created {
+        Ok(created) => created,
+        Err(error) => return Err(not_ready(error, peers)),
+    };
+    pending.extend(notices);
     let mut runner = Runner {
         profile,
         engine,
@@ -67,7 +83,8 @@ pub fn measure<C: Clock>(
         stop,
         log,
         checkpoint,
-        cpus: allowed.len(),
+        peers,
+        cpus,
         memlock_predicted,
         sinks,
         trace: trace_file,
@@ -75,10 +92,11 @@ pub fn measure<C: Clock>(
     let mut timespans = Vec::with_capacity(profile.timespans.len());
     let mut aborted = None;
     for (index, (timespan, plans)) in profile.timespans.iter().zip(plans).enumerate() {
-        let prepared = crate::target::prepare(timespan, index, &mut checked, cleared, stop);
+        let prepared = crate::target::prepare(timespan, index, &mut checked, cleared, stop)
+            .map_err(|error| not_ready(error.into(), peers));
         let (targets, warnings) = match prepared {
             Ok(prepared) => prepared,
-            Err(error) if timespans.is_empty() => return Err(error.into()),
+            Err(error) if timespans.is_empty() => return Err(error),
             Err(error) => {
                 aborted = Some(error.to_string());
                 break;
@@ -88,8 +106,22 @@ pub fn measure<C: Clock>(
         for warning in pending.drain(..).chain(warnings) {
             warn(&warning);
         }
-        let results = match runner.timespan(index, &plans, &targets, &timespans) {
-            Ok(results) => results,
+        let ran = runner.timespan(index, &plans, &targets, &timespans);
+        let ended = match ran {
+            // The peers refused to start it: every process knows already.
+            Err(RunError::Refused(refusal)) => Err(RunError::Refused(refusal)),
+            ran => {
+                let stopped = ran.as_ref().is_ok_and(|results| {
+                    results.failure.is_some()
+                        || results.lost.is_some()
+                        || results.interrupted
+                        || results.window.is_none()
+                });
+                agree(ran, |v| peers.done(v.map(|()| stopped)))
+            }
+        };
+        let (results, stopped) = match ended {
+            Ok(ended) => ended,
             Err(error) if timespans.is_empty() => return Err(error),
             Err(error) => {
                 aborted = Some(error.to_string());
@@ -99,16 +131,43 @@ pub fn measure<C: Clock>(
         for line in runner.remarks(timespan, &plans, &results) {
             warn(&line);
         }
-        let stopped = results.failure.is_some()
-            || results.lost.is_some()
-            || results.interrupted
-            || results.window.is_none();
         timespans.push(results);
         if stopped {
             break;
         }
     }
     Ok(RunResults { timespans, aborted })
+}
+
+/// Puts a local result to the peers and returns it with their answer. A refusal the peers agreed
+/// on comes back as this process's own error when it is the same one (always, for a run on its
+/// own), so its kind survives; else as the agreed refusal, which names the process it came from.
+fn agree<T, A>(
+    local: Result<T, RunError>,
+    ask: impl FnOnce(Result<(), Refusal>) -> Result<A, Refusal>,
+) -> Result<(T, A), RunError> {
+    match local {
+        Ok(value) => match ask(Ok(())) {
+            Ok(answer) => Ok((value, answer)),
+            Err(agreed) => Err(RunError::Refused(agreed)),
+        },
+        Err(error) => {
+            let own = error.refusal();
+            match ask(Err(own.clone())) {
+                Err(agreed) if agreed != own => Err(RunError::Refused(agreed)),
+                _ => Err(error),
+            }
+        }
+    }
+}
+
+/// A failure between the agreement and the start of a timespan, told to the peers as this
+/// process's answer to [`Peers::ready`].
+fn not_ready(error: RunError, peers: &dyn Peers) -> RunError {
+    match agree::<(), _>(Err(error), |v| peers.ready(v)) {
+        Err(error) => error,
+        Ok(_) => unreachable!("a refusal is never agreed to as a start"),
+    }
 }
 
 /// Refuses a profile whose timespans would not fit in memory; returns the notice for a memlock
@@ -170,6 +229,7 @@ struct Runner<'a, C: Clock> {
     stop: &'a AtomicU64,
     log: &'a dyn Fn(&str),
     checkpoint: &'a dyn Fn(&RunResults),
+    peers: &'a dyn Peers,
     /// CPUs the run may use.
     cpus: usize,
     /// The memlock notice was given before the run.
@@ -231,6 +291,7 @@ impl<C: Clock> Runner<'_, C> {
             progress,
             trace: self.trace.as_mut(),
             periodic: period.map(|p| (p, &mut write_checkpoint as monitor::Periodic<'_>)),
+            peers: self.peers,
         };
         execute(
             &input, self.clock, self.host, self.stop, self.log, observers,

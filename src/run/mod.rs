@@ -135,6 +135,8 @@ pub struct Observers<'s> {
     pub trace: Option<&'s mut crate::trace::writer::TraceFile>,
     /// A periodic action with the collector (checkpoints): its period and the action.
     pub periodic: Option<(Nanos, monitor::Periodic<'s>)>,
+    /// The other processes of the measurement: when to start, and stops passed between them.
+    pub peers: &'s dyn Peers,
 }
 
 impl RunError {
@@ -143,6 +145,7 @@ impl RunError {
         match self {
             RunError::Plan(_) | RunError::Memory(_) => crate::exit::EXIT_BAD_INPUT,
             RunError::Target(e) if e.is_input_error() => crate::exit::EXIT_BAD_INPUT,
+            RunError::Refused(refusal) => refusal.code,
             _ => crate::exit::EXIT_RUN_ERROR,
         }
     }
@@ -191,6 +194,9 @@ pub enum RunError {
     /// A streaming output (time series, interval log, trace) could not be started.
     #[error(transparent)]
     Stream(#[from] crate::live::SinkError),
+    /// This process or another of the measurement refused or failed, and every one stops.
+    #[error(transparent)]
+    Refused(#[from] Refusal),
     /// A named event could not be set.
     #[error("cannot set the event '{name}' ({path}): {source}")]
     Event {
@@ -207,7 +213,17 @@ struct StartGate {
     ready: Barrier,
     go: Barrier,
     aborted: AtomicBool,
+    /// The first thread that could not set itself up: why.
+    failed: OnceLock<Refusal>,
     schedule: OnceLock<Schedule>,
+}
+
+impl StartGate {
+    /// A thread could not set itself up: the timespan does not start.
+    fn fail(&self, error: &RunError) {
+        let _ = self.failed.set(error.refusal());
+        self.aborted.store(true, Ordering::SeqCst);
+    }
 }
 
 struct ThreadOutcome {
@@ -256,6 +272,7 @@ pub fn execute<'s, C: Clock>(
         ready: Barrier::new(input.plans.len() + 1),
         go: Barrier::new(input.plans.len() + 1),
         aborted: AtomicBool::new(false),
+        failed: OnceLock::new(),
         schedule: OnceLock::new(),
     };
     let shared_offsets: Vec<AtomicU64> = ts.targets.iter().map(|_| AtomicU64::new(0)).collect();
@@ -284,6 +301,7 @@ pub fn execute<'s, C: Clock>(
         input.targets,
         collector,
         Progress::on_terminal(observers.progress),
+        observers.peers,
     );
     if let Some((period, action)) = observers.periodic {
         monitor.every(period, action);
@@ -337,10 +355,15 @@ pub fn execute<'s, C: Clock>(
     let Phases {
         start_time,
         schedule,
+        lateness_ns,
         cpu,
         samples,
         event_error,
+        refused,
     } = phases;
+    if let Some(refusal) = refused {
+        return Err(RunError::Refused(refusal));
+    }
     event_error?;
     let (threads, engine, failure, trace) = gather(input, outcomes, trace_result)?;
     let stop_at = stop.load(Ordering::SeqCst);
@@ -359,6 +382,7 @@ pub fn execute<'s, C: Clock>(
         lost,
         trace,
         observer_errors: collected.errors,
+        lateness_ns,
         ..input.results(start_time, window, threads, cpu, collected.rows)
     })
 }
@@ -395,9 +419,13 @@ fn collection<'s>(
 struct Phases {
     start_time: std::time::SystemTime,
     schedule: Schedule,
+    /// How long after the agreed start instant the threads were released, when there was one.
+    lateness_ns: Option<Nanos>,
     cpu: (Vec<crate::stats::CpuTimes>, Vec<crate::stats::CpuTimes>),
     samples: (Vec<counters::Counter>, Vec<counters::Counter>),
     event_error: Result<(), RunError>,
+    /// The processes did not agree to start: why.
+    refused: Option<Refusal>,
 }
 
 /// The main thread while the workers run: the start (after a `-yr` event), the schedule, the
@@ -419,8 +447,20 @@ fn control<C: Clock>(
             gate.aborted.store(true, Ordering::SeqCst);
         }
     }
-    let start_time = host.wall_clock();
-    let schedule = Schedule::new(clock.now(), ts.warmup_s, ts.duration_s, ts.cooldown_s);
+    let verdict = gate.failed.get().cloned().map_or(Ok(()), Err);
+    let start = monitor.peers().ready(verdict);
+    let agreed = start.as_ref().map_or(Start::default(), |s| *s);
+    if let Some(at) = agreed.at.filter(|_| !gate.aborted.load(Ordering::SeqCst)) {
+        log("waiting for the agreed start...");
+        reach(clock, monitor, at);
+    }
+    let start_time = agreed.wall.unwrap_or_else(|| host.wall_clock());
+    let schedule = Schedule::new(
+        agreed.at.unwrap_or_else(|| clock.now()),
+        ts.warmup_s,
+        ts.duration_s,
+        ts.cooldown_s,
+    );
     let _ = gate.schedule.set(schedule);
     monitor.start(schedule);
     if let Some(collector) = monitor.collector() {
@@ -432,13 +472,19 @@ fn control<C: Clock>(
         let window_start = start_time + std::time::Duration::from_secs(ts.warmup_s as u64);
         collector.begin(timespan, window_start, &paths);
     }
+    let refused = start.err();
+    if refused.is_some() {
+        gate.aborted.store(true, Ordering::SeqCst);
+    }
     gate.go.wait();
     let mut phases = Phases {
         start_time,
         schedule,
+        lateness_ns: agreed.at.map(|at| clock.now().saturating_sub(at)),
         cpu: (Vec::new(), Vec::new()),
         samples: (Vec::new(), Vec::new()),
         event_error: Ok(()),
+        refused,
     };
     if gate.aborted.load(Ordering::SeqCst) {
         return phases;
@@ -460,6 +506,16 @@ fn control<C: Clock>(
     }
     monitor.wait_until(schedule.end);
     phases
+}
+
+/// Waits for the agreed start instant `at`: sleeps to a millisecond before it (watching for a stop
+/// as the run does), then polls the clock, so the load starts within microseconds of it.
+fn reach<C: Clock>(clock: &C, monitor: &mut Monitor<'_, C>, at: Nanos) {
+    const SPIN: Nanos = 1_000_000;
+    monitor.wait_until(at.saturating_sub(SPIN));
+    while clock.now() < at && monitor.stop().load(Ordering::Relaxed) == 0 {
+        std::hint::spin_loop();
+    }
 }
 
 /// The threads' results in order, the engine they ran, the first failure, and the trace's counts.
@@ -511,6 +567,7 @@ impl RunInput<'_> {
     ) -> TimeSpanResults {
         TimeSpanResults {
             start_time,
+            lateness_ns: None,
             window,
             threads,
             cpu,
@@ -538,7 +595,22 @@ mod measure;
 pub mod memory;
 pub mod monitor;
 mod outcome;
+pub mod peers;
 mod thread;
 
 pub use measure::{Context, measure};
 pub use outcome::ending;
+pub use peers::{Alone, Peers, Refusal, Start};
+
+impl RunError {
+    /// What the other processes of the measurement hear of this error.
+    pub fn refusal(&self) -> Refusal {
+        match self {
+            RunError::Refused(refusal) => refusal.clone(),
+            other => Refusal {
+                code: other.exit_code(),
+                message: other.to_string(),
+            },
+        }
+    }
+}

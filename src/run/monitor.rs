@@ -47,10 +47,13 @@ pub struct Monitor<'a, C: Clock> {
     periodic: Option<(Nanos, Nanos, Periodic<'a>)>,
     /// Set when the measured window begins: the start time and the CPU counters then.
     window: Option<(SystemTime, Vec<CpuTimes>)>,
+    /// The other processes of the measurement, told of this one's stop and telling of theirs.
+    peers: &'a dyn super::Peers,
 }
 
 impl<'a, C: Clock> Monitor<'a, C> {
-    /// Watches `targets` and `stop`; collects with `collector` and shows `progress` when given.
+    /// Watches `targets`, `stop` and `peers`; collects with `collector` and shows `progress` when
+    /// given.
     pub fn new(
         clock: &'a C,
         stop: &'a AtomicU64,
@@ -58,6 +61,7 @@ impl<'a, C: Clock> Monitor<'a, C> {
         targets: &'a [PreparedTarget],
         collector: Option<Collector<'a>>,
         progress: Option<Progress>,
+        peers: &'a dyn super::Peers,
     ) -> Self {
         Monitor {
             clock,
@@ -71,12 +75,18 @@ impl<'a, C: Clock> Monitor<'a, C> {
             shown_at: 0,
             periodic: None,
             window: None,
+            peers,
         }
     }
 
     /// The stop request it watches.
     pub fn stop(&self) -> &'a AtomicU64 {
         self.stop
+    }
+
+    /// The other processes of the measurement.
+    pub fn peers(&self) -> &'a dyn super::Peers {
+        self.peers
     }
 
     /// Runs `action` with the collector about every `period` of the measured window.
@@ -109,7 +119,12 @@ impl<'a, C: Clock> Monitor<'a, C> {
         loop {
             let now = self.clock.now();
             self.tick(now);
-            if now >= deadline || self.stop.load(Ordering::Relaxed) != 0 {
+            let stopped = self.stop.load(Ordering::Relaxed) != 0;
+            if self.peers.poll(stopped) && !stopped {
+                self.request_stop();
+                return;
+            }
+            if now >= deadline || stopped {
                 return;
             }
             if self.lost.is_none()
@@ -133,12 +148,23 @@ impl<'a, C: Clock> Monitor<'a, C> {
         }
     }
 
-    /// Keeps collecting until `done` says every worker has finished. Sleeps in real time and does
-    /// not read the run's clock, so a test clock stays deterministic.
+    /// Keeps collecting until `done` says every worker has finished, and keeps passing stops
+    /// between the processes: another one's stop still cuts this one's measured window if it has
+    /// not ended. Sleeps in real time and does not read the run's clock, so a test clock stays
+    /// deterministic.
     pub fn wait_for(&mut self, done: impl Fn() -> bool) {
         while !done() {
             if let Some(collector) = &mut self.collector {
                 collector.poll();
+            }
+            let stopped = self.stop.load(Ordering::Relaxed) != 0;
+            if self.peers.poll(stopped)
+                && !stopped
+                && self
+                    .schedule
+                    .is_none_or(|s| monotonic_now() < s.measure_end)
+            {
+                self.request_stop();
             }
             std::thread::sleep(std::time::Duration::from_millis(1));
         }

@@ -39,7 +39,7 @@ pub(super) fn thread_main<C: Clock>(
     let mut buffers = match prepared {
         Ok(buffers) => buffers,
         Err(error) => {
-            gate.aborted.store(true, Ordering::SeqCst);
+            gate.fail(&error);
             gate.ready.wait();
             gate.go.wait();
             return Err(error);
@@ -149,8 +149,8 @@ fn drive<E: Engine, C: Clock>(
     plan: &ThreadPlan,
     gate: &StartGate,
 ) -> Result<ThreadOutcome, RunError> {
-    if engine.is_err() {
-        gate.aborted.store(true, Ordering::SeqCst);
+    if let Err(error) = &engine {
+        gate.fail(error);
     }
     gate.ready.wait();
     gate.go.wait();

@@ -312,6 +312,9 @@ pub use crate::system::CpuTimes;
 pub struct TimeSpanResults {
     /// Wall-clock time the run started.
     pub start_time: SystemTime,
+    /// How long after an agreed start instant (`--start-at`, or the one the ranks of a run across
+    /// hosts agreed on) the threads began; `None` when the run started at once.
+    pub lateness_ns: Option<Nanos>,
     /// Length of the measured window; `None` when the run stopped before it began.
     pub window: Option<Nanos>,
     /// Every thread's results, in thread order.

@@ -95,6 +95,35 @@ impl Point {
     }
 }
 
+impl Point {
+    /// Adds the same interval of another run: counts and rates add; minimum, mean and maximum stay
+    /// exact; the percentiles become the larger of the two (an upper bound, since a row keeps no
+    /// histogram to merge).
+    fn add(&mut self, other: &Point) {
+        if other.ios == 0 {
+            self.bytes += other.bytes;
+            self.bytes_per_s += other.bytes_per_s;
+            return;
+        }
+        let ios = self.ios + other.ios;
+        self.mean_ns =
+            (self.mean_ns * self.ios as f64 + other.mean_ns * other.ios as f64) / ios as f64;
+        self.min_ns = if self.ios == 0 {
+            other.min_ns
+        } else {
+            self.min_ns.min(other.min_ns)
+        };
+        self.ios = ios;
+        self.bytes += other.bytes;
+        self.ios_per_s += other.ios_per_s;
+        self.bytes_per_s += other.bytes_per_s;
+        self.p50_ns = self.p50_ns.max(other.p50_ns);
+        self.p99_ns = self.p99_ns.max(other.p99_ns);
+        self.p999_ns = self.p999_ns.max(other.p999_ns);
+        self.max_ns = self.max_ns.max(other.max_ns);
+    }
+}
+
 /// Read, write and both together.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Directions {
@@ -132,7 +161,37 @@ pub struct Row {
     pub all: Directions,
 }
 
+impl Directions {
+    fn add(&mut self, other: &Directions) {
+        self.read.add(&other.read);
+        self.write.add(&other.write);
+        self.total.add(&other.total);
+    }
+}
+
 impl Row {
+    /// Rows of runs that ran at the same time, in time order, with the rows of one interval
+    /// (the same start) added together (see [`Point`]'s merge).
+    pub fn merge_coinciding(rows: Vec<Row>) -> Vec<Row> {
+        let mut merged: Vec<Row> = Vec::with_capacity(rows.len());
+        for row in rows {
+            match merged.last_mut() {
+                Some(last) if last.start_ms == row.start_ms => {
+                    for (i, target) in row.targets.iter().enumerate() {
+                        match last.targets.get_mut(i) {
+                            Some(mine) => mine.add(target),
+                            None => last.targets.push(*target),
+                        }
+                    }
+                    last.all.add(&row.all);
+                    last.length_ms = last.length_ms.max(row.length_ms);
+                }
+                _ => merged.push(row),
+            }
+        }
+        merged
+    }
+
     /// The row of interval `start_ns..start_ns + length_ns` from each target's read and write.
     pub fn new(start_ns: Nanos, length_ns: Nanos, targets: &[[IntervalOps; 2]]) -> Row {
         let mut read = IntervalOps::default();
@@ -156,6 +215,39 @@ impl Row {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rows_of_one_interval_from_concurrent_runs_add_up() {
+        let ops = |latencies: &[u64]| {
+            let mut ops = IntervalOps::default();
+            for &ns in latencies {
+                ops.record(4096, ns);
+            }
+            ops
+        };
+        let row = |start_ns, read: &[u64]| {
+            Row::new(
+                start_ns,
+                1_000_000_000,
+                &[[ops(read), IntervalOps::default()]],
+            )
+        };
+        let rows = vec![
+            row(0, &[100, 200]),
+            row(0, &[50, 1000, 3000]),
+            row(1_000_000_000, &[10]),
+        ];
+        let merged = Row::merge_coinciding(rows);
+        assert_eq!(merged.len(), 2);
+        let read = merged[0].targets[0].read;
+        assert_eq!((read.ios, read.bytes, read.ios_per_s), (5, 5 * 4096, 5.0));
+        assert_eq!((read.min_ns, read.max_ns), (50, 3000));
+        assert!((read.mean_ns - 4350.0 / 5.0).abs() < 1e-9);
+        // An upper bound: the larger of the two runs' medians.
+        assert!(read.p50_ns >= 1000 * 999 / 1000);
+        assert_eq!(merged[0].all.total.ios, 5);
+        assert_eq!(merged[1].targets[0].read.ios, 1);
+    }
 
     #[test]
     fn a_row_merges_targets_and_directions_exactly() {

@@ -53,7 +53,7 @@ pub struct CacheInfo {
 }
 
 /// Facts about the machine for the report.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct SystemInfo {
     /// Host name.
     pub computer_name: String,
@@ -70,6 +70,9 @@ pub struct SystemInfo {
     pub cpus: Vec<CpuTopology>,
     /// Caches, one entry per instance.
     pub caches: Vec<CacheInfo>,
+    /// The wall clock's source and synchronisation when the facts were read.
+    #[serde(default)]
+    pub clock: super::ClockState,
 }
 
 impl SystemInfo {

@@ -5,6 +5,7 @@
 mod cpu;
 mod facts;
 mod memory;
+mod time_sync;
 
 use std::fs;
 use std::time::SystemTime;
@@ -13,6 +14,7 @@ pub use cpu::{CpuTimes, parse_proc_stat, read_proc_stat};
 pub use facts::{CacheInfo, CacheKind, CpuTopology, SystemInfo, parse_cpu_list};
 use facts::{caches, read_trimmed, topology};
 pub use memory::Available;
+pub use time_sync::{ClockState, clock_state};
 
 /// Raises this process's soft limit on open files to its hard limit: every target is held open
 /// by the safety gate and again for I/O, so a run of thousands of targets needs more than the
@@ -90,6 +92,7 @@ impl Host for LinuxHost {
             page_size,
             cpus: online.iter().map(|&c| topology(c, &big)).collect(),
             caches: caches(&online),
+            clock: clock_state(),
         }
     }
 

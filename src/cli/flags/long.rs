@@ -129,6 +129,34 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         },
     },
     LongFlag {
+        name: "start-at",
+        usage: (
+            "--start-at=<RFC 3339 time>",
+            "start at this wall-clock time, e.g. 2026-11-23T14:00:00Z: instances on many hosts then run together (merge them with iospd merge)",
+        ),
+        apply: |v, raw| {
+            let text = v.filter(|v| !v.is_empty()).ok_or_else(|| {
+                "expects an RFC 3339 time; for example --start-at=2026-11-23T14:00:00Z".to_string()
+            })?;
+            once(&mut raw.start_at, crate::wall::parse_rfc3339(text)?)
+        },
+    },
+    LongFlag {
+        name: "peer-timeout",
+        usage: (
+            "--peer-timeout=<seconds>",
+            "under MPI: how long the ranks wait for the last one to get ready or to finish [default=60]",
+        ),
+        apply: |v, raw| {
+            let value = v
+                .filter(|v| !v.is_empty())
+                .ok_or_else(|| "expects seconds; for example --peer-timeout=300".to_string())?;
+            let seconds =
+                parse_in_range(value, 1, 86_400).map_err(|e| unit(e, "--peer-timeout=300"))?;
+            once(&mut raw.peer_timeout_s, seconds as u32)
+        },
+    },
+    LongFlag {
         name: "quiet",
         usage: ("--quiet", "no live progress line on the terminal"),
         apply: |v, raw| {

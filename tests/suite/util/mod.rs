@@ -57,6 +57,7 @@ impl Host for FakeHost {
                 ways: 16,
                 cpus: "0-1".into(),
             }],
+            clock: Default::default(),
         }
     }
 

@@ -1,0 +1,303 @@
+//! A run across hosts as one report: every rank's report merged exactly (the same merge as
+//! `iospd merge`: counts add, histograms merge, the time series line up on the common timeline),
+//! and for each timespan what only a run across hosts has — every rank's clock and start, the rows
+//! per host, and the aggregate rate counted two ways.
+//!
+//! Times are on the common timeline: 0 is the agreed start instant, which each rank reached on its
+//! own clock corrected by the offset rank 0 measured (so they agree to within that offset's
+//! uncertainty). A rank's measured window runs from the later of the warm-up's end and its own
+//! start (a rank released after the warm-up ended measures from then) to its own window's end.
+
+use serde::{Deserialize, Serialize};
+
+use super::merge::merge_labelled;
+use super::{CpuUsage, RankHost, Report, TimeSpanReport};
+use crate::profile::Profile;
+
+/// How a timespan's start was agreed, as one run saw it (`--start-at`, or the ranks of a run
+/// across hosts).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StartReport {
+    /// The agreed start, RFC 3339 UTC.
+    pub at: String,
+    /// The same, nanoseconds since the epoch.
+    pub at_unix_ns: u64,
+    /// How long after it the threads began (for a merged run, the largest of the runs').
+    pub lateness_ns: u64,
+}
+
+/// What only a run across hosts has, for one timespan.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClusterReport {
+    /// Every rank.
+    pub ranks: Vec<RankReport>,
+    /// Every host, with the ranks on it.
+    pub hosts: Vec<HostReport>,
+    /// How far ahead rank 0 placed the start instant when it chose it.
+    pub start_margin_ns: u64,
+    /// The least time any rank had left between hearing of the start and the start itself
+    /// (negative: a rank heard too late, and the margin should be larger).
+    pub start_slack_ns: i64,
+    /// The largest difference between two ranks' actual starts.
+    pub start_skew_ns: u64,
+    /// The largest uncertainty of the clock offsets the starts were placed with.
+    pub clock_uncertainty_ns: u64,
+    /// Every I/O over the common measured window.
+    pub common_window: Aggregate,
+    /// Every I/O over the time from the earliest rank's start to the latest rank's end, as IOR
+    /// computes bandwidth.
+    pub first_to_last: Aggregate,
+}
+
+/// One rank of a timespan.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RankReport {
+    /// The MPI rank.
+    pub rank: u32,
+    /// Its host.
+    pub host: String,
+    /// Worker threads.
+    pub threads: usize,
+    /// Its monotonic clock minus rank 0's, measured before the start.
+    pub clock_offset_ns: i64,
+    /// Half the round trip of the exchange that measured it: the offset is exact to within this.
+    pub clock_uncertainty_ns: u64,
+    /// How much the offset changed from before the start to after the end.
+    pub clock_drift_ns: i64,
+    /// How long after the common start its threads began.
+    pub lateness_ns: u64,
+    /// Its measured window on the common timeline, from the common start.
+    pub window_start_ns: u64,
+    /// The end of that window.
+    pub window_end_ns: u64,
+    /// I/Os it completed in its window.
+    pub ios: u64,
+    /// Bytes they moved.
+    pub bytes: u64,
+    /// I/Os per second of its window.
+    pub ios_per_s: f64,
+    /// Bytes per second of its window.
+    pub bytes_per_s: f64,
+}
+
+/// One host of a timespan: its ranks together.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HostReport {
+    /// The host name.
+    pub host: String,
+    /// Its ranks.
+    pub ranks: Vec<u32>,
+    /// Their worker threads.
+    pub threads: usize,
+    /// I/Os they completed.
+    pub ios: u64,
+    /// Bytes they moved.
+    pub bytes: u64,
+    /// I/Os per second of the common window.
+    pub ios_per_s: f64,
+    /// Bytes per second of the common window.
+    pub bytes_per_s: f64,
+    /// The host's CPUs over its window, averaged (every rank on a host measures the same CPUs).
+    pub cpu: CpuUsage,
+}
+
+/// Every rank's I/O over one span of time.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Aggregate {
+    /// The span.
+    pub duration_s: f64,
+    /// I/Os completed.
+    pub ios: u64,
+    /// Bytes moved.
+    pub bytes: u64,
+    /// I/Os per second of the span.
+    pub ios_per_s: f64,
+    /// Bytes per second of the span.
+    pub bytes_per_s: f64,
+}
+
+impl Aggregate {
+    fn over(ios: u64, bytes: u64, duration_s: f64) -> Aggregate {
+        let rate = |n: u64| {
+            if duration_s > 0.0 {
+                n as f64 / duration_s
+            } else {
+                0.0
+            }
+        };
+        Aggregate {
+            duration_s,
+            ios,
+            bytes,
+            ios_per_s: rate(ios),
+            bytes_per_s: rate(bytes),
+        }
+    }
+}
+
+/// One rank's results and what rank 0 measured of its clock.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Member {
+    /// Rank and host.
+    pub rank: RankHost,
+    /// Its own report (its targets with `{rank}` and `{host}` expanded).
+    pub report: Report,
+    /// Per timespan it ran: its clock as rank 0 measured it.
+    pub clocks: Vec<RankClock>,
+}
+
+/// One rank's clock around one timespan.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RankClock {
+    /// Its monotonic clock minus rank 0's, before the start.
+    pub offset_ns: i64,
+    /// Half the round trip of the exchange that measured it.
+    pub uncertainty_ns: u64,
+    /// The offset after the end minus the one before the start.
+    pub drift_ns: i64,
+    /// How long before the start instant it heard of it.
+    pub slack_ns: i64,
+    /// How far ahead rank 0 placed the start when it chose it (the same for every rank).
+    pub margin_ns: u64,
+}
+
+/// The report of a run across hosts: `members` in rank order, merged, under `profile` (the
+/// profile as given, before each rank expanded `{rank}` and `{host}`).
+pub fn combine(profile: &Profile, members: &[Member]) -> Result<Report, String> {
+    let reports: Vec<Report> = members.iter().map(|m| m.report.clone()).collect();
+    let ranks: Vec<RankHost> = members.iter().map(|m| m.rank.clone()).collect();
+    let mut merged = merge_labelled(&reports, Some(&ranks))?;
+    merged.profile = profile.clone();
+    for (index, timespan) in merged.timespans.iter_mut().enumerate() {
+        let warmup_ns = profile
+            .timespans
+            .get(index)
+            .map_or(0, |t| t.warmup_s as u64 * 1_000_000_000);
+        let parts: Vec<(&Member, &TimeSpanReport)> = members
+            .iter()
+            .filter_map(|m| m.report.timespans.get(index).map(|t| (m, t)))
+            .collect();
+        timespan.cluster = Some(cluster_of(index, timespan, &parts, warmup_ns));
+    }
+    Ok(merged)
+}
+
+fn cluster_of(
+    index: usize,
+    merged: &TimeSpanReport,
+    parts: &[(&Member, &TimeSpanReport)],
+    warmup_ns: u64,
+) -> ClusterReport {
+    let mut ranks = Vec::with_capacity(parts.len());
+    for (member, ts) in parts {
+        let clock = member.clocks.get(index).copied().unwrap_or_default();
+        let lateness_ns = ts.start.as_ref().map_or(0, |s| s.lateness_ns);
+        let (threads, duration_ns, totals) = match &ts.measured {
+            Some(m) => (
+                m.thread_count,
+                (m.duration_s * 1e9).round() as u64,
+                Some(&m.totals.total),
+            ),
+            None => (0, 0, None),
+        };
+        let window_start_ns = warmup_ns.max(lateness_ns);
+        ranks.push(RankReport {
+            rank: member.rank.rank,
+            host: member.rank.host.clone(),
+            threads,
+            clock_offset_ns: clock.offset_ns,
+            clock_uncertainty_ns: clock.uncertainty_ns,
+            clock_drift_ns: clock.drift_ns,
+            lateness_ns,
+            window_start_ns,
+            window_end_ns: (warmup_ns + duration_ns).max(window_start_ns),
+            ios: totals.map_or(0, |t| t.ios),
+            bytes: totals.map_or(0, |t| t.bytes),
+            ios_per_s: totals.map_or(0.0, |t| t.ios_per_s),
+            bytes_per_s: totals.map_or(0.0, |t| t.bytes_per_s),
+        });
+    }
+    let (ios, bytes, common_s) = merged.measured.as_ref().map_or((0, 0, 0.0), |m| {
+        (m.totals.total.ios, m.totals.total.bytes, m.duration_s)
+    });
+    let measured: Vec<&RankReport> = ranks.iter().filter(|r| r.threads > 0).collect();
+    let first = measured
+        .iter()
+        .map(|r| r.window_start_ns)
+        .min()
+        .unwrap_or(0);
+    let last = measured.iter().map(|r| r.window_end_ns).max().unwrap_or(0);
+    let lateness = measured.iter().map(|r| r.lateness_ns);
+    let start_skew_ns = lateness.clone().max().unwrap_or(0) - lateness.min().unwrap_or(0);
+    let clocks: Vec<RankClock> = parts
+        .iter()
+        .map(|(m, _)| m.clocks.get(index).copied().unwrap_or_default())
+        .collect();
+    ClusterReport {
+        hosts: hosts_of(&ranks, parts, common_s),
+        start_margin_ns: clocks.iter().map(|c| c.margin_ns).max().unwrap_or(0),
+        start_slack_ns: clocks.iter().map(|c| c.slack_ns).min().unwrap_or(0),
+        start_skew_ns,
+        clock_uncertainty_ns: clocks.iter().map(|c| c.uncertainty_ns).max().unwrap_or(0),
+        common_window: Aggregate::over(ios, bytes, common_s),
+        first_to_last: Aggregate::over(ios, bytes, (last - first) as f64 / 1e9),
+        ranks,
+    }
+}
+
+/// The rows per host, in the order hosts first appear among the ranks.
+fn hosts_of(
+    ranks: &[RankReport],
+    parts: &[(&Member, &TimeSpanReport)],
+    common_s: f64,
+) -> Vec<HostReport> {
+    let mut hosts: Vec<(HostReport, u32)> = Vec::new();
+    for (rank, (_, ts)) in ranks.iter().zip(parts) {
+        let at = match hosts.iter().position(|(h, _)| h.host == rank.host) {
+            Some(at) => at,
+            None => {
+                hosts.push((
+                    HostReport {
+                        host: rank.host.clone(),
+                        ranks: Vec::new(),
+                        threads: 0,
+                        ios: 0,
+                        bytes: 0,
+                        ios_per_s: 0.0,
+                        bytes_per_s: 0.0,
+                        cpu: CpuUsage::default(),
+                    },
+                    0,
+                ));
+                hosts.len() - 1
+            }
+        };
+        let (host, measured_ranks) = &mut hosts[at];
+        host.ranks.push(rank.rank);
+        host.threads += rank.threads;
+        host.ios += rank.ios;
+        host.bytes += rank.bytes;
+        if let Some(m) = &ts.measured {
+            let cpu = &m.cpu_average;
+            host.cpu.usage += cpu.usage;
+            host.cpu.user += cpu.user;
+            host.cpu.kernel += cpu.kernel;
+            host.cpu.idle += cpu.idle;
+            *measured_ranks += 1;
+        }
+    }
+    hosts
+        .into_iter()
+        .map(|(mut host, measured)| {
+            let share = 1.0 / measured.max(1) as f64;
+            host.cpu.usage *= share;
+            host.cpu.user *= share;
+            host.cpu.kernel *= share;
+            host.cpu.idle *= share;
+            let aggregate = Aggregate::over(host.ios, host.bytes, common_s);
+            host.ios_per_s = aggregate.ios_per_s;
+            host.bytes_per_s = aggregate.bytes_per_s;
+            host
+        })
+        .collect()
+}
