@@ -39,6 +39,7 @@ fn ns_per_io(target: &str, options: &[&str]) -> f64 {
             host: &LinuxHost,
             stop: &stop,
             messages: run::Messages::silent(),
+            peers: &run::Alone::default(),
         },
     )
     .expect("the run succeeds");

@@ -78,7 +78,7 @@ impl Peers for Cluster {
                 code: crate::EXIT_BAD_INPUT,
                 message: format!(
                     "ranks {first} and {second} both run on {} and would both write '{path}'; give each rank its own file with {{rank}} in the path (for example /mnt/t-{{rank}}.dat), or run one rank per host with more threads (-t)",
-                    self.host_of(first)
+                    self.host_of(first).unwrap_or_default()
                 ),
             }),
             None => self.combined(verdicts).map(|_| Verdict::Go),
@@ -280,12 +280,12 @@ impl Cluster {
                     .iter()
                     .enumerate()
                     .filter(|(_, a)| a.is_none())
-                    .map(|(rank, _)| format!("rank {rank} ({})", self.host_of(rank as u32)))
+                    .map(|(rank, _)| self.name_of(rank as u32))
                     .collect();
                 self.give_up(format!(
                     "{} did not {phase} within {} s of the others (--peer-timeout); every rank stops",
                     missing.join(", "),
-                    timeout.as_secs()
+                    timeout.as_secs_f64()
                 ));
             }
             if now - beat >= nanos(timeout) / 4 {
@@ -330,9 +330,9 @@ impl Cluster {
                     }
                 }
                 None if monotonic_now() > deadline => self.give_up(format!(
-                    "rank 0 ({}) did not decide on {what} within {} s (--peer-timeout); every rank stops",
-                    self.host_of(0),
-                    timeout / 1_000_000_000
+                    "{} did not decide on {what} within {} s (--peer-timeout); every rank stops",
+                    self.name_of(0),
+                    timeout as f64 / 1e9
                 )),
                 // Pings come one after the other: answer each at once, but let other processes
                 // on this CPU run.
@@ -368,9 +368,9 @@ impl Cluster {
                         }
                     } else if monotonic_now() - sent > timeout {
                         self.give_up(format!(
-                            "rank {rank} ({}) did not answer the clock exchange within {} s (--peer-timeout); every rank stops",
-                            self.host_of(rank),
-                            timeout / 1_000_000_000
+                            "{} did not answer the clock exchange within {} s (--peer-timeout); every rank stops",
+                            self.name_of(rank),
+                            timeout as f64 / 1e9
                         ));
                     } else {
                         std::thread::yield_now();
@@ -434,7 +434,7 @@ impl Cluster {
         } else {
             refused
                 .iter()
-                .map(|(rank, r)| format!("rank {rank} ({}): {}", self.host_of(*rank), r.message))
+                .map(|(rank, r)| format!("{}: {}", self.name_of(*rank), r.message))
                 .collect::<Vec<_>>()
                 .join("\niospd: ")
         };

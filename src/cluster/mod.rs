@@ -22,6 +22,8 @@ mod message;
 #[cfg(feature = "mpi")]
 mod mpi;
 mod results;
+#[cfg(test)]
+mod tests;
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -86,6 +88,9 @@ impl Cluster {
         match mpi::MpiLink::join() {
             Some(Ok(link)) => {
                 let (rank, ranks) = (link.rank(), link.ranks());
+                if rank != 0 {
+                    crate::console::mute();
+                }
                 return Cluster::with(Some(Box::new(link)), rank, ranks);
             }
             Some(Err(why)) => {
@@ -102,9 +107,6 @@ impl Cluster {
             .map(|h| h.trim().to_string())
             .unwrap_or_default();
         let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap_or_default();
-        if rank != 0 {
-            crate::console::mute();
-        }
         Cluster {
             link,
             machine: format!("{host}/{}", boot.trim()),
@@ -179,17 +181,21 @@ impl Cluster {
         }
     }
 
-    /// The host of `rank`, as far as rank 0 knows.
-    fn host_of(&self, rank: u32) -> String {
+    /// The host of `rank`, as far as this process knows (rank 0 learns every rank's at the
+    /// checks).
+    fn host_of(&self, rank: u32) -> Option<String> {
         if rank == self.who.rank {
-            return self.who.host.clone();
+            return Some(self.who.host.clone());
         }
-        self.state
-            .borrow()
-            .hosts
-            .get(rank as usize)
-            .cloned()
-            .unwrap_or_else(|| "host unknown".into())
+        self.state.borrow().hosts.get(rank as usize).cloned()
+    }
+
+    /// `rank N (host)`, or `rank N` while its host is unknown.
+    fn name_of(&self, rank: u32) -> String {
+        match self.host_of(rank) {
+            Some(host) => format!("rank {rank} ({host})"),
+            None => format!("rank {rank}"),
+        }
     }
 
     /// Ends every rank: a rank stopped answering, so it can be neither waited for nor told.

@@ -68,9 +68,12 @@ impl Cluster {
         };
         let bytes = serde_json::to_vec(&part).map_err(|e| e.to_string())?;
         drop(part);
+        let began = crate::clock::monotonic_now();
         let Some(parts) = link.gather(&bytes) else {
             return Ok(None);
         };
+        let gather_ns = crate::clock::monotonic_now() - began;
+        let gathered_bytes: u64 = parts.iter().map(|p| p.len() as u64).sum();
         let parts: Vec<Part> = parts
             .iter()
             .enumerate()
@@ -106,7 +109,15 @@ impl Cluster {
                     .collect(),
             })
             .collect();
-        let report = combine(profile, &members)?;
+        let mut report = combine(profile, &members)?;
+        for cluster in report
+            .timespans
+            .iter_mut()
+            .filter_map(|t| t.cluster.as_mut())
+        {
+            cluster.gathered_bytes = gathered_bytes;
+            cluster.gather_ns = gather_ns;
+        }
         let code = parts.iter().map(|p| p.code).max().unwrap_or(0);
         Ok(Some(Finished {
             report,

@@ -42,6 +42,13 @@ pub struct ClusterReport {
     pub start_skew_ns: u64,
     /// The largest uncertainty of the clock offsets the starts were placed with.
     pub clock_uncertainty_ns: u64,
+    /// The size of every rank's results as rank 0 gathered them at the end of the run.
+    #[serde(default)]
+    pub gathered_bytes: u64,
+    /// How long rank 0 waited for them, from its own call (including the wait for the last rank
+    /// to finish).
+    #[serde(default)]
+    pub gather_ns: u64,
     /// Every I/O over the common measured window.
     pub common_window: Aggregate,
     /// Every I/O over the time from the earliest rank's start to the latest rank's end, as IOR
@@ -239,6 +246,8 @@ fn cluster_of(
         start_slack_ns: clocks.iter().map(|c| c.slack_ns).min().unwrap_or(0),
         start_skew_ns,
         clock_uncertainty_ns: clocks.iter().map(|c| c.uncertainty_ns).max().unwrap_or(0),
+        gathered_bytes: 0,
+        gather_ns: 0,
         common_window: Aggregate::over(ios, bytes, common_s),
         first_to_last: Aggregate::over(ios, bytes, (last - first) as f64 / 1e9),
         ranks,

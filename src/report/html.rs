@@ -145,6 +145,7 @@ fn timespan(page: &mut String, report: &Report, index: usize, ts: &TimeSpanRepor
         m.duration_s, m.thread_count, m.cpu_average.usage
     );
     table(page, "direction", &directions("", &m.totals));
+    cluster(page, ts);
     if m.targets.len() > 1 {
         page.push_str("<h3>Targets</h3>");
         let rows: Vec<(String, &Direction)> = m
@@ -168,6 +169,64 @@ fn timespan(page: &mut String, report: &Report, index: usize, ts: &TimeSpanRepor
     over_time(page, report, index, m);
     distribution(page, m);
     cpu(page, m);
+}
+
+/// A run across hosts: the start, both aggregates, every rank and every host.
+fn cluster(page: &mut String, ts: &TimeSpanReport) {
+    let Some(c) = &ts.cluster else { return };
+    let _ = write!(
+        page,
+        "<h3>Ranks and hosts</h3><p>{} ranks on {} hosts. Start skew {} µs; clock offsets known to ±{} µs; \
+         the start was placed {:.1} ms ahead.</p><table><tr><th class=\"l\">aggregate</th><th>seconds</th><th>I/Os</th><th>IOPS</th><th>MiB/s</th></tr>",
+        c.ranks.len(),
+        c.hosts.len(),
+        us(c.start_skew_ns as f64),
+        us(c.clock_uncertainty_ns as f64),
+        c.start_margin_ns as f64 / 1e6
+    );
+    for (label, a) in [
+        ("common measured window", &c.common_window),
+        ("first start to last end (IOR)", &c.first_to_last),
+    ] {
+        let _ = write!(
+            page,
+            "<tr><td class=\"l\">{label}</td><td>{:.3}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td></tr>",
+            a.duration_s,
+            a.ios,
+            a.ios_per_s,
+            a.bytes_per_s / 1_048_576.0
+        );
+    }
+    page.push_str("</table><table><tr><th>rank</th><th class=\"l\">host</th><th>offset µs</th><th>± µs</th><th>drift µs</th><th>late µs</th><th>I/Os</th><th>IOPS</th><th>MiB/s</th></tr>");
+    for r in &c.ranks {
+        let _ = write!(
+            page,
+            "<tr><td>{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td></tr>",
+            r.rank,
+            escape(&r.host),
+            us(r.clock_offset_ns as f64),
+            us(r.clock_uncertainty_ns as f64),
+            us(r.clock_drift_ns as f64),
+            us(r.lateness_ns as f64),
+            r.ios,
+            r.ios_per_s,
+            r.bytes_per_s / 1_048_576.0
+        );
+    }
+    page.push_str("</table><table><tr><th class=\"l\">host</th><th>ranks</th><th>I/Os</th><th>IOPS</th><th>MiB/s</th><th>CPU %</th></tr>");
+    for h in &c.hosts {
+        let _ = write!(
+            page,
+            "<tr><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{:.1}</td></tr>",
+            escape(&h.host),
+            crate::plan::cpu_list(&h.ranks),
+            h.ios,
+            h.ios_per_s,
+            h.bytes_per_s / 1_048_576.0,
+            h.cpu.usage
+        );
+    }
+    page.push_str("</table>\n");
 }
 
 fn over_time(page: &mut String, report: &Report, index: usize, m: &Measured) {

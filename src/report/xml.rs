@@ -177,7 +177,71 @@ fn timespan(out: &mut Out, report: &Report, index: usize, ts: &TimeSpanReport) {
     for thread in &m.threads {
         thread_xml(out, report, index, m, thread);
     }
+    start_xml(out, ts, &report.system.clock);
     out.close("TimeSpan");
+}
+
+/// iospd: how the start was agreed and, across hosts, the ranks, the hosts and both aggregates.
+fn start_xml(out: &mut Out, ts: &TimeSpanReport, clock: &crate::system::ClockState) {
+    if let Some(start) = &ts.start {
+        out.open("Start");
+        out.text("At", &start.at);
+        out.value("AtUnixNanoseconds", start.at_unix_ns);
+        out.value("LatenessNanoseconds", start.lateness_ns);
+        out.text("ClockSource", &clock.source);
+        out.value("ClockSynchronised", clock.synchronised);
+        out.value("ClockEstimatedErrorMicroseconds", clock.estimated_error_us);
+        out.value("ClockMaximumErrorMicroseconds", clock.maximum_error_us);
+        out.close("Start");
+    }
+    let Some(c) = &ts.cluster else { return };
+    out.open("Cluster");
+    out.value("StartMarginNanoseconds", c.start_margin_ns);
+    out.value("StartSlackNanoseconds", c.start_slack_ns);
+    out.value("StartSkewNanoseconds", c.start_skew_ns);
+    out.value("ClockUncertaintyNanoseconds", c.clock_uncertainty_ns);
+    out.value("GatheredBytes", c.gathered_bytes);
+    out.value("GatherNanoseconds", c.gather_ns);
+    for r in &c.ranks {
+        out.open("Rank");
+        out.value("Id", r.rank);
+        out.text("Host", &r.host);
+        out.value("ThreadCount", r.threads);
+        out.value("ClockOffsetNanoseconds", r.clock_offset_ns);
+        out.value("ClockUncertaintyNanoseconds", r.clock_uncertainty_ns);
+        out.value("ClockDriftNanoseconds", r.clock_drift_ns);
+        out.value("LatenessNanoseconds", r.lateness_ns);
+        out.value("WindowStartNanoseconds", r.window_start_ns);
+        out.value("WindowEndNanoseconds", r.window_end_ns);
+        out.value("IOCount", r.ios);
+        out.value("BytesCount", r.bytes);
+        out.close("Rank");
+    }
+    for h in &c.hosts {
+        out.open("Host");
+        out.text("Name", &h.host);
+        out.value("Ranks", crate::plan::cpu_list(&h.ranks));
+        out.value("ThreadCount", h.threads);
+        out.value("IOCount", h.ios);
+        out.value("BytesCount", h.bytes);
+        out.open("Cpu");
+        percents(out, &h.cpu);
+        out.close("Cpu");
+        out.close("Host");
+    }
+    for (tag, a) in [
+        ("CommonWindow", &c.common_window),
+        ("FirstToLast", &c.first_to_last),
+    ] {
+        out.open(tag);
+        out.value("Seconds", format!("{:.6}", a.duration_s));
+        out.value("IOCount", a.ios);
+        out.value("BytesCount", a.bytes);
+        out.value("IOPS", format!("{:.2}", a.ios_per_s));
+        out.value("BytesPerSecond", format!("{:.2}", a.bytes_per_s));
+        out.close(tag);
+    }
+    out.close("Cluster");
 }
 
 fn cpu(out: &mut Out, report: &Report, m: &Measured) {
@@ -300,6 +364,10 @@ fn thread_xml(out: &mut Out, report: &Report, index: usize, m: &Measured, thread
     let profile_ts = &report.profile.timespans[index];
     out.open("Thread");
     out.value("Id", thread.thread);
+    if let Some(rank) = &thread.host {
+        out.value("Rank", rank.rank);
+        out.text("Host", &rank.host);
+    }
     if profile_ts.io_ring.is_some() {
         out.value("SubmitCount", thread.waits.submits);
     }

@@ -28,7 +28,7 @@ use crate::worker::buffers::SlotBuffers;
 use crate::worker::{Schedule, Worker, slot_shapes};
 use monitor::Monitor;
 
-/// Set by SIGINT, SIGTERM and SIGHUP to the monotonic time of the first signal.
+/// Set by SIGINT, SIGTERM, SIGHUP and SIGUSR1 to the monotonic time of the first signal.
 pub static STOP: AtomicU64 = AtomicU64::new(0);
 
 extern "C" fn on_stop_signal(_: libc::c_int) {
@@ -43,8 +43,10 @@ extern "C" fn on_stop_signal(_: libc::c_int) {
     }
 }
 
-/// Routes SIGINT, SIGTERM and SIGHUP to [`STOP`]: the run stops issuing, drains, and reports what
-/// it measured. A second signal exits immediately. A panic also requests the stop (so the other
+/// Routes SIGINT, SIGTERM, SIGHUP and SIGUSR1 to [`STOP`]: the run stops issuing, drains, and
+/// reports what it measured. SIGUSR1 is the one MPI launchers pass on to every rank without ending
+/// the job (Open MPI's `mpirun` turns a Ctrl-C into SIGTERM and, a second later, SIGKILL, and may
+/// cut the output it forwards). A second signal exits immediately. A panic also requests the stop (so the other
 /// threads wind down and any signal then ends the process), and SIGXFSZ is ignored, so a write past
 /// the file-size limit fails with EFBIG instead of killing the process.
 pub fn install_stop_signals() {
@@ -60,7 +62,7 @@ pub fn install_stop_signals() {
             Ordering::SeqCst,
         );
     }));
-    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGUSR1] {
         // SAFETY: the handler only touches an atomic and calls async-signal-safe functions; the
         // sigaction struct is fully initialised. No SA_RESTART, so blocking waits return EINTR.
         unsafe {

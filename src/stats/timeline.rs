@@ -101,11 +101,11 @@ impl Point {
     /// histogram to merge).
     fn add(&mut self, other: &Point) {
         if other.ios == 0 {
-            self.bytes += other.bytes;
+            self.bytes = self.bytes.saturating_add(other.bytes);
             self.bytes_per_s += other.bytes_per_s;
             return;
         }
-        let ios = self.ios + other.ios;
+        let ios = self.ios.saturating_add(other.ios);
         self.mean_ns =
             (self.mean_ns * self.ios as f64 + other.mean_ns * other.ios as f64) / ios as f64;
         self.min_ns = if self.ios == 0 {
@@ -114,7 +114,7 @@ impl Point {
             self.min_ns.min(other.min_ns)
         };
         self.ios = ios;
-        self.bytes += other.bytes;
+        self.bytes = self.bytes.saturating_add(other.bytes);
         self.ios_per_s += other.ios_per_s;
         self.bytes_per_s += other.bytes_per_s;
         self.p50_ns = self.p50_ns.max(other.p50_ns);

@@ -189,6 +189,13 @@ const COMMAND_LINES: &[(&[&str], &str)] = &[
     (&["--percentiles=101", "t.dat"], "not between 0 and 100"),
     (&["--percentiles=x", "t.dat"], "not a number"),
     (&["--percentiles=NaN", "t.dat"], "--percentiles=NaN"),
+    (&["--peer-timeout=", "t.dat"], "expects seconds"),
+    (&["--peer-timeout=0", "t.dat"], "--peer-timeout=300"),
+    (&["--peer-timeout=x", "t.dat"], "not a whole number"),
+    (&["--peer-timeout=100000", "t.dat"], "--peer-timeout=300"),
+    (&["--start-at=", "t.dat"], "expects an RFC 3339 time"),
+    (&["--start-at=12:00", "t.dat"], "RFC 3339"),
+    (&["--start-at=2026-13-01T00:00:00Z", "t.dat"], "RFC 3339"),
     // Letters and words that are not what the option takes.
     (&["-I", "t.dat"], "expects 1 (very low)"),
     (&["-I0", "t.dat"], "expects 1 (very low)"),

@@ -1,8 +1,10 @@
 //! The text report, laid out like DiskSpd 2.3 so that people and parsers that read DiskSpd's output
 //! read this one: the same sections, blank lines, column widths and units. One file per section:
 //! the input parameters (`profile`), the system (`system`), each timespan's results (`results`)
-//! and the optional tables after them (`extra`).
+//! and the optional tables after them (`extra`), then how the start was agreed and, across hosts,
+//! the ranks and hosts (`cluster`).
 
+mod cluster;
 mod extra;
 mod profile;
 mod results;
@@ -42,6 +44,7 @@ pub fn render(report: &Report) -> String {
             None => out.push_str("The test was interrupted before the measurements began. No results are displayed.\n"),
             Some(m) => results::results_text(&mut out, &report.profile, &report.profile.timespans[i], m, &report.system),
         }
+        cluster::start_text(&mut out, ts, &report.system.clock);
     }
     if let Some(totals) = &report.totals {
         totals_text(&mut out, totals);

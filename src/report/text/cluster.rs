@@ -1,0 +1,143 @@
+//! After a timespan's results: how its start was agreed (`--start-at`, or the ranks of a run across
+//! hosts) and, across hosts, every rank's clock and start, the rows per host and the aggregate
+//! rate counted both ways.
+
+use std::fmt::Write as _;
+
+use super::super::TimeSpanReport;
+use super::super::cluster::{Aggregate, ClusterReport, StartReport};
+use super::MIB;
+use crate::plan::cpu_list;
+use crate::system::ClockState;
+
+const NS_PER_US: f64 = 1_000.0;
+
+pub(super) fn start_text(out: &mut String, ts: &TimeSpanReport, clock: &ClockState) {
+    if ts.start.is_none() && ts.cluster.is_none() {
+        return;
+    }
+    if let Some(start) = &ts.start {
+        agreed_text(out, start, ts.cluster.is_some(), clock);
+    }
+    if let Some(cluster) = &ts.cluster {
+        ranks_text(out, cluster);
+        hosts_text(out, cluster);
+        aggregates_text(out, cluster);
+    }
+}
+
+fn us(ns: impl Into<f64>) -> f64 {
+    ns.into() / NS_PER_US
+}
+
+fn agreed_text(out: &mut String, start: &StartReport, across_hosts: bool, clock: &ClockState) {
+    let _ = writeln!(
+        out,
+        "\n\nStart\n  agreed start:       {}\n  {:<20}{:.1}us after it",
+        start.at,
+        if across_hosts {
+            "latest rank began:"
+        } else {
+            "threads began:"
+        },
+        us(start.lateness_ns as f64)
+    );
+    let _ = writeln!(
+        out,
+        "  wall clock:         {} source, {} (estimated error {}us, maximum {}us)",
+        if clock.source.is_empty() {
+            "unknown"
+        } else {
+            &clock.source
+        },
+        if clock.synchronised {
+            "synchronised"
+        } else {
+            "NOT synchronised"
+        },
+        clock.estimated_error_us,
+        clock.maximum_error_us
+    );
+}
+
+fn ranks_text(out: &mut String, c: &ClusterReport) {
+    let _ = writeln!(
+        out,
+        "  start placed:       {:.1}ms ahead (least slack of any rank {:.1}ms)\n  start skew:         {:.1}us between the earliest and latest rank\n  clock offsets:      measured to within +/-{:.1}us\n  results gathered:   {} bytes in {:.1}ms",
+        c.start_margin_ns as f64 / 1e6,
+        c.start_slack_ns as f64 / 1e6,
+        us(c.start_skew_ns as f64),
+        us(c.clock_uncertainty_ns as f64),
+        c.gathered_bytes,
+        c.gather_ns as f64 / 1e6
+    );
+    let hosts = c.hosts.len();
+    let _ = writeln!(
+        out,
+        "\nRanks ({} on {hosts} host{})",
+        c.ranks.len(),
+        if hosts == 1 { "" } else { "s" }
+    );
+    out.push_str("rank | host             | offset (us) |   +/- (us) | drift (us) |  late (us) | threads |     I/Os     |    MiB/s   |  I/O per s\n");
+    let rule = "-".repeat(127);
+    let _ = writeln!(out, "{rule}");
+    for r in &c.ranks {
+        let _ = writeln!(
+            out,
+            "{:4} | {:<16} | {:11.1} | {:10.1} | {:10.1} | {:10.1} | {:7} | {:12} | {:10.2} | {:10.2}",
+            r.rank,
+            r.host,
+            us(r.clock_offset_ns as f64),
+            us(r.clock_uncertainty_ns as f64),
+            us(r.clock_drift_ns as f64),
+            us(r.lateness_ns as f64),
+            r.threads,
+            r.ios,
+            r.bytes_per_s / MIB,
+            r.ios_per_s
+        );
+    }
+    let _ = writeln!(out, "{rule}");
+}
+
+fn hosts_text(out: &mut String, c: &ClusterReport) {
+    out.push_str("\nHosts\nhost             | ranks      | threads |     I/Os     |    MiB/s   |  I/O per s |  CPU % | User % | Kernel %\n");
+    let rule = "-".repeat(110);
+    let _ = writeln!(out, "{rule}");
+    for h in &c.hosts {
+        let _ = writeln!(
+            out,
+            "{:<16} | {:<10} | {:7} | {:12} | {:10.2} | {:10.2} | {:6.2} | {:6.2} | {:8.2}",
+            h.host,
+            cpu_list(&h.ranks),
+            h.threads,
+            h.ios,
+            h.bytes_per_s / MIB,
+            h.ios_per_s,
+            h.cpu.usage,
+            h.cpu.user,
+            h.cpu.kernel
+        );
+    }
+    let _ = writeln!(out, "{rule}");
+}
+
+fn aggregates_text(out: &mut String, c: &ClusterReport) {
+    out.push_str("\nAggregate rate of all ranks\n");
+    let row = |out: &mut String, name: &str, a: &Aggregate| {
+        let _ = writeln!(
+            out,
+            "  {name:<44} {:8.3}s | {:12} I/Os | {:10.2} MiB/s | {:10.2} I/O per s",
+            a.duration_s,
+            a.ios,
+            a.bytes_per_s / MIB,
+            a.ios_per_s
+        );
+    };
+    row(out, "over the common measured window:", &c.common_window);
+    row(
+        out,
+        "first start to last end (as IOR counts):",
+        &c.first_to_last,
+    );
+}

@@ -1,0 +1,470 @@
+//! One measurement across many processes. `--start-at` starts independent instances together and
+//! `iospd merge` lines their time series up; under `mpirun` (a build with `--features mpi`) the
+//! ranks agree on their start, stop together and rank 0 writes one exact report.
+
+use std::fs;
+use std::process::{Output, Stdio};
+use std::time::{Duration, SystemTime};
+
+use crate::util::{TempDir, iospd, stderr, stdout};
+use iospd::report::Report;
+
+fn measured(report: &Report) -> &iospd::report::Measured {
+    report.timespans[0].measured.as_ref().unwrap()
+}
+
+fn json(output: &Output) -> Report {
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(output));
+    serde_json::from_str(&stdout(output)).expect("the result is JSON")
+}
+
+#[test]
+fn start_at_starts_the_run_at_that_wall_clock_time() {
+    let dir = TempDir::new();
+    let at = SystemTime::now() + Duration::from_secs(3);
+    let at_text = iospd::wall::rfc3339(at);
+    let output = iospd()
+        .args(["-c8M", "-d1", "-W0", "-b4K", "-o2", "-r", "-Rjson"])
+        .arg(format!("--start-at={at_text}"))
+        .arg(dir.arg("t.dat"))
+        .output()
+        .unwrap();
+    let report = json(&output);
+    let start = report.timespans[0]
+        .start
+        .as_ref()
+        .expect("the start is reported");
+    assert_eq!(start.at_unix_ns, iospd::wall::unix_ns(at));
+    // The threads began at the time, not before it (the report's start is the agreed instant).
+    assert!(report.timespans[0].start_unix_s * 1e9 >= iospd::wall::unix_ns(at) as f64 - 1e6);
+    assert!(report.timespans[0].cluster.is_none());
+    assert!(
+        !report.system.clock.source.is_empty(),
+        "the clock source is recorded"
+    );
+
+    let text = iospd()
+        .args(["-d1", "-W0", "-b4K", "-o2", "-r"])
+        .arg(format!(
+            "--start-at={}",
+            iospd::wall::rfc3339(SystemTime::now() + Duration::from_secs(2))
+        ))
+        .arg(dir.arg("t.dat"))
+        .output()
+        .unwrap();
+    assert_eq!(text.status.code(), Some(0), "{}", stderr(&text));
+    assert!(stdout(&text).contains("agreed start:"), "{}", stdout(&text));
+    assert!(stdout(&text).contains("wall clock:"));
+}
+
+#[test]
+fn start_at_in_the_past_or_malformed_is_refused_before_anything_is_written() {
+    let dir = TempDir::new();
+    for (value, says) in [
+        ("2020-01-01T00:00:00Z", "in the past"),
+        ("tomorrow", "RFC 3339"),
+    ] {
+        let output = iospd()
+            .args(["-c8M", "-d1"])
+            .arg(format!("--start-at={value}"))
+            .arg(dir.arg("t.dat"))
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(3), "{value}");
+        assert!(
+            stderr(&output).contains(says),
+            "{value}: {}",
+            stderr(&output)
+        );
+        assert!(!dir.join("t.dat").exists());
+    }
+}
+
+#[test]
+fn runs_started_together_merge_on_one_timeline() {
+    let dir = TempDir::new();
+    let at = iospd::wall::rfc3339(SystemTime::now() + Duration::from_secs(4));
+    let children: Vec<_> = ["a", "b"]
+        .iter()
+        .map(|name| {
+            iospd()
+                .args([
+                    "-c16M", "-d2", "-W0", "-b4K", "-o2", "-r", "-D500", "-Rjson",
+                ])
+                .arg(format!("--start-at={at}"))
+                .arg(dir.arg(&format!("{name}.dat")))
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut paths = Vec::new();
+    let mut runs = Vec::new();
+    for (name, child) in ["a", "b"].iter().zip(children) {
+        let output = child.wait_with_output().unwrap();
+        let report = json(&output);
+        let path = dir.join(&format!("{name}.json"));
+        fs::write(&path, &output.stdout).unwrap();
+        paths.push(path.display().to_string());
+        runs.push(report);
+    }
+    let merged = json(&iospd().arg("merge").args(&paths).output().unwrap());
+    let rows = &measured(&merged).timeline;
+    let (a, b) = (&measured(&runs[0]).timeline, &measured(&runs[1]).timeline);
+    // The same start: interval k of the merge is interval k of each run, added.
+    assert_eq!(rows.len(), a.len().max(b.len()));
+    for (k, row) in rows.iter().enumerate() {
+        let sum = a.get(k).map_or(0, |r| r.all.total.ios) + b.get(k).map_or(0, |r| r.all.total.ios);
+        assert_eq!(row.all.total.ios, sum, "interval {k}");
+    }
+}
+
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn runs_across_hosts_are_tested_by_the_mpi_build() {
+    crate::util::elsewhere(
+        "cluster::mpi",
+        "this build has no MPI; `cargo test --features mpi` runs those tests (CI does)",
+    );
+}
+
+#[cfg(feature = "mpi")]
+mod mpi {
+    //! Under `mpirun`, ranks as processes of this machine.
+
+    use super::*;
+    use iospd::stats::histogram::LatencyHistogram;
+    use std::process::Command;
+
+    /// `mpirun -np ranks iospd args…`, or `None` (the test skipped) without a launcher.
+    fn mpirun(test: &str, ranks: u32) -> Option<Command> {
+        if !crate::util::have_tool("mpirun", test) {
+            return None;
+        }
+        let version = Command::new("mpirun").arg("--version").output().ok()?;
+        let mut command = Command::new("mpirun");
+        if stdout(&version).contains("Open MPI") {
+            // Root may run it here, and more ranks than CPUs share them.
+            command
+                .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+                .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+                .arg("--oversubscribe");
+        }
+        command.args(["-np", &ranks.to_string(), env!("CARGO_BIN_EXE_iospd")]);
+        Some(command)
+    }
+
+    fn latency(d: &iospd::report::Direction) -> LatencyHistogram {
+        d.latency.as_ref().unwrap().histogram().unwrap()
+    }
+
+    #[test]
+    fn four_ranks_give_one_exact_report() {
+        let Some(mut command) = mpirun("four_ranks_give_one_exact_report", 4) else {
+            return;
+        };
+        let dir = TempDir::new();
+        let output = command
+            .args([
+                "-c16M", "-d2", "-W1", "-b4K", "-o4", "-r", "-L", "-D500", "-Rjson",
+            ])
+            .arg(format!("--output={}", dir.arg("r.xml")))
+            .arg(dir.arg("t-{rank}.dat"))
+            .output()
+            .unwrap();
+        let report = json(&output);
+        let m = measured(&report);
+        let cluster = report.timespans[0]
+            .cluster
+            .as_ref()
+            .expect("a cluster section");
+        assert_eq!(cluster.ranks.len(), 4);
+        assert_eq!(m.threads.len(), 4);
+        assert_eq!(m.targets.len(), 4, "one file per rank");
+        for rank in 0..4 {
+            assert!(dir.join(&format!("t-{rank}.dat")).exists());
+        }
+        // Counts add up: per rank, per thread, in total.
+        let by_rank: u64 = cluster.ranks.iter().map(|r| r.ios).sum();
+        let by_thread: u64 = m
+            .threads
+            .iter()
+            .map(|t| t.targets[0].directions.total.ios)
+            .sum();
+        assert_eq!(by_rank, m.totals.total.ios);
+        assert_eq!(by_thread, m.totals.total.ios);
+        assert_eq!(cluster.common_window.ios, m.totals.total.ios);
+        assert!(cluster.ranks.iter().all(|r| r.ios > 0));
+        // Every thread says which rank ran it.
+        let mut ranks: Vec<u32> = m
+            .threads
+            .iter()
+            .map(|t| t.host.as_ref().unwrap().rank)
+            .collect();
+        ranks.sort_unstable();
+        assert_eq!(ranks, [0, 1, 2, 3]);
+        // Percentiles of the merge are those of the union of the ranks' histograms.
+        let mut union = latency(&m.targets[0].directions.total);
+        for target in &m.targets[1..] {
+            union.merge(&latency(&target.directions.total));
+        }
+        let total = m.totals.total.latency.as_ref().unwrap();
+        let ps: Vec<f64> = total
+            .percentiles
+            .iter()
+            .map(|p| p.percentile / 100.0)
+            .collect();
+        let expected = union.percentiles(&ps);
+        let got: Vec<u64> = total.percentiles.iter().map(|p| p.value_ns).collect();
+        assert_eq!(got, expected);
+        assert_eq!(total.count, union.count());
+        // One machine, one clock: the offsets are within their uncertainty, and small.
+        for r in &cluster.ranks {
+            assert!(
+                r.clock_offset_ns.unsigned_abs() <= r.clock_uncertainty_ns + 1_000,
+                "{r:?}"
+            );
+            assert!(r.clock_uncertainty_ns < 10_000_000, "{r:?}");
+        }
+        assert!(
+            cluster.start_skew_ns < cluster.start_margin_ns,
+            "{cluster:?}"
+        );
+        assert!(
+            cluster.start_slack_ns > 0,
+            "every rank heard of the start before it"
+        );
+        // The time series adds up interval by interval.
+        let rows: u64 = m.timeline.iter().map(|r| r.all.total.ios).sum();
+        assert_eq!(rows, m.totals.total.ios);
+        // Only rank 0 wrote the output file, and it is the same run.
+        let xml = fs::read_to_string(dir.join("r.xml")).unwrap();
+        assert!(xml.contains("<Cluster>"));
+        assert_eq!(xml.matches("<Rank>\n").count(), 4, "one element per rank");
+    }
+
+    #[test]
+    fn throttling_paces_each_rank() {
+        let Some(mut command) = mpirun("throttling_paces_each_rank", 4) else {
+            return;
+        };
+        let dir = TempDir::new();
+        // 4 KiB per ms per thread: 1000 I/Os per second on each rank.
+        let output = command
+            .args([
+                "-c8M", "-d3", "-W1", "-b4K", "-g4096", "-o2", "-r", "-Rjson",
+            ])
+            .arg(dir.arg("t-{rank}.dat"))
+            .output()
+            .unwrap();
+        let report = json(&output);
+        let m = measured(&report);
+        let expected = 4.0 * 1000.0;
+        let rate = m.totals.total.ios_per_s;
+        assert!(
+            rate <= expected * 1.02 && rate >= expected * 0.85,
+            "{rate} I/O per s across 4 ranks paced at 1000 each"
+        );
+        for r in &report.timespans[0].cluster.as_ref().unwrap().ranks {
+            assert!(r.ios_per_s <= 1000.0 * 1.02, "{r:?}");
+        }
+    }
+
+    #[test]
+    fn a_file_lost_on_one_rank_stops_every_rank_and_names_it() {
+        let Some(mut command) = mpirun("a_file_lost_on_one_rank_stops_every_rank_and_names_it", 3)
+        else {
+            return;
+        };
+        let dir = TempDir::new();
+        let child = command
+            .args(["-c16M", "-d30", "-W0", "-b4K", "-o2", "-r", "-Sb", "-Rjson"])
+            .arg(dir.arg("t-{rank}.dat"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let victim = dir.join("t-2.dat");
+        wait_for(|| fs::metadata(&victim).is_ok_and(|m| m.len() == 16 << 20));
+        std::thread::sleep(Duration::from_secs(3));
+        fs::File::options()
+            .write(true)
+            .open(&victim)
+            .unwrap()
+            .set_len(0)
+            .unwrap();
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+        let said = stderr(&output);
+        assert!(said.contains("rank 2 ("), "{said}");
+        assert!(said.contains("t-2.dat"), "{said}");
+        let report: Report = serde_json::from_str(&stdout(&output)).expect("the results so far");
+        let m = measured(&report);
+        assert!(
+            m.duration_s < 25.0,
+            "every rank stopped early: {}",
+            m.duration_s
+        );
+        assert_eq!(report.timespans[0].cluster.as_ref().unwrap().ranks.len(), 3);
+    }
+
+    #[test]
+    fn a_path_one_rank_cannot_create_refuses_the_run_on_every_rank() {
+        let Some(mut command) = mpirun(
+            "a_path_one_rank_cannot_create_refuses_the_run_on_every_rank",
+            4,
+        ) else {
+            return;
+        };
+        let dir = TempDir::new();
+        for rank in [0, 1, 3] {
+            fs::create_dir(dir.join(&format!("d{rank}"))).unwrap();
+        }
+        let output = command
+            .args(["-c8M", "-d1", "-b4K", "-w50"])
+            .arg(format!("--output={}", dir.arg("r.json")))
+            .arg(dir.arg("d{rank}/t.dat"))
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
+        let said = stderr(&output);
+        assert!(said.contains("rank 2 ("), "{said}");
+        assert_eq!(
+            said.lines().filter(|l| l.contains("rank ")).count(),
+            1,
+            "{said}"
+        );
+        for rank in [0, 1, 3] {
+            assert!(
+                !dir.join(&format!("d{rank}/t.dat")).exists(),
+                "rank {rank} wrote"
+            );
+        }
+        assert!(!dir.join("r.json").exists());
+        assert!(stdout(&output).is_empty(), "{}", stdout(&output));
+    }
+
+    #[test]
+    fn two_ranks_writing_one_path_are_refused() {
+        let Some(mut command) = mpirun("two_ranks_writing_one_path_are_refused", 2) else {
+            return;
+        };
+        let dir = TempDir::new();
+        let output = command
+            .args(["-c8M", "-d1", "-b4K", "-w50"])
+            .arg(dir.arg("shared.dat"))
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
+        assert!(stderr(&output).contains("{rank}"), "{}", stderr(&output));
+        assert!(!dir.join("shared.dat").exists());
+    }
+
+    /// Starts a 60-second run on 3 ranks writing `--output=r.json`, and signals `mpirun` once every
+    /// rank is running.
+    fn interrupted(test: &str, signal: libc::c_int, dir: &TempDir) -> Option<Output> {
+        let mut command = mpirun(test, 3)?;
+        let child = command
+            .args(["-c8M", "-d60", "-W0", "-b4K", "-o2", "-r", "-Rjson"])
+            .arg(format!("--output={}", dir.arg("r.json")))
+            .arg(dir.arg("t-{rank}.dat"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        for rank in 0..3 {
+            let path = dir.join(&format!("t-{rank}.dat"));
+            wait_for(|| fs::metadata(&path).is_ok_and(|m| m.len() == 8 << 20));
+        }
+        std::thread::sleep(Duration::from_secs(3));
+        // SAFETY: kill only sends a signal to the child it names.
+        unsafe { libc::kill(child.id() as i32, signal) };
+        Some(ended(child))
+    }
+
+    /// The launcher's output once it ends. Open MPI's `mpirun` has been seen to hang after a
+    /// Ctrl-C with every rank already gone (it no longer reaps them); the ranks' work is done then,
+    /// so a launcher still there a minute later is killed and the test judges what the ranks left.
+    fn ended(mut child: std::process::Child) -> Output {
+        use std::io::Read as _;
+        let mut out = child.stdout.take().unwrap();
+        let mut err = child.stderr.take().unwrap();
+        let reader = std::thread::spawn(move || {
+            let mut text = Vec::new();
+            let _ = out.read_to_end(&mut text);
+            text
+        });
+        let errors = std::thread::spawn(move || {
+            let mut text = Vec::new();
+            let _ = err.read_to_end(&mut text);
+            text
+        });
+        let mut status = None;
+        for _ in 0..600 {
+            status = child.try_wait().unwrap();
+            if status.is_some() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let status = status.unwrap_or_else(|| {
+            let _ = child.kill();
+            child.wait().unwrap()
+        });
+        Output {
+            status,
+            stdout: reader.join().unwrap(),
+            stderr: errors.join().unwrap(),
+        }
+    }
+
+    fn shortened(report: &Report) {
+        let ts = &report.timespans[0];
+        assert!(ts.interrupted);
+        let m = measured(report);
+        assert!(
+            m.duration_s < 50.0 && m.totals.total.ios > 0,
+            "{}",
+            m.duration_s
+        );
+        assert_eq!(ts.cluster.as_ref().unwrap().ranks.len(), 3);
+    }
+
+    #[test]
+    fn ctrl_c_to_the_launcher_gives_the_shortened_window() {
+        let test = "ctrl_c_to_the_launcher_gives_the_shortened_window";
+        let dir = TempDir::new();
+        let Some(output) = interrupted(test, libc::SIGINT, &dir) else {
+            return;
+        };
+        // The launcher ends the job and may cut what it forwards to stdout; the file is whole.
+        let written = fs::read_to_string(dir.join("r.json"))
+            .unwrap_or_else(|e| panic!("{e}: {}", stderr(&output)));
+        shortened(&serde_json::from_str(&written).unwrap());
+    }
+
+    #[test]
+    fn sigusr1_to_the_launcher_stops_every_rank_and_reports_in_full() {
+        let test = "sigusr1_to_the_launcher_stops_every_rank_and_reports_in_full";
+        let dir = TempDir::new();
+        let Some(output) = interrupted(test, libc::SIGUSR1, &dir) else {
+            return;
+        };
+        let report = json(&output);
+        shortened(&report);
+        let written: Report =
+            serde_json::from_str(&fs::read_to_string(dir.join("r.json")).unwrap()).unwrap();
+        assert_eq!(written, report);
+    }
+
+    fn wait_for(ready: impl Fn() -> bool) {
+        for _ in 0..600 {
+            if ready() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        panic!("the run never got there");
+    }
+}
