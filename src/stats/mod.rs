@@ -2,6 +2,7 @@
 //! counts. Every type adds (`merge`), so per-thread results combine exactly at the end; nothing here
 //! formats or prints.
 
+pub mod confidence;
 pub mod cpu;
 pub mod histogram;
 pub mod intervals;
