@@ -42,6 +42,14 @@ pub const DEFAULT_PROGRESS: u64 = 65536;
 /// finish) before they give up.
 pub const DEFAULT_PEER_TIMEOUT: u32 = 60;
 
+fn one() -> u32 {
+    1
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
+}
+
 fn default_peer_timeout() -> u32 {
     DEFAULT_PEER_TIMEOUT
 }
@@ -100,6 +108,10 @@ pub struct Profile {
     /// `--peer-timeout`: how long the ranks of a run across hosts wait for one another.
     #[serde(default = "default_peer_timeout")]
     pub peer_timeout_s: u32,
+    /// `--repeat`: the timespans below are the given ones this many times over, so that their
+    /// repetitions can be compared.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub repeat: u32,
     /// The timespans, run in order.
     pub timespans: Vec<TimeSpan>,
     /// `-X`: the XML profile file the run was read from (an input no output may replace).
@@ -132,6 +144,7 @@ impl Profile {
             fast_paths: Default::default(),
             start_at_unix_ns: None,
             peer_timeout_s: DEFAULT_PEER_TIMEOUT,
+            repeat: 1,
             timespans,
             profile_file: None,
         }

@@ -188,6 +188,8 @@ pub struct RawArgs {
     pub start_at: Option<std::time::SystemTime>,
     /// `--peer-timeout=`: seconds to wait for the other ranks of a run across hosts.
     pub peer_timeout_s: Option<u32>,
+    /// `--repeat=`: how many times the timespans run.
+    pub repeat: Option<u32>,
     /// Target paths in command-line order.
     pub targets: Vec<PathBuf>,
 }

@@ -113,6 +113,13 @@ pub fn resolve(raw: &RawArgs, command_line: String) -> Result<Resolved, ProfileE
             ts.buffer_separation = raw.buffer_separation;
         }
     }
+    if let Some(times) = raw.repeat.filter(|&n| n > 1) {
+        let given = std::mem::take(&mut profile.timespans);
+        for _ in 0..times {
+            profile.timespans.extend(given.iter().cloned());
+        }
+        profile.repeat = times;
+    }
     let warnings = validate(&profile)?;
     Ok(Resolved { profile, warnings })
 }

@@ -72,7 +72,7 @@ impl Report {
             })
             .collect();
         let totals = totals_over(profile.timespans.len(), &timespans);
-        Report {
+        let mut report = Report {
             schema_version: SCHEMA_VERSION,
             tool: Tool {
                 name: "iospd".to_string(),
@@ -82,8 +82,11 @@ impl Report {
             system: system.clone(),
             timespans,
             totals,
+            repetitions: None,
             partial: false,
-        }
+        };
+        report.repetitions = super::repetitions::of(&report);
+        report
     }
 
     /// The same report marked as a checkpoint of a run that has not finished.

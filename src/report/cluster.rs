@@ -175,6 +175,7 @@ pub fn combine(profile: &Profile, members: &[Member]) -> Result<Report, String> 
     let ranks: Vec<RankHost> = members.iter().map(|m| m.rank.clone()).collect();
     let mut merged = merge_labelled(&reports, Some(&ranks))?;
     merged.profile = profile.clone();
+    merged.repetitions = super::repetitions::of(&merged);
     for (index, timespan) in merged.timespans.iter_mut().enumerate() {
         let warmup_ns = profile
             .timespans

@@ -181,15 +181,18 @@ pub(crate) fn merge_labelled(
         runs.len(),
         profile.command_line
     );
-    Ok(Report {
+    let mut merged = Report {
         totals: totals_over(profile.timespans.len(), &timespans),
         schema_version: first.schema_version,
         tool: first.tool.clone(),
         profile,
         system: first.system.clone(),
         timespans,
+        repetitions: None,
         partial: runs.iter().any(|r| r.partial),
-    })
+    };
+    merged.repetitions = super::repetitions::of(&merged);
+    Ok(merged)
 }
 
 fn merge_timespan(

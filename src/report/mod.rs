@@ -10,6 +10,7 @@ pub mod html;
 pub mod json;
 pub mod merge;
 mod model;
+pub mod repetitions;
 pub mod svg;
 pub mod text;
 pub mod xml;

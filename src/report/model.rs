@@ -26,6 +26,9 @@ pub struct Report {
     pub timespans: Vec<TimeSpanReport>,
     /// Sums over every timespan that measured something (when there are several).
     pub totals: Option<Totals>,
+    /// `--repeat`: how the repetitions of each timespan agree.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repetitions: Option<super::repetitions::RepetitionsReport>,
     /// A `--checkpoint` written while the run went on: the numbers cover it up to then.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub partial: bool,

@@ -22,11 +22,52 @@ pub fn render(report: &Report) -> String {
     for (i, ts) in report.timespans.iter().enumerate() {
         timespan(&mut out, report, i, ts);
     }
+    if let Some(r) = &report.repetitions {
+        repetitions(&mut out, r);
+    }
     if report.partial {
         out.value("Partial", "true");
     }
     out.close("Results");
     out.text
+}
+
+/// iospd: `--repeat`, each timespan's repetitions and their agreement.
+fn repetitions(out: &mut Out, r: &super::repetitions::RepetitionsReport) {
+    out.open_with("Repetitions", &format!("Repeat=\"{}\"", r.repeat));
+    for g in &r.groups {
+        // Not <TimeSpan>: parsers that look for every TimeSpan element must find only results.
+        out.open_with("Group", &format!("TimeSpan=\"{}\"", g.timespan));
+        let spreads = [
+            ("Iops", Some(&g.iops)),
+            ("BytesPerSecond", Some(&g.throughput)),
+            ("MeanLatencyNanoseconds", g.mean_latency.as_ref()),
+            ("P99LatencyNanoseconds", g.p99_latency.as_ref()),
+        ];
+        for (tag, spread) in spreads {
+            let Some(s) = spread else { continue };
+            out.line(&format!(
+                "<{tag} Count=\"{}\" Mean=\"{:.3}\" Ci95HalfWidth=\"{:.3}\" Min=\"{:.3}\" Max=\"{:.3}\"/>",
+                s.n, s.mean, s.ci95_half_width, s.min, s.max
+            ));
+        }
+        for (i, run) in g.runs.iter().enumerate() {
+            out.line(&format!(
+                "<Run TimeSpan=\"{run}\" Iops=\"{:.2}\" Outlier=\"{}\"/>",
+                g.ios_per_s[i],
+                g.outliers.contains(&i)
+            ));
+        }
+        out.value("Unstable", g.unstable);
+        if let Some(s) = &g.steady_state {
+            out.line(&format!(
+                "<SteadyState Reached=\"{}\" RangeShare=\"{:.4}\" ExcursionShare=\"{:.4}\"/>",
+                s.reached, s.range_share, s.excursion_share
+            ));
+        }
+        out.close("Group");
+    }
+    out.close("Repetitions");
 }
 
 /// A CPU set as a hexadecimal mask (`0x3` for CPUs 0 and 1), any width.

@@ -146,7 +146,13 @@ pub fn steady_state(series: &[f64]) -> Option<SteadyState> {
     let slope = sxy / sxx;
     let max = window.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let min = window.iter().copied().fold(f64::INFINITY, f64::min);
-    let share = |v: f64| if average == 0.0 { f64::INFINITY } else { v / average };
+    let share = |v: f64| {
+        if average == 0.0 {
+            f64::INFINITY
+        } else {
+            v / average
+        }
+    };
     let range_share = share(max - min);
     let excursion_share = share(slope * (n - 1.0));
     Some(SteadyState {
@@ -181,7 +187,11 @@ mod tests {
         assert_eq!(s.n, 5);
         assert!((s.mean - 11.0).abs() < 1e-12);
         assert!((s.stddev - 1.581_139).abs() < 1e-6);
-        assert!((s.ci95_half_width - 1.962_9).abs() < 1e-3, "{}", s.ci95_half_width);
+        assert!(
+            (s.ci95_half_width - 1.962_9).abs() < 1e-3,
+            "{}",
+            s.ci95_half_width
+        );
         assert_eq!((s.min, s.max), (9.0, 13.0));
         assert!((s.relative_half_width() - 1.962_9 / 11.0).abs() < 1e-4);
         let one = Spread::of(&[5.0]);
@@ -192,7 +202,10 @@ mod tests {
     fn the_mad_rule_flags_only_the_far_value() {
         // Median 100, MAD 1: 0.6745 × 6 / 1 = 4.05 > 3.5 flags 106; 104 gives 2.7 and stays.
         assert_eq!(outliers(&[99.0, 100.0, 101.0, 100.0, 106.0]), vec![4]);
-        assert_eq!(outliers(&[99.0, 100.0, 101.0, 100.0, 104.0]), Vec::<usize>::new());
+        assert_eq!(
+            outliers(&[99.0, 100.0, 101.0, 100.0, 104.0]),
+            Vec::<usize>::new()
+        );
         // Most values equal: MAD 0, nothing is called an outlier.
         assert_eq!(outliers(&[5.0, 5.0, 5.0, 9.0]), Vec::<usize>::new());
         assert_eq!(outliers(&[1.0, 50.0]), Vec::<usize>::new());

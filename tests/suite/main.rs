@@ -2,12 +2,13 @@
 //! whole runs on a fake clock compared byte for byte (`golden`, `formats`, `profiles`), real I/O
 //! (`engines`, `options`, `observe`), the safety gate on real devices and files (`devices`,
 //! `signatures`, `races`, `faults`), the subcommands (`tools`), the HTML report in a browser
-//! (`html`) and runs across processes (`cluster`: `--start-at`, and `mpirun` with
+//! (`html`), repeated runs and their statistics (`characterise`) and runs across processes (`cluster`: `--start-at`, and `mpirun` with
 //! `--features mpi`). A test that cannot run here says why; the reasons are listed once, at the
 //! end.
 
 mod util;
 
+mod characterise;
 mod cli;
 mod cluster;
 mod devices;

@@ -142,6 +142,20 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         },
     },
     LongFlag {
+        name: "repeat",
+        usage: (
+            "--repeat=<N>",
+            "run the timespans N times and report the mean, 95% confidence intervals, outliers and steady state",
+        ),
+        apply: |v, raw| {
+            let value = v
+                .filter(|v| !v.is_empty())
+                .ok_or_else(|| "expects a count; for example --repeat=5".to_string())?;
+            let times = parse_in_range(value, 1, 1000).map_err(|e| unit(e, "--repeat=5"))?;
+            once(&mut raw.repeat, times as u32)
+        },
+    },
+    LongFlag {
         name: "peer-timeout",
         usage: (
             "--peer-timeout=<seconds>",

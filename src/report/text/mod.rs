@@ -7,6 +7,7 @@
 mod cluster;
 mod extra;
 mod profile;
+mod repetitions;
 mod results;
 mod system;
 
@@ -48,6 +49,9 @@ pub fn render(report: &Report) -> String {
     }
     if let Some(totals) = &report.totals {
         totals_text(&mut out, totals);
+    }
+    if let Some(r) = &report.repetitions {
+        repetitions::repetitions_text(&mut out, r);
     }
     if report.partial {
         out.push_str(PARTIAL);

@@ -1,0 +1,123 @@
+//! `--repeat=N`: the profile's timespans run N times over, and for each timespan as given, how its
+//! repetitions agree — the mean of IOPS, MiB/s, mean and p99 latency with their 95 % confidence
+//! intervals, the outlying repetitions, a verdict on stability and SNIA's steady-state test.
+//! Computed once from the report's own timespans, so a merged report gets the same.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Report, TimeSpanReport};
+use crate::stats::confidence::{Spread, SteadyState, outliers, steady_state};
+
+/// A result is called unstable when the 95 % interval of its mean IOPS is wider than this share of
+/// the mean on either side.
+pub const UNSTABLE_SHARE: f64 = 0.05;
+
+/// Every repeated timespan.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RepetitionsReport {
+    /// How many times each timespan was to run.
+    pub repeat: u32,
+    /// The half-width share above which a result is unstable.
+    pub unstable_share: f64,
+    /// One per timespan as given.
+    pub groups: Vec<RepetitionGroup>,
+}
+
+/// One timespan's repetitions (those that reached their measured window).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RepetitionGroup {
+    /// The timespan as given, from 1.
+    pub timespan: usize,
+    /// The report's timespans that are its repetitions, from 1.
+    pub runs: Vec<usize>,
+    /// Each repetition's I/Os per second.
+    pub ios_per_s: Vec<f64>,
+    /// Each repetition's bytes per second.
+    pub bytes_per_s: Vec<f64>,
+    /// Each repetition's mean latency, ns (with -L).
+    pub mean_latency_ns: Vec<f64>,
+    /// Each repetition's 99th percentile latency, ns (with -L).
+    pub p99_latency_ns: Vec<f64>,
+    /// Their I/Os per second.
+    pub iops: Spread,
+    /// Their bytes per second.
+    pub throughput: Spread,
+    /// Their mean latencies (with -L).
+    pub mean_latency: Option<Spread>,
+    /// Their p99 latencies: a t-interval over the repetitions' own p99 (with -L).
+    pub p99_latency: Option<Spread>,
+    /// The repetitions whose IOPS are outliers by the modified z-score (indices into `runs`).
+    pub outliers: Vec<usize>,
+    /// The IOPS interval's half-width exceeds `unstable_share` of the mean (or one repetition).
+    pub unstable: bool,
+    /// SNIA's steady-state test over the IOPS of the last five repetitions.
+    pub steady_state: Option<SteadyState>,
+}
+
+/// The repetitions of `report`, when its profile repeats its timespans.
+pub fn of(report: &Report) -> Option<RepetitionsReport> {
+    let repeat = report.profile.repeat as usize;
+    if repeat < 2 {
+        return None;
+    }
+    let given = report.profile.timespans.len() / repeat;
+    let groups = (0..given)
+        .map(|k| {
+            let runs: Vec<(usize, &TimeSpanReport)> = report
+                .timespans
+                .iter()
+                .enumerate()
+                .filter(|(i, t)| i % given == k && t.measured.is_some())
+                .map(|(i, t)| (i + 1, t))
+                .collect();
+            group(k + 1, &runs)
+        })
+        .collect();
+    Some(RepetitionsReport {
+        repeat: repeat as u32,
+        unstable_share: UNSTABLE_SHARE,
+        groups,
+    })
+}
+
+fn group(timespan: usize, runs: &[(usize, &TimeSpanReport)]) -> RepetitionGroup {
+    let totals: Vec<_> = runs
+        .iter()
+        .filter_map(|(_, t)| t.measured.as_ref().map(|m| &m.totals.total))
+        .collect();
+    let ios_per_s: Vec<f64> = totals.iter().map(|t| t.ios_per_s).collect();
+    let bytes_per_s: Vec<f64> = totals.iter().map(|t| t.bytes_per_s).collect();
+    let latencies: Vec<_> = totals.iter().filter_map(|t| t.latency.as_ref()).collect();
+    let with_latency = !latencies.is_empty() && latencies.len() == totals.len();
+    let (mean_latency_ns, p99_latency_ns): (Vec<f64>, Vec<f64>) = if with_latency {
+        latencies
+            .iter()
+            .map(|l| (l.mean_ns, l.at(99.0) as f64))
+            .unzip()
+    } else {
+        Default::default()
+    };
+    let spread = |xs: &[f64]| {
+        if xs.is_empty() {
+            None
+        } else {
+            Some(Spread::of(xs))
+        }
+    };
+    let iops = spread(&ios_per_s).unwrap_or(Spread::of(&[0.0]));
+    RepetitionGroup {
+        timespan,
+        runs: runs.iter().map(|(i, _)| *i).collect(),
+        throughput: spread(&bytes_per_s).unwrap_or(Spread::of(&[0.0])),
+        mean_latency: spread(&mean_latency_ns),
+        p99_latency: spread(&p99_latency_ns),
+        outliers: outliers(&ios_per_s),
+        unstable: iops.n < 2 || iops.relative_half_width() > UNSTABLE_SHARE,
+        steady_state: steady_state(&ios_per_s),
+        iops,
+        ios_per_s,
+        bytes_per_s,
+        mean_latency_ns,
+        p99_latency_ns,
+    }
+}

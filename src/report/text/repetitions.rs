@@ -1,0 +1,122 @@
+//! `--repeat`: after the totals, per timespan as given, each repetition's numbers, then their means
+//! with 95 % confidence intervals, the outliers, the stability verdict and the steady-state test.
+
+use std::fmt::Write as _;
+
+use super::super::repetitions::{RepetitionGroup, RepetitionsReport};
+use super::{MIB, NS_PER_MS, STARS};
+use crate::stats::confidence::{STEADY_WINDOW, Spread};
+
+pub(super) fn repetitions_text(out: &mut String, r: &RepetitionsReport) {
+    let _ = write!(
+        out,
+        "\n\nRepetitions ({} runs of each timespan):\n{STARS}\n",
+        r.repeat
+    );
+    for g in &r.groups {
+        group_text(out, g, r.unstable_share);
+    }
+}
+
+fn group_text(out: &mut String, g: &RepetitionGroup, unstable_share: f64) {
+    let _ = writeln!(
+        out,
+        "\ntimespan {} ({} measured)\n run | timespan |  I/O per s |    MiB/s   |  AvgLat  |   p99",
+        g.timespan,
+        g.runs.len()
+    );
+    let _ = writeln!(out, "{}", "-".repeat(63));
+    for (i, run) in g.runs.iter().enumerate() {
+        let latency = |xs: &[f64]| {
+            xs.get(i).map_or("     N/A".to_string(), |ns| {
+                format!("{:8.3}", ns / NS_PER_MS)
+            })
+        };
+        let _ = writeln!(
+            out,
+            "{:4} | {:8} | {:10.2} | {:10.2} | {} | {}{}",
+            i + 1,
+            run,
+            g.ios_per_s[i],
+            g.bytes_per_s[i] / MIB,
+            latency(&g.mean_latency_ns),
+            latency(&g.p99_latency_ns),
+            if g.outliers.contains(&i) {
+                "  outlier"
+            } else {
+                ""
+            }
+        );
+    }
+    let _ = writeln!(out, "{}", "-".repeat(63));
+    out.push_str("             |            mean |     95% CI +/- |        min |        max\n");
+    spread_row(out, "I/O per s", &g.iops, 1.0);
+    spread_row(out, "MiB/s", &g.throughput, MIB);
+    if let Some(s) = &g.mean_latency {
+        spread_row(out, "AvgLat (ms)", s, NS_PER_MS);
+    }
+    if let Some(s) = &g.p99_latency {
+        spread_row(out, "p99 (ms)", s, NS_PER_MS);
+    }
+    out.push_str(
+        "(95% CI: Student's t over the repetitions; for p99, over each repetition's own p99)\n",
+    );
+    if !g.outliers.is_empty() {
+        let runs: Vec<String> = g.outliers.iter().map(|i| (i + 1).to_string()).collect();
+        let _ = writeln!(
+            out,
+            "outliers: run {} (modified z-score of IOPS above 3.5, from the median and MAD)",
+            runs.join(", ")
+        );
+    }
+    let share = g.iops.relative_half_width() * 100.0;
+    let _ = writeln!(
+        out,
+        "verdict: {}",
+        if g.iops.n < 2 {
+            "one repetition measured: no interval".to_string()
+        } else if g.unstable {
+            format!(
+                "UNSTABLE result: the IOPS interval is +/-{share:.1}% of the mean (more than {:.0}%); run longer or more times",
+                unstable_share * 100.0
+            )
+        } else {
+            format!(
+                "stable: the IOPS interval is +/-{share:.1}% of the mean (at most {:.0}%)",
+                unstable_share * 100.0
+            )
+        }
+    );
+    match &g.steady_state {
+        Some(s) => {
+            let _ = writeln!(
+                out,
+                "steady state (SNIA PTS, IOPS of the last {STEADY_WINDOW} runs): {}: range {:.1}% of the average (limit 20%), slope excursion {:+.1}% (limit 10%)",
+                if s.reached { "reached" } else { "NOT reached" },
+                s.range_share * 100.0,
+                s.excursion_share * 100.0
+            );
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "steady state (SNIA PTS): needs {STEADY_WINDOW} measured runs"
+            );
+        }
+    }
+}
+
+fn spread_row(out: &mut String, name: &str, s: &Spread, unit: f64) {
+    let half = if s.n > 1 {
+        format!("{:14.3}", s.ci95_half_width / unit)
+    } else {
+        format!("{:>14}", "N/A")
+    };
+    let _ = writeln!(
+        out,
+        "{name:<12} | {:15.3} | {half} | {:10.3} | {:10.3}",
+        s.mean / unit,
+        s.min / unit,
+        s.max / unit
+    );
+}

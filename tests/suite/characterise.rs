@@ -1,0 +1,95 @@
+//! Characterising a device: `--repeat` and the statistics of its repetitions.
+
+use crate::util::{TempDir, iospd, stderr, stdout, validate_json, validate_xml};
+use iospd::report::Report;
+
+#[test]
+fn repeat_runs_the_timespans_again_and_reports_their_agreement() {
+    let dir = TempDir::new();
+    let target = dir.arg("t.dat");
+    let base = [
+        "-c16M",
+        "-d1",
+        "-W0",
+        "-b4K",
+        "-o4",
+        "-r",
+        "-L",
+        "--repeat=3",
+    ];
+    let json = iospd()
+        .args(base)
+        .arg("-Rjson")
+        .arg(&target)
+        .output()
+        .unwrap();
+    assert_eq!(json.status.code(), Some(0), "{}", stderr(&json));
+    validate_json(&stdout(&json));
+    let report: Report = serde_json::from_str(&stdout(&json)).unwrap();
+    assert_eq!(report.timespans.len(), 3);
+    let reps = report.repetitions.as_ref().expect("a repetitions section");
+    assert_eq!(reps.repeat, 3);
+    let group = &reps.groups[0];
+    assert_eq!(group.runs, [1, 2, 3]);
+    let rates: Vec<f64> = report
+        .timespans
+        .iter()
+        .map(|t| t.measured.as_ref().unwrap().totals.total.ios_per_s)
+        .collect();
+    assert_eq!(group.ios_per_s, rates);
+    let mean = rates.iter().sum::<f64>() / 3.0;
+    assert!((group.iops.mean - mean).abs() < 1e-6 * mean);
+    // Student's t with 2 degrees of freedom: 4.303 × s / √3.
+    let s = (rates.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / 2.0).sqrt();
+    assert!((group.iops.ci95_half_width - 4.303 * s / 3f64.sqrt()).abs() < 1e-6 * mean);
+    assert_eq!(
+        group.unstable,
+        group.iops.ci95_half_width > 0.05 * group.iops.mean
+    );
+    let p99 = group.p99_latency.expect("latency was measured");
+    assert_eq!(p99.n, 3);
+    assert!(group.steady_state.is_none(), "five runs are needed");
+
+    let text = iospd().args(&base[1..]).arg(&target).output().unwrap();
+    assert_eq!(text.status.code(), Some(0), "{}", stderr(&text));
+    let text = stdout(&text);
+    assert!(
+        text.contains("Repetitions (3 runs of each timespan):"),
+        "{text}"
+    );
+    assert!(text.contains("verdict: "));
+    assert!(text.contains("Results for timespan 3:"));
+    let xml = iospd()
+        .args(&base[1..])
+        .arg("-Rxml")
+        .arg(&target)
+        .output()
+        .unwrap();
+    let xml = stdout(&xml);
+    assert!(xml.contains("<Repetitions Repeat=\"3\">"));
+    validate_xml(
+        &[("repeat", &xml)],
+        "repeat_runs_the_timespans_again_and_reports_their_agreement",
+    );
+}
+
+#[test]
+fn repeat_takes_a_count() {
+    for (value, says) in [
+        ("0", "--repeat=5"),
+        ("x", "not a whole number"),
+        ("", "expects a count"),
+    ] {
+        let output = iospd()
+            .arg(format!("--repeat={value}"))
+            .arg("t.dat")
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(3), "{value}");
+        assert!(
+            stderr(&output).contains(says),
+            "{value}: {}",
+            stderr(&output)
+        );
+    }
+}
