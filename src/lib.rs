@@ -29,6 +29,7 @@ pub mod run;
 pub mod safety;
 pub mod session;
 pub mod stats;
+pub mod sweep;
 pub mod system;
 pub mod target;
 pub mod trace;

@@ -42,6 +42,14 @@ fn main() -> ExitCode {
 }
 
 fn app(argv: &[OsString], cluster: &Cluster) -> Result<u8, Error> {
+    let command_line: Vec<String> = argv
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    if argv.get(1).is_some_and(|a| a == "sweep") {
+        let resolved = iospd::sweep::resolve(&argv[2..], command_line.join(" "))?;
+        return session::act(&resolved.profile, resolved.warnings, cluster);
+    }
     let raw = match cli::parse(&argv[1..])? {
         Command::Help => {
             let _ = out(&cli::help::usage());
@@ -49,10 +57,6 @@ fn app(argv: &[OsString], cluster: &Cluster) -> Result<u8, Error> {
         }
         Command::Run(raw) => raw,
     };
-    let command_line: Vec<String> = argv
-        .iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
     let resolved = profile::resolve(&raw, command_line.join(" "))?;
     session::act(&resolved.profile, resolved.warnings, cluster)
 }

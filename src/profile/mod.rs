@@ -108,6 +108,9 @@ pub struct Profile {
     /// `--peer-timeout`: how long the ranks of a run across hosts wait for one another.
     #[serde(default = "default_peer_timeout")]
     pub peer_timeout_s: u32,
+    /// `iospd sweep`: what each timespan's point is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<Sweep>,
     /// `--repeat`: the timespans below are the given ones this many times over, so that their
     /// repetitions can be compared.
     #[serde(default = "one", skip_serializing_if = "is_one")]
@@ -145,6 +148,7 @@ impl Profile {
             start_at_unix_ns: None,
             peer_timeout_s: DEFAULT_PEER_TIMEOUT,
             repeat: 1,
+            sweep: None,
             timespans,
             profile_file: None,
         }
@@ -162,6 +166,9 @@ pub enum ResultFormat {
     Json,
     /// A self-contained HTML page with charts (report files only, not `-R`).
     Html,
+    /// A row per timespan (a sweep point, a repetition): parameters, rates, latency, CPU (report
+    /// files only, not `-R`).
+    Csv,
 }
 
 impl ResultFormat {
@@ -172,6 +179,7 @@ impl ResultFormat {
             "xml" => Some(ResultFormat::Xml),
             "json" => Some(ResultFormat::Json),
             "html" | "htm" => Some(ResultFormat::Html),
+            "csv" => Some(ResultFormat::Csv),
             _ => None,
         }
     }
@@ -514,4 +522,13 @@ pub enum ProfileError {
     /// An XML profile that cannot be read.
     #[error("{0}")]
     Xml(#[from] xml::XmlError),
+}
+
+/// What was swept: the options that listed values, and each point's values, in run order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sweep {
+    /// The listed options (`-o`, `-t` …), outermost first.
+    pub axes: Vec<String>,
+    /// Per point (one per timespan), its value of each axis as typed (`4K`, `32`).
+    pub points: Vec<Vec<String>>,
 }

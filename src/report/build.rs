@@ -83,9 +83,11 @@ impl Report {
             timespans,
             totals,
             repetitions: None,
+            sweep: None,
             partial: false,
         };
         report.repetitions = super::repetitions::of(&report);
+        report.sweep = super::sweep::of(&report);
         report
     }
 

@@ -176,6 +176,7 @@ pub fn combine(profile: &Profile, members: &[Member]) -> Result<Report, String> 
     let mut merged = merge_labelled(&reports, Some(&ranks))?;
     merged.profile = profile.clone();
     merged.repetitions = super::repetitions::of(&merged);
+    merged.sweep = super::sweep::of(&merged);
     for (index, timespan) in merged.timespans.iter_mut().enumerate() {
         let warmup_ns = profile
             .timespans

@@ -189,9 +189,11 @@ pub(crate) fn merge_labelled(
         system: first.system.clone(),
         timespans,
         repetitions: None,
+        sweep: None,
         partial: runs.iter().any(|r| r.partial),
     };
     merged.repetitions = super::repetitions::of(&merged);
+    merged.sweep = super::sweep::of(&merged);
     Ok(merged)
 }
 

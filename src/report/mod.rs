@@ -6,12 +6,14 @@
 mod build;
 pub mod cluster;
 pub mod compare;
+pub mod csv;
 pub mod html;
 pub mod json;
 pub mod merge;
 mod model;
 pub mod repetitions;
 pub mod svg;
+pub mod sweep;
 pub mod text;
 pub mod xml;
 
@@ -78,6 +80,7 @@ impl Report {
             ResultFormat::Xml => xml::render(self),
             ResultFormat::Json => json::render(self),
             ResultFormat::Html => html::render(self),
+            ResultFormat::Csv => csv::render(self),
         }
     }
 }
@@ -85,7 +88,9 @@ impl Report {
 /// What `-Rp` prints: the resolved profile in `format`.
 pub fn profile_document(profile: &Profile, format: ResultFormat) -> String {
     match format {
-        ResultFormat::Text | ResultFormat::Html => text::profile_text(profile, &[]),
+        ResultFormat::Text | ResultFormat::Html | ResultFormat::Csv => {
+            text::profile_text(profile, &[])
+        }
         ResultFormat::Xml => crate::profile::xml::write_profile(profile),
         ResultFormat::Json => {
             let mut text =
@@ -100,7 +105,9 @@ pub fn profile_document(profile: &Profile, format: ResultFormat) -> String {
 pub fn system_document(system: &SystemInfo, now: SystemTime, format: ResultFormat) -> String {
     let now = utc_string(now);
     match format {
-        ResultFormat::Text | ResultFormat::Html => text::system_text(system, &now),
+        ResultFormat::Text | ResultFormat::Html | ResultFormat::Csv => {
+            text::system_text(system, &now)
+        }
         ResultFormat::Xml => {
             let mut out = crate::profile::xml::Out::new(0);
             xml::system(&mut out, system, &now, env!("CARGO_PKG_VERSION"));

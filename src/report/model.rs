@@ -26,6 +26,9 @@ pub struct Report {
     pub timespans: Vec<TimeSpanReport>,
     /// Sums over every timespan that measured something (when there are several).
     pub totals: Option<Totals>,
+    /// `iospd sweep`: a row per point and the knees.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<super::sweep::SweepReport>,
     /// `--repeat`: how the repetitions of each timespan agree.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repetitions: Option<super::repetitions::RepetitionsReport>,

@@ -93,3 +93,64 @@ fn repeat_takes_a_count() {
         );
     }
 }
+
+#[test]
+fn a_sweep_runs_every_point_on_one_target_and_reports_each_in_full() {
+    let dir = TempDir::new();
+    let (csv, json) = (dir.arg("s.csv"), dir.arg("s.json"));
+    let output = iospd()
+        .args([
+            "sweep", "-c16M", "-o1,4", "-t1,2", "-b4K", "-r", "-L", "-d1", "-W0",
+        ])
+        .arg(format!("--output={csv}"))
+        .arg(format!("--output={json}"))
+        .arg(dir.arg("t.dat"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.starts_with("\nSweep: "), "{text}");
+    assert_eq!(
+        text.lines().filter(|l| l.contains(" | ")).count(),
+        5,
+        "{text}"
+    );
+    assert!(text.contains("knee of -t1: ") && text.contains("knee of -t2: "));
+    let written = std::fs::read_to_string(&json).unwrap();
+    validate_json(&written);
+    let report: Report = serde_json::from_str(&written).unwrap();
+    let sweep = report.sweep.as_ref().expect("a sweep section");
+    assert_eq!(sweep.axes, ["-t", "-o"]);
+    assert_eq!(report.timespans.len(), 4);
+    for (point, ts) in sweep.points.iter().zip(&report.timespans) {
+        let m = ts.measured.as_ref().unwrap();
+        assert_eq!(point.ios_per_s, m.totals.total.ios_per_s);
+        assert_eq!(m.threads.len(), point.values[0].parse::<usize>().unwrap());
+    }
+    // Each point is a whole report: `iospd report` gives back the same document.
+    let again = iospd().args(["report", &json, "-Rjson"]).output().unwrap();
+    assert_eq!(stdout(&again), written);
+    let rows = std::fs::read_to_string(&csv).unwrap();
+    let lines: Vec<&str> = rows.lines().collect();
+    assert_eq!(lines.len(), 5);
+    assert!(lines[0].starts_with("timespan,t,o,measured,ios_per_s"));
+    assert!(lines[1].starts_with("1,1,1,true,"));
+    assert!(lines[4].starts_with("4,2,4,true,"));
+}
+
+#[test]
+fn a_sweep_without_a_list_is_refused_with_an_example() {
+    let dir = TempDir::new();
+    let output = iospd()
+        .args(["sweep", "-c16M", "-o32", "-b4K"])
+        .arg(dir.arg("t.dat"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(3));
+    assert!(
+        stderr(&output).contains("iospd sweep -o1,2,4"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!dir.join("t.dat").exists());
+}

@@ -90,7 +90,7 @@ pub fn profile_xml(profile: &Profile, depth: usize) -> String {
     out.value(
         "ResultFormat",
         match profile.result_format {
-            ResultFormat::Text | ResultFormat::Html => "text",
+            ResultFormat::Text | ResultFormat::Html | ResultFormat::Csv => "text",
             ResultFormat::Xml => "xml",
             ResultFormat::Json => "json",
         },

@@ -9,6 +9,7 @@ mod extra;
 mod profile;
 mod repetitions;
 mod results;
+mod sweep;
 mod system;
 
 use std::fmt::Write as _;
@@ -25,6 +26,11 @@ const MIB: f64 = 1024.0 * 1024.0;
 
 /// The whole report: profile, system information, results, and totals over timespans.
 pub fn render(report: &Report) -> String {
+    if let Some(s) = &report.sweep {
+        let mut out = String::new();
+        sweep::sweep_text(&mut out, &report.profile.command_line, s);
+        return out;
+    }
     let ran: Vec<Driven> = report
         .timespans
         .iter()

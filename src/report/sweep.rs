@@ -1,0 +1,181 @@
+//! `iospd sweep`: one row per point (a timespan of the report) with its parameters and results,
+//! and the knee of each series — the last point before another step of queue depth (or of the
+//! innermost swept option) gains less than [`KNEE_GAIN`] in IOPS while p99 latency still rises.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Report, TimeSpanReport};
+
+/// A step that gains less than this share of IOPS (while p99 rises) is past the knee.
+pub const KNEE_GAIN: f64 = 0.10;
+
+/// The sweep's table and knees.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepReport {
+    /// The swept options, outermost first.
+    pub axes: Vec<String>,
+    /// One per point, in run order.
+    pub points: Vec<SweepPoint>,
+    /// The IOPS gain below which a step is past the knee.
+    pub knee_gain: f64,
+    /// One per series: the points that differ only in the innermost option.
+    pub series: Vec<Series>,
+}
+
+/// One point's results.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepPoint {
+    /// Its timespan in the report, from 1.
+    pub timespan: usize,
+    /// Its value of each axis, as typed.
+    pub values: Vec<String>,
+    /// Whether it reached its measured window.
+    pub measured: bool,
+    /// I/Os per second.
+    pub ios_per_s: f64,
+    /// Bytes per second.
+    pub bytes_per_s: f64,
+    /// Latency (with -L): mean, median, 99th and 99.9th percentiles, ns.
+    pub mean_ns: Option<f64>,
+    /// Median latency, ns.
+    pub p50_ns: Option<u64>,
+    /// 99th percentile, ns.
+    pub p99_ns: Option<u64>,
+    /// 99.9th percentile, ns.
+    pub p999_ns: Option<u64>,
+    /// Average CPU use, percent.
+    pub cpu_percent: f64,
+    /// Time-weighted I/Os in flight.
+    pub achieved_depth: f64,
+}
+
+/// Points that differ only in the innermost option, and their knee.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Series {
+    /// The values of the outer axes every point of it shares.
+    pub fixed: Vec<String>,
+    /// Its points (indices into `points`).
+    pub points: Vec<usize>,
+    /// The knee (an index into `points`), or `None` when every step still gained.
+    pub knee: Option<usize>,
+}
+
+/// The sweep of `report`, when its profile is one.
+pub fn of(report: &Report) -> Option<SweepReport> {
+    let sweep = report.profile.sweep.as_ref()?;
+    let points: Vec<SweepPoint> = sweep
+        .points
+        .iter()
+        .zip(&report.timespans)
+        .enumerate()
+        .map(|(i, (values, ts))| point(i + 1, values, ts))
+        .collect();
+    let mut series: Vec<Series> = Vec::new();
+    for (i, p) in points.iter().enumerate() {
+        let fixed = p.values[..p.values.len() - 1].to_vec();
+        match series.iter_mut().find(|s| s.fixed == fixed) {
+            Some(s) => s.points.push(i),
+            None => series.push(Series {
+                fixed,
+                points: vec![i],
+                knee: None,
+            }),
+        }
+    }
+    for s in &mut series {
+        s.knee = knee(&points, &s.points);
+    }
+    Some(SweepReport {
+        axes: sweep.axes.clone(),
+        points,
+        knee_gain: KNEE_GAIN,
+        series,
+    })
+}
+
+pub(super) fn point(timespan: usize, values: &[String], ts: &TimeSpanReport) -> SweepPoint {
+    let m = ts.measured.as_ref();
+    let total = m.map(|m| &m.totals.total);
+    let latency = total.and_then(|t| t.latency.as_ref());
+    SweepPoint {
+        timespan,
+        values: values.to_vec(),
+        measured: m.is_some(),
+        ios_per_s: total.map_or(0.0, |t| t.ios_per_s),
+        bytes_per_s: total.map_or(0.0, |t| t.bytes_per_s),
+        mean_ns: latency.map(|l| l.mean_ns),
+        p50_ns: latency.map(|l| l.at(50.0)),
+        p99_ns: latency.map(|l| l.at(99.0)),
+        p999_ns: latency.map(|l| l.at(99.9)),
+        cpu_percent: m.map_or(0.0, |m| m.cpu_average.usage),
+        achieved_depth: m.map_or(0.0, |m| m.achieved_depth),
+    }
+}
+
+/// The first point after which a step gains less than [`KNEE_GAIN`] in IOPS while p99 rises (or,
+/// without latency, only gains less).
+pub fn knee(points: &[SweepPoint], series: &[usize]) -> Option<usize> {
+    series.windows(2).find_map(|pair| {
+        let (a, b) = (&points[pair[0]], &points[pair[1]]);
+        if !a.measured || !b.measured || a.ios_per_s <= 0.0 {
+            return None;
+        }
+        let gain = b.ios_per_s / a.ios_per_s - 1.0;
+        let rising = match (a.p99_ns, b.p99_ns) {
+            (Some(x), Some(y)) => y > x,
+            _ => true,
+        };
+        (gain < KNEE_GAIN && rising).then_some(pair[0])
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(depth: u32, ios_per_s: f64, p99_ns: u64) -> SweepPoint {
+        SweepPoint {
+            timespan: 1,
+            values: vec![depth.to_string()],
+            measured: true,
+            ios_per_s,
+            bytes_per_s: ios_per_s * 4096.0,
+            mean_ns: Some(p99_ns as f64 / 2.0),
+            p50_ns: Some(p99_ns / 2),
+            p99_ns: Some(p99_ns),
+            p999_ns: Some(p99_ns * 2),
+            cpu_percent: 10.0,
+            achieved_depth: depth as f64,
+        }
+    }
+
+    /// A device of capacity 100,000 IOPS and 40 µs service time: IOPS = min(depth / 40 µs,
+    /// capacity), latency = depth / IOPS (Little's law).
+    fn modelled(depths: &[u32]) -> Vec<SweepPoint> {
+        depths
+            .iter()
+            .map(|&d| {
+                let iops = (d as f64 / 40e-6).min(100_000.0);
+                at(d, iops, (d as f64 / iops * 1e9 * 1.5) as u64)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_knee_is_the_last_depth_before_capacity() {
+        // Depth 4 gives 100,000; depth 8 gains nothing and doubles latency.
+        let points = modelled(&[1, 2, 4, 8, 16, 32]);
+        let all: Vec<usize> = (0..points.len()).collect();
+        assert_eq!(knee(&points, &all), Some(2));
+        assert_eq!(points[2].values, ["4"]);
+    }
+
+    #[test]
+    fn no_knee_while_every_step_gains() {
+        let points = modelled(&[1, 2]);
+        assert_eq!(knee(&points, &[0, 1]), None);
+        // A flat step whose latency falls is not a knee (noise, not queueing).
+        let flat = vec![at(1, 1000.0, 500), at(2, 1010.0, 400), at(4, 2000.0, 450)];
+        assert_eq!(knee(&flat, &[0, 1, 2]), None);
+    }
+}

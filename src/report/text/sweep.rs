@@ -1,0 +1,91 @@
+//! `iospd sweep` in text: one table, a row per point, and each series' knee. Every point's full
+//! DiskSpd report is in the JSON, XML and HTML outputs.
+
+use std::fmt::Write as _;
+
+use super::super::sweep::SweepReport;
+use super::{MIB, NS_PER_MS, STARS};
+
+pub(super) fn sweep_text(out: &mut String, command_line: &str, s: &SweepReport) {
+    let _ = write!(out, "\nSweep: {command_line}\n{STARS}\n\n");
+    out.push_str("point");
+    for axis in &s.axes {
+        let _ = write!(out, " | {axis:>5}");
+    }
+    out.push_str(
+        " |  I/O per s |    MiB/s   |  AvgLat  |    p50   |    p99   |   p99.9  | CPU % | depth\n",
+    );
+    let width = 5 + 8 * s.axes.len() + 96;
+    let _ = writeln!(out, "{}", "-".repeat(width));
+    let knees: Vec<usize> = s.series.iter().filter_map(|x| x.knee).collect();
+    for (i, p) in s.points.iter().enumerate() {
+        let _ = write!(out, "{:5}", p.timespan);
+        for value in &p.values {
+            let _ = write!(out, " | {value:>5}");
+        }
+        if !p.measured {
+            out.push_str(" | not measured (the sweep stopped)\n");
+            continue;
+        }
+        let ms = |ns: Option<f64>| {
+            ns.map_or("     N/A".to_string(), |ns| {
+                format!("{:8.3}", ns / NS_PER_MS)
+            })
+        };
+        let _ = writeln!(
+            out,
+            " | {:10.2} | {:10.2} | {} | {} | {} | {} | {:5.1} | {:6.2}{}",
+            p.ios_per_s,
+            p.bytes_per_s / MIB,
+            ms(p.mean_ns),
+            ms(p.p50_ns.map(|v| v as f64)),
+            ms(p.p99_ns.map(|v| v as f64)),
+            ms(p.p999_ns.map(|v| v as f64)),
+            p.cpu_percent,
+            p.achieved_depth,
+            if knees.contains(&i) { "  <- knee" } else { "" }
+        );
+    }
+    let _ = writeln!(out, "{}", "-".repeat(width));
+    let _ = writeln!(
+        out,
+        "latency in ms; the knee is the last point before a step of {} gains less than {:.0}% IOPS while p99 still rises",
+        s.axes.last().map_or("", String::as_str),
+        s.knee_gain * 100.0
+    );
+    for series in &s.series {
+        let name: Vec<String> = s
+            .axes
+            .iter()
+            .zip(&series.fixed)
+            .map(|(axis, value)| format!("{axis}{value}"))
+            .collect();
+        let name = if name.is_empty() {
+            "the sweep".to_string()
+        } else {
+            name.join(" ")
+        };
+        let _ = match series.knee {
+            Some(k) => {
+                let p = &s.points[k];
+                writeln!(
+                    out,
+                    "knee of {name}: {}{} ({:.2} I/O per s{})",
+                    s.axes.last().map_or("", String::as_str),
+                    p.values.last().map_or("", String::as_str),
+                    p.ios_per_s,
+                    p.p99_ns.map_or(String::new(), |ns| format!(
+                        ", p99 {:.3} ms",
+                        ns as f64 / NS_PER_MS
+                    ))
+                )
+            }
+            None => writeln!(
+                out,
+                "knee of {name}: not reached (every step gained at least {:.0}% IOPS, or p99 did not rise)",
+                s.knee_gain * 100.0
+            ),
+        };
+    }
+    out.push_str("every point's full report: -Rjson or --output=FILE.json (.xml, .html); this table: --output=FILE.csv\n");
+}

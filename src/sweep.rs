@@ -1,0 +1,178 @@
+//! `iospd sweep`: a DiskSpd command line in which `-o`, `-t`, `-b` or `-w` list several values
+//! (`-o1,2,4,8 -t1,4`) becomes one profile with a timespan per combination, so every point runs on
+//! the same prepared targets, one after the other, and the report holds every point in full. Queue
+//! depth varies fastest, then block size, write ratio and threads; the [`Sweep`] the profile
+//! carries names each point's values, and the report's sweep table and knee are computed from it
+//! (see [`crate::report::sweep`]).
+
+use std::ffi::OsString;
+
+use crate::Error;
+use crate::cli::{self, CliError, Command};
+use crate::profile::{self, Profile, ProfileError, Resolved, Sweep};
+
+/// The options a sweep may list, outermost first (queue depth varies fastest).
+pub const AXES: [&str; 4] = ["-t", "-w", "-b", "-o"];
+
+/// The most points one sweep runs.
+pub const MAX_POINTS: usize = 1000;
+
+/// The profile of `iospd sweep <args>`: one timespan per combination of the listed values.
+pub fn resolve(args: &[OsString], command_line: String) -> Result<Resolved, Error> {
+    let args: Vec<String> = args
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let mut axes: Vec<(usize, String, Vec<String>)> = Vec::new();
+    for axis in AXES {
+        let found: Vec<usize> = args
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| a.starts_with(axis) && a.len() > axis.len() && is_axis(a, axis))
+            .map(|(i, _)| i)
+            .collect();
+        if let Some(&at) = found.last() {
+            let values: Vec<String> = args[at][axis.len()..]
+                .split(',')
+                .map(str::to_string)
+                .collect();
+            if values.iter().any(String::is_empty) {
+                return Err(invalid(format!(
+                    "'{}' lists an empty value; list values with commas, for example {axis}1,2,4",
+                    args[at]
+                )));
+            }
+            if values.len() > 1 {
+                axes.push((at, axis.to_string(), values));
+            }
+        }
+    }
+    if axes.is_empty() {
+        return Err(invalid(
+            "a sweep lists several values of -o, -t, -b or -w, for example: iospd sweep -o1,2,4,8,16,32 -b4K -r -Sh -L -d10 /mnt/t.dat".into(),
+        ));
+    }
+    let points = combinations(&axes);
+    if points.len() > MAX_POINTS {
+        return Err(invalid(format!(
+            "the lists make {} points; a sweep runs at most {MAX_POINTS}",
+            points.len()
+        )));
+    }
+    let mut merged: Option<(Profile, Vec<String>)> = None;
+    for point in &points {
+        let mut argv = args.clone();
+        for ((at, axis, _), value) in axes.iter().zip(point) {
+            argv[*at] = format!("{axis}{value}");
+        }
+        let os: Vec<OsString> = argv.iter().map(OsString::from).collect();
+        let raw = match cli::parse(&os)? {
+            Command::Run(raw) => raw,
+            Command::Help => return Err(CliError::NoArguments.into()),
+        };
+        let Resolved { profile, warnings } = profile::resolve(&raw, command_line.clone())?;
+        match &mut merged {
+            None => merged = Some((profile, warnings)),
+            Some((all, said)) => {
+                all.timespans.extend(profile.timespans);
+                for warning in warnings {
+                    if !said.contains(&warning) {
+                        said.push(warning);
+                    }
+                }
+            }
+        }
+    }
+    let (mut profile, warnings) = merged.expect("a sweep has points");
+    if profile.repeat > 1 {
+        return Err(invalid(
+            "--repeat cannot be combined with a sweep yet; run the sweep once per repetition"
+                .into(),
+        ));
+    }
+    profile.sweep = Some(Sweep {
+        axes: axes.iter().map(|(_, axis, _)| axis.clone()).collect(),
+        points,
+    });
+    Ok(Resolved { profile, warnings })
+}
+
+/// Whether `token` is the option `axis` and not a longer one that shares its letter (`-b` and
+/// `-bs`? none today; `-t` and `-T` differ in case).
+fn is_axis(token: &str, axis: &str) -> bool {
+    token[axis.len()..]
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_digit())
+}
+
+/// Every combination of the axes' values, the last axis varying fastest.
+fn combinations(axes: &[(usize, String, Vec<String>)]) -> Vec<Vec<String>> {
+    let mut points: Vec<Vec<String>> = vec![Vec::new()];
+    for (_, _, values) in axes {
+        points = points
+            .into_iter()
+            .flat_map(|p| {
+                values.iter().map(move |v| {
+                    let mut next = p.clone();
+                    next.push(v.clone());
+                    next
+                })
+            })
+            .collect();
+    }
+    points
+}
+
+fn invalid(message: String) -> Error {
+    ProfileError::Invalid(message).into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sweep(line: &str) -> Result<Profile, Error> {
+        let args: Vec<OsString> = line.split(' ').map(OsString::from).collect();
+        resolve(&args, format!("iospd sweep {line}")).map(|r| r.profile)
+    }
+
+    #[test]
+    fn every_combination_becomes_a_timespan_with_depth_fastest() {
+        let p = sweep("-o1,4,16 -t1,2 -b4K -r t.dat").unwrap();
+        let sweep = p.sweep.as_ref().unwrap();
+        assert_eq!(sweep.axes, ["-t", "-o"]);
+        assert_eq!(p.timespans.len(), 6);
+        assert_eq!(sweep.points[1], ["1", "4"]);
+        assert_eq!(sweep.points[3], ["2", "1"]);
+        let depths: Vec<u32> = p.timespans.iter().map(|t| t.targets[0].requests).collect();
+        assert_eq!(depths, [1, 4, 16, 1, 4, 16]);
+        let threads: Vec<u32> = p
+            .timespans
+            .iter()
+            .map(|t| t.targets[0].threads_per_target)
+            .collect();
+        assert_eq!(threads, [1, 1, 1, 2, 2, 2]);
+    }
+
+    #[test]
+    fn block_sizes_and_write_ratios_sweep_too() {
+        let p = sweep("-b4K,64K -w0,30 -r t.dat").unwrap();
+        let sizes: Vec<(u64, u32)> = p
+            .timespans
+            .iter()
+            .map(|t| (t.targets[0].block_size, t.targets[0].write_ratio as u32))
+            .collect();
+        assert_eq!(sizes, [(4096, 0), (65536, 0), (4096, 30), (65536, 30)]);
+    }
+
+    #[test]
+    fn nothing_to_sweep_or_a_bad_value_is_refused() {
+        let none = sweep("-o32 -b4K t.dat").unwrap_err().to_string();
+        assert!(none.contains("lists several values"), "{none}");
+        let empty = sweep("-o1,,4 t.dat").unwrap_err().to_string();
+        assert!(empty.contains("empty value"), "{empty}");
+        let bad = sweep("-o1,x t.dat").unwrap_err();
+        assert_eq!(bad.exit_code(), crate::EXIT_BAD_INPUT);
+    }
+}
