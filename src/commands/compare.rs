@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::report::load;
 use super::{ToolError, split_args};
-use crate::report::compare::{TimeSpanComparison, compare};
+use crate::report::compare::{RepeatedLine, TimeSpanComparison, compare, compare_repetitions};
 
 const USAGE: &str = "iospd compare <base.json> <new.json>";
 
@@ -57,6 +57,45 @@ pub fn render(base: &str, new: &str, timespans: &[Option<TimeSpanComparison>]) -
     out
 }
 
+/// The changes the repetitions of both runs (`--repeat`) show, with their intervals; nothing when
+/// either run has none.
+pub fn render_repetitions(lines: &[RepeatedLine]) -> String {
+    if lines.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "\nrepeated runs (--repeat): change of the means with its 95% confidence interval (Welch's t)\n",
+    );
+    let _ = writeln!(
+        out,
+        "  {:<8} {:<16} | {:>14} | {:>14} | {:>22} | verdict",
+        "timespan", "metric", "base mean (n)", "new mean (n)", "change (95% CI)"
+    );
+    let _ = writeln!(out, "  {}", "-".repeat(104));
+    for l in lines {
+        let d = &l.difference;
+        let base = l.means.0;
+        let percent = |v: f64| {
+            if base == 0.0 {
+                0.0
+            } else {
+                v / base.abs() * 100.0
+            }
+        };
+        let _ = writeln!(
+            out,
+            "  {:<8} {:<16} | {:>14} | {:>14} | {:>22} | {}",
+            l.timespan,
+            l.metric,
+            format!("{:.2} ({})", l.means.0, l.counts.0),
+            format!("{:.2} ({})", l.means.1, l.counts.1),
+            format!("{:+.2}% ± {:.2}%", percent(d.delta), percent(d.half_width)),
+            l.verdict()
+        );
+    }
+    out
+}
+
 /// Runs the subcommand.
 pub fn run(args: &[String]) -> Result<u8, ToolError> {
     let args = split_args(args, &[], USAGE)?;
@@ -66,7 +105,9 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
         )));
     };
     let (b, n) = (load(Path::new(base))?, load(Path::new(new))?);
-    crate::console::out(&render(base, new, &compare(&b, &n))).map_err(|e| ToolError::Output {
+    let mut text = render(base, new, &compare(&b, &n));
+    text.push_str(&render_repetitions(&compare_repetitions(&b, &n)));
+    crate::console::out(&text).map_err(|e| ToolError::Output {
         path: "standard output".into(),
         why: e.to_string(),
     })?;

@@ -129,7 +129,7 @@ pub fn format_of(
     let from_output = output.map(|p| {
         ResultFormat::from_path(p).ok_or_else(|| {
             ToolError::Usage(format!(
-                "'{}' does not end in .txt, .xml, .json or .html; the extension picks the format",
+                "'{}' does not end in .txt, .xml, .json, .html or .csv; the extension picks the format",
                 p.display()
             ))
         })

@@ -165,6 +165,90 @@ fn direction_lines(
     lines
 }
 
+/// One metric of one repeated timespan in both runs, from their repetitions.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RepeatedLine {
+    /// The timespan as given, from 1.
+    pub timespan: usize,
+    /// What is compared, with its unit.
+    pub metric: &'static str,
+    /// Whether a larger value is better (rates) or worse (latency).
+    pub higher_is_better: bool,
+    /// The means, base and new.
+    pub means: (f64, f64),
+    /// The repetitions, base and new.
+    pub counts: (usize, usize),
+    /// new − base, with its 95 % interval (Welch's t).
+    pub difference: crate::stats::confidence::Difference,
+}
+
+impl RepeatedLine {
+    /// `faster`, `slower` or `no detectable change`.
+    pub fn verdict(&self) -> &'static str {
+        if !self.difference.detected() {
+            "no detectable change"
+        } else if (self.difference.delta > 0.0) == self.higher_is_better {
+            "faster"
+        } else {
+            "slower"
+        }
+    }
+}
+
+/// When both runs repeated their timespans (`--repeat`): each metric's change with its 95 %
+/// confidence interval, from the repetitions.
+pub fn compare_repetitions(base: &Report, new: &Report) -> Vec<RepeatedLine> {
+    let (Some(b), Some(n)) = (&base.repetitions, &new.repetitions) else {
+        return Vec::new();
+    };
+    let mut lines = Vec::new();
+    for (bg, ng) in b.groups.iter().zip(&n.groups) {
+        let metrics = [
+            ("IOPS", true, Some(&bg.iops), Some(&ng.iops), 1.0),
+            (
+                "MiB/s",
+                true,
+                Some(&bg.throughput),
+                Some(&ng.throughput),
+                1_048_576.0,
+            ),
+            (
+                "mean latency us",
+                false,
+                bg.mean_latency.as_ref(),
+                ng.mean_latency.as_ref(),
+                1e3,
+            ),
+            (
+                "p99 latency us",
+                false,
+                bg.p99_latency.as_ref(),
+                ng.p99_latency.as_ref(),
+                1e3,
+            ),
+        ];
+        for (metric, higher_is_better, bs, ns, unit) in metrics {
+            let (Some(bs), Some(ns)) = (bs, ns) else {
+                continue;
+            };
+            let Some(mut difference) = crate::stats::confidence::difference(bs, ns) else {
+                continue;
+            };
+            difference.delta /= unit;
+            difference.half_width /= unit;
+            lines.push(RepeatedLine {
+                timespan: bg.timespan,
+                metric,
+                higher_is_better,
+                means: (bs.mean / unit, ns.mean / unit),
+                counts: (bs.n, ns.n),
+                difference,
+            });
+        }
+    }
+    lines
+}
+
 /// Compares timespan by timespan; `None` for a timespan either run did not measure.
 pub fn compare(base: &Report, new: &Report) -> Vec<Option<TimeSpanComparison>> {
     base.timespans

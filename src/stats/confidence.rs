@@ -80,6 +80,48 @@ impl Spread {
     }
 }
 
+/// The difference of two means (new − base) with the half-width of its 95 % confidence interval,
+/// by Welch's t (unequal variances; Welch–Satterthwaite degrees of freedom, rounded down).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Difference {
+    /// new − base.
+    pub delta: f64,
+    /// Half the 95 % interval's width.
+    pub half_width: f64,
+    /// The degrees of freedom used.
+    pub df: u32,
+}
+
+impl Difference {
+    /// Whether the interval excludes zero: a change the repetitions can detect.
+    pub fn detected(&self) -> bool {
+        self.delta.abs() > self.half_width
+    }
+}
+
+/// The difference of the means of `new` and `base`; `None` unless both have two measurements.
+pub fn difference(base: &Spread, new: &Spread) -> Option<Difference> {
+    if base.n < 2 || new.n < 2 {
+        return None;
+    }
+    let (a, b) = (
+        base.stddev.powi(2) / base.n as f64,
+        new.stddev.powi(2) / new.n as f64,
+    );
+    let se = (a + b).sqrt();
+    let df = if a + b == 0.0 {
+        (base.n + new.n - 2) as f64
+    } else {
+        (a + b).powi(2) / (a * a / (base.n - 1) as f64 + b * b / (new.n - 1) as f64)
+    };
+    let df = (df.floor() as u32).max(1);
+    Some(Difference {
+        delta: new.mean - base.mean,
+        half_width: t_975(df) * se,
+        df,
+    })
+}
+
 /// A modified z-score above this marks an outlier (Iglewicz and Hoaglin's rule).
 pub const OUTLIER_Z: f64 = 3.5;
 
@@ -196,6 +238,21 @@ mod tests {
         assert!((s.relative_half_width() - 1.962_9 / 11.0).abs() < 1e-4);
         let one = Spread::of(&[5.0]);
         assert_eq!((one.n, one.ci95_half_width, one.stddev), (1, 0.0, 0.0));
+    }
+
+    #[test]
+    fn welch_difference_of_two_textbook_samples() {
+        // Means 11 and 14, both variances 2.5 over 5: se 1, Welch df 8, t(8) 2.306.
+        let base = Spread::of(&[10.0, 12.0, 11.0, 13.0, 9.0]);
+        let new = Spread::of(&[14.0, 15.0, 13.0, 16.0, 12.0]);
+        let d = difference(&base, &new).unwrap();
+        assert_eq!(d.df, 8);
+        assert!((d.delta - 3.0).abs() < 1e-12);
+        assert!((d.half_width - 2.306).abs() < 1e-9);
+        assert!(d.detected());
+        let close = Spread::of(&[11.5, 10.5, 12.0, 10.0, 11.0]);
+        assert!(!difference(&base, &close).unwrap().detected());
+        assert!(difference(&base, &Spread::of(&[1.0])).is_none());
     }
 
     #[test]

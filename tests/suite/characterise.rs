@@ -154,3 +154,55 @@ fn a_sweep_without_a_list_is_refused_with_an_example() {
     );
     assert!(!dir.join("t.dat").exists());
 }
+
+#[test]
+fn compare_of_repeated_runs_gives_the_change_with_its_interval() {
+    let dir = TempDir::new();
+    let target = dir.arg("t.dat");
+    let run = |name: &str, extra: &[&str]| {
+        let output = iospd()
+            .args([
+                "-c16M",
+                "-d1",
+                "-W0",
+                "-b4K",
+                "-r",
+                "-L",
+                "--repeat=3",
+                "-Rjson",
+            ])
+            .args(extra)
+            .arg(&target)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let path = dir.join(name);
+        std::fs::write(&path, output.stdout).unwrap();
+        path.display().to_string()
+    };
+    // 1000 I/O per second, paced, against the unpaced device.
+    let slow = run("slow.json", &["-o1", "-g4096"]);
+    let fast = run("fast.json", &["-o4"]);
+    let compared = iospd().args(["compare", &slow, &fast]).output().unwrap();
+    assert_eq!(compared.status.code(), Some(0), "{}", stderr(&compared));
+    let text = stdout(&compared);
+    assert!(text.contains("repeated runs (--repeat)"), "{text}");
+    let iops = text
+        .lines()
+        .find(|l| l.contains("| IOPS") || l.trim_start().starts_with("1        IOPS"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(iops.ends_with("| faster"), "{iops}");
+    let same = iospd().args(["compare", &fast, &fast]).output().unwrap();
+    let same = stdout(&same);
+    let lines: Vec<&str> = same
+        .lines()
+        .skip_while(|l| !l.contains("repeated runs"))
+        .filter(|l| l.contains(" | "))
+        .skip(1)
+        .collect();
+    assert!(!lines.is_empty(), "{same}");
+    assert!(
+        lines.iter().all(|l| l.ends_with("no detectable change")),
+        "{same}"
+    );
+}

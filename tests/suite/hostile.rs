@@ -281,7 +281,7 @@ const COMMAND_LINES: &[(&[&str], &str)] = &[
     ),
     (
         &["--output=.", "t.dat"],
-        "does not end in .txt, .xml, .json or .html",
+        "does not end in .txt, .xml, .json, .html or .csv",
     ),
     (
         &["--output=reports.json", "t.dat"],

@@ -40,7 +40,7 @@ pub const LONG_FLAGS: &[LongFlag] = &[
     LongFlag {
         name: "output",
         usage: (
-            "--output=<file.txt|.xml|.json|.html>",
+            "--output=<file.txt|.xml|.json|.html|.csv>",
             "also write the report to this file, in the format its extension names (repeatable)",
         ),
         apply: |v, raw| {
@@ -49,7 +49,7 @@ pub const LONG_FLAGS: &[LongFlag] = &[
             };
             if crate::profile::ResultFormat::from_path(std::path::Path::new(path)).is_none() {
                 return Err(format!(
-                    "'{path}' does not end in .txt, .xml, .json or .html; the extension picks the format"
+                    "'{path}' does not end in .txt, .xml, .json, .html or .csv; the extension picks the format"
                 ));
             }
             let path = PathBuf::from(path);

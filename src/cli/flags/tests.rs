@@ -592,9 +592,9 @@ fn outputs() {
             .contains("already")
     );
     assert!(
-        (flag.apply)(Some("d.csv"), &mut raw)
+        (flag.apply)(Some("d.dat"), &mut raw)
             .unwrap_err()
-            .contains(".txt, .xml, .json or .html")
+            .contains(".txt, .xml, .json, .html or .csv")
     );
     assert!((flag.apply)(None, &mut raw).is_err());
 }
