@@ -1,8 +1,10 @@
 //! iospd's own subcommands, besides DiskSpd's command line: `trace-dump`, `merge`, `report` and
-//! `compare`. Each reads files iospd wrote and writes text; none touches a target.
+//! `compare` read files iospd wrote and write text, touching no target; `preset` runs named
+//! suites of plain iospd command lines, each as its own iospd process.
 
 pub mod compare;
 pub mod merge;
+pub mod preset;
 pub mod report;
 pub mod trace_dump;
 
@@ -57,6 +59,7 @@ pub fn dispatch(args: &[OsString]) -> Option<Result<u8, ToolError>> {
         "report" => report::run(&rest),
         "merge" => merge::run(&rest),
         "compare" => compare::run(&rest),
+        "preset" => preset::run(&rest),
         _ => return None,
     })
 }

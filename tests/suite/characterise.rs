@@ -206,3 +206,52 @@ fn compare_of_repeated_runs_gives_the_change_with_its_interval() {
         "{same}"
     );
 }
+
+#[test]
+fn a_preset_prints_command_lines_that_run_unchanged() {
+    let dir = TempDir::new();
+    let target = dir.arg("p.dat");
+    let output = iospd()
+        .args([
+            "preset",
+            "cdm",
+            &target,
+            "--size=8M",
+            "--seconds=1",
+            "--runs=2",
+            "--pause=0",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    let lines: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("iospd -"))
+        .collect();
+    assert_eq!(lines.len(), 8, "{text}");
+    for name in ["SEQ1M Q8T1", "SEQ1M Q1T1", "RND4K Q32T1", "RND4K Q1T1"] {
+        let row = text
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("{text}"));
+        assert_eq!(
+            row.matches('(').count(),
+            2,
+            "a read and a write cell: {row}"
+        );
+    }
+    // The last printed line (random 4K writes), run by hand, is the same test.
+    let line = format!("-{}", lines[7]);
+    let again = iospd().args(line.split(' ')).output().unwrap();
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    let report: Report = serde_json::from_str(&stdout(&again)).unwrap();
+    assert_eq!(report.timespans.len(), 2);
+    let target0 = &report.profile.timespans[0].targets[0];
+    assert_eq!((target0.block_size, target0.write_ratio), (4096, 100));
+    assert!(report.profile.timespans[0].random_write_data);
+
+    let unknown = iospd().args(["preset", "nope", &target]).output().unwrap();
+    assert_eq!(unknown.status.code(), Some(3));
+    assert!(stderr(&unknown).contains("presets: cdm, cdm-nvme, iops, latency, oltp, olap, hci"));
+}

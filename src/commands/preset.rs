@@ -1,0 +1,429 @@
+//! `iospd preset <name> <target>`: named suites of plain iospd command lines, defined as data in
+//! [`PRESETS`] (the one place to add a preset). The suite prints every command line it runs, runs
+//! each as its own iospd process (so a printed line reproduces its test exactly), then prints one
+//! summary table. Writes use random data (`-Zr`) so compressing or deduplicating devices are not
+//! flattered.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::Command;
+
+use super::ToolError;
+use crate::report::Report;
+
+/// One test of a suite: its name and its options (the suite adds size, duration, repetitions and
+/// the target).
+#[derive(Debug, Clone, Copy)]
+pub struct Test {
+    /// As the summary names it (`SEQ1M Q8T1`).
+    pub name: &'static str,
+    /// Whether it writes (the summary's write column).
+    pub writes: bool,
+    /// Its options.
+    pub args: &'static str,
+}
+
+/// A named suite.
+#[derive(Debug, Clone, Copy)]
+pub struct Preset {
+    /// Its name on the command line.
+    pub name: &'static str,
+    /// What it measures, and where its command lines come from.
+    pub about: &'static str,
+    /// The test file's size (`-c`).
+    pub size: &'static str,
+    /// Seconds each test measures (`-d`).
+    pub seconds: u32,
+    /// Warm-up seconds (`-W`).
+    pub warmup: u32,
+    /// Runs of each test (`--repeat`).
+    pub runs: u32,
+    /// Seconds between tests.
+    pub pause: u32,
+    /// Report the best run in decimal MB/s, as CrystalDiskMark does (else the mean and its
+    /// interval).
+    pub best_decimal: bool,
+    /// The tests, in order.
+    pub tests: &'static [Test],
+}
+
+const fn t(name: &'static str, writes: bool, args: &'static str) -> Test {
+    Test { name, writes, args }
+}
+
+/// Every preset.
+pub const PRESETS: &[Preset] = &[
+    Preset {
+        name: "cdm",
+        about: "CrystalDiskMark's default four tests, reads then writes; the best run in MB/s (decimal)",
+        size: "1G",
+        seconds: 5,
+        warmup: 0,
+        runs: 3,
+        pause: 5,
+        best_decimal: true,
+        tests: &[
+            t("SEQ1M Q8T1", false, "-b1M -o8 -t1 -s -w0 -Sh"),
+            t("SEQ1M Q1T1", false, "-b1M -o1 -t1 -s -w0 -Sh"),
+            t("RND4K Q32T1", false, "-b4K -o32 -t1 -r -w0 -Sh"),
+            t("RND4K Q1T1", false, "-b4K -o1 -t1 -r -w0 -Sh"),
+            t("SEQ1M Q8T1", true, "-b1M -o8 -t1 -s -w100 -Zr -Sh"),
+            t("SEQ1M Q1T1", true, "-b1M -o1 -t1 -s -w100 -Zr -Sh"),
+            t("RND4K Q32T1", true, "-b4K -o32 -t1 -r -w100 -Zr -Sh"),
+            t("RND4K Q1T1", true, "-b4K -o1 -t1 -r -w100 -Zr -Sh"),
+        ],
+    },
+    Preset {
+        name: "cdm-nvme",
+        about: "CrystalDiskMark's NVMe SSD tests, reads then writes; the best run in MB/s (decimal)",
+        size: "1G",
+        seconds: 5,
+        warmup: 0,
+        runs: 3,
+        pause: 5,
+        best_decimal: true,
+        tests: &[
+            t("SEQ1M Q8T1", false, "-b1M -o8 -t1 -s -w0 -Sh"),
+            t("SEQ128K Q32T1", false, "-b128K -o32 -t1 -s -w0 -Sh"),
+            t("RND4K Q32T16", false, "-b4K -o32 -t16 -r -w0 -Sh"),
+            t("RND4K Q1T1", false, "-b4K -o1 -t1 -r -w0 -Sh"),
+            t("SEQ1M Q8T1", true, "-b1M -o8 -t1 -s -w100 -Zr -Sh"),
+            t("SEQ128K Q32T1", true, "-b128K -o32 -t1 -s -w100 -Zr -Sh"),
+            t("RND4K Q32T16", true, "-b4K -o32 -t16 -r -w100 -Zr -Sh"),
+            t("RND4K Q1T1", true, "-b4K -o1 -t1 -r -w100 -Zr -Sh"),
+        ],
+    },
+    Preset {
+        name: "iops",
+        about: "the IOPS test of DiskSpd's latency-and-IOPS guidance: 8 threads x 8 outstanding 4K random reads, unbuffered, no latency look-aside",
+        size: "1G",
+        seconds: 30,
+        warmup: 5,
+        runs: 3,
+        pause: 0,
+        best_decimal: false,
+        tests: &[t("RND4K Q8T8", false, "-t8 -o8 -b4K -r -w0 -Suw")],
+    },
+    Preset {
+        name: "latency",
+        about: "the latency test of the same guidance: one thread, one outstanding 4K random read, with latency",
+        size: "1G",
+        seconds: 30,
+        warmup: 5,
+        runs: 3,
+        pause: 0,
+        best_decimal: false,
+        tests: &[t("RND4K Q1T1", false, "-t1 -o1 -b4K -r -w0 -Suw -L")],
+    },
+    Preset {
+        name: "oltp",
+        about: "iospd's line for an OLTP-like load as SQL Server guidance describes it: 8K pages, random, 70% reads / 30% writes",
+        size: "1G",
+        seconds: 30,
+        warmup: 5,
+        runs: 3,
+        pause: 0,
+        best_decimal: false,
+        tests: &[t(
+            "RND8K 70/30 Q8T4",
+            true,
+            "-t4 -o8 -b8K -r -w30 -Zr -Sh -L",
+        )],
+    },
+    Preset {
+        name: "olap",
+        about: "iospd's line for an OLAP-like load as SQL Server guidance describes it: 512K sequential reads (read-ahead of 64 pages), one thread per file",
+        size: "1G",
+        seconds: 30,
+        warmup: 5,
+        runs: 3,
+        pause: 0,
+        best_decimal: false,
+        tests: &[t("SEQ512K Q8T1", false, "-t1 -o8 -b512K -s -w0 -Sh -L")],
+    },
+    Preset {
+        name: "hci",
+        about: "the hyperconverged (Azure Stack HCI) validation line: 16 threads x 32 outstanding 4K random, 30% writes, shorter than its 300 s",
+        size: "1G",
+        seconds: 60,
+        warmup: 5,
+        runs: 1,
+        pause: 0,
+        best_decimal: false,
+        tests: &[t(
+            "RND4K 70/30 Q32T16",
+            true,
+            "-t16 -o32 -b4K -r -w30 -Zr -Sh -L",
+        )],
+    },
+];
+
+/// What the command line may change in a suite.
+#[derive(Debug, Default)]
+struct Overrides {
+    size: Option<String>,
+    seconds: Option<u32>,
+    runs: Option<u32>,
+    pause: Option<u32>,
+}
+
+const USAGE: &str =
+    "iospd preset <name> <target> [--size=<size>] [--seconds=<s>] [--runs=<n>] [--pause=<s>]";
+
+fn usage_error(why: &str) -> ToolError {
+    let names: Vec<&str> = PRESETS.iter().map(|p| p.name).collect();
+    ToolError::Usage(format!(
+        "{why}; usage: {USAGE}; presets: {}",
+        names.join(", ")
+    ))
+}
+
+/// Each test's command line (after `iospd`), as the suite runs it.
+pub fn command_lines(
+    preset: &Preset,
+    target: &str,
+    size: &str,
+    seconds: u32,
+    runs: u32,
+) -> Vec<String> {
+    preset
+        .tests
+        .iter()
+        .map(|test| {
+            let repeat = if runs > 1 {
+                format!(" --repeat={runs}")
+            } else {
+                String::new()
+            };
+            format!(
+                "-c{size} -d{seconds} -W{} {}{repeat} -Rjson {target}",
+                preset.warmup, test.args
+            )
+        })
+        .collect()
+}
+
+/// Runs the subcommand.
+pub fn run(args: &[String]) -> Result<u8, ToolError> {
+    let mut positional = Vec::new();
+    let mut over = Overrides::default();
+    for arg in args {
+        let number = |v: &str| {
+            v.parse::<u32>()
+                .map_err(|_| usage_error(&format!("'{arg}' needs a whole number")))
+        };
+        if let Some(v) = arg.strip_prefix("--size=") {
+            over.size = Some(v.to_string());
+        } else if let Some(v) = arg.strip_prefix("--seconds=") {
+            over.seconds = Some(number(v)?.max(1));
+        } else if let Some(v) = arg.strip_prefix("--runs=") {
+            over.runs = Some(number(v)?.max(1));
+        } else if let Some(v) = arg.strip_prefix("--pause=") {
+            over.pause = Some(number(v)?);
+        } else if arg.starts_with('-') {
+            return Err(usage_error(&format!("'{arg}' is not a preset option")));
+        } else {
+            positional.push(arg.as_str());
+        }
+    }
+    let [name, target] = positional.as_slice() else {
+        return Err(usage_error("name a preset and one target"));
+    };
+    let Some(preset) = PRESETS.iter().find(|p| p.name == *name) else {
+        return Err(usage_error(&format!("there is no preset '{name}'")));
+    };
+    let size = over.size.as_deref().unwrap_or(preset.size);
+    let seconds = over.seconds.unwrap_or(preset.seconds);
+    let runs = over.runs.unwrap_or(preset.runs);
+    let pause = over.pause.unwrap_or(preset.pause);
+    let lines = command_lines(preset, target, size, seconds, runs);
+    let mut text = format!("iospd preset {}: {}\n\n", preset.name, preset.about);
+    for line in &lines {
+        let _ = writeln!(text, "  iospd {line}");
+    }
+    say(&text)?;
+    let exe = std::env::current_exe().map_err(|e| ToolError::Output {
+        path: "iospd".into(),
+        why: e.to_string(),
+    })?;
+    let mut reports = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        if i > 0 && pause > 0 {
+            std::thread::sleep(std::time::Duration::from_secs(pause as u64));
+        }
+        let output = Command::new(&exe)
+            .args(line.split(' '))
+            .output()
+            .map_err(|e| ToolError::Output {
+                path: exe.clone(),
+                why: e.to_string(),
+            })?;
+        if !output.status.success() {
+            crate::console::say(String::from_utf8_lossy(&output.stderr).trim_end());
+            return Ok(output.status.code().unwrap_or(1).clamp(1, 255) as u8);
+        }
+        let report: Report =
+            serde_json::from_slice(&output.stdout).map_err(|e| ToolError::Input {
+                path: Path::new(&format!("iospd {line}")).to_path_buf(),
+                why: e.to_string(),
+            })?;
+        reports.push(report);
+    }
+    say(&summary(preset, &reports))?;
+    Ok(0)
+}
+
+fn say(text: &str) -> Result<(), ToolError> {
+    crate::console::out(text).map_err(|e| ToolError::Output {
+        path: "standard output".into(),
+        why: e.to_string(),
+    })
+}
+
+/// One run of a test: bytes and I/Os per second, and with -L its mean and p99 latency in ns.
+type RunRates = (f64, f64, Option<(f64, u64)>);
+
+/// Each run's rates of one test's report (one per repetition).
+fn runs_of(report: &Report) -> Vec<RunRates> {
+    report
+        .timespans
+        .iter()
+        .filter_map(|t| t.measured.as_ref())
+        .map(|m| {
+            let t = &m.totals.total;
+            (
+                t.bytes_per_s,
+                t.ios_per_s,
+                t.latency.as_ref().map(|l| (l.mean_ns, l.at(99.0))),
+            )
+        })
+        .collect()
+}
+
+/// The summary table.
+pub fn summary(preset: &Preset, reports: &[Report]) -> String {
+    let mut out = String::from("\n");
+    if preset.best_decimal {
+        out.push_str("test            |   Read MB/s (min-max)      |   Write MB/s (min-max)\n");
+        let _ = writeln!(out, "{}", "-".repeat(74));
+        let reads: Vec<(&Test, &Report)> = preset
+            .tests
+            .iter()
+            .zip(reports)
+            .filter(|(t, _)| !t.writes)
+            .collect();
+        for (test, read) in reads {
+            let cell = |report: Option<&Report>| {
+                let rates: Vec<f64> = report
+                    .map(|r| runs_of(r).iter().map(|(b, ..)| b / 1e6).collect())
+                    .unwrap_or_default();
+                match rates.iter().copied().reduce(f64::max) {
+                    Some(best) => format!(
+                        "{best:10.2} ({:.2}-{:.2})",
+                        rates.iter().copied().fold(f64::INFINITY, f64::min),
+                        best
+                    ),
+                    None => "not run".into(),
+                }
+            };
+            let write = preset
+                .tests
+                .iter()
+                .zip(reports)
+                .find(|(t, _)| t.writes && t.name == test.name)
+                .map(|(_, r)| r);
+            let _ = writeln!(
+                out,
+                "{:<15} | {:<26} | {}",
+                test.name,
+                cell(Some(read)),
+                cell(write)
+            );
+        }
+        out.push_str("best of the runs, MB/s = 1,000,000 bytes per second as CrystalDiskMark counts; (min-max) over the runs\n");
+        return out;
+    }
+    out.push_str("test               | runs |  I/O per s (95% CI +/-)   |    MB/s    | AvgLat ms |   p99 ms\n");
+    let _ = writeln!(out, "{}", "-".repeat(92));
+    for (test, report) in preset.tests.iter().zip(reports) {
+        let runs = runs_of(report);
+        let iops: Vec<f64> = runs.iter().map(|r| r.1).collect();
+        let spread = crate::stats::confidence::Spread::of(&iops);
+        let mean = |pick: &dyn Fn(&RunRates) -> Option<f64>| {
+            let values: Vec<f64> = runs.iter().filter_map(pick).collect();
+            (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
+        };
+        let ms =
+            |v: Option<f64>| v.map_or("      N/A".to_string(), |ns| format!("{:9.3}", ns / 1e6));
+        let _ = writeln!(
+            out,
+            "{:<18} | {:4} | {:12.2} ({:>10}) | {:10.2} | {} | {}",
+            test.name,
+            runs.len(),
+            spread.mean,
+            if spread.n > 1 {
+                format!("{:.2}", spread.ci95_half_width)
+            } else {
+                "N/A".into()
+            },
+            mean(&|r| Some(r.0)).unwrap_or(0.0) / 1e6,
+            ms(mean(&|r| r.2.map(|l| l.0))),
+            ms(mean(&|r| r.2.map(|l| l.1 as f64)))
+        );
+    }
+    out.push_str("means over the runs; MB/s = 1,000,000 bytes per second; 95% CI: Student's t over the runs\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_line_is_a_valid_iospd_command() {
+        for preset in PRESETS {
+            assert!(!preset.tests.is_empty(), "{}", preset.name);
+            for line in command_lines(
+                preset,
+                "/mnt/t.dat",
+                preset.size,
+                preset.seconds,
+                preset.runs,
+            ) {
+                let mut args = vec![std::ffi::OsString::from("iospd")];
+                args.extend(line.split(' ').map(std::ffi::OsString::from));
+                let crate::cli::Command::Run(raw) = crate::cli::parse(&args[1..]).unwrap() else {
+                    panic!("{line}");
+                };
+                let resolved = crate::profile::resolve(&raw, line.clone())
+                    .unwrap_or_else(|e| panic!("{}: {line}: {e}", preset.name));
+                for ts in &resolved.profile.timespans {
+                    for target in &ts.targets {
+                        if target.write_ratio > 0 {
+                            assert!(
+                                ts.random_write_data
+                                    || matches!(
+                                        target.write_buffer,
+                                        crate::profile::WriteBuffer::Source { .. }
+                                    ),
+                                "{}: writes must use random data: {line}",
+                                preset.name
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn preset_names_are_unique() {
+        for (i, p) in PRESETS.iter().enumerate() {
+            assert!(
+                PRESETS[i + 1..].iter().all(|q| q.name != p.name),
+                "{}",
+                p.name
+            );
+        }
+    }
+}
