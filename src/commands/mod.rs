@@ -6,6 +6,7 @@ pub mod compare;
 pub mod merge;
 pub mod preset;
 pub mod report;
+pub mod slo;
 pub mod trace_dump;
 
 use std::ffi::OsString;
@@ -60,6 +61,8 @@ pub fn dispatch(args: &[OsString]) -> Option<Result<u8, ToolError>> {
         "merge" => merge::run(&rest),
         "compare" => compare::run(&rest),
         "preset" => preset::run(&rest),
+        // A sweep with a latency target searches; without one it is a run of many timespans.
+        "sweep" if rest.iter().any(|a| a.starts_with("--slo=")) => slo::run(&rest),
         _ => return None,
     })
 }

@@ -255,3 +255,60 @@ fn a_preset_prints_command_lines_that_run_unchanged() {
     assert_eq!(unknown.status.code(), Some(3));
     assert!(stderr(&unknown).contains("presets: cdm, cdm-nvme, iops, latency, oltp, olap, hci"));
 }
+
+#[test]
+fn an_slo_search_brackets_the_highest_rate_that_meets_the_target() {
+    let dir = TempDir::new();
+    let target = dir.arg("slo.dat");
+    let output = iospd()
+        .args([
+            "sweep",
+            "--slo=p99:50ms",
+            "-c16M",
+            "-d1",
+            "-W0",
+            "-b4K",
+            "-r",
+        ])
+        .arg(&target)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    let saturation: f64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("saturation: "))
+        .and_then(|l| l.split(' ').next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("{text}"));
+    let answer = text
+        .lines()
+        .find_map(|l| l.strip_prefix("answer: "))
+        .unwrap_or_else(|| panic!("{text}"));
+    // A 50 ms p99 is far above this file's latency: the answer is a rate the file sustains,
+    // within the bracket's 2 % of the top of the search (105 % of saturation) or limited by
+    // the rate a paced step achieved.
+    let rate: f64 = answer.split(' ').next().unwrap().parse().unwrap();
+    assert!(rate > 0.0 && rate <= saturation * 1.06, "{answer}");
+    // Every step is printed as a plain command line that runs as it is.
+    let step = text
+        .lines()
+        .find_map(|l| l.trim_start().strip_prefix("$ iospd "))
+        .unwrap_or_else(|| panic!("{text}"));
+    let again = iospd().args(step.split(' ')).output().unwrap();
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+
+    for bad in ["--slo=p99", "--slo=p99:2", "--slo=p101:1ms"] {
+        let refused = iospd()
+            .args(["sweep", bad, "-d1"])
+            .arg(&target)
+            .output()
+            .unwrap();
+        assert_eq!(refused.status.code(), Some(3), "{bad}");
+        assert!(
+            stderr(&refused).contains("--slo=p99:2ms"),
+            "{bad}: {}",
+            stderr(&refused)
+        );
+    }
+}
