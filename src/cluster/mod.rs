@@ -38,6 +38,15 @@ use link::Link;
 use message::Message;
 pub use results::Finished;
 
+/// How many processes an MPI launcher (Open MPI, MPICH/Hydra, Slurm's `srun`) started alongside
+/// this one, when one did.
+#[cfg_attr(feature = "mpi", allow(dead_code))]
+fn launched_copies() -> Option<u32> {
+    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS"]
+        .iter()
+        .find_map(|name| std::env::var(name).ok()?.trim().parse().ok())
+}
+
 /// This process's place in the measurement: alone, or one rank of many.
 pub struct Cluster {
     link: Option<Box<dyn Link>>,
@@ -98,6 +107,13 @@ impl Cluster {
                 std::process::exit(crate::EXIT_RUN_ERROR as i32);
             }
             None => {}
+        }
+        #[cfg(not(feature = "mpi"))]
+        if let Some(copies) = launched_copies().filter(|&n| n > 1) {
+            shout(&format!(
+                "iospd: an MPI launcher started {copies} copies of an iospd built without MPI; each would run the whole test on its own, on the same targets. Build with MPI (cargo build --release --features mpi; README, \"Many hosts\"), or run iospd without the launcher"
+            ));
+            std::process::exit(crate::EXIT_BAD_INPUT as i32);
         }
         Cluster::alone()
     }

@@ -50,6 +50,9 @@ pub fn render(report: &Report) -> String {
         );
     }
     system(&mut page, report);
+    if let Some(sweep) = &report.sweep {
+        super::sweep_html::section(&mut page, sweep);
+    }
     let _ = writeln!(
         page,
         "<h2>Input parameters</h2><pre>{}</pre>",

@@ -14,6 +14,7 @@ mod model;
 pub mod repetitions;
 pub mod svg;
 pub mod sweep;
+mod sweep_html;
 pub mod text;
 pub mod xml;
 

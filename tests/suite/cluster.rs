@@ -365,6 +365,9 @@ mod mpi {
     /// rank is running.
     fn interrupted(test: &str, signal: libc::c_int, dir: &TempDir) -> Option<Output> {
         let mut command = mpirun(test, 3)?;
+        // Open MPI answers a Ctrl-C by signalling the ranks and killing them `sigkill_timeout`
+        // seconds later; the default, one second, is too short for a loaded machine to report in.
+        command.env("OMPI_MCA_odls_base_sigkill_timeout", "5");
         let child = command
             .args(["-c8M", "-d60", "-W0", "-b4K", "-o2", "-r", "-Rjson"])
             .arg(format!("--output={}", dir.arg("r.json")))
@@ -467,4 +470,33 @@ mod mpi {
         }
         panic!("the run never got there");
     }
+}
+
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn a_build_without_mpi_started_by_a_launcher_refuses_to_run_copies() {
+    let dir = TempDir::new();
+    for (variable, value) in [("OMPI_COMM_WORLD_SIZE", "4"), ("PMI_SIZE", "2")] {
+        let output = iospd()
+            .env(variable, value)
+            .args(["-c8M", "-d1", "-w50"])
+            .arg(dir.arg("t.dat"))
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(3), "{variable}");
+        assert!(
+            stderr(&output).contains("--features mpi"),
+            "{}",
+            stderr(&output)
+        );
+        assert!(!dir.join("t.dat").exists());
+    }
+    // One copy is a plain run.
+    let one = iospd()
+        .env("OMPI_COMM_WORLD_SIZE", "1")
+        .args(["-c8M", "-d1", "-W0"])
+        .arg(dir.arg("t.dat"))
+        .output()
+        .unwrap();
+    assert_eq!(one.status.code(), Some(0), "{}", stderr(&one));
 }

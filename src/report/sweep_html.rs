@@ -1,0 +1,124 @@
+//! The sweep section of the HTML report: IOPS against latency (p50 and p99, log latency axis), one
+//! line per series, IOPS against queue depth when the depth was swept, and the table of points.
+
+use std::fmt::Write as _;
+
+use super::svg::{Chart, Scale, Series, escape, render as svg};
+use super::sweep::SweepReport;
+
+const COLORS: [&str; 8] = [
+    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+];
+
+/// The section, for a report that is a sweep.
+pub fn section(page: &mut String, s: &SweepReport) {
+    page.push_str("<h2>Sweep</h2>");
+    let name = |fixed: &[String]| -> String {
+        let parts: Vec<String> = s
+            .axes
+            .iter()
+            .zip(fixed)
+            .map(|(a, v)| format!("{a}{v}"))
+            .collect();
+        if parts.is_empty() {
+            "all points".into()
+        } else {
+            parts.join(" ")
+        }
+    };
+    let mut latency = Vec::new();
+    let mut depth = Vec::new();
+    for (i, series) in s.series.iter().enumerate() {
+        let color = COLORS[i % COLORS.len()];
+        let measured: Vec<_> = series
+            .points
+            .iter()
+            .map(|&p| &s.points[p])
+            .filter(|p| p.measured)
+            .collect();
+        for (label, pick) in [
+            (
+                "p50",
+                (|p: &super::sweep::SweepPoint| p.p50_ns) as fn(&_) -> Option<u64>,
+            ),
+            ("p99", |p| p.p99_ns),
+        ] {
+            let points: Vec<(f64, f64)> = measured
+                .iter()
+                .filter_map(|p| Some((p.ios_per_s, pick(p)? as f64 / 1e6)))
+                .filter(|(_, ms)| *ms > 0.0)
+                .collect();
+            if !points.is_empty() {
+                latency.push(Series {
+                    name: format!("{} {label}", name(&series.fixed)),
+                    color,
+                    points,
+                });
+            }
+        }
+        if s.axes.last().is_some_and(|a| a == "-o") {
+            let points: Vec<(f64, f64)> = measured
+                .iter()
+                .filter_map(|p| Some((p.values.last()?.parse::<f64>().ok()?, p.ios_per_s)))
+                .collect();
+            depth.push(Series {
+                name: name(&series.fixed),
+                color,
+                points,
+            });
+        }
+    }
+    if !latency.is_empty() {
+        page.push_str(&svg(&Chart {
+            title: "Latency against IOPS (p50 and p99 of each point)",
+            x_label: "I/Os per second",
+            y_label: "latency, ms (log scale)",
+            x_scale: Scale::Linear,
+            y_scale: Scale::Log,
+            x_ticks: None,
+            series: latency,
+        }));
+    }
+    if !depth.is_empty() {
+        page.push_str(&svg(&Chart {
+            title: "IOPS against queue depth",
+            x_label: "outstanding I/Os per thread (-o, log scale)",
+            y_label: "I/Os per second",
+            x_scale: Scale::Log,
+            y_scale: Scale::Linear,
+            x_ticks: None,
+            series: depth,
+        }));
+    }
+    page.push_str("<table><tr><th>point</th>");
+    for axis in &s.axes {
+        let _ = write!(page, "<th>{}</th>", escape(axis));
+    }
+    page.push_str("<th>IOPS</th><th>MiB/s</th><th>mean µs</th><th>p50 µs</th><th>p99 µs</th><th>p99.9 µs</th><th>CPU %</th><th>depth</th><th class=\"l\">knee</th></tr>");
+    let knees: Vec<usize> = s.series.iter().filter_map(|x| x.knee).collect();
+    for (i, p) in s.points.iter().enumerate() {
+        let us = |ns: Option<f64>| ns.map_or(String::new(), |ns| format!("{:.1}", ns / 1e3));
+        let _ = write!(page, "<tr><td>{}</td>", p.timespan);
+        for v in &p.values {
+            let _ = write!(page, "<td>{}</td>", escape(v));
+        }
+        let _ = write!(
+            page,
+            "<td>{:.2}</td><td>{:.2}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}</td><td>{:.2}</td><td class=\"l\">{}</td></tr>",
+            p.ios_per_s,
+            p.bytes_per_s / 1_048_576.0,
+            us(p.mean_ns),
+            us(p.p50_ns.map(|v| v as f64)),
+            us(p.p99_ns.map(|v| v as f64)),
+            us(p.p999_ns.map(|v| v as f64)),
+            p.cpu_percent,
+            p.achieved_depth,
+            if knees.contains(&i) { "knee" } else { "" }
+        );
+    }
+    let _ = writeln!(
+        page,
+        "</table><p class=\"note\">The knee of a series is the last point before a step gains less than {:.0}% IOPS while p99 still rises.</p>",
+        s.knee_gain * 100.0
+    );
+}
