@@ -138,7 +138,8 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
     // 2. The bisection.
     let (mut lo, mut hi) = (0.0f64, best * 1.05);
     let mut passing: Option<Step> = None;
-    while hi - lo > BRACKET * hi {
+    // Without a passing step the bracket only shrinks towards 0: stop below 0.1 % of saturation.
+    while hi - lo > BRACKET * hi && (passing.is_some() || hi > best / 1000.0) {
         let rate = (lo + hi) / 2.0;
         let per_thread = (rate / threads).round().max(1.0) as u64;
         let mut seconds_scale = 1;

@@ -60,8 +60,12 @@ fn linear_ticks(lo: f64, hi: f64) -> Vec<f64> {
     let first = (lo / step).floor() * step;
     let mut ticks = Vec::new();
     let mut t = first;
-    while t <= hi + step * 0.5 {
+    // Up to the first tick at or above `hi`, so that no value lies beyond the axis.
+    loop {
         ticks.push(t);
+        if t >= hi - step * 1e-9 {
+            break;
+        }
         t += step;
     }
     ticks
@@ -285,6 +289,15 @@ mod tests {
         assert_eq!(short(0.001), "0.001");
         assert_eq!(short(0.0015), "0.0015");
         assert_eq!(short(100.0), "100");
+    }
+
+    #[test]
+    fn the_last_tick_is_at_or_above_the_largest_value() {
+        for hi in [434_981.0, 400_000.0, 449_999.0, 0.7, 97.0] {
+            let ticks = linear_ticks(0.0, hi);
+            assert!(*ticks.last().unwrap() >= hi, "{hi}: {ticks:?}");
+            assert!(ticks.len() <= 8, "{hi}: {ticks:?}");
+        }
     }
 
     #[test]
