@@ -97,8 +97,8 @@ pub fn resolve(args: &[OsString], command_line: String) -> Result<Resolved, Erro
     Ok(Resolved { profile, warnings })
 }
 
-/// Whether `token` is the option `axis` and not a longer one that shares its letter (`-b` and
-/// `-bs`? none today; `-t` and `-T` differ in case).
+/// Whether `token` gives `axis` a value: the letter is followed by a digit (`-o32`, `-b4K`), not
+/// by another option's letters.
 fn is_axis(token: &str, axis: &str) -> bool {
     token[axis.len()..]
         .chars()

@@ -8,6 +8,7 @@
 //! interval data (no `-D`) the noise is unknown and no change is called significant.
 
 use super::{Direction, Measured, Report};
+use crate::stats::confidence::Spread;
 use crate::stats::timeline::{Point, Row};
 
 /// One metric of one direction in both runs.
@@ -44,22 +45,15 @@ pub struct TimeSpanComparison {
     pub lines: Vec<Line>,
 }
 
-/// Mean and sample variance of `values`, and their count.
-fn spread(values: &[f64]) -> Option<(f64, f64, usize)> {
-    let n = values.len();
-    if n < 2 {
+/// Twice the standard error of the difference of the means, in percent of `base`; `None` unless
+/// both runs have two values.
+fn noise(base_values: &[f64], new_values: &[f64], base: f64) -> Option<f64> {
+    if base_values.len() < 2 || new_values.len() < 2 || base == 0.0 {
         return None;
     }
-    let mean = values.iter().sum::<f64>() / n as f64;
-    let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
-    Some((mean, var, n))
-}
-
-/// Twice the standard error of the difference of the means, in percent of `base`.
-fn noise(base_values: &[f64], new_values: &[f64], base: f64) -> Option<f64> {
-    let (_, v1, n1) = spread(base_values)?;
-    let (_, v2, n2) = spread(new_values)?;
-    (base != 0.0).then(|| 2.0 * (v1 / n1 as f64 + v2 / n2 as f64).sqrt() / base.abs() * 100.0)
+    let (a, b) = (Spread::of(base_values), Spread::of(new_values));
+    let se = (a.stddev.powi(2) / a.n as f64 + b.stddev.powi(2) / b.n as f64).sqrt();
+    Some(2.0 * se / base.abs() * 100.0)
 }
 
 fn change(base: f64, new: f64) -> Option<f64> {
@@ -288,7 +282,8 @@ mod tests {
     fn noise_is_twice_the_standard_error_of_the_difference() {
         // Two runs of 4 intervals each with sample variance 2/3·… : values 9, 10, 11, 10.
         let a = [9.0, 10.0, 11.0, 10.0];
-        let (mean, var, n) = spread(&a).unwrap();
+        let s = Spread::of(&a);
+        let (mean, var, n) = (s.mean, s.stddev.powi(2), s.n);
         assert_eq!((mean, n), (10.0, 4));
         assert!((var - 2.0 / 3.0).abs() < 1e-12);
         let expected = 2.0 * (2.0 * var / 4.0).sqrt() / 10.0 * 100.0;
