@@ -2,6 +2,7 @@
 //! `compare` read files iospd wrote and write text, touching no target; `preset` runs named
 //! suites of plain iospd command lines, each as its own iospd process.
 
+pub mod child;
 pub mod compare;
 pub mod merge;
 pub mod preset;
@@ -28,6 +29,16 @@ pub enum ToolError {
         /// What is wrong, and the fix.
         why: String,
     },
+    /// A child iospd run failed.
+    #[error("'{line}' failed (exit {code}):\n{why}")]
+    Failed {
+        /// Its command line.
+        line: String,
+        /// Its exit code.
+        code: u8,
+        /// What it said on stderr.
+        why: String,
+    },
     /// The output cannot be written.
     #[error("cannot write '{path}': {why}")]
     Output {
@@ -44,6 +55,7 @@ impl ToolError {
         match self {
             ToolError::Usage(_) | ToolError::Input { .. } => crate::exit::EXIT_BAD_INPUT,
             ToolError::Output { .. } => crate::exit::EXIT_RUN_ERROR,
+            ToolError::Failed { code, .. } => *code,
         }
     }
 }

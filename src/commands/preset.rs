@@ -5,8 +5,6 @@
 //! flattered.
 
 use std::fmt::Write as _;
-use std::path::Path;
-use std::process::Command;
 
 use super::ToolError;
 use crate::report::Report;
@@ -242,31 +240,14 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
         let _ = writeln!(text, "  iospd {line}");
     }
     say(&text)?;
-    let exe = std::env::current_exe().map_err(|e| ToolError::Output {
-        path: "iospd".into(),
-        why: e.to_string(),
-    })?;
+    let child = super::child::Child::this()?;
     let mut reports = Vec::new();
     for (i, line) in lines.iter().enumerate() {
         if i > 0 && pause > 0 {
             std::thread::sleep(std::time::Duration::from_secs(pause as u64));
         }
-        let output = Command::new(&exe)
-            .args(line.split(' '))
-            .output()
-            .map_err(|e| ToolError::Output {
-                path: exe.clone(),
-                why: e.to_string(),
-            })?;
-        if !output.status.success() {
-            crate::console::say(String::from_utf8_lossy(&output.stderr).trim_end());
-            return Ok(output.status.code().unwrap_or(1).clamp(1, 255) as u8);
-        }
-        let report: Report =
-            serde_json::from_slice(&output.stdout).map_err(|e| ToolError::Input {
-                path: Path::new(&format!("iospd {line}")).to_path_buf(),
-                why: e.to_string(),
-            })?;
+        let args: Vec<String> = line.split(' ').map(str::to_string).collect();
+        let report = child.report(&args)?;
         reports.push(report);
     }
     say(&summary(preset, &reports))?;

@@ -14,11 +14,9 @@
 //! again twice as long instead of guessing. Every step is a plain iospd command line, printed as it
 //! runs.
 
-use std::fmt::Write as _;
-use std::process::Command;
-
 use super::ToolError;
 use crate::report::Report;
+use crate::report::slo::{PacedStep, RampStep, SloSearch, ms};
 
 /// A ramp step that gains less than this is saturation.
 const SATURATION_GAIN: f64 = 0.10;
@@ -28,6 +26,8 @@ const BRACKET: f64 = 0.02;
 const ACHIEVED: f64 = 0.985;
 /// The deepest queue the ramp tries.
 const MAX_DEPTH: u32 = 1024;
+/// A step with too few samples for a bound runs at most this many times longer.
+const MAX_SCALE: u32 = 8;
 
 /// `pXX:<value><us|ms>`: the percentile (0–100) and the latency bound in ns.
 pub fn parse_slo(text: &str) -> Result<(f64, u64), String> {
@@ -64,12 +64,176 @@ pub fn upper_rank(n: u64, p: f64) -> Option<u64> {
     (k <= n).then_some(k)
 }
 
-/// One step's outcome.
-struct Step {
-    rate: f64,
-    ios: u64,
-    percentile_ns: Option<u64>,
-    bound_ns: Option<u64>,
+/// What the search looks for.
+#[derive(Debug, Clone, Copy)]
+pub struct Goal {
+    /// The percentile (0–100).
+    pub percentile: f64,
+    /// The latency it must stay under, ns.
+    pub target_ns: u64,
+    /// Threads the paced rate is shared among (`-t`).
+    pub threads: u32,
+    /// Runs per paced step (`--repeat`).
+    pub repeat: u32,
+}
+
+/// One paced run: the achieved rate, and the percentile of latency from each I/O's intended start
+/// with its upper 95 % bound (`None` with too few samples).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PacedRun {
+    /// I/Os per second over all threads.
+    pub rate: f64,
+    /// Latency samples.
+    pub samples: u64,
+    /// The percentile, ns.
+    pub percentile_ns: Option<u64>,
+    /// Its upper 95 % bound, ns.
+    pub bound_ns: Option<u64>,
+    /// The command line that ran it.
+    pub command: String,
+}
+
+/// What the search measures with: iospd runs in real use, a model of a device in tests.
+pub trait Probe {
+    /// A closed-loop run at `depth` per thread.
+    fn closed(&mut self, depth: u32) -> Result<RampStep, ToolError>;
+    /// An open-loop run at `depth`, each thread paced to `per_thread` I/Os per second, measuring
+    /// `scale` times the given duration.
+    fn paced(&mut self, depth: u32, per_thread: u64, scale: u32) -> Result<PacedRun, ToolError>;
+}
+
+/// Runs the search with `probe`, telling `say` each step as it ends.
+pub fn search(
+    probe: &mut dyn Probe,
+    goal: Goal,
+    command_line: String,
+    say: &mut dyn FnMut(&str) -> Result<(), ToolError>,
+) -> Result<SloSearch, ToolError> {
+    let p = goal.percentile;
+    say(&format!(
+        "iospd sweep --slo: the highest rate with p{p} latency under {}\n\nclosed-loop ramp:\n",
+        ms(Some(goal.target_ns))
+    ))?;
+    // 1. The ramp.
+    let (mut ramp, mut best, mut depth, mut d) = (Vec::new(), 0.0f64, 1u32, 1u32);
+    while d <= MAX_DEPTH {
+        let step = probe.closed(d)?;
+        say(&format!(
+            "  -o{d:<5} {:12.2} I/O per s  p{p} {}\n",
+            step.ios_per_s,
+            ms(step.percentile_ns)
+        ))?;
+        let gained = step.ios_per_s >= best * (1.0 + SATURATION_GAIN);
+        if gained {
+            (best, depth) = (step.ios_per_s, d);
+        }
+        ramp.push(step);
+        if !gained {
+            break;
+        }
+        d *= 2;
+    }
+    say(&format!(
+        "saturation: {best:.2} I/O per s at -o{depth}\n\nopen loop at -o{depth}, latency from each I/O's intended start:\n"
+    ))?;
+    // 2. The bisection.
+    let threads = goal.threads.max(1) as f64;
+    let (mut lo, mut hi) = (0.0f64, best * 1.05);
+    let (mut steps, mut answer): (Vec<PacedStep>, Option<usize>) = (Vec::new(), None);
+    // Without a passing step the bracket only shrinks towards 0: stop below 0.1 % of saturation.
+    while hi - lo > BRACKET * hi && (answer.is_some() || hi > best / 1000.0) {
+        let rate = (lo + hi) / 2.0;
+        let per_thread = (rate / threads).round().max(1.0) as u64;
+        let step = paced_step(probe, goal, depth, per_thread, say)?;
+        if step.pass {
+            lo = rate;
+            answer = Some(steps.len());
+        } else {
+            hi = rate;
+        }
+        steps.push(step);
+    }
+    Ok(SloSearch {
+        command_line,
+        percentile: p,
+        target_ns: goal.target_ns,
+        bound_method: BOUND_METHOD.into(),
+        repeat: goal.repeat,
+        ramp,
+        saturation_ios_per_s: best,
+        depth,
+        steps,
+        answer,
+        bracket: [lo, hi],
+    })
+}
+
+/// How the bound is computed, as the outputs say it.
+const BOUND_METHOD: &str = "upper 95% bound: order statistic k = ceil(np + 1.645 sqrt(np(1-p))) + 1 of the exact histogram";
+
+/// One target rate, run `goal.repeat` times (each longer until it has samples enough for a bound);
+/// it passes only when every run does, and stops at the first run that fails.
+fn paced_step(
+    probe: &mut dyn Probe,
+    goal: Goal,
+    depth: u32,
+    per_thread: u64,
+    say: &mut dyn FnMut(&str) -> Result<(), ToolError>,
+) -> Result<PacedStep, ToolError> {
+    let p = goal.percentile;
+    let target = per_thread as f64 * goal.threads.max(1) as f64;
+    let mut step = PacedStep {
+        target_ios_per_s: target,
+        achieved_ios_per_s: f64::INFINITY,
+        samples: u64::MAX,
+        percentile_ns: None,
+        bound_ns: None,
+        pass: true,
+        failed_on: None,
+        commands: Vec::new(),
+    };
+    for _ in 0..goal.repeat.max(1) {
+        let mut scale = 1;
+        let run = loop {
+            let run = probe.paced(depth, per_thread, scale)?;
+            step.commands.push(run.command.clone());
+            if run.bound_ns.is_some() || scale >= MAX_SCALE {
+                break run;
+            }
+            say(&format!(
+                "  {target:12.2}  {} I/Os are too few for a 95% bound on p{p}: running {}x longer\n",
+                run.samples,
+                scale * 2
+            ))?;
+            scale *= 2;
+        };
+        let reached = run.rate >= ACHIEVED * target;
+        let under = run.bound_ns.is_some_and(|b| b <= goal.target_ns);
+        let failed_on = match (reached, under, run.bound_ns) {
+            (false, _, _) => Some("fail (rate not reached)"),
+            (_, _, None) => Some("fail (too few samples for a bound)"),
+            (_, false, _) => Some("fail (latency)"),
+            _ => None,
+        };
+        say(&format!(
+            "  target {target:12.2}  achieved {:12.2}  p{p} {}  upper bound {}  {}\n",
+            run.rate,
+            ms(run.percentile_ns),
+            ms(run.bound_ns),
+            failed_on.unwrap_or("pass")
+        ))?;
+        step.achieved_ios_per_s = step.achieved_ios_per_s.min(run.rate);
+        step.samples = step.samples.min(run.samples);
+        step.percentile_ns = step.percentile_ns.max(run.percentile_ns);
+        // A run without a bound fails, and nothing runs after a failure.
+        step.bound_ns = run.bound_ns.and(step.bound_ns.max(run.bound_ns));
+        if let Some(why) = failed_on {
+            step.pass = false;
+            step.failed_on = Some(why.into());
+            break;
+        }
+    }
+    Ok(step)
 }
 
 /// Runs the search; `args` are the sweep's arguments with `--slo=` among them.
@@ -80,9 +244,27 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
         .find_map(|a| a.strip_prefix("--slo="))
         .ok_or_else(|| usage("--slo=<pXX:latency> is missing".into()))?;
     let (percentile, target_ns) = parse_slo(slo).map_err(usage)?;
+    let output = args.iter().find_map(|a| a.strip_prefix("--output="));
+    let repeat = match args.iter().find_map(|a| a.strip_prefix("--repeat=")) {
+        None => 1,
+        Some(n) => n
+            .parse::<u32>()
+            .ok()
+            .filter(|n| (1..=100).contains(n))
+            .ok_or_else(|| {
+                usage(format!(
+                    "'--repeat={n}' needs a whole number from 1 to 100, for example --repeat=3"
+                ))
+            })?,
+    };
     let mut base: Vec<String> = args
         .iter()
-        .filter(|a| !a.starts_with("--slo=") && a.as_str() != "-L")
+        .filter(|a| {
+            !["--slo=", "--output=", "--repeat="]
+                .iter()
+                .any(|o| a.starts_with(o))
+                && a.as_str() != "-L"
+        })
         .cloned()
         .collect();
     if let Some(bad) = base
@@ -93,164 +275,146 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
             "'{bad}' cannot be given with --slo: the search sets the depth (-o), the pacing (-g) and reads JSON results (-R)"
         )));
     }
-    let threads: f64 = base
+    let threads = base
         .iter()
         .find_map(|a| a.strip_prefix("-t").and_then(|t| t.parse::<u32>().ok()))
-        .unwrap_or(1) as f64;
+        .unwrap_or(1);
     if base.len() < 2 {
         return Err(usage(
             "give the workload and one target, for example: iospd sweep --slo=p99:2ms -b4K -r -Sh -d10 /mnt/t.dat".into(),
         ));
     }
+    let target = base.last().cloned().unwrap_or_default();
+    let (format, place) = match output {
+        None => (None, None),
+        Some(path) => {
+            let format = match std::path::Path::new(path)
+                .extension()
+                .and_then(|e| e.to_str())
+            {
+                Some("json") => SloFormat::Json,
+                Some("csv") => SloFormat::Csv,
+                Some("txt") => SloFormat::Text,
+                _ => {
+                    return Err(usage(format!(
+                        "'--output={path}': a search writes .json, .csv or .txt; name the file with one of these"
+                    )));
+                }
+            };
+            let place = super::report::check_output(Some(std::path::Path::new(path)), &[&target])?;
+            (Some(format), place)
+        }
+    };
     base.insert(base.len() - 1, "-L".into());
-    let exe = std::env::current_exe().map_err(|e| ToolError::Output {
-        path: "iospd".into(),
-        why: e.to_string(),
-    })?;
-    let mut log = format!(
-        "iospd sweep --slo: the highest rate with p{percentile} latency under {:.3} ms\n\nclosed-loop ramp:\n",
-        target_ns as f64 / 1e6
-    );
-    out(&std::mem::take(&mut log))?;
-    let runner = Runner {
-        exe,
+    let mut probe = Runs {
+        child: super::child::Child::this()?,
         base,
         percentile,
     };
-    // 1. The ramp.
-    let (mut best, mut depth, mut d) = (0.0f64, 1u32, 1u32);
-    while d <= MAX_DEPTH {
-        let report = runner.run(&[format!("-o{d}")], None)?;
-        let (iops, p_ns) = summary(&report, percentile, false);
-        out(&format!(
-            "  -o{d:<5} {iops:12.2} I/O per s  p{percentile} {}\n",
-            ms(p_ns)
-        ))?;
-        if iops < best * (1.0 + SATURATION_GAIN) {
-            break;
-        }
-        (best, depth) = (iops, d);
-        d *= 2;
-    }
-    out(&format!(
-        "saturation: {best:.2} I/O per s at -o{depth}\n\nopen loop at -o{depth}, latency from each I/O's intended start:\n"
-    ))?;
-    // 2. The bisection.
-    let (mut lo, mut hi) = (0.0f64, best * 1.05);
-    let mut passing: Option<Step> = None;
-    // Without a passing step the bracket only shrinks towards 0: stop below 0.1 % of saturation.
-    while hi - lo > BRACKET * hi && (passing.is_some() || hi > best / 1000.0) {
-        let rate = (lo + hi) / 2.0;
-        let per_thread = (rate / threads).round().max(1.0) as u64;
-        let mut seconds_scale = 1;
-        let step = loop {
-            let report = runner.run(
-                &[format!("-o{depth}"), format!("-g{per_thread}i")],
-                Some(seconds_scale),
-            )?;
-            let step = paced(&report, percentile);
-            if step.bound_ns.is_some() || seconds_scale >= 8 {
-                break step;
-            }
-            out(&format!(
-                "  {rate:12.2}  {} I/Os are too few for a 95% bound on p{percentile}: running {}x longer\n",
-                step.ios,
-                seconds_scale * 2
-            ))?;
-            seconds_scale *= 2;
-        };
-        let achieved = step.rate >= ACHIEVED * per_thread as f64 * threads;
-        let under = step.bound_ns.is_some_and(|b| b <= target_ns);
-        let pass = achieved && under;
-        out(&format!(
-            "  target {:12.2}  achieved {:12.2}  p{percentile} {}  upper bound {}  {}\n",
-            per_thread as f64 * threads,
-            step.rate,
-            ms(step.percentile_ns),
-            ms(step.bound_ns),
-            if pass {
-                "pass"
-            } else if !achieved {
-                "fail (rate not reached)"
-            } else {
-                "fail (latency)"
-            }
-        ))?;
-        if pass {
-            lo = rate;
-            passing = Some(step);
-        } else {
-            hi = rate;
-        }
-    }
-    let _ = match &passing {
-        Some(step) => writeln!(
-            log,
-            "\nanswer: {:.2} I/O per s meets p{percentile} < {:.3} ms (p{percentile} {}, upper 95% bound {}; bracket {:.0}-{:.0})",
-            step.rate,
-            target_ns as f64 / 1e6,
-            ms(step.percentile_ns),
-            ms(step.bound_ns),
-            lo,
-            hi
-        ),
-        None => writeln!(
-            log,
-            "\nanswer: no rate tried met p{percentile} < {:.3} ms (the lowest tried was {:.2} I/O per s)",
-            target_ns as f64 / 1e6,
-            hi
-        ),
+    let goal = Goal {
+        percentile,
+        target_ns,
+        threads,
+        repeat,
     };
-    out(&log)?;
+    let line = format!("iospd sweep {}", args.join(" "));
+    let result = search(&mut probe, goal, line, &mut |text| out(text))?;
+    out(&format!("\n{}", result.render_text()))?;
+    if let (Some(format), Some(mut place)) = (format, place) {
+        let text = match format {
+            SloFormat::Json => {
+                serde_json::to_string_pretty(&result).expect("a search serialises") + "\n"
+            }
+            SloFormat::Csv => result.render_csv(),
+            SloFormat::Text => result.render_text(),
+        };
+        place
+            .replace_with(text.as_bytes())
+            .map_err(|e| ToolError::Output {
+                path: place.path().to_path_buf(),
+                why: e.to_string(),
+            })?;
+    }
     Ok(0)
 }
 
-struct Runner {
-    exe: std::path::PathBuf,
+/// The formats a search's `--output` may have.
+#[derive(Debug, Clone, Copy)]
+enum SloFormat {
+    Json,
+    Csv,
+    Text,
+}
+
+/// The probe of real use: each step an iospd run of the base command line.
+struct Runs {
+    child: super::child::Child,
     base: Vec<String>,
     percentile: f64,
 }
 
-impl Runner {
+impl Runs {
     /// Runs the base command with `extra` options (and `-d` scaled by `scale`), printing the line.
-    fn run(&self, extra: &[String], scale: Option<u32>) -> Result<Report, ToolError> {
+    fn run(&self, extra: &[String], scale: u32) -> Result<(Report, String), ToolError> {
         let mut args: Vec<String> = self
             .base
             .iter()
-            .map(|a| {
-                match (
-                    scale,
-                    a.strip_prefix("-d").and_then(|d| d.parse::<u32>().ok()),
-                ) {
-                    (Some(s), Some(d)) => format!("-d{}", d * s),
+            .map(
+                |a| match a.strip_prefix("-d").and_then(|d| d.parse::<u32>().ok()) {
+                    Some(d) if scale > 1 => format!("-d{}", d * scale),
                     _ => a.clone(),
-                }
-            })
+                },
+            )
             .collect();
         let target = args.pop().unwrap_or_default();
         args.extend(extra.iter().cloned());
         args.push(format!("--percentiles={}", self.percentile));
         args.push("-Rjson".into());
         args.push(target);
-        out(&format!("    $ iospd {}\n", args.join(" ")))?;
-        let output =
-            Command::new(&self.exe)
-                .args(&args)
-                .output()
-                .map_err(|e| ToolError::Output {
-                    path: self.exe.clone(),
-                    why: e.to_string(),
-                })?;
-        if !output.status.success() {
-            return Err(ToolError::Usage(format!(
-                "iospd {} failed: {}",
-                args.join(" "),
-                String::from_utf8_lossy(&output.stderr).trim()
-            )));
-        }
-        serde_json::from_slice(&output.stdout)
-            .map_err(|e| ToolError::Usage(format!("iospd {} gave no JSON: {e}", args.join(" "))))
+        let line = format!("iospd {}", args.join(" "));
+        out(&format!("    $ {line}\n"))?;
+        Ok((self.child.report(&args)?, line))
     }
+}
+
+impl Probe for Runs {
+    fn closed(&mut self, depth: u32) -> Result<RampStep, ToolError> {
+        let (report, command) = self.run(&[format!("-o{depth}")], 1)?;
+        let total = measured(&report).map(|m| &m.totals.total);
+        Ok(RampStep {
+            depth,
+            ios_per_s: total.map_or(0.0, |t| t.ios_per_s),
+            percentile_ns: total
+                .and_then(|t| t.latency.as_ref())
+                .map(|l| l.at(self.percentile)),
+            command,
+        })
+    }
+
+    fn paced(&mut self, depth: u32, per_thread: u64, scale: u32) -> Result<PacedRun, ToolError> {
+        let (report, command) =
+            self.run(&[format!("-o{depth}"), format!("-g{per_thread}i")], scale)?;
+        let total = measured(&report).map(|m| &m.totals.total);
+        let latency = total.and_then(|t| t.latency_from_intended.as_ref());
+        let samples = latency.map_or(0, |l| l.count);
+        let bound_ns = latency.and_then(|l| {
+            let k = upper_rank(l.count, self.percentile / 100.0)?;
+            let h = l.histogram().ok()?;
+            h.percentiles(&[k as f64 / l.count as f64]).first().copied()
+        });
+        Ok(PacedRun {
+            rate: total.map_or(0.0, |t| t.ios_per_s),
+            samples,
+            percentile_ns: latency.map(|l| l.at(self.percentile)),
+            bound_ns,
+            command,
+        })
+    }
+}
+
+/// The first timespan's measured results.
+fn measured(report: &Report) -> Option<&crate::report::Measured> {
+    report.timespans.first().and_then(|t| t.measured.as_ref())
 }
 
 fn out(text: &str) -> Result<(), ToolError> {
@@ -258,45 +422,6 @@ fn out(text: &str) -> Result<(), ToolError> {
         path: "standard output".into(),
         why: e.to_string(),
     })
-}
-
-fn ms(ns: Option<u64>) -> String {
-    ns.map_or("N/A".into(), |ns| format!("{:.3} ms", ns as f64 / 1e6))
-}
-
-/// IOPS and the percentile of the first timespan (from the intended start when `paced`).
-fn summary(report: &Report, percentile: f64, paced: bool) -> (f64, Option<u64>) {
-    let Some(m) = report.timespans.first().and_then(|t| t.measured.as_ref()) else {
-        return (0.0, None);
-    };
-    let total = &m.totals.total;
-    let latency = if paced {
-        total.latency_from_intended.as_ref()
-    } else {
-        total.latency.as_ref()
-    };
-    (total.ios_per_s, latency.map(|l| l.at(percentile)))
-}
-
-fn paced(report: &Report, percentile: f64) -> Step {
-    let (rate, percentile_ns) = summary(report, percentile, true);
-    let latency = report
-        .timespans
-        .first()
-        .and_then(|t| t.measured.as_ref())
-        .and_then(|m| m.totals.total.latency_from_intended.as_ref());
-    let ios = latency.map_or(0, |l| l.count);
-    let bound_ns = latency.and_then(|l| {
-        let k = upper_rank(l.count, percentile / 100.0)?;
-        let h = l.histogram().ok()?;
-        h.percentiles(&[k as f64 / l.count as f64]).first().copied()
-    });
-    Step {
-        rate,
-        ios,
-        percentile_ns,
-        bound_ns,
-    }
 }
 
 #[cfg(test)]
@@ -319,5 +444,198 @@ mod tests {
         // 100 samples cannot bound p99 from above: k = ⌈99 + 1.64⌉ + 1 = 102 > 100.
         assert_eq!(upper_rank(100, 0.99), None);
         assert!(upper_rank(1_000, 0.5).unwrap() > 500);
+    }
+
+    /// A device of 100,000 IOPS capacity and 40 µs service time, one thread. Closed loop:
+    /// IOPS = min(depth / 40 µs, capacity) (depth 4 saturates). Open loop at rate λ: latency is
+    /// exponential with mean s / (1 − λ/C) (M/M/1), so its quantile q is s·ln(1/(1 − q)) / (1 − ρ);
+    /// the bound is the quantile at the order statistic's rank. Every `slow_every`-th paced run
+    /// has twice the service time.
+    struct Device {
+        seconds: f64,
+        slow_every: Option<u32>,
+        paced_runs: u32,
+        scales: Vec<u32>,
+    }
+
+    const CAPACITY: f64 = 100_000.0;
+    const SERVICE_S: f64 = 40e-6;
+
+    impl Device {
+        fn new(seconds: f64) -> Self {
+            Device {
+                seconds,
+                slow_every: None,
+                paced_runs: 0,
+                scales: Vec::new(),
+            }
+        }
+
+        /// The latency quantile `q` at rate `rate` for a service time.
+        fn quantile_ns(service_s: f64, rate: f64, q: f64) -> u64 {
+            let rho = rate / (CAPACITY * SERVICE_S / service_s);
+            (service_s / (1.0 - rho) * (1.0 / (1.0 - q)).ln() * 1e9) as u64
+        }
+
+        /// The upper bound of p99 from `samples` at `rate`: the quantile at the order statistic's
+        /// rank (the largest sample counts as the (n − ½)/n quantile).
+        fn bound_ns(service_s: f64, rate: f64, samples: u64) -> Option<u64> {
+            let k = upper_rank(samples, 0.99)? as f64;
+            let q = (k / samples as f64).min(1.0 - 0.5 / samples as f64);
+            Some(Self::quantile_ns(service_s, rate, q))
+        }
+    }
+
+    /// The highest rate whose bound (from one second of samples) meets `target_ns`, found by a
+    /// fine bisection of the model itself.
+    fn known_answer(service_s: f64, target_ns: u64) -> f64 {
+        let (mut lo, mut hi) = (1.0, CAPACITY * SERVICE_S / service_s * 0.99);
+        for _ in 0..100 {
+            let mid = (lo + hi) / 2.0;
+            match Device::bound_ns(service_s, mid, mid as u64) {
+                Some(b) if b <= target_ns => lo = mid,
+                _ => hi = mid,
+            }
+        }
+        lo
+    }
+
+    impl Probe for Device {
+        fn closed(&mut self, depth: u32) -> Result<RampStep, ToolError> {
+            let ios_per_s = (depth as f64 / SERVICE_S).min(CAPACITY);
+            Ok(RampStep {
+                depth,
+                ios_per_s,
+                percentile_ns: Some((depth as f64 / ios_per_s * 4.6 * 1e9) as u64),
+                command: format!("-o{depth}"),
+            })
+        }
+
+        fn paced(&mut self, depth: u32, rate: u64, scale: u32) -> Result<PacedRun, ToolError> {
+            self.paced_runs += 1;
+            self.scales.push(scale);
+            let slow = self.slow_every.is_some_and(|n| self.paced_runs % n == 0);
+            let service = if slow { 2.0 * SERVICE_S } else { SERVICE_S };
+            let achieved = (rate as f64).min(CAPACITY * SERVICE_S / service * 0.99);
+            let samples = (achieved * self.seconds * scale as f64) as u64;
+            let bound_ns = Self::bound_ns(service, achieved, samples);
+            Ok(PacedRun {
+                rate: achieved,
+                samples,
+                percentile_ns: Some(Self::quantile_ns(service, achieved, 0.99)),
+                bound_ns,
+                command: format!("-o{depth} -g{rate}i"),
+            })
+        }
+    }
+
+    fn goal(target_ns: u64, repeat: u32) -> Goal {
+        Goal {
+            percentile: 99.0,
+            target_ns,
+            threads: 1,
+            repeat,
+        }
+    }
+
+    fn searched(device: &mut Device, goal: Goal) -> SloSearch {
+        search(device, goal, "test".into(), &mut |_| Ok(())).unwrap()
+    }
+
+    #[test]
+    fn the_search_finds_saturation_and_the_known_answer() {
+        let mut device = Device::new(1.0);
+        let result = searched(&mut device, goal(1_000_000, 1));
+        assert_eq!(result.depth, 4);
+        assert!((result.saturation_ios_per_s - CAPACITY).abs() < 1.0);
+        assert_eq!(
+            result.ramp.iter().map(|r| r.depth).collect::<Vec<_>>(),
+            [1, 2, 4, 8]
+        );
+        // p99 < 1 ms: 1 − ρ = 40 µs · ln 100 / 1 ms, so p99 meets it up to 81,579 IOPS; the bound
+        // (a little above p99) meets it up to a little less, and the 2 % bracket may stop below.
+        let ideal = known_answer(SERVICE_S, 1_000_000);
+        let p99_only = CAPACITY * (1.0 - SERVICE_S * 100f64.ln() * 1e9 / 1e6);
+        assert!(
+            ideal < p99_only && ideal > 0.98 * p99_only,
+            "{ideal} vs {p99_only}"
+        );
+        let answer = result.answer().expect("a rate passes").achieved_ios_per_s;
+        assert!(
+            answer <= ideal && answer >= ideal * 0.97,
+            "{answer} vs {ideal}"
+        );
+        assert!(result.bracket[1] - result.bracket[0] <= BRACKET * result.bracket[1]);
+        let [lo, hi] = result.bracket;
+        assert!(lo <= ideal && hi >= ideal * 0.98, "{lo}-{hi} vs {ideal}");
+        // Every passing step is under the target, every failing one is not.
+        for step in &result.steps {
+            assert_eq!(step.pass, step.bound_ns.unwrap() <= 1_000_000, "{step:?}");
+        }
+    }
+
+    #[test]
+    fn an_unreachable_target_ends_with_no_answer() {
+        // Below the service time nothing passes; the search stops once the rate is tiny.
+        let mut device = Device::new(1.0);
+        let result = searched(&mut device, goal(100_000, 1));
+        assert_eq!(result.answer, None);
+        assert!(result.steps.len() < 20, "{}", result.steps.len());
+        assert!(result.bracket[1] < CAPACITY / 1000.0 * 2.0);
+        assert!(
+            result
+                .render_text()
+                .contains("answer: no rate tried met p99")
+        );
+    }
+
+    #[test]
+    fn every_repetition_must_pass() {
+        // One run in three is twice as slow: with --repeat=3 every step meets a slow run, so the
+        // answer is the slow device's.
+        let mut device = Device::new(1.0);
+        device.slow_every = Some(3);
+        let result = searched(&mut device, goal(1_000_000, 3));
+        let slow = known_answer(2.0 * SERVICE_S, 1_000_000);
+        let answer = result.answer().expect("a rate passes").achieved_ios_per_s;
+        assert!(
+            answer <= slow && answer >= slow * 0.97,
+            "{answer} vs {slow}"
+        );
+        // A failing step stops at its failing run; a passing one ran three times.
+        for step in &result.steps {
+            match step.pass {
+                true => assert_eq!(step.commands.len(), 3, "{step:?}"),
+                false => assert!(step.commands.len() <= 3, "{step:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn too_few_samples_run_longer_instead_of_guessing() {
+        // 5 ms per run: a few hundred samples, too few to bound p99 at first.
+        let mut device = Device::new(0.005);
+        let result = searched(&mut device, goal(1_000_000, 1));
+        assert!(device.scales.iter().any(|&s| s > 1), "{:?}", device.scales);
+        assert!(device.scales.iter().all(|&s| s <= MAX_SCALE));
+        assert!(result.steps.iter().any(|s| s.commands.len() > 1));
+        // With the bound from fewer samples the answer is lower, never higher.
+        let answer = result.answer().expect("a rate passes").achieved_ios_per_s;
+        assert!(answer <= known_answer(SERVICE_S, 1_000_000), "{answer}");
+    }
+
+    #[test]
+    fn the_outputs_carry_every_step() {
+        let mut device = Device::new(1.0);
+        let result = searched(&mut device, goal(1_000_000, 1));
+        let csv = result.render_csv();
+        assert_eq!(
+            csv.lines().count(),
+            1 + result.ramp.len() + result.steps.len()
+        );
+        assert_eq!(csv.lines().filter(|l| l.ends_with(",answer")).count(), 1);
+        let json = serde_json::to_string(&result).unwrap();
+        let back: SloSearch = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, result);
     }
 }

@@ -12,6 +12,7 @@ pub mod json;
 pub mod merge;
 mod model;
 pub mod repetitions;
+pub mod slo;
 pub mod svg;
 pub mod sweep;
 mod sweep_html;

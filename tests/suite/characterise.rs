@@ -270,11 +270,28 @@ fn an_slo_search_brackets_the_highest_rate_that_meets_the_target() {
             "-b4K",
             "-r",
         ])
+        .arg(format!("--output={}", dir.arg("slo.json")))
         .arg(&target)
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let text = stdout(&output);
+    // The file holds the same search: the ramp, every step with its command lines, the answer.
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("slo.json")).unwrap()).unwrap();
+    let steps = saved["steps"].as_array().unwrap();
+    assert!(!saved["ramp"].as_array().unwrap().is_empty());
+    assert!(
+        steps
+            .iter()
+            .all(|s| !s["commands"].as_array().unwrap().is_empty())
+    );
+    let best = &steps[saved["answer"].as_u64().expect("an answer") as usize];
+    assert_eq!(best["pass"], true);
+    assert!(text.contains(&format!(
+        "answer: {:.2} I/O per s",
+        best["achieved_ios_per_s"].as_f64().unwrap()
+    )));
     let saturation: f64 = text
         .lines()
         .find_map(|l| l.strip_prefix("saturation: "))
