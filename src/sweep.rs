@@ -1,8 +1,9 @@
 //! `iospd sweep`: a DiskSpd command line in which `-o`, `-t`, `-b` or `-w` list several values
 //! (`-o1,2,4,8 -t1,4`) becomes one profile with a timespan per combination, so every point runs on
 //! the same prepared targets, one after the other, and the report holds every point in full. Queue
-//! depth varies fastest, then block size, write ratio and threads; the [`Sweep`] the profile
-//! carries names each point's values, and the report's sweep table and knee are computed from it
+//! depth varies fastest, then block size, write ratio and threads; `--repeat=N` runs the whole
+//! sweep N times over (so drift touches every point alike). The [`Sweep`] the profile carries names
+//! each point's values, and the report's sweep table and knee are computed from it
 //! (see [`crate::report::sweep`]).
 
 use std::ffi::OsString;
@@ -60,16 +61,19 @@ pub fn resolve(args: &[OsString], command_line: String) -> Result<Resolved, Erro
         )));
     }
     let mut merged: Option<(Profile, Vec<String>)> = None;
+    let mut repeat = 1;
     for point in &points {
         let mut argv = args.clone();
         for ((at, axis, _), value) in axes.iter().zip(point) {
             argv[*at] = format!("{axis}{value}");
         }
         let os: Vec<OsString> = argv.iter().map(OsString::from).collect();
-        let raw = match cli::parse(&os)? {
+        let mut raw = match cli::parse(&os)? {
             Command::Run(raw) => raw,
             Command::Help => return Err(CliError::NoArguments.into()),
         };
+        // Repetitions run the whole sweep over (below), so drift touches every point alike.
+        repeat = raw.repeat.take().unwrap_or(1);
         let Resolved { profile, warnings } = profile::resolve(&raw, command_line.clone())?;
         match &mut merged {
             None => merged = Some((profile, warnings)),
@@ -84,11 +88,12 @@ pub fn resolve(args: &[OsString], command_line: String) -> Result<Resolved, Erro
         }
     }
     let (mut profile, warnings) = merged.expect("a sweep has points");
-    if profile.repeat > 1 {
-        return Err(invalid(
-            "--repeat cannot be combined with a sweep yet; run the sweep once per repetition"
-                .into(),
-        ));
+    if repeat > 1 {
+        let once = std::mem::take(&mut profile.timespans);
+        for _ in 0..repeat {
+            profile.timespans.extend(once.iter().cloned());
+        }
+        profile.repeat = repeat;
     }
     profile.sweep = Some(Sweep {
         axes: axes.iter().map(|(_, axis, _)| axis.clone()).collect(),
@@ -164,6 +169,15 @@ mod tests {
             .map(|t| (t.targets[0].block_size, t.targets[0].write_ratio as u32))
             .collect();
         assert_eq!(sizes, [(4096, 0), (65536, 0), (4096, 30), (65536, 30)]);
+    }
+
+    #[test]
+    fn repetitions_run_the_whole_sweep_over() {
+        let p = sweep("-o1,4 -b4K -r --repeat=3 t.dat").unwrap();
+        assert_eq!(p.repeat, 3);
+        assert_eq!(p.sweep.as_ref().unwrap().points.len(), 2);
+        let depths: Vec<u32> = p.timespans.iter().map(|t| t.targets[0].requests).collect();
+        assert_eq!(depths, [1, 4, 1, 4, 1, 4]);
     }
 
     #[test]

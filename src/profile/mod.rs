@@ -46,6 +46,10 @@ fn one() -> u32 {
     1
 }
 
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
 fn is_one(n: &u32) -> bool {
     *n == 1
 }
@@ -115,6 +119,9 @@ pub struct Profile {
     /// repetitions can be compared.
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub repeat: u32,
+    /// `--pause`: seconds of idle between timespans, so a device settles between points.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub pause_s: u32,
     /// The timespans, run in order.
     pub timespans: Vec<TimeSpan>,
     /// `-X`: the XML profile file the run was read from (an input no output may replace).
@@ -148,6 +155,7 @@ impl Profile {
             start_at_unix_ns: None,
             peer_timeout_s: DEFAULT_PEER_TIMEOUT,
             repeat: 1,
+            pause_s: 0,
             sweep: None,
             timespans,
             profile_file: None,

@@ -190,6 +190,8 @@ pub struct RawArgs {
     pub peer_timeout_s: Option<u32>,
     /// `--repeat=`: how many times the timespans run.
     pub repeat: Option<u32>,
+    /// `--pause=`: seconds of idle between timespans.
+    pub pause_s: Option<u32>,
     /// Target paths in command-line order.
     pub targets: Vec<PathBuf>,
 }

@@ -88,6 +88,7 @@ pub fn resolve(raw: &RawArgs, command_line: String) -> Result<Resolved, ProfileE
         }
         profile.start_at_unix_ns = Some(crate::wall::unix_ns(at));
     }
+    profile.pause_s = raw.pause_s.unwrap_or(0);
     if let Some(seconds) = raw.peer_timeout_s {
         profile.peer_timeout_s = seconds;
     }

@@ -353,6 +353,7 @@ fn measured(
         threads,
         counters: results.counters.clone(),
         distributions,
+        steady_state: crate::stats::timeline::steady_state(&results.timeline),
         timeline: results.timeline.clone(),
     }
 }

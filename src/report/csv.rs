@@ -20,7 +20,7 @@ pub fn render(report: &Report) -> String {
     for axis in &axes {
         let _ = write!(out, ",{axis}");
     }
-    out.push_str(",measured,ios_per_s,mib_per_s,mean_us,p50_us,p99_us,p999_us,cpu_percent,achieved_depth,knee\n");
+    out.push_str(",measured,ios_per_s,ios_per_s_ci95,mib_per_s,mean_us,p50_us,p99_us,p999_us,cpu_percent,achieved_depth,knee\n");
     let knees: Vec<usize> = sweep.as_ref().map_or_else(Vec::new, |s| {
         s.series.iter().filter_map(|x| x.knee).collect()
     });
@@ -41,9 +41,11 @@ pub fn render(report: &Report) -> String {
         }
         let _ = writeln!(
             out,
-            ",{},{:.2},{:.3},{},{},{},{},{:.2},{:.2},{}",
+            ",{},{:.2},{},{:.3},{},{},{},{},{:.2},{:.2},{}",
             p.measured,
             p.ios_per_s,
+            p.ios_per_s_ci95
+                .map_or(String::new(), |c| format!("{c:.2}")),
             p.bytes_per_s / 1_048_576.0,
             us(p.mean_ns),
             us(p.p50_ns.map(|v| v as f64)),

@@ -413,6 +413,7 @@ fn merge_timespan(
         threads,
         counters,
         distributions: first_measured.distributions.clone(),
+        steady_state: crate::stats::timeline::steady_state(&timeline),
         timeline,
     });
     let traced: Vec<_> = parts.iter().filter_map(|(_, t)| t.trace.as_ref()).collect();

@@ -109,6 +109,9 @@ pub struct Measured {
     pub distributions: Vec<DistributionReport>,
     /// `-D`: per interval, every thread merged: each target and all together, with percentiles.
     pub timeline: Vec<crate::stats::timeline::Row>,
+    /// `-D`: SNIA's steady-state test over the IOPS of the last five whole intervals.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady_state: Option<crate::stats::confidence::SteadyState>,
 }
 
 /// Reads, writes, and both.

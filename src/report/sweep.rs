@@ -1,10 +1,12 @@
-//! `iospd sweep`: one row per point (a timespan of the report) with its parameters and results,
+//! `iospd sweep`: one row per point (a timespan of the report, or with `--repeat` the means over
+//! its repetitions) with its parameters and results,
 //! and the knee of each series — the last point before another step of queue depth (or of the
 //! innermost swept option) gains less than [`KNEE_GAIN`] in IOPS while p99 latency still rises.
 
 use serde::{Deserialize, Serialize};
 
 use super::{Report, TimeSpanReport};
+use crate::stats::confidence::Spread;
 
 /// A step that gains less than this share of IOPS (while p99 rises) is past the knee.
 pub const KNEE_GAIN: f64 = 0.10;
@@ -47,6 +49,13 @@ pub struct SweepPoint {
     pub cpu_percent: f64,
     /// Time-weighted I/Os in flight.
     pub achieved_depth: f64,
+    /// With `--repeat`: the report's timespans that are its repetitions (from 1); its figures are
+    /// their means.
+    #[serde(default)]
+    pub runs: Vec<usize>,
+    /// With `--repeat`: half the width of the 95 % confidence interval of its mean IOPS.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ios_per_s_ci95: Option<f64>,
 }
 
 /// Points that differ only in the innermost option, and their knee.
@@ -63,12 +72,25 @@ pub struct Series {
 /// The sweep of `report`, when its profile is one.
 pub fn of(report: &Report) -> Option<SweepReport> {
     let sweep = report.profile.sweep.as_ref()?;
+    let given = sweep.points.len().max(1);
     let points: Vec<SweepPoint> = sweep
         .points
         .iter()
-        .zip(&report.timespans)
         .enumerate()
-        .map(|(i, (values, ts))| point(i + 1, values, ts))
+        .map(|(k, values)| {
+            // Repetitions run the whole sweep over, so point k's runs are every given-th timespan.
+            let runs: Vec<(usize, &TimeSpanReport)> = report
+                .timespans
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| i % given == k)
+                .map(|(i, t)| (i + 1, t))
+                .collect();
+            match runs.as_slice() {
+                [(i, ts)] => point(*i, values, ts),
+                _ => repeated(values, &runs),
+            }
+        })
         .collect();
     let mut series: Vec<Series> = Vec::new();
     for (i, p) in points.iter().enumerate() {
@@ -109,6 +131,45 @@ pub(super) fn point(timespan: usize, values: &[String], ts: &TimeSpanReport) -> 
         p999_ns: latency.map(|l| l.at(99.9)),
         cpu_percent: m.map_or(0.0, |m| m.cpu_average.usage),
         achieved_depth: m.map_or(0.0, |m| m.achieved_depth),
+        runs: Vec::new(),
+        ios_per_s_ci95: None,
+    }
+}
+
+/// A point that ran several times: the means of its measured runs' figures, and the confidence
+/// interval of its IOPS.
+fn repeated(values: &[String], runs: &[(usize, &TimeSpanReport)]) -> SweepPoint {
+    let each: Vec<SweepPoint> = runs
+        .iter()
+        .filter(|(_, t)| t.measured.is_some())
+        .map(|(i, t)| point(*i, values, t))
+        .collect();
+    let first = runs.first().map_or(0, |(i, _)| *i);
+    if each.is_empty() {
+        let mut p = point(first, values, runs[0].1);
+        p.runs = runs.iter().map(|(i, _)| *i).collect();
+        return p;
+    }
+    let mean = |f: &dyn Fn(&SweepPoint) -> f64| each.iter().map(f).sum::<f64>() / each.len() as f64;
+    let mean_of = |f: &dyn Fn(&SweepPoint) -> Option<f64>| {
+        let xs: Vec<f64> = each.iter().filter_map(f).collect();
+        (xs.len() == each.len()).then(|| xs.iter().sum::<f64>() / xs.len() as f64)
+    };
+    let ios: Vec<f64> = each.iter().map(|p| p.ios_per_s).collect();
+    SweepPoint {
+        timespan: first,
+        values: values.to_vec(),
+        measured: true,
+        ios_per_s: mean(&|p| p.ios_per_s),
+        bytes_per_s: mean(&|p| p.bytes_per_s),
+        mean_ns: mean_of(&|p| p.mean_ns),
+        p50_ns: mean_of(&|p| p.p50_ns.map(|v| v as f64)).map(|v| v as u64),
+        p99_ns: mean_of(&|p| p.p99_ns.map(|v| v as f64)).map(|v| v as u64),
+        p999_ns: mean_of(&|p| p.p999_ns.map(|v| v as f64)).map(|v| v as u64),
+        cpu_percent: mean(&|p| p.cpu_percent),
+        achieved_depth: mean(&|p| p.achieved_depth),
+        runs: each.iter().map(|p| p.timespan).collect(),
+        ios_per_s_ci95: Some(Spread::of(&ios).ci95_half_width),
     }
 }
 
@@ -146,6 +207,8 @@ mod tests {
             p999_ns: Some(p99_ns * 2),
             cpu_percent: 10.0,
             achieved_depth: depth as f64,
+            runs: Vec::new(),
+            ios_per_s_ci95: None,
         }
     }
 

@@ -60,10 +60,7 @@ fn repetitions(out: &mut Out, r: &super::repetitions::RepetitionsReport) {
         }
         out.value("Unstable", g.unstable);
         if let Some(s) = &g.steady_state {
-            out.line(&format!(
-                "<SteadyState Reached=\"{}\" RangeShare=\"{:.4}\" ExcursionShare=\"{:.4}\"/>",
-                s.reached, s.range_share, s.excursion_share
-            ));
+            steady_state(out, s);
         }
         out.close("Group");
     }
@@ -204,6 +201,9 @@ fn timespan(out: &mut Out, report: &Report, index: usize, ts: &TimeSpanReport) {
     }
     if profile_ts.iops_interval_ms.is_some() {
         iops(out, &m.totals, &m.timeline);
+    }
+    if let Some(s) = &m.steady_state {
+        steady_state(out, s);
     }
     if report.profile.counters.any() {
         out.open("ETW");
@@ -348,6 +348,14 @@ fn latency(out: &mut Out, d: &Directions) {
         out.close("Bucket");
     }
     out.close("Latency");
+}
+
+/// SNIA's steady-state verdict (of repetitions, or of `-D` intervals).
+fn steady_state(out: &mut Out, s: &crate::stats::confidence::SteadyState) {
+    out.line(&format!(
+        "<SteadyState Reached=\"{}\" RangeShare=\"{:.4}\" ExcursionShare=\"{:.4}\"/>",
+        s.reached, s.range_share, s.excursion_share
+    ));
 }
 
 /// DiskSpd's `<Iops>` buckets; at the timespan level each bucket also carries iospd's MiB/s and

@@ -92,6 +92,9 @@ pub fn measure<C: Clock>(
     let mut timespans = Vec::with_capacity(profile.timespans.len());
     let mut aborted = None;
     for (index, (timespan, plans)) in profile.timespans.iter().zip(plans).enumerate() {
+        if index > 0 && !pause(clock, stop, profile.pause_s) {
+            break;
+        }
         let prepared = crate::target::prepare(timespan, index, &mut checked, cleared, stop)
             .map_err(|error| not_ready(error.into(), peers));
         let (targets, warnings) = match prepared {
@@ -137,6 +140,20 @@ pub fn measure<C: Clock>(
         }
     }
     Ok(RunResults { timespans, aborted })
+}
+
+/// `--pause`: idles between timespans in steps of 100 ms; false when a stop came meanwhile.
+fn pause<C: Clock>(clock: &C, stop: &AtomicU64, seconds: u32) -> bool {
+    let mut left = seconds as u64 * 1_000_000_000;
+    while left > 0 {
+        if stop.load(Ordering::Relaxed) != 0 {
+            return false;
+        }
+        let step = left.min(100_000_000);
+        clock.sleep(step);
+        left -= step;
+    }
+    stop.load(Ordering::Relaxed) == 0
 }
 
 /// Puts a local result to the peers and returns it with their answer. A refusal the peers agreed

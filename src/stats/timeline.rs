@@ -169,6 +169,18 @@ impl Directions {
     }
 }
 
+/// SNIA's steady-state test over the IOPS of the last five whole intervals of `rows` (an interval
+/// the end of the window cut short is left out).
+pub fn steady_state(rows: &[Row]) -> Option<crate::stats::confidence::SteadyState> {
+    let nominal = rows.first()?.length_ms;
+    let iops: Vec<f64> = rows
+        .iter()
+        .filter(|r| r.length_ms >= nominal * 0.999)
+        .map(|r| r.all.total.ios_per_s)
+        .collect();
+    crate::stats::confidence::steady_state(&iops)
+}
+
 impl Row {
     /// Rows of runs that ran at the same time, in time order, with the rows of one interval
     /// (the same start) added together (see [`Point`]'s merge).
@@ -247,6 +259,35 @@ mod tests {
         assert!(read.p50_ns >= 1000 * 999 / 1000);
         assert_eq!(merged[0].all.total.ios, 5);
         assert_eq!(merged[1].targets[0].read.ios, 1);
+    }
+
+    #[test]
+    fn steady_state_uses_the_last_five_whole_intervals() {
+        let row = |i: u64, ios: u64, length_ns: u64| {
+            let mut ops = IntervalOps::default();
+            for _ in 0..ios {
+                ops.record(4096, 1000);
+            }
+            Row::new(
+                i * 1_000_000_000,
+                length_ns,
+                &[[ops, IntervalOps::default()]],
+            )
+        };
+        // A ramp, then five flat intervals, then a cut-short one with few I/Os: steady.
+        let mut rows: Vec<Row> = [10, 50, 100, 100, 101, 99, 100, 100]
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| row(i as u64, n, 1_000_000_000))
+            .collect();
+        rows.push(row(8, 3, 100_000_000));
+        let s = steady_state(&rows).unwrap();
+        assert!(s.reached, "{s:?}");
+        assert!((s.average - 100.0).abs() < 1e-9);
+        // The ramp within the last five: not steady.
+        let s = steady_state(&rows[..5]).unwrap();
+        assert!(!s.reached && s.range_share > 0.2, "{s:?}");
+        assert_eq!(steady_state(&rows[..4]), None);
     }
 
     #[test]

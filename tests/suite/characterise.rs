@@ -139,6 +139,65 @@ fn a_sweep_runs_every_point_on_one_target_and_reports_each_in_full() {
 }
 
 #[test]
+fn a_repeated_sweep_reports_each_point_as_the_mean_of_its_runs_with_pauses_between() {
+    let dir = TempDir::new();
+    let json = dir.arg("r.json");
+    let output = iospd()
+        .args([
+            "sweep",
+            "-c16M",
+            "-o1,4",
+            "-b4K",
+            "-r",
+            "-L",
+            "-d1",
+            "-W0",
+            "--repeat=2",
+            "--pause=1",
+        ])
+        .arg(format!("--output={json}"))
+        .arg(dir.arg("t.dat"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(
+        text.contains("±95% CI") && text.contains("Repetitions"),
+        "{text}"
+    );
+    let written = std::fs::read_to_string(&json).unwrap();
+    validate_json(&written);
+    let report: Report = serde_json::from_str(&written).unwrap();
+    // The whole sweep runs twice over: -o1, -o4, -o1, -o4.
+    assert_eq!(report.timespans.len(), 4);
+    let sweep = report.sweep.as_ref().unwrap();
+    assert_eq!(sweep.points.len(), 2);
+    for (k, point) in sweep.points.iter().enumerate() {
+        assert_eq!(point.runs, [k + 1, k + 3]);
+        let each: Vec<f64> = point
+            .runs
+            .iter()
+            .map(|&i| {
+                let m = report.timespans[i - 1].measured.as_ref().unwrap();
+                m.totals.total.ios_per_s
+            })
+            .collect();
+        assert!((point.ios_per_s - (each[0] + each[1]) / 2.0).abs() < 1e-6);
+        // Two runs: t(0.975, 1) = 12.706 times the standard error.
+        let half = 12.706 * (each[0] - each[1]).abs() / 2f64.sqrt() / 2f64.sqrt();
+        let ci = point.ios_per_s_ci95.unwrap();
+        assert!((ci - half).abs() <= 1e-3 * half.max(1.0), "{ci} vs {half}");
+    }
+    let groups = &report.repetitions.as_ref().unwrap().groups;
+    assert_eq!(groups.len(), 2);
+    // --pause=1: each timespan starts at least its 1 s and the pause after the one before.
+    for pair in report.timespans.windows(2) {
+        let gap = pair[1].start_unix_s - pair[0].start_unix_s;
+        assert!(gap >= 1.95, "{gap}");
+    }
+}
+
+#[test]
 fn a_sweep_without_a_list_is_refused_with_an_example() {
     let dir = TempDir::new();
     let output = iospd()

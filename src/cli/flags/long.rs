@@ -156,6 +156,20 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         },
     },
     LongFlag {
+        name: "pause",
+        usage: (
+            "--pause=<seconds>",
+            "idle this long between timespans (sweep points, repetitions) so the device settles [default=0]",
+        ),
+        apply: |v, raw| {
+            let value = v
+                .filter(|v| !v.is_empty())
+                .ok_or_else(|| "expects seconds; for example --pause=5".to_string())?;
+            let seconds = parse_in_range(value, 0, 86_400).map_err(|e| unit(e, "--pause=5"))?;
+            once(&mut raw.pause_s, seconds as u32)
+        },
+    },
+    LongFlag {
         name: "peer-timeout",
         usage: (
             "--peer-timeout=<seconds>",

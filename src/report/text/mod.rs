@@ -29,6 +29,9 @@ pub fn render(report: &Report) -> String {
     if let Some(s) = &report.sweep {
         let mut out = String::new();
         sweep::sweep_text(&mut out, &report.profile.command_line, s);
+        if let Some(r) = &report.repetitions {
+            repetitions::repetitions_text(&mut out, r);
+        }
         return out;
     }
     let ran: Vec<Driven> = report

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use super::super::repetitions::{RepetitionGroup, RepetitionsReport};
 use super::{MIB, NS_PER_MS, STARS};
-use crate::stats::confidence::{STEADY_WINDOW, Spread};
+use crate::stats::confidence::{STEADY_WINDOW, Spread, SteadyState};
 
 pub(super) fn repetitions_text(out: &mut String, r: &RepetitionsReport) {
     let _ = write!(
@@ -88,15 +88,7 @@ fn group_text(out: &mut String, g: &RepetitionGroup, unstable_share: f64) {
         }
     );
     match &g.steady_state {
-        Some(s) => {
-            let _ = writeln!(
-                out,
-                "steady state (SNIA PTS, IOPS of the last {STEADY_WINDOW} runs): {}: range {:.1}% of the average (limit 20%), slope excursion {:+.1}% (limit 10%)",
-                if s.reached { "reached" } else { "NOT reached" },
-                s.range_share * 100.0,
-                s.excursion_share * 100.0
-            );
-        }
+        Some(s) => steady_line(out, "runs", s),
         None => {
             let _ = writeln!(
                 out,
@@ -104,6 +96,17 @@ fn group_text(out: &mut String, g: &RepetitionGroup, unstable_share: f64) {
             );
         }
     }
+}
+
+/// SNIA's steady-state verdict over the last rounds (`runs`, or `-D intervals`), with its numbers.
+pub(super) fn steady_line(out: &mut String, rounds: &str, s: &SteadyState) {
+    let _ = writeln!(
+        out,
+        "steady state (SNIA PTS, IOPS of the last {STEADY_WINDOW} {rounds}): {}: range {:.1}% of the average (limit 20%), slope excursion {:+.1}% (limit 10%)",
+        if s.reached { "reached" } else { "NOT reached" },
+        s.range_share * 100.0,
+        s.excursion_share * 100.0
+    );
 }
 
 fn spread_row(out: &mut String, name: &str, s: &Spread, unit: f64) {

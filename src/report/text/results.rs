@@ -91,6 +91,10 @@ pub(super) fn results_text(
     if ts.io_ring.is_some() {
         extra::submits_text(out, m);
     }
+    if let Some(s) = &m.steady_state {
+        out.push('\n');
+        super::repetitions::steady_line(out, "-D intervals", s);
+    }
 }
 
 fn cpu_table(out: &mut String, cpus: &[CpuUsage], average: &CpuUsage, system: &SystemInfo) {

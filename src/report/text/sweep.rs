@@ -12,10 +12,13 @@ pub(super) fn sweep_text(out: &mut String, command_line: &str, s: &SweepReport) 
     for axis in &s.axes {
         let _ = write!(out, " | {axis:>5}");
     }
-    out.push_str(
-        " |  I/O per s |    MiB/s   |  AvgLat  |    p50   |    p99   |   p99.9  | CPU % | depth\n",
-    );
-    let width = 5 + 8 * s.axes.len() + 96;
+    let repeated = s.points.iter().any(|p| p.ios_per_s_ci95.is_some());
+    out.push_str(" |  I/O per s");
+    if repeated {
+        out.push_str(" | ±95% CI ");
+    }
+    out.push_str(" |    MiB/s   |  AvgLat  |    p50   |    p99   |   p99.9  | CPU % | depth\n");
+    let width = 5 + 8 * s.axes.len() + 96 + if repeated { 11 } else { 0 };
     let _ = writeln!(out, "{}", "-".repeat(width));
     let knees: Vec<usize> = s.series.iter().filter_map(|x| x.knee).collect();
     for (i, p) in s.points.iter().enumerate() {
@@ -32,10 +35,13 @@ pub(super) fn sweep_text(out: &mut String, command_line: &str, s: &SweepReport) 
                 format!("{:8.3}", ns / NS_PER_MS)
             })
         };
+        let _ = write!(out, " | {:10.2}", p.ios_per_s);
+        if repeated {
+            let _ = write!(out, " | {:8.2}", p.ios_per_s_ci95.unwrap_or(0.0));
+        }
         let _ = writeln!(
             out,
-            " | {:10.2} | {:10.2} | {} | {} | {} | {} | {:5.1} | {:6.2}{}",
-            p.ios_per_s,
+            " | {:10.2} | {} | {} | {} | {} | {:5.1} | {:6.2}{}",
             p.bytes_per_s / MIB,
             ms(p.mean_ns),
             ms(p.p50_ns.map(|v| v as f64)),
@@ -49,7 +55,12 @@ pub(super) fn sweep_text(out: &mut String, command_line: &str, s: &SweepReport) 
     let _ = writeln!(out, "{}", "-".repeat(width));
     let _ = writeln!(
         out,
-        "latency in ms; the knee is the last point before a step of {} gains less than {:.0}% IOPS while p99 still rises",
+        "latency in ms{}; the knee is the last point before a step of {} gains less than {:.0}% IOPS while p99 still rises",
+        if repeated {
+            "; each point is the mean of its repetitions, IOPS with its 95% confidence interval (Student's t)"
+        } else {
+            ""
+        },
         s.axes.last().map_or("", String::as_str),
         s.knee_gain * 100.0
     );
