@@ -34,6 +34,7 @@ pub mod system;
 pub mod target;
 pub mod trace;
 pub mod units;
+pub mod verify;
 pub mod wall;
 pub mod worker;
 

@@ -22,6 +22,7 @@ pub fn claims(profile: &Profile) -> Vec<String> {
     ]
     .into_iter()
     .flatten()
+    .chain(profile.verify.iter().filter_map(|v| v.state.as_ref()))
     .map(|p| p.as_path());
     let mut claims: Vec<String> = written.chain(streams).map(absolute).collect();
     claims.sort();

@@ -51,6 +51,9 @@ pub fn expand(profile: &Profile, who: &Whoami) -> Profile {
     ) {
         *path = expand_path(path, who);
     }
+    if let Some(state) = mine.verify.as_mut().and_then(|v| v.state.as_mut()) {
+        *state = expand_path(state, who);
+    }
     mine
 }
 

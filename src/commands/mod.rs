@@ -9,6 +9,7 @@ pub mod preset;
 pub mod report;
 pub mod slo;
 pub mod trace_dump;
+pub mod verify;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -73,6 +74,7 @@ pub fn dispatch(args: &[OsString]) -> Option<Result<u8, ToolError>> {
         "merge" => merge::run(&rest),
         "compare" => compare::run(&rest),
         "preset" => preset::run(&rest),
+        "verify" => verify::run(&rest),
         // A sweep with a latency target searches; without one it is a run of many timespans.
         "sweep" if rest.iter().any(|a| a.starts_with("--slo=")) => slo::run(&rest),
         _ => return None,

@@ -9,6 +9,7 @@ pub mod raw;
 mod resolve;
 mod target;
 mod validate;
+mod verifiable;
 pub mod xml;
 
 use std::path::PathBuf;
@@ -119,6 +120,9 @@ pub struct Profile {
     /// repetitions can be compared.
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub repeat: u32,
+    /// `--verify`: every written block is self-describing and every read is checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<Verify>,
     /// `--pause`: seconds of idle between timespans, so a device settles between points.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub pause_s: u32,
@@ -156,6 +160,7 @@ impl Profile {
             peer_timeout_s: DEFAULT_PEER_TIMEOUT,
             repeat: 1,
             pause_s: 0,
+            verify: None,
             sweep: None,
             timespans,
             profile_file: None,
@@ -205,6 +210,16 @@ pub enum Action {
     PrintSystem,
     /// `-ye<name>`: set a named event and stop.
     SetEvent(String),
+}
+
+/// `--verify`: how blocks are checked.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verify {
+    /// `--verify=stop`: end the run at the first bad block.
+    pub stop_at_first: bool,
+    /// `--verify-state=`: where the written blocks are saved for `iospd verify`.
+    #[serde(serialize_with = "lossy::optional_path")]
+    pub state: Option<PathBuf>,
 }
 
 /// What iospd records and shows while the run goes.

@@ -192,6 +192,10 @@ pub struct RawArgs {
     pub repeat: Option<u32>,
     /// `--pause=`: seconds of idle between timespans.
     pub pause_s: Option<u32>,
+    /// `--verify` (false) or `--verify=stop` (true).
+    pub verify: Option<bool>,
+    /// `--verify-state=`: where the written blocks are saved.
+    pub verify_state: Option<PathBuf>,
     /// Target paths in command-line order.
     pub targets: Vec<PathBuf>,
 }

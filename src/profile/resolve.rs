@@ -89,6 +89,19 @@ pub fn resolve(raw: &RawArgs, command_line: String) -> Result<Resolved, ProfileE
         profile.start_at_unix_ns = Some(crate::wall::unix_ns(at));
     }
     profile.pause_s = raw.pause_s.unwrap_or(0);
+    profile.verify = match (raw.verify, &raw.verify_state) {
+        (None, None) => None,
+        (None, Some(_)) => {
+            return Err(ProfileError::Invalid(
+                "--verify-state saves what --verify wrote, and --verify is not given; add --verify"
+                    .into(),
+            ));
+        }
+        (Some(stop_at_first), state) => Some(crate::profile::Verify {
+            stop_at_first,
+            state: state.clone(),
+        }),
+    };
     if let Some(seconds) = raw.peer_timeout_s {
         profile.peer_timeout_s = seconds;
     }

@@ -20,6 +20,9 @@ pub fn validate(profile: &Profile) -> Result<Vec<String>, ProfileError> {
     }
     for ts in &profile.timespans {
         validate_timespan(profile, ts, &mut warnings)?;
+        if profile.verify.is_some() {
+            super::verifiable::check(ts)?;
+        }
     }
     for (what, path) in recorded_paths(profile) {
         recordable(what, path)?;
@@ -50,6 +53,13 @@ fn recorded_paths(profile: &Profile) -> impl Iterator<Item = (&'static str, &std
         )
         .chain(observe.histlog.iter().map(|p| ("--histlog", p.as_path())))
         .chain(observe.trace.iter().map(|p| ("--trace", p.as_path())))
+        .chain(
+            profile
+                .verify
+                .iter()
+                .filter_map(|v| v.state.as_deref())
+                .map(|p| ("--verify-state", p)),
+        )
 }
 
 /// A path the XML and JSON reports can name exactly: UTF-8 without control characters (XML 1.0

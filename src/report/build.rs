@@ -66,6 +66,7 @@ impl Report {
                         lateness_ns,
                     }),
                 cluster: None,
+                verify: r.verify.clone(),
                 measured: r
                     .window
                     .map(|w| measured(ts, r, w as f64 / 1e9, &percentiles)),

@@ -148,6 +148,7 @@ fn timespan(page: &mut String, report: &Report, index: usize, ts: &TimeSpanRepor
         m.duration_s, m.thread_count, m.cpu_average.usage
     );
     table(page, "direction", &directions("", &m.totals));
+    verify(page, &report.profile.timespans[index], ts);
     cluster(page, ts);
     if m.targets.len() > 1 {
         page.push_str("<h3>Targets</h3>");
@@ -172,6 +173,39 @@ fn timespan(page: &mut String, report: &Report, index: usize, ts: &TimeSpanRepor
     over_time(page, report, index, m);
     distribution(page, m);
     cpu(page, m);
+}
+
+/// `--verify`: the counts, failures by kind, and the first bad blocks as the text report words
+/// them.
+fn verify(page: &mut String, profile_ts: &crate::profile::TimeSpan, ts: &TimeSpanReport) {
+    use crate::verify::format::Kind;
+    let Some(v) = &ts.verify else { return };
+    let _ = write!(
+        page,
+        "<h3>Verify</h3><p>Run id {:#x}; every I/O of the timespan, warm-up and cool-down included.</p>         <table><tr><th class=\"l\">blocks</th><th>count</th></tr>",
+        v.run_id
+    );
+    let rows = [
+        ("written".to_string(), v.written),
+        ("reads verified".into(), v.verified),
+        ("reads skipped".into(), v.skipped),
+        ("reads failed".into(), v.failed.total()),
+    ];
+    let kinds = Kind::ALL
+        .iter()
+        .map(|&k| (format!("failed: {}", k.name()), v.failed.of(k)));
+    for (label, n) in rows.into_iter().chain(kinds) {
+        let _ = write!(page, "<tr><td class=\"l\">{label}</td><td>{n}</td></tr>");
+    }
+    page.push_str("</table>\n");
+    if !v.first.is_empty() {
+        let mut lines = String::new();
+        for found in &v.first {
+            let path = super::text::verify::target_name(profile_ts, found.target);
+            super::text::verify::found_text(&mut lines, &path, v.run_id, found);
+        }
+        let _ = writeln!(page, "<pre>{}</pre>", escape(&lines));
+    }
 }
 
 /// A run across hosts: the start, both aggregates, every rank and every host.

@@ -247,6 +247,13 @@ fn merge_timespan(
             .filter_map(|(_, t)| t.start.clone())
             .max_by_key(|s| s.lateness_ns),
         cluster: None,
+        verify: parts
+            .iter()
+            .filter_map(|(_, t)| t.verify.clone())
+            .reduce(|mut all, v| {
+                all.add(v);
+                all
+            }),
         measured: None,
     };
     // Runs in time order, so concatenated series come out in order.

@@ -71,6 +71,10 @@ pub struct TimeSpanReport {
     /// A run across hosts: every rank's clock and start, the hosts, the aggregate rates.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cluster: Option<super::cluster::ClusterReport>,
+    /// `--verify`: blocks written and checked over the whole timespan (warm-up and cool-down
+    /// included), failures by kind, and the first bad blocks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<crate::verify::VerifyCounts>,
     /// The measurements; `None` when the run stopped before the measured window.
     pub measured: Option<Measured>,
 }

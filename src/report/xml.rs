@@ -205,6 +205,9 @@ fn timespan(out: &mut Out, report: &Report, index: usize, ts: &TimeSpanReport) {
     if let Some(s) = &m.steady_state {
         steady_state(out, s);
     }
+    if let Some(v) = &ts.verify {
+        verify(out, profile_ts, v);
+    }
     if report.profile.counters.any() {
         out.open("ETW");
         for c in &m.counters {
@@ -348,6 +351,64 @@ fn latency(out: &mut Out, d: &Directions) {
         out.close("Bucket");
     }
     out.close("Latency");
+}
+
+/// `--verify`: the counts, failures by kind, the first bad blocks.
+fn verify(out: &mut Out, ts: &crate::profile::TimeSpan, v: &crate::verify::VerifyCounts) {
+    use crate::verify::format::Kind;
+    out.open_with(
+        "Verify",
+        &format!(
+            "RunId=\"{:#x}\" Written=\"{}\" Verified=\"{}\" Skipped=\"{}\" Failed=\"{}\"",
+            v.run_id,
+            v.written,
+            v.verified,
+            v.skipped,
+            v.failed.total()
+        ),
+    );
+    for kind in Kind::ALL {
+        out.line(&format!(
+            "<Failures Kind=\"{}\" Count=\"{}\"/>",
+            kind.name(),
+            v.failed.of(kind)
+        ));
+    }
+    for f in &v.first {
+        let m = &f.mismatch;
+        let path = ts
+            .targets
+            .get(f.target)
+            .map_or(String::new(), |t| escape(&t.path.display().to_string()));
+        let mut attrs = format!(
+            "Kind=\"{}\" Path=\"{path}\" Offset=\"{}\" Length=\"{}\" ExpectedGeneration=\"{}\"",
+            m.kind.name(),
+            f.offset,
+            f.len,
+            m.expected_generation
+        );
+        if let Some(t) = f.thread {
+            attrs.push_str(&format!(" Thread=\"{t}\""));
+        }
+        if let Some(h) = &m.found {
+            attrs.push_str(&format!(
+                " FoundRunId=\"{:#x}\" FoundOffset=\"{}\" FoundGeneration=\"{}\" FoundTarget=\"{}\" FoundThread=\"{}\"",
+                h.run_id, h.offset, h.generation, h.target, h.thread
+            ));
+        }
+        if let Some((sector, generation)) = m.torn_sector {
+            attrs.push_str(&format!(
+                " TornSector=\"{sector}\" TornGeneration=\"{generation}\""
+            ));
+        }
+        if let Some((at, want, got)) = m.first_difference {
+            attrs.push_str(&format!(
+                " FirstDifference=\"{at}\" ExpectedByte=\"{want}\" FoundByte=\"{got}\""
+            ));
+        }
+        out.line(&format!("<Bad {attrs}/>"));
+    }
+    out.close("Verify");
 }
 
 /// SNIA's steady-state verdict (of repetitions, or of `-D` intervals).

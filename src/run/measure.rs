@@ -88,6 +88,9 @@ pub fn measure<C: Clock>(
         memlock_predicted,
         sinks,
         trace: trace_file,
+        verify: profile.verify.as_ref().map(|v| {
+            verifying::RunVerify::new(v.stop_at_first, cleared.outputs.verify_state.take())
+        }),
     };
     let mut timespans = Vec::with_capacity(profile.timespans.len());
     let mut aborted = None;
@@ -95,8 +98,10 @@ pub fn measure<C: Clock>(
         if index > 0 && !pause(clock, stop, profile.pause_s) {
             break;
         }
-        let prepared = crate::target::prepare(timespan, index, &mut checked, cleared, stop)
-            .map_err(|error| not_ready(error.into(), peers));
+        let verify_run = runner.verify.as_ref().map(|v| v.run_id);
+        let prepared =
+            crate::target::prepare(timespan, index, &mut checked, cleared, stop, verify_run)
+                .map_err(|error| not_ready(error.into(), peers));
         let (targets, warnings) = match prepared {
             Ok(prepared) => prepared,
             Err(error) if timespans.is_empty() => return Err(error),
@@ -253,6 +258,8 @@ struct Runner<'a, C: Clock> {
     memlock_predicted: bool,
     sinks: Vec<Box<dyn crate::live::Sink>>,
     trace: Option<crate::trace::writer::TraceFile>,
+    /// `--verify`: the run id and the tables between timespans.
+    verify: Option<verifying::RunVerify>,
 }
 
 impl<C: Clock> Runner<'_, C> {
@@ -267,7 +274,9 @@ impl<C: Clock> Runner<'_, C> {
     ) -> Result<TimeSpanResults, RunError> {
         let profile = self.profile;
         let timespan = &profile.timespans[index];
+        let verifier = self.verify.as_mut().map(|v| v.verifier(timespan, targets));
         let input = RunInput {
+            verify: verifier.as_ref(),
             timespan,
             plans,
             targets,
@@ -310,9 +319,16 @@ impl<C: Clock> Runner<'_, C> {
             periodic: period.map(|p| (p, &mut write_checkpoint as monitor::Periodic<'_>)),
             peers: self.peers,
         };
-        execute(
+        let results = execute(
             &input, self.clock, self.host, self.stop, self.log, observers,
-        )
+        );
+        match (verifier, &mut self.verify) {
+            (Some(verifier), Some(run)) => results.map(|mut results| {
+                results.observer_errors.extend(run.keep(verifier, timespan));
+                results
+            }),
+            _ => results,
+        }
     }
 
     /// The lines printed after a timespan: live outputs that stopped, the trace's counts, and

@@ -94,6 +94,8 @@ pub struct RunInput<'a> {
     pub counters: crate::profile::Counters,
     /// `--sqpoll`, `--iopoll`.
     pub fast_paths: crate::engine::FastPaths,
+    /// `--verify`: the timespan's verifier.
+    pub verify: Option<&'a crate::verify::Verifier>,
 }
 
 /// Where a run's messages go.
@@ -568,6 +570,7 @@ impl RunInput<'_> {
         timeline: Vec<crate::stats::timeline::Row>,
     ) -> TimeSpanResults {
         TimeSpanResults {
+            verify: self.verify.map(crate::verify::Verifier::counts),
             start_time,
             lateness_ns: None,
             window,
@@ -599,6 +602,7 @@ pub mod monitor;
 mod outcome;
 pub mod peers;
 mod thread;
+mod verifying;
 
 pub use measure::{Context, measure};
 pub use outcome::ending;

@@ -35,6 +35,20 @@ pub fn ending(profile: &Profile, results: &RunResults) -> (u8, Vec<String>) {
             );
         }
     }
+    // --verify: every bad block, in any timespan, fails the run (after the report).
+    let bad: u64 = results
+        .timespans
+        .iter()
+        .filter_map(|t| t.verify.as_ref())
+        .map(|v| v.failed.total())
+        .sum();
+    if bad > 0 {
+        lines.push(format!(
+            "iospd: --verify found {bad} bad block{} (the report lists the first with what was expected and what was found)",
+            if bad == 1 { "" } else { "s" }
+        ));
+        code = EXIT_RUN_ERROR;
+    }
     if let Some(why) = &results.aborted {
         lines.push(format!(
             "iospd: timespan {} could not start: {why}; the results above cover the timespans before it",

@@ -66,6 +66,7 @@ pub(super) fn thread_main<C: Clock>(
         feed: counting.feed,
         tracer: counting.tracer,
         timespan_index: counting.timespan,
+        verify: input.verify,
     };
     let setup = |what| move |e| setup_error(what, e);
     // Each engine keeps the buffers' addresses, not a borrow of them: it is set up first, then the
@@ -155,17 +156,22 @@ fn drive<E: Engine, C: Clock>(
     gate.ready.wait();
     gate.go.wait();
     let (mut engine, setup) = engine?;
-    let outcome = |worker: Worker<'_, C>, failure| ThreadOutcome {
-        results: ThreadResults {
-            thread: plan.thread,
-            cpu: plan.cpu,
-            targets: worker.stats,
-            waits: worker.waits,
-            depth: plan.slots(),
-        },
-        engine: setup,
-        failure,
-        traced: worker.tracer.map(crate::trace::Tracer::finish),
+    let outcome = |mut worker: Worker<'_, C>, failure| {
+        if let Some(v) = worker.verify.take() {
+            v.done();
+        }
+        ThreadOutcome {
+            results: ThreadResults {
+                thread: plan.thread,
+                cpu: plan.cpu,
+                targets: worker.stats,
+                waits: worker.waits,
+                depth: plan.slots(),
+            },
+            engine: setup,
+            failure,
+            traced: worker.tracer.map(crate::trace::Tracer::finish),
+        }
     };
     if gate.aborted.load(Ordering::SeqCst) {
         return Ok(outcome(worker, None));

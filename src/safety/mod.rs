@@ -158,6 +158,8 @@ pub struct Outputs {
     pub histlog: Option<Place>,
     /// `--trace`.
     pub trace: Option<Place>,
+    /// `--verify-state`.
+    pub verify_state: Option<Place>,
 }
 
 /// What the gate let through: every target, open once, and every output.
@@ -594,6 +596,13 @@ fn outputs(
     named.extend(observe.timeseries.iter().map(|p| ("--timeseries", p)));
     named.extend(observe.histlog.iter().map(|p| ("--histlog", p)));
     named.extend(observe.trace.iter().map(|p| ("--trace", p)));
+    named.extend(
+        profile
+            .verify
+            .iter()
+            .filter_map(|v| v.state.as_ref())
+            .map(|p| ("--verify-state", p)),
+    );
     let inputs = inputs(profile);
     let in_use: Vec<(Identity, String)> = match named.is_empty() {
         true => Vec::new(),
@@ -646,6 +655,7 @@ fn outputs(
             "--timeseries" => outputs.timeseries = Some(place),
             "--histlog" => outputs.histlog = Some(place),
             "--trace" => outputs.trace = Some(place),
+            "--verify-state" => outputs.verify_state = Some(place),
             _ => outputs.reports.push(place),
         }
     }

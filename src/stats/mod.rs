@@ -311,6 +311,8 @@ pub use crate::system::CpuTimes;
 /// The measurements of one timespan.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TimeSpanResults {
+    /// `--verify`: the blocks written and checked, and what was wrong.
+    pub verify: Option<crate::verify::VerifyCounts>,
     /// Wall-clock time the run started.
     pub start_time: SystemTime,
     /// How long after an agreed start instant (`--start-at`, or the one the ranks of a run across

@@ -29,6 +29,23 @@ pub enum CreateContent {
     Zero,
     /// Random bytes (`-Zr`).
     Random,
+    /// `-c --verify`: every block self-describing, generation 0 (see [`crate::verify::format`]).
+    Verified(VerifiedLayout),
+}
+
+/// Where `-c --verify` puts its blocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VerifiedLayout {
+    /// The run's id.
+    pub run_id: u64,
+    /// The target's index in its timespan.
+    pub target: u32,
+    /// The first block's offset (`-B`).
+    pub base: u64,
+    /// Bytes per block.
+    pub block: u64,
+    /// Blocks.
+    pub count: u64,
 }
 
 /// The content `-c` writes for a target of a timespan.
@@ -210,6 +227,9 @@ pub fn create(
 }
 
 fn fill(file: &File, size: u64, content: CreateContent, stop: &AtomicU64) -> io::Result<()> {
+    if let CreateContent::Verified(layout) = content {
+        return fill_verified(file, size, layout, stop);
+    }
     let mut chunk = vec![0u8; CREATE_CHUNK];
     let mut rng = Rng::new(0);
     if content == CreateContent::Pattern {
@@ -233,6 +253,67 @@ fn fill(file: &File, size: u64, content: CreateContent, stop: &AtomicU64) -> io:
         let len = (size - offset).min(CREATE_CHUNK as u64) as usize;
         file.write_all_at(&chunk[..len], offset)?;
         offset += len as u64;
+    }
+    file.sync_all()?;
+    // SAFETY: plain advisory call on an open descriptor.
+    unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    Ok(())
+}
+
+/// `-c --verify`: the blocks in the verifiable format, DiskSpd's pattern around them.
+fn fill_verified(
+    file: &File,
+    size: u64,
+    layout: VerifiedLayout,
+    stop: &AtomicU64,
+) -> io::Result<()> {
+    use crate::verify::format::{self, CREATED, Header, Pattern};
+    let VerifiedLayout {
+        run_id,
+        target,
+        base,
+        block,
+        count,
+    } = layout;
+    let end = (base + count * block).min(size);
+    for (mut from, to) in [(0, base.min(size)), (end, size)] {
+        while from < to {
+            let n = (to - from).min(CREATE_CHUNK as u64);
+            let bytes: Vec<u8> = (from..from + n).map(|o| o as u8).collect();
+            file.write_all_at(&bytes, from)?;
+            from += n;
+        }
+    }
+    let pattern = Pattern::new(run_id, block as usize);
+    let per = (CREATE_CHUNK as u64 / block).max(1);
+    let mut chunk = vec![0u8; (per * block) as usize];
+    let mut k = 0;
+    while k < count {
+        if stop.load(Ordering::Relaxed) != 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::Interrupted,
+                "interrupted before the file was complete",
+            ));
+        }
+        let n = per.min(count - k);
+        for (j, buf) in chunk
+            .chunks_mut(block as usize)
+            .take(n as usize)
+            .enumerate()
+        {
+            let header = Header {
+                len: block as u32,
+                run_id,
+                offset: base + (k + j as u64) * block,
+                generation: 0,
+                target,
+                thread: 0,
+                flags: CREATED,
+            };
+            format::write(buf, &header, &pattern);
+        }
+        file.write_all_at(&chunk[..(n * block) as usize], base + k * block)?;
+        k += n;
     }
     file.sync_all()?;
     // SAFETY: plain advisory call on an open descriptor.

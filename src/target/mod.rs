@@ -52,6 +52,8 @@ pub struct PreparedTarget {
     pub write_source: Option<Vec<u8>>,
     /// The `-rd` distribution as it applies to this target (empty for uniform).
     pub distribution: Vec<EffectiveRange>,
+    /// `-c --verify` created it in this run: its blocks hold generation 0 until written.
+    pub created_verified: bool,
     /// The file's length when [`PreparedTarget::lost`] last looked: I/O never shrinks a file,
     /// so a smaller length means someone truncated it, even if writes have since regrown it.
     seen_len: AtomicU64,
@@ -280,23 +282,39 @@ pub fn precreate(
     Ok(warnings)
 }
 
-/// Creates the `-c` files of timespan `index` and opens all its targets for I/O.
+/// Creates the `-c` files of timespan `index` (in the verifiable format under `--verify`, whose
+/// run id is `verify_run`) and opens all its targets for I/O.
 pub fn prepare(
     timespan: &TimeSpan,
     index: usize,
     checked: &mut Checked,
     cleared: &mut Cleared,
     stop: &AtomicU64,
+    verify_run: Option<u64>,
 ) -> Result<(Vec<PreparedTarget>, Vec<String>), TargetError> {
     let mut warnings = Vec::new();
     let mut created: HashSet<usize> = HashSet::new();
-    for target in &timespan.targets {
+    let mut verifiable = vec![false; timespan.targets.len()];
+    for (i, target) in timespan.targets.iter().enumerate() {
         let anchor = cleared.anchor_of(&target.path);
         if let Some(size) = target.create_size
             && !checked.precreated.contains(&anchor)
             && created.insert(anchor)
         {
-            let content = create::create_content(timespan, target);
+            let range = checked.inspections[index][i].range;
+            let content = match verify_run {
+                Some(run_id) => {
+                    verifiable[i] = true;
+                    create::CreateContent::Verified(create::VerifiedLayout {
+                        run_id,
+                        target: i as u32,
+                        base: range.base,
+                        block: target.block_size,
+                        count: range.usable / target.block_size,
+                    })
+                }
+                None => create::create_content(timespan, target),
+            };
             warnings.extend(create::create(
                 &mut cleared.anchors[anchor],
                 &target.path,
@@ -308,11 +326,12 @@ pub fn prepare(
     }
     let sources = std::mem::take(&mut checked.sources[index]);
     let mut prepared = Vec::with_capacity(timespan.targets.len());
-    for ((target, inspection), source) in timespan
+    for (((target, inspection), source), created_verified) in timespan
         .targets
         .iter()
         .zip(&checked.inspections[index])
         .zip(sources)
+        .zip(verifiable)
     {
         let Anchor::Open {
             file: anchor,
@@ -346,6 +365,7 @@ pub fn prepare(
             write_source: source,
             distribution,
             seen_len: AtomicU64::new(inspection.size),
+            created_verified,
         });
     }
     Ok((prepared, warnings))

@@ -109,8 +109,15 @@ fn creating_marks_the_file_and_io_reaches_the_same_inode() {
     let (profile, mut cleared, mut checked) =
         checked(&["-c1M", "-w50", "<dir>/t.dat"], dir.path()).unwrap();
     let stop = AtomicU64::new(0);
-    let (prepared, _) =
-        prepare(&profile.timespans[0], 0, &mut checked, &mut cleared, &stop).unwrap();
+    let (prepared, _) = prepare(
+        &profile.timespans[0],
+        0,
+        &mut checked,
+        &mut cleared,
+        &stop,
+        None,
+    )
+    .unwrap();
     let path = dir.path().join("t.dat");
     let on_disk = std::fs::metadata(&path).unwrap();
     assert_eq!(on_disk.len(), 1 << 20);
@@ -138,7 +145,15 @@ fn recreating_rewrites_through_the_descriptor_the_gate_opened() {
     std::fs::rename(&path, &moved).unwrap();
     std::fs::write(&path, b"someone else's").unwrap();
     let stop = AtomicU64::new(0);
-    prepare(&profile.timespans[0], 0, &mut checked, &mut cleared, &stop).unwrap();
+    prepare(
+        &profile.timespans[0],
+        0,
+        &mut checked,
+        &mut cleared,
+        &stop,
+        None,
+    )
+    .unwrap();
     assert_eq!(std::fs::read(&path).unwrap(), b"someone else's");
     let rewritten = std::fs::read(&moved).unwrap();
     assert_eq!(rewritten.len(), 1 << 20, "shrunk to the new size");

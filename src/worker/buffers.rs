@@ -156,6 +156,27 @@ impl SlotBuffers {
     }
 }
 
+impl SlotBuffers {
+    /// The first `len` bytes of the slot's read buffer, to check after a read completed (the
+    /// kernel is done with them).
+    #[inline]
+    pub fn read_buffer(&self, slot: u32, len: usize) -> &[u8] {
+        let region = self.regions[slot as usize];
+        let end = if region.write > region.read {
+            region.write
+        } else {
+            region.start + region.len
+        };
+        assert!(
+            len <= end - region.read,
+            "slot {slot} holds fewer than {len} bytes"
+        );
+        // SAFETY: the range lies inside this allocation (checked above); the slot is not in
+        // flight, so nothing writes to it while the slice lives.
+        unsafe { std::slice::from_raw_parts(self.base.as_ptr().add(region.read), len) }
+    }
+}
+
 impl SlotMemory for SlotBuffers {
     fn addr(&self, slot: u32, op: Op) -> *mut u8 {
         let region = self.regions[slot as usize];

@@ -74,6 +74,8 @@ pub struct Plan<'a> {
     pub tracer: Option<Tracer>,
     /// Index of the timespan (for trace records).
     pub timespan_index: u8,
+    /// `--verify`: the timespan's verifier.
+    pub verify: Option<&'a crate::verify::Verifier>,
 }
 
 impl<'a, C: Clock> Worker<'a, C> {
@@ -154,6 +156,9 @@ impl<'a, C: Clock> Worker<'a, C> {
             feed: plan.feed,
             tracer: plan.tracer,
             timespan: plan.timespan_index,
+            verify: plan
+                .verify
+                .map(|v| v.thread(thread.thread, thread.slots() as usize)),
         }
     }
 }

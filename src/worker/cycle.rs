@@ -62,16 +62,34 @@ impl<C: Clock> Worker<'_, C> {
                 while i > 0 {
                     i -= 1;
                     let slot = free[i];
-                    let t = self.target_of(slot);
+                    // Under --verify, an I/O drawn earlier whose block was busy goes first.
+                    let pending = self.verify.as_ref().and_then(|v| v.pending[slot as usize]);
+                    let t = match pending {
+                        Some((t, _, _)) => t as usize,
+                        None => self.target_of(slot),
+                    };
                     let target = &mut self.targets[t];
                     if !target.throttle.ready(now) {
                         continue;
                     }
+                    let (op, offset) = match pending {
+                        Some((_, op, offset)) => (op, offset),
+                        None => target.next(&mut self.rng, slot),
+                    };
+                    if let Some(v) = &mut self.verify {
+                        v.pending[slot as usize] = None;
+                        if !v.take(slot, target.index, offset) {
+                            v.pending[slot as usize] = Some((t as u16, op, offset));
+                            continue;
+                        }
+                    }
                     free.swap_remove(i);
-                    let (op, offset) = target.next(&mut self.rng, slot);
                     if op == Op::Write {
                         let buf = self.buffers.write_buffer(slot, target.block as usize);
-                        target.fill.prepare(buf, &mut self.rng);
+                        match &mut self.verify {
+                            Some(v) => v.stamp(slot, offset, buf),
+                            None => target.fill.prepare(buf, &mut self.rng),
+                        }
                     }
                     intended[slot as usize] = target.throttle.due();
                     target.throttle.issued(now);
@@ -181,7 +199,25 @@ impl<C: Clock> Worker<'_, C> {
                         timespan: self.timespan,
                     });
                 }
-                if completion.result != len as i32 {
+                let completed = completion.result == len as i32;
+                if let Some(v) = &mut self.verify {
+                    let data = match (ops[slot], completed) {
+                        (Op::Read, true) => self.buffers.read_buffer(completion.slot, len as usize),
+                        _ => &[],
+                    };
+                    if v.finish(completion.slot, ops[slot], offsets[slot], completed, data)
+                        && v.stops_at_first()
+                    {
+                        let _ = self.stop.compare_exchange(
+                            0,
+                            now.max(1),
+                            Ordering::SeqCst,
+                            Ordering::SeqCst,
+                        );
+                        filling = false;
+                    }
+                }
+                if !completed {
                     if failure.is_none() {
                         failure = Some(IoFailure {
                             thread: self.thread,

@@ -152,6 +152,8 @@ pub struct Worker<'a, C: Clock> {
     pub tracer: Option<crate::trace::Tracer>,
     /// Index of the timespan (for trace records).
     pub timespan: u8,
+    /// `--verify`: this thread's side of the verifier; `None` without it.
+    pub verify: Option<crate::verify::ThreadVerify<'a>>,
 }
 
 impl<C: Clock> Worker<'_, C> {

@@ -113,6 +113,38 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         apply: |v, raw| once(&mut raw.trace, file_value(v, "--trace=run.trace")?),
     },
     LongFlag {
+        name: "verify",
+        usage: (
+            "--verify[=stop]",
+            "make every written block self-describing and check every read; =stop ends the run at the first bad block",
+        ),
+        apply: |v, raw| {
+            let stop = match v {
+                None | Some("") => false,
+                Some("stop") => true,
+                Some(other) => {
+                    return Err(format!(
+                        "'{other}' is not a verify mode; give --verify or --verify=stop"
+                    ));
+                }
+            };
+            once(&mut raw.verify, stop)
+        },
+    },
+    LongFlag {
+        name: "verify-state",
+        usage: (
+            "--verify-state=<file>",
+            "with --verify: save which blocks the run wrote, for a later iospd verify",
+        ),
+        apply: |v, raw| {
+            once(
+                &mut raw.verify_state,
+                file_value(v, "--verify-state=run.vstate")?,
+            )
+        },
+    },
+    LongFlag {
         name: "checkpoint",
         usage: (
             "--checkpoint=<seconds>",

@@ -11,6 +11,7 @@ mod repetitions;
 mod results;
 mod sweep;
 mod system;
+pub mod verify;
 
 use std::fmt::Write as _;
 
@@ -53,6 +54,9 @@ pub fn render(report: &Report) -> String {
         match &ts.measured {
             None => out.push_str("The test was interrupted before the measurements began. No results are displayed.\n"),
             Some(m) => results::results_text(&mut out, &report.profile, &report.profile.timespans[i], m, &report.system),
+        }
+        if let Some(v) = &ts.verify {
+            verify::verify_text(&mut out, &report.profile.timespans[i], v);
         }
         cluster::start_text(&mut out, ts, &report.system.clock);
     }

@@ -1,0 +1,179 @@
+//! `iospd verify --verify-state=<file> [target…]`: re-reads every block a `--verify` run wrote
+//! (and, for a file it created with `-c --verify`, every block) and checks it as the run would
+//! have — the test after a power cut, a failover or a remount. Reads only; the targets are the
+//! state's paths unless given (a device may come back under another name), in the state's order.
+//! Exit 0 when every block is right, 1 when any is not, 3 for bad input.
+
+use std::fs::File;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+use super::{ToolError, split_args};
+use crate::report::text::verify::found_text;
+use crate::verify::format::{self, Expect, Kind, Pattern};
+use crate::verify::state::State;
+use crate::verify::{Found, VerifyCounts};
+
+const USAGE: &str = "iospd verify --verify-state=<file> [target…]";
+
+/// Bytes read per call.
+const CHUNK: u64 = 1 << 20;
+
+/// Runs the subcommand.
+pub fn run(args: &[String]) -> Result<u8, ToolError> {
+    let args = split_args(args, &["verify-state"], USAGE)?;
+    let state_path = args
+        .option("verify-state")
+        .filter(|p| !p.is_empty())
+        .ok_or_else(|| {
+            ToolError::Usage(format!(
+                "name the state file a --verify run saved; usage: {USAGE}"
+            ))
+        })?;
+    let input = |why: String| ToolError::Input {
+        path: PathBuf::from(state_path),
+        why,
+    };
+    let text = std::fs::read_to_string(state_path).map_err(|e| input(e.to_string()))?;
+    let state = State::parse(&text).map_err(input)?;
+    let paths: Vec<PathBuf> = match args.files.as_slice() {
+        [] => state.targets.iter().map(|t| t.path.clone()).collect(),
+        given if given.len() == state.targets.len() => given.iter().map(PathBuf::from).collect(),
+        given => {
+            return Err(ToolError::Usage(format!(
+                "the state holds {} target(s) and {} were named; name none (the state's paths) or one per target, in order",
+                state.targets.len(),
+                given.len()
+            )));
+        }
+    };
+    let mut all = VerifyCounts {
+        run_id: state.run_id,
+        ..VerifyCounts::default()
+    };
+    let mut out = format!(
+        "iospd verify: run {:#x}, {} target(s)\n",
+        state.run_id,
+        paths.len()
+    );
+    for (index, (target, path)) in state.targets.iter().zip(&paths).enumerate() {
+        let blocks = target.table().map_err(input)?;
+        let mut file = open(path)?;
+        let pattern = Pattern::new(state.run_id, target.block as usize);
+        let mut counts = VerifyCounts::default();
+        let per = (CHUNK / target.block).max(1) as usize;
+        let mut buf = Aligned::new(per * target.block as usize);
+        let mut i = 0;
+        while i < blocks.len() {
+            let n = per.min(blocks.len() - i);
+            let offset = blocks.base + i as u64 * target.block;
+            let bytes = &mut buf.slice()[..n * target.block as usize];
+            let mut read = file.read_exact_at(bytes, offset);
+            if read
+                .as_ref()
+                .is_err_and(|e| e.raw_os_error() == Some(libc::EINVAL))
+            {
+                // The device's logical block is larger than the run's: read through the cache.
+                file = File::open(path).map_err(|e| ToolError::Input {
+                    path: path.clone(),
+                    why: e.to_string(),
+                })?;
+                read = file.read_exact_at(bytes, offset);
+            }
+            read.map_err(|e| ToolError::Input {
+                path: path.clone(),
+                why: format!("reading {} bytes at offset {offset}: {e}", bytes.len()),
+            })?;
+            for (j, block) in bytes.chunks(target.block as usize).enumerate() {
+                let generation = blocks.generation(i + j) as u64;
+                if generation == 0 && !target.created {
+                    counts.skipped += 1;
+                    continue;
+                }
+                let at = offset + j as u64 * target.block;
+                let expect = Expect {
+                    run_id: state.run_id,
+                    offset: at,
+                    generation,
+                };
+                counts.record(
+                    format::check(block, &expect, &pattern).map_err(|mismatch| Found {
+                        target: index,
+                        offset: at,
+                        len: target.block as u32,
+                        thread: None,
+                        mismatch,
+                    }),
+                );
+            }
+            i += n;
+        }
+        let shown = path.display().to_string();
+        out.push_str(&format!(
+            "  '{shown}': {} blocks verified, {} skipped (never written), {} bad\n",
+            counts.verified,
+            counts.skipped,
+            counts.failed.total()
+        ));
+        for found in &counts.first {
+            found_text(&mut out, &shown, state.run_id, found);
+        }
+        all.add(counts);
+    }
+    let bad = all.failed.total();
+    let kinds: Vec<String> = Kind::ALL
+        .iter()
+        .filter(|&&k| all.failed.of(k) > 0)
+        .map(|&k| format!("{} {}", k.name(), all.failed.of(k)))
+        .collect();
+    out.push_str(&match bad {
+        0 => format!("every one of {} blocks is right\n", all.verified),
+        _ => format!(
+            "{bad} bad block(s) of {} checked: {}\n",
+            all.verified + bad,
+            kinds.join(", ")
+        ),
+    });
+    crate::console::out(&out).map_err(|e| ToolError::Output {
+        path: "standard output".into(),
+        why: e.to_string(),
+    })?;
+    Ok(if bad == 0 {
+        0
+    } else {
+        crate::exit::EXIT_RUN_ERROR
+    })
+}
+
+/// Opens a target to read, past the page cache when the file system allows (so what is checked
+/// is what the device holds).
+fn open(path: &Path) -> Result<File, ToolError> {
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECT)
+        .open(path)
+        .or_else(|_| File::open(path))
+        .map_err(|e| ToolError::Input {
+            path: path.to_path_buf(),
+            why: format!("{e}; name the target the run wrote (or give it as an argument)"),
+        })
+}
+
+/// A page-aligned buffer for O_DIRECT reads.
+struct Aligned {
+    bytes: Vec<u8>,
+    start: usize,
+    len: usize,
+}
+
+impl Aligned {
+    fn new(len: usize) -> Self {
+        let bytes = vec![0u8; len + 4096];
+        let start = bytes.as_ptr().align_offset(4096);
+        Aligned { bytes, start, len }
+    }
+
+    fn slice(&mut self) -> &mut [u8] {
+        &mut self.bytes[self.start..self.start + self.len]
+    }
+}
