@@ -25,3 +25,4 @@ mod profiles;
 mod races;
 mod signatures;
 mod tools;
+mod verify;
