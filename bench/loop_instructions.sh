@@ -2,7 +2,8 @@
 # Instructions per I/O of the worker loop, counted by callgrind (repeatable, whatever the machine
 # is doing): the worker thread's instructions ÷ the I/Os it completed, on the null engine.
 #   bench/loop_instructions.sh <iospd binary> <options…>     (run in a directory holding t.dat)
-# e.g. bench/loop_instructions.sh target/release/iospd -b4K -o32 -r -L
+# e.g. bench/loop_instructions.sh target/profiling/iospd -b4K -o32 -r -L
+#   (cargo build --profile profiling: the release build with line tables)
 set -eu
 bin=$1; shift
 rm -f cg.out*

@@ -12,7 +12,7 @@ without --verify (that ratio is shown too). Each round runs all three for `--sec
 round's ratio (with / without). The release build is made by the script. With --save the results
 go to bench/runs/.
 
-Usage: bench/verify_cost.py [--rounds N] [--seconds S] [--save]
+Usage: bench/verify_cost.py [--rounds N] [--seconds S] [--targets cached,zram] [--save]
 """
 
 import argparse
@@ -83,6 +83,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--seconds", type=int, default=5)
     parser.add_argument("--save", action="store_true")
+    parser.add_argument("--targets", default="cached,zram",
+                        help="which of cached,zram to measure")
     args = parser.parse_args()
     sh("cargo", "build", "--release", "--quiet")
     exe = os.path.join(ROOT, "target", "release", "iospd")
@@ -93,8 +95,12 @@ def main():
         with open(cached, "rb") as f:
             while f.read(1 << 20):
                 pass
-        for name, target, cache in [("page-cached file, -Sb", cached, "-Sb"),
-                                    ("zram, -Sh", zram(), "-Sh")]:
+        chosen = args.targets.split(",")
+        for key, name, target, cache in [
+                ("cached", "page-cached file, -Sb", cached, "-Sb"),
+                ("zram", "zram, -Sh", zram() if "zram" in chosen else None, "-Sh")]:
+            if key not in chosen:
+                continue
             if target is None:
                 notes.append(f"{name}: skipped, no /dev/zram0 here")
                 continue
@@ -106,7 +112,8 @@ def main():
         f"# --verify cost ({datetime.date.today()}, {platform.node()}, {os.cpu_count()} CPUs, "
         f"commit {commit})",
         "",
-        f"`bench/verify_cost.py --rounds {args.rounds} --seconds {args.seconds}`: "
+        f"`bench/verify_cost.py --rounds {args.rounds} --seconds {args.seconds} "
+        f"--targets {args.targets}`: "
         f"`iospd {' '.join(WORKLOAD)} -d{args.seconds}` with DiskSpd's default write pattern, with `-Z1M` (incompressible writes, what --verify writes too) and with `--verify`, alternating.",
         "",
         "| target | IOPS, default pattern | IOPS, -Z1M | IOPS, --verify | ratio to -Z1M, median (range) | ratio to pattern |",

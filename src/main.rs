@@ -23,7 +23,7 @@ fn main() -> ExitCode {
             match app(&argv, &cluster) {
                 Ok(code) => code,
                 Err(Error::Cli(CliError::NoArguments)) => {
-                    let _ = out(&cli::help::usage());
+                    let _ = out(&iospd::commands::help::usage());
                     EXIT_BAD_INPUT
                 }
                 Err(error) => {
@@ -52,8 +52,25 @@ fn app(argv: &[OsString], cluster: &Cluster) -> Result<u8, Error> {
     }
     let raw = match cli::parse(&argv[1..])? {
         Command::Help => {
-            let _ = out(&cli::help::usage());
+            let _ = out(&iospd::commands::help::usage());
             return Ok(0);
+        }
+        Command::Version => {
+            let _ = out(&iospd::commands::help::version());
+            return Ok(0);
+        }
+        Command::Completions(shell) => {
+            return match iospd::commands::help::completions(&shell) {
+                Some(script) => {
+                    let _ = out(&script);
+                    Ok(0)
+                }
+                None => Err(Error::Cli(CliError::BadOption {
+                    token: format!("--completions={shell}"),
+                    reason: "iospd writes completions for bash, zsh or fish; give one of them"
+                        .into(),
+                })),
+            };
         }
         Command::Run(raw) => raw,
     };

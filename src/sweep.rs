@@ -70,7 +70,7 @@ pub fn resolve(args: &[OsString], command_line: String) -> Result<Resolved, Erro
         let os: Vec<OsString> = argv.iter().map(OsString::from).collect();
         let mut raw = match cli::parse(&os)? {
             Command::Run(raw) => raw,
-            Command::Help => return Err(CliError::NoArguments.into()),
+            _ => return Err(CliError::NoArguments.into()),
         };
         // Repetitions run the whole sweep over (below), so drift touches every point alike.
         repeat = raw.repeat.take().unwrap_or(1);

@@ -24,13 +24,15 @@ pub fn usage() -> String {
         push_line(&mut text, flag.usage.0, flag.usage.1);
     }
     text.push_str(
-        "\nOptions come before targets, each with its value glued on (-o32, -b4K). Sizes take\n\
-         K, M, G, T (binary) or b (multiples of the block size given with -b).\n\
+        "\nDiskSpd's options come before the targets, each with its value glued on (-o32,\n\
+         -b4K); --long options may come anywhere. Sizes take K, M, G, T (binary) or b\n\
+         (multiples of the block size given with -b).\n\
          \nExamples:\n\n\
-         Create a 1GiB file and run a 10 second 4KiB random read test, 32 I/Os in flight,\n\
-         bypassing the page cache and measuring latency:\n\n\
+         Create a 1GiB file and run a 10 second 4KiB random read test, 32 I/Os in\n\
+         flight, bypassing the page cache and measuring latency:\n\n\
          \x20 iospd -c1G -d10 -b4K -o32 -r -Sh -L testfile.dat\n\n\
-         Mixed 70/30 random read/write on a block device with two threads (destroys its data):\n\n\
+         Mixed 70/30 random read/write on a block device, two threads (destroys its\n\
+         data):\n\n\
          \x20 iospd -b8K -t2 -o16 -r -w30 -Sh -L /dev/sdb\n\n\
          Print the profile of a command line as XML, then run it:\n\n\
          \x20 iospd -Rpxml -b8K -r -w30 -L testfile.dat > profile.xml\n\
@@ -39,12 +41,34 @@ pub fn usage() -> String {
     text
 }
 
-fn push_line(text: &mut String, syntax: &str, doc: &str) {
-    if syntax.chars().count() < 26 {
-        text.push_str(&format!("  {syntax:<26}{doc}\n"));
-    } else {
-        text.push_str(&format!("  {syntax}\n  {:<26}{doc}\n", ""));
+/// The column the descriptions start in, and the width nothing passes.
+const DOC_COLUMN: usize = 28;
+const WIDTH: usize = 80;
+
+/// One option (or command) and its description, wrapped to 80 columns.
+pub fn push_line(text: &mut String, syntax: &str, doc: &str) {
+    let mut line = format!("  {syntax}");
+    if line.chars().count() >= DOC_COLUMN {
+        text.push_str(&line);
+        text.push('\n');
+        line.clear();
     }
+    for word in doc.split(' ') {
+        let used = line.chars().count();
+        let fits = used + 1 + word.chars().count() <= WIDTH;
+        if used < DOC_COLUMN {
+            line.push_str(&" ".repeat(DOC_COLUMN - used));
+        } else if fits {
+            line.push(' ');
+        } else {
+            text.push_str(&line);
+            text.push('\n');
+            line = " ".repeat(DOC_COLUMN);
+        }
+        line.push_str(word);
+    }
+    text.push_str(&line);
+    text.push('\n');
 }
 
 #[cfg(test)]

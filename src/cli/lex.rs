@@ -1,8 +1,8 @@
 //! Splits argv into option and target tokens by DiskSpd's rules, adapted to Linux.
 //!
 //! Only `-` starts an option: `/` begins absolute paths on Linux. Every option is one token with its
-//! value glued on, options come before targets, and `--name[=value]` is reserved for Linux-only
-//! settings so they can never collide with a DiskSpd letter.
+//! value glued on, DiskSpd's letters come before targets, and `--name[=value]` (before or after the
+//! targets) is reserved for Linux-only settings so they can never collide with a DiskSpd letter.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -52,7 +52,11 @@ pub fn lex(args: &[OsString]) -> Result<Vec<Token>, CliError> {
             let Some(text) = text else {
                 return Err(CliError::NotUtf8(arg.to_string_lossy().into_owned()));
             };
-            if let Some(target) = &first_target {
+            // DiskSpd's letters come before the targets, as DiskSpd wants; long options never
+            // existed there, and Linux users put them anywhere.
+            if let Some(target) = &first_target
+                && !text.starts_with("--")
+            {
                 return Err(CliError::OptionAfterTarget {
                     option: text.to_string(),
                     target: target.clone(),

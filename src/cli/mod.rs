@@ -18,8 +18,12 @@ use lex::Token;
 /// What the command line asks for.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
-    /// `-?`: print usage.
+    /// `-?`, `--help`: print usage.
     Help,
+    /// `--version`.
+    Version,
+    /// `--completions=<shell>`.
+    Completions(String),
     /// Everything else: a run (or a profile echo with `-Rp`).
     Run(Box<RawArgs>),
 }
@@ -33,9 +37,9 @@ pub enum CliError {
     /// An option that is not valid UTF-8.
     #[error("option '{0}' is not valid UTF-8; retype it")]
     NotUtf8(String),
-    /// An option after the first target.
+    /// A DiskSpd letter after the first target.
     #[error(
-        "option '{option}' comes after the target '{target}'; put every option before the targets"
+        "option '{option}' comes after the target '{target}'; put DiskSpd's options before the targets (only --long options may follow them)"
     )]
     OptionAfterTarget {
         /// The option.
@@ -129,6 +133,12 @@ pub fn parse(args: &[OsString]) -> Result<Command, CliError> {
     if raw.help {
         return Ok(Command::Help);
     }
+    if raw.version {
+        return Ok(Command::Version);
+    }
+    if let Some(shell) = raw.completions.take() {
+        return Ok(Command::Completions(shell));
+    }
     let needs_target = raw.xml_profile.is_none() && !raw.print_system && raw.set_event.is_none();
     if needs_target && raw.targets.is_empty() {
         return Err(CliError::NoTarget);
@@ -150,11 +160,19 @@ fn check_not_windows(path: &std::path::Path) -> Result<(), CliError> {
             linux: "the block device, e.g. /dev/sdb or /dev/nvme1n1 (lsblk lists them)",
         });
     }
-    if bytes.len() == 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' {
+    let drive = bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':';
+    if drive && bytes.len() == 2 {
         return Err(CliError::WindowsTarget {
             token,
             what: "names a Windows volume",
             linux: "the partition's device (e.g. /dev/sdb1) or a file on its mount point",
+        });
+    }
+    if drive && matches!(bytes[2], b'\\' | b'/') {
+        return Err(CliError::WindowsTarget {
+            token,
+            what: "is a Windows drive path (on Linux it would create a file of that literal name)",
+            linux: "a Linux path, e.g. /mnt/data/t.dat (a file on the disk's mount point)",
         });
     }
     Ok(())
@@ -215,6 +233,20 @@ mod tests {
             parse_strs(&["E:io"]).is_ok(),
             "a file named E:io is a Linux path"
         );
+        for windows in ["C:\\t.dat", "C:/t.dat", "d:\\"] {
+            let err = parse_strs(&["-c1G", windows]).unwrap_err();
+            assert!(matches!(err, CliError::WindowsTarget { .. }), "{windows}");
+            assert!(err.to_string().contains("/mnt/data/t.dat"), "{err}");
+        }
+        // Long options may follow the targets; DiskSpd's letters may not.
+        let Command::Run(raw) = parse_strs(&["-d2", "t.dat", "--output=r.json"]).unwrap() else {
+            panic!("a run");
+        };
+        assert_eq!(raw.outputs.len(), 1);
+        assert!(matches!(
+            parse_strs(&["t.dat", "-d2"]).unwrap_err(),
+            CliError::OptionAfterTarget { .. }
+        ));
         assert!(parse_strs(&["-Rs"]).is_ok(), "-Rs needs no target");
         assert!(
             parse_strs(&["-Xp.xml"]).is_ok(),

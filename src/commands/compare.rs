@@ -8,7 +8,8 @@ use super::report::load;
 use super::{ToolError, split_args};
 use crate::report::compare::{RepeatedLine, TimeSpanComparison, compare, compare_repetitions};
 
-const USAGE: &str = "iospd compare <base.json> <new.json>";
+/// The command's synopsis (also in `iospd help`).
+pub const USAGE: &str = "iospd compare <base.json> <new.json>";
 
 /// Lays the comparison out as a text table.
 pub fn render(base: &str, new: &str, timespans: &[Option<TimeSpanComparison>]) -> String {

@@ -7,7 +7,8 @@ use super::report::{check_output, emit, format_of, load};
 use super::{ToolError, split_args};
 use crate::profile::ResultFormat;
 
-const USAGE: &str =
+/// The command's synopsis (also in `iospd help`).
+pub const USAGE: &str =
     "iospd merge <run.json> <run.json>… [--output=<merged.json|.xml|.txt>] [-Rjson|-Rxml|-Rtext]";
 
 /// Runs the subcommand.

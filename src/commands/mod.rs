@@ -4,6 +4,7 @@
 
 pub mod child;
 pub mod compare;
+pub mod help;
 pub mod merge;
 pub mod preset;
 pub mod report;
@@ -68,7 +69,23 @@ pub fn dispatch(args: &[OsString]) -> Option<Result<u8, ToolError>> {
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    Some(match name.to_str()? {
+    let name = name.to_str()?;
+    // `<command> --help` and `iospd help [command]`.
+    if rest.iter().any(|a| a == "--help")
+        && let Some(text) = help::command_usage(name)
+    {
+        return Some(say_out(&text));
+    }
+    Some(match name {
+        "help" => match rest.first() {
+            None => say_out(&help::usage()),
+            Some(command) => match help::command_usage(command) {
+                Some(text) => say_out(&text),
+                None => Err(ToolError::Usage(format!(
+                    "there is no command '{command}'; iospd help lists them"
+                ))),
+            },
+        },
         "trace-dump" => trace_dump::run(&rest),
         "report" => report::run(&rest),
         "merge" => merge::run(&rest),
@@ -79,6 +96,16 @@ pub fn dispatch(args: &[OsString]) -> Option<Result<u8, ToolError>> {
         "sweep" if rest.iter().any(|a| a.starts_with("--slo=")) => slo::run(&rest),
         _ => return None,
     })
+}
+
+/// Prints help text; exit 0.
+fn say_out(text: &str) -> Result<u8, ToolError> {
+    crate::console::out(text)
+        .map(|()| 0)
+        .map_err(|e| ToolError::Output {
+            path: "standard output".into(),
+            why: e.to_string(),
+        })
 }
 
 /// A subcommand's arguments: files, and `--name=value` options.

@@ -165,7 +165,8 @@ struct Overrides {
     pause: Option<u32>,
 }
 
-const USAGE: &str =
+/// The command's synopsis (also in `iospd help`).
+pub const USAGE: &str =
     "iospd preset <name> <target> [--size=<size>] [--seconds=<s>] [--runs=<n>] [--pause=<s>]";
 
 fn usage_error(why: &str) -> ToolError {

@@ -8,7 +8,8 @@ use crate::profile::ResultFormat;
 use crate::report::Report;
 use crate::safety::Place;
 
-const USAGE: &str =
+/// The command's synopsis (also in `iospd help`).
+pub const USAGE: &str =
     "iospd report <run.json> [-Rtext|-Rxml|-Rjson] [--output=<file.txt|.xml|.json>]";
 
 /// Reads a JSON result iospd wrote.

@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use super::{ToolError, split_args};
 use crate::trace::{CSV_HEADER, read_binary};
 
-const USAGE: &str = "iospd trace-dump <file.trace> [--output=<file.csv>]";
+/// The command's synopsis (also in `iospd help`).
+pub const USAGE: &str = "iospd trace-dump <file.trace> [--output=<file.csv>]";
 
 /// Runs the subcommand.
 pub fn run(args: &[String]) -> Result<u8, ToolError> {

@@ -14,7 +14,8 @@ use crate::verify::format::{self, Expect, Kind, Pattern};
 use crate::verify::state::State;
 use crate::verify::{Found, VerifyCounts};
 
-const USAGE: &str = "iospd verify --verify-state=<file> [target…]";
+/// The command's synopsis (also in `iospd help`).
+pub const USAGE: &str = "iospd verify --verify-state=<file> [target…]";
 
 /// Bytes read per call.
 const CHUNK: u64 = 1 << 20;

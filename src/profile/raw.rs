@@ -54,6 +54,10 @@ pub struct RawArgs {
     pub given: Vec<String>,
     /// `-?`: print usage and exit.
     pub help: bool,
+    /// `--version`.
+    pub version: bool,
+    /// `--completions=<shell>`.
+    pub completions: Option<String>,
     /// `-b`: block size in bytes.
     pub block_size: Option<u64>,
     /// `-bs`: buffer separation.

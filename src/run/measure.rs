@@ -56,8 +56,11 @@ pub fn measure<C: Clock>(
             .map(|ts| crate::plan::threads(ts, &cpus))
             .collect::<Result<_, _>>()?;
         let memlock_notice = check_memory(profile, &plans, engine, host)?;
-        let (checked, warnings) =
+        let (checked, mut warnings) =
             crate::target::check(profile, cleared, profile.fast_paths.iopoll)?;
+        if let Some(available) = host.memory_available() {
+            warnings.extend(checked.page_cache_note(profile, available.bytes));
+        }
         Ok::<_, RunError>((allowed.len(), plans, memlock_notice, checked, warnings))
     })();
     let (cpus, plans, memlock_notice, mut checked, warnings) =

@@ -200,6 +200,32 @@ pub struct Checked {
     precreated: HashSet<usize>,
 }
 
+impl Checked {
+    /// The note for a buffered run (`-Sb`, DiskSpd's default) whose target fits in the memory
+    /// left (`available` bytes): the page cache will serve it, so it measures memory. One note,
+    /// for the first such target.
+    pub fn page_cache_note(&self, profile: &Profile, available: u64) -> Option<String> {
+        profile
+            .timespans
+            .iter()
+            .zip(&self.inspections)
+            .flat_map(|(ts, inspections)| ts.targets.iter().zip(inspections))
+            .find(|(t, i)| {
+                t.cache == crate::profile::CacheMode::Cached
+                    && !t.memory_mapped
+                    && i.range.usable <= available
+            })
+            .map(|(t, i)| {
+                format!(
+                    "note: '{}' ({}) fits in the memory left ({}) and is read through the page cache (-Sb, DiskSpd's default): this measures memory, not the device; add -Sh (or -Su) to measure the device",
+                    t.path.display(),
+                    crate::units::format_size(i.range.usable),
+                    crate::units::format_size(available)
+                )
+            })
+    }
+}
+
 /// Checks the targets of every timespan as they will be when that timespan starts: sizes (after
 /// the `-c` and `<PrecreateFiles>` of earlier timespans), ranges, strides, O_DIRECT alignment,
 /// polling, `-Z` sources, and room for the files `-c` creates. Returns warnings.

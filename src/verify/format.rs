@@ -22,7 +22,9 @@
 //! | 60..64 | CRC-32C of bytes 0..60 |
 //!
 //! Sector stamp (every 512-byte sector after the first): the block's offset (8 bytes) and its
-//! generation (8 bytes). A sector left from another write shows another generation: a torn write.
+//! generation (8 bytes), each XORed with a mask drawn from (offset, sector index), so the stamps
+//! of a block do not repeat (a compressing device would find them). A sector left from another
+//! write shows another generation: a torn write.
 
 use serde::{Deserialize, Serialize};
 
@@ -88,6 +90,21 @@ impl Pattern {
     }
 }
 
+/// The masks of sector `sector`'s stamp in the block at `offset` (they do not depend on the
+/// generation, so a sector of any write decodes).
+#[inline]
+fn stamp_mask(offset: u64, sector: usize) -> (u64, u64) {
+    let mut seed = offset ^ (sector as u64).wrapping_mul(0xD6E8_FEB8_6659_FD93);
+    (splitmix(&mut seed), splitmix(&mut seed))
+}
+
+/// Sector `sector`'s stamp: the offset and generation it names.
+#[inline]
+fn stamp_at(buf: &[u8], offset: u64, sector: usize) -> (u64, u64) {
+    let (a, b) = stamp_mask(offset, sector / SECTOR);
+    (u64_at(buf, sector) ^ a, u64_at(buf, sector + 8) ^ b)
+}
+
 fn splitmix(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
     let mut z = *state;
@@ -101,8 +118,9 @@ pub fn write(buf: &mut [u8], header: &Header, pattern: &Pattern) {
     let len = buf.len();
     buf.copy_from_slice(pattern.window(header.offset, header.generation, len));
     for sector in (SECTOR..len).step_by(SECTOR) {
-        buf[sector..sector + 8].copy_from_slice(&header.offset.to_le_bytes());
-        buf[sector + 8..sector + 16].copy_from_slice(&header.generation.to_le_bytes());
+        let (a, b) = stamp_mask(header.offset, sector / SECTOR);
+        buf[sector..sector + 8].copy_from_slice(&(header.offset ^ a).to_le_bytes());
+        buf[sector + 8..sector + 16].copy_from_slice(&(header.generation ^ b).to_le_bytes());
     }
     let payload_crc = crc32c::crc32c(&buf[HEADER..]);
     let h = &mut buf[..HEADER];
@@ -239,7 +257,7 @@ pub fn check(buf: &[u8], expect: &Expect, pattern: &Pattern) -> Result<(), Misma
         return Err(fail(Kind::Misdirected, Some(h)));
     }
     for sector in (SECTOR..buf.len()).step_by(SECTOR) {
-        let (offset, generation) = (u64_at(buf, sector), u64_at(buf, sector + 8));
+        let (offset, generation) = stamp_at(buf, h.offset, sector);
         if (offset, generation) == (h.offset, h.generation) {
             continue;
         }
@@ -334,7 +352,10 @@ mod tests {
         assert_eq!(&buf[0..8], b"IOSPDBLK");
         assert_eq!(u64_at(&buf, 24), 8192);
         assert_eq!(u64_at(&buf, 32), 5);
-        assert_eq!((u64_at(&buf, 512), u64_at(&buf, 520)), (8192, 5));
+        assert_eq!(stamp_at(&buf, 8192, 512), (8192, 5));
+        assert_eq!(stamp_at(&buf, 8192, 3584), (8192, 5));
+        // Masked: the stamps of one block do not repeat.
+        assert_ne!(buf[512..528], buf[1024..1040]);
         assert_eq!(u32_at(&buf, 48), crc32c::crc32c(&buf[64..]));
         // Another offset or generation gives another payload: blocks do not repeat.
         assert_ne!(buf[64..512], block(&pattern, 8192, 6)[64..512]);

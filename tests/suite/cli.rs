@@ -157,3 +157,112 @@ fn paths_round_trip_or_are_refused_before_the_run() {
     assert_eq!(std::path::Path::new(written), path);
     assert!(path.exists(), "the run used the file the profile names");
 }
+
+#[test]
+fn help_version_and_completions_work_everywhere_and_exit_0() {
+    for args in [
+        vec!["--help"],
+        vec!["-?"],
+        vec!["help"],
+        vec!["-b4K", "--help", "t.dat"],
+    ] {
+        let output = run_iospd(&args);
+        assert_eq!(output.status.code(), Some(0), "{args:?}");
+        let text = stdout(&output);
+        assert!(
+            text.contains("Usage: iospd") && text.contains("Commands"),
+            "{args:?}"
+        );
+        for command in [
+            "sweep",
+            "preset",
+            "verify",
+            "merge",
+            "report",
+            "compare",
+            "trace-dump",
+        ] {
+            assert!(
+                text.contains(&format!("  {command} ")),
+                "{args:?} lacks {command}"
+            );
+        }
+    }
+    for args in [
+        vec!["help", "merge"],
+        vec!["merge", "--help"],
+        vec!["sweep", "--help"],
+        vec!["verify", "--help"],
+    ] {
+        let output = run_iospd(&args);
+        assert_eq!(output.status.code(), Some(0), "{args:?}");
+        assert!(stdout(&output).contains("usage: iospd "), "{args:?}");
+    }
+    let version = run_iospd(&["--version"]);
+    assert_eq!(version.status.code(), Some(0));
+    assert_eq!(
+        stdout(&version),
+        format!("iospd {}\n", env!("CARGO_PKG_VERSION"))
+    );
+    let nope = run_iospd(&["help", "nope"]);
+    assert_eq!(nope.status.code(), Some(3));
+    // The bash script parses; an unknown shell is refused.
+    let dir = TempDir::new();
+    let script = dir.join("iospd.bash");
+    fs::write(&script, stdout(&run_iospd(&["--completions=bash"]))).unwrap();
+    if util::have_tool("bash", "completions parse in bash") {
+        let checked = std::process::Command::new("bash")
+            .arg("-n")
+            .arg(&script)
+            .output()
+            .unwrap();
+        assert!(checked.status.success(), "{}", stderr(&checked));
+    }
+    let tcsh = run_iospd(&["--completions=tcsh"]);
+    assert_eq!(tcsh.status.code(), Some(3));
+    assert!(stderr(&tcsh).contains("bash, zsh or fish"));
+}
+
+#[test]
+fn long_options_may_follow_the_targets_and_windows_drive_paths_are_refused() {
+    let dir = TempDir::new();
+    let (target, json) = (dir.arg("t.dat"), dir.arg("r.json"));
+    let after = run_iospd(&["-c1M", "-d1", "-W0", &target, &format!("--output={json}")]);
+    assert_eq!(after.status.code(), Some(0), "{}", stderr(&after));
+    assert!(fs::metadata(&json).is_ok());
+    let letter = run_iospd(&["-c1M", &target, "-d1"]);
+    assert_eq!(letter.status.code(), Some(3));
+    assert!(stderr(&letter).contains("before the targets"));
+    for windows in ["C:\\t.dat", "C:/t.dat"] {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_iospd"))
+            .current_dir(dir.path())
+            .args(["-c1M", "-d1", windows])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(3), "{windows}");
+        assert!(
+            stderr(&output).contains("Windows drive path"),
+            "{}",
+            stderr(&output)
+        );
+        assert!(!dir.join(windows).exists(), "{windows} was created");
+    }
+}
+
+#[test]
+fn a_buffered_run_on_a_target_that_fits_in_memory_says_it_measures_memory() {
+    let dir = TempDir::new();
+    let target = dir.arg("small.dat");
+    let buffered = run_iospd(&["-c4M", "-d1", "-W0", &target]);
+    assert_eq!(buffered.status.code(), Some(0));
+    let notes: Vec<String> = stderr(&buffered)
+        .lines()
+        .filter(|l| l.contains("measures memory, not the device"))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(notes.len(), 1, "{}", stderr(&buffered));
+    assert!(notes[0].contains("-Sh"));
+    let direct = run_iospd(&["-d1", "-W0", "-Sh", &target]);
+    assert_eq!(direct.status.code(), Some(0));
+    assert!(!stderr(&direct).contains("measures memory"));
+}

@@ -229,7 +229,7 @@ const COMMAND_LINES: &[(&[&str], &str)] = &[
         &["--output=report.pdf", "t.dat"],
         "the extension picks the format",
     ),
-    (&["--help=foo"], "unknown option '--help=foo'"),
+    (&["--help=foo"], "'--help=foo': takes no value; give --help"),
     (&["-L1", "t.dat"], "takes no value"),
     (&["-l1", "t.dat"], "takes no value"),
     (&["-px", "t.dat"], "takes no value"),

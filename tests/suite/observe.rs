@@ -154,7 +154,7 @@ fn the_progress_line_shows_on_a_terminal_only() {
         .unwrap();
     assert!(!stdout(&quiet).contains("iospd: measuring"), "--quiet");
     let piped = iospd()
-        .args(["-d1", "-W0", "-b4K", &target])
+        .args(["-d1", "-W0", "-b4K", "-Sh", &target])
         .output()
         .unwrap();
     assert!(

@@ -14,17 +14,17 @@ use iospd::report::profile_document;
 /// articles' DiskSpd command lines come first, exactly as published (Windows paths are ordinary
 /// file names on Linux; `#5`, the en dash and `-LE:io` are refused with the reason).
 const LINES: &[&str] = &[
-    "-t2 -o32 -b4k -r4k -w0 -d120 -Sh -D -L -c5G C:\\ClusterStorage\\test01\\targetfile\\IO.dat",
-    "-b256K -d3600 -o32 -h -L -t1 -W -g31457 -w0 f:\\data2.dat",
+    "-t2 -o32 -b4k -r4k -w0 -d120 -Sh -D -L -c5G /mnt/ClusterStorage/test01/targetfile/IO.dat",
+    "-b256K -d3600 -o32 -h -L -t1 -W -g31457 -w0 /mnt/f/data2.dat",
     "-c50G -d300 \u{2013}t16 -o32 -b4k -r -w30 -Sh -LE:io",
     "-t4 -o32 -b4k -r4k -w0 -Sh -D -L C:\\ClusterStorage\\test01\\targetfile\\IO.dat",
     "-w0 -r -b8k  -d10 -o32 #5",
     "-w0 -r -b8k -Su -d10 -o32 #5",
-    "-w0 -r -b8k -Su -d10 -o32 F:\\testfile4.dat",
-    "-w0 -r -b8k -d10 -o32 F:\\testfile4.dat",
+    "-w0 -r -b8k -Su -d10 -o32 /mnt/f/testfile4.dat",
+    "-w0 -r -b8k -d10 -o32 /mnt/f/testfile4.dat",
     "-w100 -Zr #5",
     "-w100 -r -b8k -Su -Zr -d10 -o32 #5",
-    "-w100 -r -b8k -Su -Zr -d10 -o32 F:\\testfile4.dat",
+    "-w100 -r -b8k -Su -Zr -d10 -o32 /mnt/f/testfile4.dat",
     "-w100 -r -b8k -Zr -d10 -o32 #5",
     "-c50G -d300 -t16 -o32 -b4k -r -w30 -Sh -L E:io",
     "t.dat",
@@ -78,7 +78,7 @@ fn resolve(line: &str) -> Result<profile::Resolved, String> {
     let args: Vec<OsString> = line.split_whitespace().map(OsString::from).collect();
     let raw = match cli::parse(&args).map_err(|e| e.to_string())? {
         Command::Run(raw) => raw,
-        Command::Help => return Err("help".into()),
+        _ => return Err("not a run".into()),
     };
     profile::resolve(&raw, format!("iospd {line}")).map_err(|e| e.to_string())
 }

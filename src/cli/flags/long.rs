@@ -5,6 +5,41 @@ use super::*;
 /// The Linux-only options.
 pub const LONG_FLAGS: &[LongFlag] = &[
     LongFlag {
+        name: "help",
+        usage: ("--help", "display usage information (as -?)"),
+        apply: |v, raw| {
+            if v.is_some() {
+                return Err("takes no value; give --help".into());
+            }
+            raw.help = true;
+            Ok(())
+        },
+    },
+    LongFlag {
+        name: "version",
+        usage: ("--version", "print iospd's version"),
+        apply: |v, raw| {
+            if v.is_some() {
+                return Err("takes no value; give --version".into());
+            }
+            raw.version = true;
+            Ok(())
+        },
+    },
+    LongFlag {
+        name: "completions",
+        usage: (
+            "--completions=<shell>",
+            "print a completion script for bash, zsh or fish",
+        ),
+        apply: |v, raw| {
+            let shell = v.filter(|v| !v.is_empty()).ok_or_else(|| {
+                "expects a shell; for example --completions=bash (or zsh, fish)".to_string()
+            })?;
+            once(&mut raw.completions, shell.to_string())
+        },
+    },
+    LongFlag {
         name: "engine",
         usage: (
             "--engine=<io_uring|psync|null>",

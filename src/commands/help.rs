@@ -1,0 +1,276 @@
+//! Help in every form, from the two tables that define the command line (DiskSpd's letters and the
+//! long options, in [`crate::cli::flags`]) and the subcommands ([`SUBCOMMANDS`]), so none can
+//! drift from what is parsed: `-?`/`--help`, `iospd help [command]`, `<command> --help`, the man
+//! page (`doc/iospd.1`, checked current by a test) and shell completions
+//! (`iospd --completions=bash|zsh|fish`).
+
+use std::fmt::Write as _;
+
+use crate::cli::flags::{FLAGS, Group, LONG_FLAGS};
+
+/// A subcommand: its name, what it does, its usage.
+pub struct Subcommand {
+    /// As typed after `iospd`.
+    pub name: &'static str,
+    /// One line.
+    pub about: &'static str,
+    /// Its synopsis.
+    pub usage: &'static str,
+}
+
+/// Every subcommand, in the order `-?` lists them.
+pub const SUBCOMMANDS: &[Subcommand] = &[
+    Subcommand {
+        name: "sweep",
+        about: "run a command line over lists of -o/-t/-b/-w values; --slo finds the best rate under a latency target",
+        usage: "iospd sweep [--slo=pXX:<n>us|ms] [--repeat=N] [--pause=S] <options with lists> <target>",
+    },
+    Subcommand {
+        name: "preset",
+        about: "run a named suite (cdm, cdm-nvme, iops, latency, oltp, olap, hci)",
+        usage: super::preset::USAGE,
+    },
+    Subcommand {
+        name: "verify",
+        about: "re-read and check every block a --verify run wrote",
+        usage: super::verify::USAGE,
+    },
+    Subcommand {
+        name: "report",
+        about: "render a JSON result again, as text, XML, JSON, HTML or CSV",
+        usage: super::report::USAGE,
+    },
+    Subcommand {
+        name: "merge",
+        about: "one result from many runs",
+        usage: super::merge::USAGE,
+    },
+    Subcommand {
+        name: "compare",
+        about: "the change between two results, and whether it is noise",
+        usage: super::compare::USAGE,
+    },
+    Subcommand {
+        name: "trace-dump",
+        about: "print a --trace file as CSV",
+        usage: super::trace_dump::USAGE,
+    },
+    Subcommand {
+        name: "help",
+        about: "this text, or one command's usage",
+        usage: "iospd help [command]",
+    },
+];
+
+/// The text of `-?`, `--help` and `iospd help`: the options, then the subcommands.
+pub fn usage() -> String {
+    let mut text = crate::cli::help::usage();
+    text.push_str("Commands (iospd <command> --help for one):\n");
+    for c in SUBCOMMANDS {
+        crate::cli::help::push_line(&mut text, c.name, c.about);
+    }
+    text.push_str("\nMore: man iospd (doc/iospd.1), iospd --completions=bash|zsh|fish.\n");
+    text
+}
+
+/// `iospd help <name>` and `iospd <name> --help`.
+pub fn command_usage(name: &str) -> Option<String> {
+    let c = SUBCOMMANDS.iter().find(|c| c.name == name)?;
+    Some(format!("{}\n\nusage: {}\n", c.about, c.usage))
+}
+
+/// `--version`.
+pub fn version() -> String {
+    format!("iospd {}\n", env!("CARGO_PKG_VERSION"))
+}
+
+/// Escapes text for roff.
+fn roff(text: &str) -> String {
+    text.replace('\\', "\\e").replace('-', "\\-")
+}
+
+/// The man page, `doc/iospd.1`.
+pub fn man_page() -> String {
+    let mut m = String::new();
+    let _ = writeln!(
+        m,
+        ".TH IOSPD 1 \"\" \"iospd {}\" \"User Commands\"",
+        env!("CARGO_PKG_VERSION")
+    );
+    m.push_str(".SH NAME\niospd \\- storage load generator and latency meter, DiskSpd's command line on Linux\n");
+    m.push_str(".SH SYNOPSIS\n.B iospd\n[\\fIoptions\\fR] \\fItarget\\fR ...\n.br\n");
+    for c in SUBCOMMANDS {
+        let _ = writeln!(m, ".B {}\n.br", roff(c.usage));
+    }
+    m.push_str(
+        ".SH DESCRIPTION\n\
+         iospd keeps a chosen number of reads and writes in flight against files or block devices \
+         from many threads and reports IOPS, throughput, CPU use and latency percentiles, in \
+         DiskSpd's text, XML, JSON or HTML. DiskSpd's options are single letters with their values \
+         glued on (\\-b4K, \\-o32) and come before the targets; long options may come anywhere.\n",
+    );
+    for group in Group::ALL {
+        let _ = writeln!(m, ".SH {}", roff(&group.heading().to_uppercase()));
+        for flag in FLAGS.iter().filter(|f| f.group == group) {
+            for (syntax, doc) in flag.usage {
+                let _ = writeln!(m, ".TP\n.B {}\n{}", roff(syntax), roff(doc));
+            }
+        }
+    }
+    m.push_str(".SH LINUX OPTIONS\n");
+    for flag in LONG_FLAGS {
+        let _ = writeln!(m, ".TP\n.B {}\n{}", roff(flag.usage.0), roff(flag.usage.1));
+    }
+    m.push_str(".SH COMMANDS\n");
+    for c in SUBCOMMANDS {
+        let _ = writeln!(m, ".TP\n.B {}\n{}", roff(c.usage), roff(c.about));
+    }
+    m.push_str(
+        ".SH EXIT STATUS\n\
+         0 on success, 1 when the run failed (an I/O error, a lost target, a bad block under \
+         \\-\\-verify), 3 for input iospd refused (nothing is written then).\n\
+         .SH SEE ALSO\nfio(1), the README and doc/ of the iospd source.\n",
+    );
+    m
+}
+
+/// Every option as a shell sees it: DiskSpd letters (`-b`), long options (`--output=`).
+fn words() -> (Vec<String>, Vec<String>) {
+    let letters = FLAGS.iter().map(|f| format!("-{}", f.letter)).collect();
+    let long = LONG_FLAGS
+        .iter()
+        .map(|f| {
+            let syntax = f.usage.0;
+            match syntax.split_once('=') {
+                Some((name, _)) => format!("{}=", name.trim_end_matches('[')),
+                None => syntax.split('[').next().unwrap_or(syntax).to_string(),
+            }
+        })
+        .collect();
+    (letters, long)
+}
+
+/// `--completions=<shell>`: a completion script for bash, zsh or fish.
+pub fn completions(shell: &str) -> Option<String> {
+    let (letters, long) = words();
+    let commands: Vec<&str> = SUBCOMMANDS.iter().map(|c| c.name).collect();
+    Some(match shell {
+        "bash" => format!(
+            "# iospd completion for bash: source it, or put it in /usr/share/bash-completion/completions/iospd\n\
+             _iospd() {{\n\
+             \x20   local cur=${{COMP_WORDS[COMP_CWORD]}}\n\
+             \x20   if [[ $cur == -* ]]; then\n\
+             \x20       COMPREPLY=($(compgen -W '{} {}' -- \"$cur\"))\n\
+             \x20       [[ ${{COMPREPLY[0]}} == *= ]] && compopt -o nospace\n\
+             \x20   elif [[ $COMP_CWORD == 1 ]]; then\n\
+             \x20       COMPREPLY=($(compgen -W '{}' -- \"$cur\") $(compgen -f -- \"$cur\"))\n\
+             \x20   else\n\
+             \x20       COMPREPLY=($(compgen -f -- \"$cur\"))\n\
+             \x20   fi\n\
+             }}\n\
+             complete -F _iospd iospd\n",
+            letters.join(" "),
+            long.join(" "),
+            commands.join(" ")
+        ),
+        "zsh" => format!(
+            "#compdef iospd\n\
+             # iospd completion for zsh: put it on $fpath as _iospd\n\
+             _iospd() {{\n\
+             \x20   if [[ $PREFIX == -* ]]; then\n\
+             \x20       compadd -S '' -- {} {}\n\
+             \x20   elif (( CURRENT == 2 )); then\n\
+             \x20       compadd -- {}\n\
+             \x20       _files\n\
+             \x20   else\n\
+             \x20       _files\n\
+             \x20   fi\n\
+             }}\n\
+             _iospd \"$@\"\n",
+            letters.join(" "),
+            long.join(" "),
+            commands.join(" ")
+        ),
+        "fish" => {
+            let mut s = String::from(
+                "# iospd completion for fish: put it in ~/.config/fish/completions/iospd.fish\n",
+            );
+            for c in SUBCOMMANDS {
+                let _ = writeln!(
+                    s,
+                    "complete -c iospd -n '__fish_use_subcommand' -a {} -d '{}'",
+                    c.name,
+                    c.about.replace('\'', "\\'")
+                );
+            }
+            for (flag, word) in LONG_FLAGS.iter().zip(&long) {
+                let name = word.trim_start_matches("--").trim_end_matches('=');
+                let _ = writeln!(
+                    s,
+                    "complete -c iospd -l {name}{} -d '{}'",
+                    if word.ends_with('=') { " -r" } else { "" },
+                    flag.usage.1.replace('\'', "\\'")
+                );
+            }
+            for flag in FLAGS {
+                if let Some((_, doc)) = flag.usage.first() {
+                    let _ = writeln!(
+                        s,
+                        "complete -c iospd -o '{}' -d '{}'",
+                        flag.letter,
+                        doc.replace('\'', "\\'")
+                    );
+                }
+            }
+            s
+        }
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usage_fits_80_columns_and_lists_every_command() {
+        let text = usage();
+        for line in text.lines() {
+            assert!(line.chars().count() <= 80, "too wide: {line}");
+        }
+        for c in SUBCOMMANDS {
+            assert!(text.contains(c.name), "{}", c.name);
+            assert!(command_usage(c.name).unwrap().contains(c.usage));
+        }
+    }
+
+    #[test]
+    fn the_man_page_in_doc_is_current() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/doc/iospd.1");
+        let page = man_page();
+        if std::env::var_os("UPDATE_GOLDEN").is_some() {
+            std::fs::write(path, &page).unwrap();
+        }
+        let saved = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            saved == page,
+            "doc/iospd.1 is not the page the option tables make; run UPDATE_GOLDEN=1 cargo test the_man_page"
+        );
+        for flag in LONG_FLAGS {
+            assert!(page.contains(&roff(flag.usage.0)), "{}", flag.usage.0);
+        }
+    }
+
+    #[test]
+    fn completions_name_every_option_and_command() {
+        for shell in ["bash", "zsh", "fish"] {
+            let script = completions(shell).unwrap();
+            for c in SUBCOMMANDS {
+                assert!(script.contains(c.name), "{shell}: {}", c.name);
+            }
+            assert!(script.contains("output"), "{shell}");
+            assert!(script.contains("-b") || script.contains("'b'"), "{shell}");
+        }
+        assert!(completions("tcsh").is_none());
+    }
+}
