@@ -20,7 +20,13 @@ pub fn render(report: &Report) -> String {
     for axis in &axes {
         let _ = write!(out, ",{axis}");
     }
-    out.push_str(",measured,ios_per_s,ios_per_s_ci95,mib_per_s,mean_us,p50_us,p99_us,p999_us,cpu_percent,achieved_depth,knee\n");
+    out.push_str(",measured,ios_per_s,ios_per_s_ci95,mib_per_s,mean_us,p50_us,p99_us,p999_us,cpu_percent,achieved_depth,knee");
+    // --verify: each row's blocks written, verified, skipped and failed.
+    let verified = report.timespans.iter().any(|t| t.verify.is_some());
+    if verified {
+        out.push_str(",blocks_written,blocks_verified,blocks_skipped,blocks_failed");
+    }
+    out.push('\n');
     let knees: Vec<usize> = sweep.as_ref().map_or_else(Vec::new, |s| {
         s.series.iter().filter_map(|x| x.knee).collect()
     });
@@ -55,6 +61,24 @@ pub fn render(report: &Report) -> String {
             p.achieved_depth,
             knees.contains(&i)
         );
+        if verified {
+            out.pop();
+            let v = report
+                .timespans
+                .get(p.timespan.saturating_sub(1))
+                .and_then(|t| t.verify.as_ref());
+            let _ = match v {
+                Some(v) => writeln!(
+                    out,
+                    ",{},{},{},{}",
+                    v.written,
+                    v.verified,
+                    v.skipped,
+                    v.failed.total()
+                ),
+                None => writeln!(out, ",,,,"),
+            };
+        }
     }
     out
 }
