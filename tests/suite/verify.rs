@@ -68,11 +68,20 @@ fn healthy_targets_verify_clean_under_every_access_pattern() {
     assert!(stdout(&xml).contains("<Verify RunId="));
     let (_, _, json) = verified_run(&dir, &["-b4K", "-r", "-w50", "-d1", "-W0", "--verify", &a]);
     validate_json(&json);
+    let csv = dir.arg("r.csv");
     let text = iospd()
         .args(["-b4K", "-r", "-w50", "-d1", "-W0", "--verify"])
+        .arg(format!("--output={csv}"))
         .arg(&a)
         .output()
         .unwrap();
+    let rows = std::fs::read_to_string(&csv).unwrap();
+    let (header, row) = rows.split_once('\n').unwrap();
+    assert!(
+        header.ends_with(",blocks_verified,blocks_skipped,blocks_failed"),
+        "{header}"
+    );
+    assert!(row.trim_end().ends_with(",0"), "{row}");
     assert!(
         stdout(&text).contains("reads verified:"),
         "{}",
