@@ -106,7 +106,21 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
         )));
     };
     let (b, n) = (load(Path::new(base))?, load(Path::new(new))?);
-    let mut text = render(base, new, &compare(&b, &n));
+    let mut text = String::new();
+    let (wb, wn) = (
+        crate::report::inputs::workload(&b),
+        crate::report::inputs::workload(&n),
+    );
+    if let Some(k) = (0..wb.len().max(wn.len())).find(|&k| wb.get(k) != wn.get(k)) {
+        let show = |w: &[String]| w.get(k).cloned().unwrap_or_else(|| "nothing".into());
+        text.push_str(&format!(
+            "WARNING: the runs ran different workloads (timespan {}: {} against {}); a change below is a change of workload, not only of the system\n",
+            k + 1,
+            show(&wn),
+            show(&wb)
+        ));
+    }
+    text.push_str(&render(base, new, &compare(&b, &n)));
     text.push_str(&render_repetitions(&compare_repetitions(&b, &n)));
     crate::console::out(&text).map_err(|e| ToolError::Output {
         path: "standard output".into(),

@@ -1,5 +1,7 @@
-//! `iospd merge A.json B.json … [--output=M.json] [-Rtext|-Rxml|-Rjson]`: one result from many
-//! runs (see [`crate::report::merge`]); JSON unless a format or an output name says otherwise.
+//! `iospd merge A.json B.json … [--output=M.json] [-Rtext|-Rxml|-Rjson] [--allow-mixed]`: one
+//! result from many runs (see [`crate::report::merge`]); JSON into a pipe, text on a terminal,
+//! unless a format or an output name says otherwise. The same run twice is refused, and runs of
+//! different workloads unless `--allow-mixed` ([`crate::report::inputs`]).
 
 use std::path::{Path, PathBuf};
 
@@ -8,8 +10,7 @@ use super::{ToolError, split_args};
 use crate::profile::ResultFormat;
 
 /// The command's synopsis (also in `iospd help`).
-pub const USAGE: &str =
-    "iospd merge <run.json> <run.json>… [--output=<merged.json|.xml|.txt>] [-Rjson|-Rxml|-Rtext]";
+pub const USAGE: &str = "iospd merge <run.json> <run.json>… [--output=<merged.json|.xml|.txt|.html|.csv>] [-Rjson|-Rxml|-Rtext] [--allow-mixed]";
 
 /// Runs the subcommand.
 pub fn run(args: &[String]) -> Result<u8, ToolError> {
@@ -19,8 +20,15 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
         .map(PathBuf::from);
     let explicit = args.iter().any(|a| a.starts_with("-R")) || output.is_some();
     let (format, rest) = format_of(args, output.as_deref(), USAGE)?;
-    let format = if explicit { format } else { ResultFormat::Json };
-    let args = split_args(&rest, &["output"], USAGE)?;
+    // JSON for a pipe or a file; on a terminal, the text a person reads.
+    let terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
+    let format = match (explicit, terminal) {
+        (true, _) => format,
+        (false, true) => ResultFormat::Text,
+        (false, false) => ResultFormat::Json,
+    };
+    let args = split_args(&rest, &["output", "allow-mixed"], USAGE)?;
+    let allow_mixed = args.option("allow-mixed").is_some();
     if args.files.len() < 2 {
         return Err(ToolError::Usage(format!(
             "name at least two JSON results; usage: {USAGE}"
@@ -32,10 +40,20 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
         .iter()
         .map(|f| load(Path::new(f)))
         .collect::<Result<Vec<_>, _>>()?;
-    let merged = crate::report::merge::merge(&runs).map_err(|why| ToolError::Input {
+    crate::report::inputs::check(&runs, &args.files, allow_mixed).map_err(ToolError::Usage)?;
+    let mut merged = crate::report::merge::merge(&runs).map_err(|why| ToolError::Input {
         path: PathBuf::from(args.files.join(" ")),
         why,
     })?;
+    if allow_mixed {
+        // Every input's parameters, where the report prints its command line.
+        let lines: Vec<String> = runs
+            .iter()
+            .zip(&args.files)
+            .map(|(r, f)| format!("{f}: {}", r.profile.command_line))
+            .collect();
+        merged.profile.command_line = format!("iospd merge --allow-mixed of {}", lines.join(" | "));
+    }
     emit(&merged, format, place)?;
     Ok(0)
 }

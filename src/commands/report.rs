@@ -10,7 +10,7 @@ use crate::safety::Place;
 
 /// The command's synopsis (also in `iospd help`).
 pub const USAGE: &str =
-    "iospd report <run.json> [-Rtext|-Rxml|-Rjson] [--output=<file.txt|.xml|.json>]";
+    "iospd report <run.json> [-Rtext|-Rxml|-Rjson] [--output=<file.txt|.xml|.json|.html|.csv>]";
 
 /// Reads a JSON result iospd wrote.
 pub fn load(path: &Path) -> Result<Report, ToolError> {

@@ -56,7 +56,7 @@ pub fn render(report: &Report) -> String {
     let _ = writeln!(
         page,
         "<h2>Input parameters</h2><pre>{}</pre>",
-        escape(super::text::profile_text(&report.profile, &[]).trim())
+        escape(super::text::profile_text(&report.profile, &super::text::driven(report)).trim())
     );
     for (i, ts) in report.timespans.iter().enumerate() {
         timespan(&mut page, report, i, ts);

@@ -307,11 +307,12 @@ fn merge_timespan(
             for t in &thread.targets {
                 let mut pair = Pair::default();
                 pair.add(&t.directions, series)?;
+                // A thread's rates are over its own run's window, not the merged one.
                 targets.push(ThreadTarget {
                     directions: directions(
                         &pair.read,
                         &pair.write,
-                        seconds,
+                        m.duration_s,
                         interval_ms,
                         percentiles,
                     ),
@@ -328,8 +329,8 @@ fn merge_timespan(
                 in_engine_percent: thread.in_engine_percent,
                 in_loop_percent: thread.in_loop_percent,
                 waits: thread.waits.clone(),
-                submits_per_s: if seconds > 0.0 {
-                    thread.waits.submits as f64 / seconds
+                submits_per_s: if m.duration_s > 0.0 {
+                    thread.waits.submits as f64 / m.duration_s
                 } else {
                     0.0
                 },
@@ -394,12 +395,40 @@ fn merge_timespan(
         .collect();
     affinity.sort_unstable();
     affinity.dedup();
+    // Runs at the same time add their threads and depths; runs one after another do not (only
+    // one ran at a time): the most of any run, and the time-weighted depth and submit rate.
+    let (thread_count, depth, achieved_depth, submits_per_s) = if disjoint {
+        let weight = |m: &Measured| m.duration_s / seconds.max(f64::MIN_POSITIVE);
+        (
+            measured
+                .iter()
+                .map(|(_, m, _)| m.thread_count)
+                .max()
+                .unwrap_or(0),
+            measured.iter().map(|(_, m, _)| m.depth).max().unwrap_or(0),
+            measured
+                .iter()
+                .map(|(_, m, _)| m.achieved_depth * weight(m))
+                .sum(),
+            measured
+                .iter()
+                .map(|(_, m, _)| m.submits_per_s * weight(m))
+                .sum(),
+        )
+    } else {
+        (
+            threads.len(),
+            threads.iter().map(|t| t.depth).sum(),
+            threads.iter().map(|t| t.achieved_depth).sum(),
+            threads.iter().map(|t| t.submits_per_s).sum(),
+        )
+    };
     merged.measured = Some(Measured {
         duration_s: seconds,
-        thread_count: threads.len(),
-        depth: threads.iter().map(|t| t.depth).sum(),
-        achieved_depth: threads.iter().map(|t| t.achieved_depth).sum(),
-        submits_per_s: threads.iter().map(|t| t.submits_per_s).sum(),
+        thread_count,
+        depth,
+        achieved_depth,
+        submits_per_s,
         effective_affinity: affinity,
         cpu,
         cpu_average,

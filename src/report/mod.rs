@@ -8,6 +8,7 @@ pub mod cluster;
 pub mod compare;
 pub mod csv;
 pub mod html;
+pub mod inputs;
 pub mod json;
 pub mod merge;
 mod model;

@@ -56,8 +56,20 @@ fn merge_adds_counts_and_merges_histograms_exactly() {
     let a = run(&dir, "a.json", &[]);
     let b = run(&dir, "b.json", &["-w30"]);
     let merged_path = dir.join("m.json");
-    let output = iospd()
+    // A 0 % and a 30 % write run are different workloads: refused unless asked for.
+    let refused = iospd()
         .args(["merge", a.to_str().unwrap(), b.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(3));
+    assert!(stderr(&refused).contains("another workload") && stderr(&refused).contains("-w30"));
+    let output = iospd()
+        .args([
+            "merge",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+            "--allow-mixed",
+        ])
         .arg(format!("--output={}", merged_path.display()))
         .output()
         .unwrap();
@@ -73,6 +85,16 @@ fn merge_adds_counts_and_merges_histograms_exactly() {
         mm.totals.total.ios,
         ma.totals.total.ios + mb.totals.total.ios
     );
+    // Each thread's rate is over its own run's window, not the merged one.
+    for (merged, own) in mm.threads.iter().zip(ma.threads.iter().chain(&mb.threads)) {
+        let (x, y) = (
+            merged.targets[0].directions.total.ios_per_s,
+            own.targets[0].directions.total.ios_per_s,
+        );
+        assert!((x - y).abs() <= 1e-6 * y.max(1.0), "{x} vs {y}");
+    }
+    // Back to back, one thread each: the depth is one run's, not the sum.
+    assert_eq!(mm.depth, ma.depth);
     assert_eq!(
         mm.totals.write.bytes,
         ma.totals.write.bytes + mb.totals.write.bytes
@@ -120,8 +142,14 @@ fn merge_adds_counts_and_merges_histograms_exactly() {
         .args(["report", merged_path.to_str().unwrap(), "-Rtext"])
         .output()
         .unwrap();
+    // One run after the other: one thread at a time, and every input's command line is listed.
     assert!(
-        stdout(&text).contains("thread count:\t\t2"),
+        stdout(&text).contains("thread count:\t\t1"),
+        "{}",
+        stdout(&text)
+    );
+    assert!(
+        stdout(&text).contains("--allow-mixed of ") && stdout(&text).contains("-w30"),
         "{}",
         stdout(&text)
     );
@@ -132,7 +160,21 @@ fn merging_runs_that_overlap_shares_the_window_and_adds_the_rates() {
     let dir = TempDir::new();
     let a = run(&dir, "a.json", &[]);
     let a = a.to_str().unwrap();
-    let output = iospd().args(["merge", a, a]).output().unwrap();
+    // The same run twice would count its I/Os twice.
+    let twice = iospd().args(["merge", a, a]).output().unwrap();
+    assert_eq!(twice.status.code(), Some(3));
+    assert!(
+        stderr(&twice).contains("is the same run as"),
+        "{}",
+        stderr(&twice)
+    );
+    // The same measurement from another host, at the same time: the windows overlap.
+    let mut other: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(a).unwrap()).unwrap();
+    other["system"]["computer_name"] = "another-host".into();
+    let b = dir.arg("b.json");
+    fs::write(&b, other.to_string()).unwrap();
+    let output = iospd().args(["merge", a, &b]).output().unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let merged: Report = serde_json::from_str(&stdout(&output)).unwrap();
     let one = load(std::path::Path::new(a)).unwrap();
@@ -166,6 +208,10 @@ fn compare_separates_a_real_change_from_noise() {
         .output()
         .unwrap();
     let text = stdout(&slower);
+    assert!(
+        text.starts_with("WARNING: the runs ran different workloads") && text.contains("-g2000i"),
+        "{text}"
+    );
     let iops = text.lines().find(|l| l.contains("read  IOPS")).unwrap();
     assert!(
         iops.ends_with("lower"),

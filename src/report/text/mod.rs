@@ -35,15 +35,7 @@ pub fn render(report: &Report) -> String {
         }
         return out;
     }
-    let ran: Vec<Driven> = report
-        .timespans
-        .iter()
-        .map(|t| Driven {
-            engine: t.engine,
-            spin_ns: Some(t.spin_ns),
-        })
-        .collect();
-    let mut out = profile_text(&report.profile, &ran);
+    let mut out = profile_text(&report.profile, &driven(report));
     let start = report
         .timespans
         .first()
@@ -82,6 +74,18 @@ pub struct Driven {
     pub engine: EngineSetup,
     /// The completion polling budget; `None` shows the requested policy.
     pub spin_ns: Option<u64>,
+}
+
+/// How each timespan of `report` ran (for the input parameters, which say what ran).
+pub fn driven(report: &Report) -> Vec<Driven> {
+    report
+        .timespans
+        .iter()
+        .map(|t| Driven {
+            engine: t.engine,
+            spin_ns: Some(t.spin_ns),
+        })
+        .collect()
 }
 
 fn line(out: &mut String, indent: usize, text: impl std::fmt::Display) {

@@ -102,6 +102,12 @@ fn timespan_text(out: &mut String, ts: &TimeSpan, driven: Driven, spin: Spin) {
         EngineKind::Mapped => line(out, 4, "using memory-mapped I/O (mmap and memcpy)"),
     }
     match (driven.spin_ns, spin) {
+        // pread/pwrite, memcpy and the null engine complete each I/O inside its call.
+        _ if engine.kind != EngineKind::IoUring => line(
+            out,
+            4,
+            "completion wait: none (each I/O completes within its call)",
+        ),
         (Some(0), _) | (None, Spin::Micros(0)) => line(out, 4, "completion wait: sleep"),
         (Some(ns), _) => line(
             out,

@@ -1,0 +1,101 @@
+//! How the inputs of `iospd merge` and `iospd compare` relate: the same run given twice, and
+//! whether two runs ran the same workload (every target's block size, direction mix, access
+//! pattern, depth, threads, caching and pacing; paths, durations and seeds may differ).
+
+use crate::profile::{Access, CacheMode, Throughput, TimeSpan};
+use crate::units::format_size;
+
+use super::Report;
+
+/// The workload of each timespan of `report`, as a short DiskSpd-like description.
+pub fn workload(report: &Report) -> Vec<String> {
+    report.profile.timespans.iter().map(timespan).collect()
+}
+
+fn timespan(ts: &TimeSpan) -> String {
+    let targets: Vec<String> = ts
+        .targets
+        .iter()
+        .map(|t| {
+            let access = match t.access {
+                Access::Random { align, ratio } if ratio >= 100 => {
+                    format!("-r{}", format_size(align))
+                }
+                Access::Random { align, ratio } => format!("-rs{ratio} -r{}", format_size(align)),
+                Access::Sequential {
+                    stride,
+                    interlocked,
+                    ..
+                } => format!(
+                    "-s{}{}",
+                    if interlocked { "i" } else { "" },
+                    format_size(stride)
+                ),
+            };
+            let cache = match (t.cache, t.write_through) {
+                (CacheMode::Cached, false) => "-Sb",
+                (CacheMode::Cached, true) => "-Sw",
+                (CacheMode::DisableOsCache, false) => "-Su",
+                (CacheMode::DisableOsCache, true) => "-Sh",
+            };
+            let mut text = format!(
+                "-b{} -o{} -t{} {access} -w{} {cache}",
+                format_size(t.block_size),
+                t.requests,
+                t.threads_per_target,
+                t.write_ratio
+            );
+            match t.throughput {
+                Some(Throughput::BytesPerMs(n)) => text.push_str(&format!(" -g{n}")),
+                Some(Throughput::Iops(n)) => text.push_str(&format!(" -g{n}i")),
+                None => {}
+            }
+            if t.distribution.is_some() {
+                text.push_str(" -rd…");
+            }
+            text
+        })
+        .collect();
+    targets.join(" + ")
+}
+
+/// Why two of `runs` cannot be merged or compared as one workload: the same run twice (always),
+/// or different workloads (unless `allow_mixed`). `names` label the runs.
+pub fn check(runs: &[Report], names: &[&str], allow_mixed: bool) -> Result<(), String> {
+    for (j, b) in runs.iter().enumerate() {
+        for (i, a) in runs[..j].iter().enumerate() {
+            if same_run(a, b) {
+                return Err(format!(
+                    "'{}' is the same run as '{}' (same host, start time and command line): merging it would count its I/Os twice; give each run once",
+                    names[j], names[i]
+                ));
+            }
+        }
+    }
+    if allow_mixed {
+        return Ok(());
+    }
+    let first = workload(&runs[0]);
+    for (j, run) in runs.iter().enumerate().skip(1) {
+        let other = workload(run);
+        if let Some(k) = (0..first.len().min(other.len())).find(|&k| first[k] != other[k]) {
+            return Err(format!(
+                "'{}' ran another workload than '{}' (timespan {}: {} against {}): their sum describes neither; merge runs of one workload, or pass --allow-mixed",
+                names[j],
+                names[0],
+                k + 1,
+                other[k],
+                first[k]
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Whether `a` and `b` are one run: same host, same start, same command line.
+fn same_run(a: &Report, b: &Report) -> bool {
+    a.system.computer_name == b.system.computer_name
+        && a.profile.command_line == b.profile.command_line
+        && a.timespans.first().map(|t| t.start_unix_s)
+            == b.timespans.first().map(|t| t.start_unix_s)
+}
