@@ -2,8 +2,6 @@
 //! and p99 latency of the last finished interval, rewritten in place on stderr about once a
 //! second. Off when stderr is not a terminal or with `--quiet`.
 
-use std::io::{IsTerminal, Write};
-
 use crate::stats::timeline::Row;
 
 /// Where the run is.
@@ -17,7 +15,8 @@ pub enum Phase {
     CoolDown,
 }
 
-/// The text of the line (without the carriage return).
+/// The text of the line (without the carriage return): the phase, the time spent in it and the
+/// time it has left.
 pub fn line(phase: Phase, elapsed_s: u64, remaining_s: u64, last: Option<&Row>) -> String {
     let phase = match phase {
         Phase::WarmUp => "warm-up",
@@ -25,15 +24,16 @@ pub fn line(phase: Phase, elapsed_s: u64, remaining_s: u64, last: Option<&Row>) 
         Phase::CoolDown => "cool-down",
     };
     let clock = |s: u64| format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
+    // Short enough for 80 columns with six-digit IOPS; narrower terminals clip it.
     let mut text = format!(
-        "iospd: {phase} {} elapsed, {} left",
+        "iospd: {phase} {}/{}",
         clock(elapsed_s),
-        clock(remaining_s)
+        clock(elapsed_s + remaining_s)
     );
     if let Some(row) = last {
         let t = &row.all.total;
         text.push_str(&format!(
-            " | {:.0} IOPS, {:.2} MiB/s, p99 {}",
+            " | {:.0} IOPS, {:.1} MiB/s, p99 {}",
             t.ios_per_s,
             t.bytes_per_s / 1_048_576.0,
             latency(t.p99_ns)
@@ -52,35 +52,8 @@ fn latency(ns: u64) -> String {
     }
 }
 
-/// Rewrites the line on stderr.
-pub struct Progress {
-    shown: bool,
-}
-
-impl Progress {
-    /// A progress line when stderr is a terminal and it is wanted.
-    pub fn on_terminal(wanted: bool) -> Option<Progress> {
-        (wanted && std::io::stderr().is_terminal()).then_some(Progress { shown: false })
-    }
-
-    /// Shows `text` in place of the previous line.
-    pub fn show(&mut self, text: &str) {
-        let mut err = std::io::stderr().lock();
-        let _ = write!(err, "\r{text}\x1b[K");
-        let _ = err.flush();
-        self.shown = true;
-    }
-
-    /// Clears the line so the report starts on a clean one.
-    pub fn clear(&mut self) {
-        if self.shown {
-            let mut err = std::io::stderr().lock();
-            let _ = write!(err, "\r\x1b[K");
-            let _ = err.flush();
-            self.shown = false;
-        }
-    }
-}
+/// Rewrites the line on stderr, clipped to the terminal's width.
+pub type Progress = crate::console::StatusLine;
 
 #[cfg(test)]
 mod tests {
@@ -91,7 +64,7 @@ mod tests {
     fn the_line_says_phase_time_and_the_last_interval() {
         assert_eq!(
             line(Phase::WarmUp, 3, 3662, None),
-            "iospd: warm-up 0:00:03 elapsed, 1:01:02 left"
+            "iospd: warm-up 0:00:03/1:01:05"
         );
         let mut ops = [IntervalOps::default(), IntervalOps::default()];
         for _ in 0..1000 {
@@ -100,7 +73,7 @@ mod tests {
         let row = Row::new(0, 1_000_000_000, &[ops]);
         assert_eq!(
             line(Phase::Measuring, 10, 50, Some(&row)),
-            "iospd: measuring 0:00:10 elapsed, 0:00:50 left | 1000 IOPS, 1000.00 MiB/s, p99 1.50ms"
+            "iospd: measuring 0:00:10/0:01:00 | 1000 IOPS, 1000.0 MiB/s, p99 1.50ms"
         );
     }
 }

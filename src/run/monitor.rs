@@ -225,19 +225,20 @@ impl<'a, C: Clock> Monitor<'a, C> {
             && now.saturating_sub(self.shown_at) >= PROGRESS_EVERY
         {
             self.shown_at = now;
-            let phase = if now < schedule.warmup_end {
-                Phase::WarmUp
+            // Time within the phase: the warm-up is not part of the measuring's elapsed time.
+            let (phase, from, until) = if now < schedule.warmup_end {
+                (Phase::WarmUp, schedule.start, schedule.warmup_end)
             } else if now < schedule.measure_end {
-                Phase::Measuring
+                (Phase::Measuring, schedule.warmup_end, schedule.measure_end)
             } else {
-                Phase::CoolDown
+                (Phase::CoolDown, schedule.measure_end, schedule.end)
             };
             let seconds = |ns: Nanos| ns / 1_000_000_000;
             let latest = self.collector.as_ref().and_then(|c| c.latest());
             progress.show(&progress::line(
                 phase,
-                seconds(now.saturating_sub(schedule.start)),
-                seconds(schedule.end.saturating_sub(now)),
+                seconds(now.saturating_sub(from)),
+                seconds(until.saturating_sub(now)),
                 latest.filter(|_| phase != Phase::WarmUp),
             ));
         }

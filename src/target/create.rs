@@ -184,6 +184,7 @@ pub fn create(
     size: u64,
     content: CreateContent,
     stop: &AtomicU64,
+    status: bool,
 ) -> Result<Option<String>, TargetError> {
     let fail = |source| TargetError::Create {
         path: path.to_path_buf(),
@@ -210,7 +211,8 @@ pub fn create(
             path.display()
         )
     });
-    if let Err(source) = fill(&file, size, content, stop) {
+    let mut shown = Creating::new(path, size, status);
+    if let Err(source) = fill(&file, size, content, stop, &mut shown) {
         match &*anchor {
             Anchor::New(place) => place.remove_created(&file),
             Anchor::Open { .. } => {
@@ -226,9 +228,67 @@ pub fn create(
     Ok(warning)
 }
 
-fn fill(file: &File, size: u64, content: CreateContent, stop: &AtomicU64) -> io::Result<()> {
+/// `-c` on the terminal: bytes written, the rate and the time left, about four times a second.
+struct Creating {
+    line: Option<crate::console::StatusLine>,
+    name: String,
+    total: u64,
+    started: std::time::Instant,
+    shown: std::time::Instant,
+}
+
+impl Creating {
+    fn new(path: &Path, total: u64, wanted: bool) -> Self {
+        let now = std::time::Instant::now();
+        Creating {
+            line: crate::console::StatusLine::on_terminal(wanted),
+            name: path.display().to_string(),
+            total,
+            started: now,
+            shown: now,
+        }
+    }
+
+    fn flushing(&mut self) {
+        if let Some(line) = &mut self.line {
+            line.show(&format!(
+                "iospd: creating '{}': flushing {} to the device",
+                self.name,
+                format_size(self.total)
+            ));
+        }
+    }
+
+    fn written(&mut self, done: u64) {
+        let Some(line) = &mut self.line else { return };
+        if self.shown.elapsed() < std::time::Duration::from_millis(250) {
+            return;
+        }
+        self.shown = std::time::Instant::now();
+        let seconds = self.started.elapsed().as_secs_f64().max(1e-3);
+        let rate = done as f64 / seconds;
+        let left = (self.total.saturating_sub(done)) as f64 / rate.max(1.0);
+        line.show(&format!(
+            "iospd: creating '{}': {} of {}, {:.0} MiB/s, {}:{:02} left",
+            self.name,
+            format_size(done),
+            format_size(self.total),
+            rate / 1_048_576.0,
+            left as u64 / 60,
+            left as u64 % 60
+        ));
+    }
+}
+
+fn fill(
+    file: &File,
+    size: u64,
+    content: CreateContent,
+    stop: &AtomicU64,
+    shown: &mut Creating,
+) -> io::Result<()> {
     if let CreateContent::Verified(layout) = content {
-        return fill_verified(file, size, layout, stop);
+        return fill_verified(file, size, layout, stop, shown);
     }
     let mut chunk = vec![0u8; CREATE_CHUNK];
     let mut rng = Rng::new(0);
@@ -253,7 +313,9 @@ fn fill(file: &File, size: u64, content: CreateContent, stop: &AtomicU64) -> io:
         let len = (size - offset).min(CREATE_CHUNK as u64) as usize;
         file.write_all_at(&chunk[..len], offset)?;
         offset += len as u64;
+        shown.written(offset);
     }
+    shown.flushing();
     file.sync_all()?;
     // SAFETY: plain advisory call on an open descriptor.
     unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
@@ -266,6 +328,7 @@ fn fill_verified(
     size: u64,
     layout: VerifiedLayout,
     stop: &AtomicU64,
+    shown: &mut Creating,
 ) -> io::Result<()> {
     use crate::verify::format::{self, CREATED, Header, Pattern};
     let VerifiedLayout {
@@ -314,7 +377,9 @@ fn fill_verified(
         }
         file.write_all_at(&chunk[..(n * block) as usize], base + k * block)?;
         k += n;
+        shown.written(base + k * block);
     }
+    shown.flushing();
     file.sync_all()?;
     // SAFETY: plain advisory call on an open descriptor.
     unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };

@@ -198,6 +198,8 @@ pub struct Checked {
     precreate: Vec<(usize, u64)>,
     /// Their anchors.
     precreated: HashSet<usize>,
+    /// Show creation on the terminal (not `--quiet`).
+    status: bool,
 }
 
 impl Checked {
@@ -282,6 +284,7 @@ pub fn check(
             sources,
             precreate,
             precreated,
+            status: !profile.observe.quiet,
         },
         warnings,
     ))
@@ -303,6 +306,7 @@ pub fn precreate(
             size,
             content,
             stop,
+            checked.status,
         )?);
     }
     Ok(warnings)
@@ -347,6 +351,7 @@ pub fn prepare(
                 size,
                 content,
                 stop,
+                checked.status,
             )?);
         }
     }

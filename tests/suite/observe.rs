@@ -144,6 +144,33 @@ fn the_progress_line_shows_on_a_terminal_only() {
         seen.contains("\r\x1b[K"),
         "the line is cleared before the report"
     );
+    // On a 40-column terminal the line is clipped (never wraps), and -c shows the creation.
+    let narrow = Command::new("script")
+        .args([
+            "-qec",
+            &format!(
+                "stty cols 40; {}",
+                command.replace("-c16M", "-c512M").replace(" -d3 ", " -d1 ")
+            ),
+            "/dev/null",
+        ])
+        .output()
+        .unwrap();
+    let seen = stdout(&narrow);
+    assert!(seen.contains("iospd: creating '"), "{seen:?}");
+    // Every status line (written as "\r<text>\x1b[K"); other messages wrap as usual.
+    let lines: Vec<&str> = seen
+        .split('\r')
+        .filter_map(|s| s.strip_suffix("\x1b[K"))
+        .filter(|s| s.starts_with("iospd: "))
+        .collect();
+    assert!(lines.len() >= 2, "{seen:?}");
+    for text in lines {
+        assert!(
+            text.chars().count() < 40,
+            "wider than the terminal: {text:?}"
+        );
+    }
     let quiet = Command::new("script")
         .args([
             "-qec",
