@@ -52,7 +52,8 @@ pub fn render(base: &str, new: &str, timespans: &[Option<TimeSpanComparison>]) -
         }
     }
     out.push_str(
-        "\nnoise: twice the standard error of the difference of the two means, from each run's -D intervals\n\
+        "\nnoise: the 95% interval of the difference (Welch's t) of each run's -D intervals in 5 consecutive batches;\n\
+         runs can differ by more than the drift within one run shows: for a firm verdict, compare runs made with --repeat\n\
          (rates, mean, p50, p99, p99.9 and max have interval data when both runs used -D; ? = none)\n",
     );
     out
