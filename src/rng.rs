@@ -43,6 +43,17 @@ impl Rng {
     }
 }
 
+/// SplitMix64: advances `state` and returns its next 64 well-mixed bits. For values that must
+/// follow from a seed alone (the `--verify` pattern, stamp masks, run ids), not for the threads.
+#[inline]
+pub fn splitmix64(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -123,9 +123,6 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
     }
     text.push_str(&render(base, new, &compare(&b, &n)));
     text.push_str(&render_repetitions(&compare_repetitions(&b, &n)));
-    crate::console::out(&text).map_err(|e| ToolError::Output {
-        path: "standard output".into(),
-        why: e.to_string(),
-    })?;
+    super::print(&text)?;
     Ok(0)
 }

@@ -98,14 +98,17 @@ pub fn dispatch(args: &[OsString]) -> Option<Result<u8, ToolError>> {
     })
 }
 
+/// Writes a subcommand's text to stdout; a stdout that cannot be written is the command's error.
+pub(crate) fn print(text: &str) -> Result<(), ToolError> {
+    crate::console::out(text).map_err(|e| ToolError::Output {
+        path: "standard output".into(),
+        why: e.to_string(),
+    })
+}
+
 /// Prints help text; exit 0.
 fn say_out(text: &str) -> Result<u8, ToolError> {
-    crate::console::out(text)
-        .map(|()| 0)
-        .map_err(|e| ToolError::Output {
-            path: "standard output".into(),
-            why: e.to_string(),
-        })
+    print(text).map(|()| 0)
 }
 
 /// A subcommand's arguments: files, and `--name=value` options.

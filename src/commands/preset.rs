@@ -240,7 +240,7 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
     for line in &lines {
         let _ = writeln!(text, "  iospd {line}");
     }
-    say(&text)?;
+    super::print(&text)?;
     let child = super::child::Child::this()?;
     let mut reports = Vec::new();
     for (i, line) in lines.iter().enumerate() {
@@ -251,15 +251,8 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
         let report = child.report(&args)?;
         reports.push(report);
     }
-    say(&summary(preset, &reports))?;
+    super::print(&summary(preset, &reports))?;
     Ok(0)
-}
-
-fn say(text: &str) -> Result<(), ToolError> {
-    crate::console::out(text).map_err(|e| ToolError::Output {
-        path: "standard output".into(),
-        why: e.to_string(),
-    })
 }
 
 /// One run of a test: bytes and I/Os per second, and with -L its mean and p99 latency in ns.

@@ -318,8 +318,8 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
         repeat,
     };
     let line = format!("iospd sweep {}", args.join(" "));
-    let result = search(&mut probe, goal, line, &mut |text| out(text))?;
-    out(&format!("\n{}", result.render_text()))?;
+    let result = search(&mut probe, goal, line, &mut |text| super::print(text))?;
+    super::print(&format!("\n{}", result.render_text()))?;
     if let (Some(format), Some(mut place)) = (format, place) {
         let text = match format {
             SloFormat::Json => {
@@ -372,7 +372,7 @@ impl Runs {
         args.push("-Rjson".into());
         args.push(target);
         let line = format!("iospd {}", args.join(" "));
-        out(&format!("    $ {line}\n"))?;
+        super::print(&format!("    $ {line}\n"))?;
         Ok((self.child.report(&args)?, line))
     }
 }
@@ -415,13 +415,6 @@ impl Probe for Runs {
 /// The first timespan's measured results.
 fn measured(report: &Report) -> Option<&crate::report::Measured> {
     report.timespans.first().and_then(|t| t.measured.as_ref())
-}
-
-fn out(text: &str) -> Result<(), ToolError> {
-    crate::console::out(text).map_err(|e| ToolError::Output {
-        path: "standard output".into(),
-        why: e.to_string(),
-    })
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use super::{ToolError, split_args};
 use crate::report::text::verify::found_text;
-use crate::verify::format::{self, Expect, Kind, Pattern};
+use crate::verify::format::{self, Expect, Pattern};
 use crate::verify::state::State;
 use crate::verify::{Found, VerifyCounts};
 
@@ -122,23 +122,15 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
         all.add(counts);
     }
     let bad = all.failed.total();
-    let kinds: Vec<String> = Kind::ALL
-        .iter()
-        .filter(|&&k| all.failed.of(k) > 0)
-        .map(|&k| format!("{} {}", k.name(), all.failed.of(k)))
-        .collect();
     out.push_str(&match bad {
         0 => format!("every one of {} blocks is right\n", all.verified),
         _ => format!(
             "{bad} bad block(s) of {} checked: {}\n",
             all.verified + bad,
-            kinds.join(", ")
+            all.failed.describe()
         ),
     });
-    crate::console::out(&out).map_err(|e| ToolError::Output {
-        path: "standard output".into(),
-        why: e.to_string(),
-    })?;
+    super::print(&out)?;
     Ok(if bad == 0 {
         0
     } else {

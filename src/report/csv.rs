@@ -27,9 +27,7 @@ pub fn render(report: &Report) -> String {
         out.push_str(",blocks_written,blocks_verified,blocks_skipped,blocks_failed");
     }
     out.push('\n');
-    let knees: Vec<usize> = sweep.as_ref().map_or_else(Vec::new, |s| {
-        s.series.iter().filter_map(|x| x.knee).collect()
-    });
+    let knees = sweep.as_ref().map_or_else(Vec::new, |s| s.knees());
     let points: Vec<SweepPoint> = match &sweep {
         Some(s) => s.points.clone(),
         None => report
@@ -45,7 +43,7 @@ pub fn render(report: &Report) -> String {
         for value in &p.values {
             let _ = write!(out, ",{value}");
         }
-        let _ = writeln!(
+        let _ = write!(
             out,
             ",{},{:.2},{},{:.3},{},{},{},{},{:.2},{:.2},{}",
             p.measured,
@@ -62,13 +60,12 @@ pub fn render(report: &Report) -> String {
             knees.contains(&i)
         );
         if verified {
-            out.pop();
             let v = report
                 .timespans
                 .get(p.timespan.saturating_sub(1))
                 .and_then(|t| t.verify.as_ref());
             let _ = match v {
-                Some(v) => writeln!(
+                Some(v) => write!(
                     out,
                     ",{},{},{},{}",
                     v.written,
@@ -76,9 +73,10 @@ pub fn render(report: &Report) -> String {
                     v.skipped,
                     v.failed.total()
                 ),
-                None => writeln!(out, ",,,,"),
+                None => write!(out, ",,,,"),
             };
         }
+        out.push('\n');
     }
     out
 }

@@ -69,6 +69,13 @@ pub struct Series {
     pub knee: Option<usize>,
 }
 
+impl SweepReport {
+    /// Every series' knee (indices into `points`).
+    pub fn knees(&self) -> Vec<usize> {
+        self.series.iter().filter_map(|s| s.knee).collect()
+    }
+}
+
 /// The sweep of `report`, when its profile is one.
 pub fn of(report: &Report) -> Option<SweepReport> {
     let sweep = report.profile.sweep.as_ref()?;

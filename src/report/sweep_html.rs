@@ -95,7 +95,7 @@ pub fn section(page: &mut String, s: &SweepReport) {
         let _ = write!(page, "<th>{}</th>", escape(axis));
     }
     page.push_str("<th>IOPS</th><th>MiB/s</th><th>mean µs</th><th>p50 µs</th><th>p99 µs</th><th>p99.9 µs</th><th>CPU %</th><th>depth</th><th class=\"l\">knee</th></tr>");
-    let knees: Vec<usize> = s.series.iter().filter_map(|x| x.knee).collect();
+    let knees = s.knees();
     for (i, p) in s.points.iter().enumerate() {
         let us = |ns: Option<f64>| ns.map_or(String::new(), |ns| format!("{:.1}", ns / 1e3));
         let _ = write!(page, "<tr><td>{}</td>", p.timespan);

@@ -24,12 +24,10 @@ pub struct RunVerify {
 impl RunVerify {
     /// A fresh run id (the clock and the process id, mixed).
     pub fn new(stop_at_first: bool, state: Option<Place>) -> Self {
-        let mut x = crate::clock::monotonic_now() ^ ((std::process::id() as u64) << 40);
-        x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        let mut seed = crate::clock::monotonic_now() ^ ((std::process::id() as u64) << 40);
         RunVerify {
             // 53 bits: JSON readers that hold numbers as doubles read it exactly.
-            run_id: (x ^ (x >> 31)) & ((1 << 53) - 1),
+            run_id: crate::rng::splitmix64(&mut seed) & ((1 << 53) - 1),
             stop_at_first,
             state,
             kept: Vec::new(),

@@ -105,13 +105,7 @@ fn stamp_at(buf: &[u8], offset: u64, sector: usize) -> (u64, u64) {
     (u64_at(buf, sector) ^ a, u64_at(buf, sector + 8) ^ b)
 }
 
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
+use crate::rng::splitmix64 as splitmix;
 
 /// Fills `buf` (a whole block, a multiple of [`SECTOR`]) as `header` describes it.
 pub fn write(buf: &mut [u8], header: &Header, pattern: &Pattern) {
@@ -284,7 +278,7 @@ pub fn check(buf: &[u8], expect: &Expect, pattern: &Pattern) -> Result<(), Misma
         return Err(fail(Kind::Newer, Some(h)));
     }
     // The payload against the pattern it came from, sector by sector past the stamps: a plain
-    // comparison costs a third of its CRC-32C. The stored CRC matches whenever this does (the
+    // comparison costs about half of its CRC-32C. The stored CRC matches whenever this does (the
     // writer computed it over these very bytes); it is there for readers without the pattern.
     let window = pattern.window(h.offset, h.generation, buf.len());
     let payload_ok = (0..buf.len()).step_by(SECTOR).all(|sector| {

@@ -85,14 +85,13 @@ impl Verifier {
         counts
     }
 
-    /// What a read of block `i` of `target` should find, or `None` when this run knows nothing of
-    /// it (never written, not created with `--verify`).
-    fn expected(&self, target: usize, i: usize, offset: u64) -> Option<Expect> {
-        let generation = self.targets[target].generation(i) as u64;
+    /// What a read of a block of `target` whose last write was `generation` should find, or
+    /// `None` when this run knows nothing of it (never written, not created with `--verify`).
+    fn expected(&self, target: usize, generation: u32, offset: u64) -> Option<Expect> {
         (generation > 0 || self.created[target]).then_some(Expect {
             run_id: self.run_id,
             offset,
-            generation,
+            generation: generation as u64,
         })
     }
 }
@@ -159,6 +158,16 @@ impl Failed {
         } += n;
     }
 
+    /// The kinds that occurred with their counts, for a line of text ("corrupt 1, torn 2").
+    pub fn describe(&self) -> String {
+        Kind::ALL
+            .iter()
+            .filter(|&&k| self.of(k) > 0)
+            .map(|&k| format!("{} {}", k.name(), self.of(k)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     /// Every failed read.
     pub fn total(&self) -> u64 {
         Kind::ALL.iter().map(|&k| self.of(k)).sum()
@@ -207,7 +216,8 @@ impl VerifyCounts {
     }
 }
 
-/// The block a slot holds while its I/O is in flight.
+/// The block a slot holds while its I/O is in flight, and its generation when taken (it cannot
+/// change while the slot holds it).
 #[derive(Debug, Clone, Copy, Default)]
 struct Held {
     target: u16,
@@ -258,13 +268,12 @@ impl ThreadVerify<'_> {
     /// Fills `buf` with the next generation of the block `slot` holds, at `offset`.
     #[inline]
     pub fn stamp(&mut self, slot: u32, offset: u64, buf: &mut [u8]) {
-        let held = &mut self.held[slot as usize];
-        held.generation += 1;
+        let held = self.held[slot as usize];
         let header = Header {
             len: buf.len() as u32,
             run_id: self.verifier.run_id,
             offset,
-            generation: held.generation as u64,
+            generation: held.generation as u64 + 1,
             target: held.target as u32,
             thread: self.thread,
             flags: 0,
@@ -283,10 +292,10 @@ impl ThreadVerify<'_> {
         match (op, completed) {
             (Op::Write, true) => {
                 self.counts.written += 1;
-                blocks.unlock(block, held.generation);
+                blocks.unlock(block, held.generation + 1);
                 return false;
             }
-            (Op::Read, true) => match self.verifier.expected(target, block, offset) {
+            (Op::Read, true) => match self.verifier.expected(target, held.generation, offset) {
                 None => self.counts.skipped += 1,
                 Some(expect) => {
                     let checked =
@@ -303,10 +312,10 @@ impl ThreadVerify<'_> {
                     self.counts.record(checked);
                 }
             },
-            // A failed I/O stops the run; the block keeps what the table says.
+            // A failed I/O stops the run; the block keeps its generation.
             _ => {}
         }
-        blocks.unlock(block, blocks.generation(block));
+        blocks.unlock(block, held.generation);
         bad
     }
 }

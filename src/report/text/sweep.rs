@@ -20,7 +20,7 @@ pub(super) fn sweep_text(out: &mut String, command_line: &str, s: &SweepReport) 
     out.push_str(" |    MiB/s   |  AvgLat  |    p50   |    p99   |   p99.9  | CPU % | depth\n");
     let width = 5 + 8 * s.axes.len() + 96 + if repeated { 11 } else { 0 };
     let _ = writeln!(out, "{}", "-".repeat(width));
-    let knees: Vec<usize> = s.series.iter().filter_map(|x| x.knee).collect();
+    let knees = s.knees();
     for (i, p) in s.points.iter().enumerate() {
         let _ = write!(out, "{:5}", p.timespan);
         for value in &p.values {

@@ -4,7 +4,6 @@
 use std::fmt::Write as _;
 
 use crate::profile::TimeSpan;
-use crate::verify::format::Kind;
 use crate::verify::{Found, VerifyCounts};
 
 pub(super) fn verify_text(out: &mut String, ts: &TimeSpan, v: &VerifyCounts) {
@@ -22,13 +21,8 @@ pub(super) fn verify_text(out: &mut String, ts: &TimeSpan, v: &VerifyCounts) {
         v.skipped
     );
     let _ = write!(out, "  reads failed:    {failed}");
-    let kinds: Vec<String> = Kind::ALL
-        .iter()
-        .filter(|&&k| v.failed.of(k) > 0)
-        .map(|&k| format!("{} {}", k.name(), v.failed.of(k)))
-        .collect();
-    if !kinds.is_empty() {
-        let _ = write!(out, " ({})", kinds.join(", "));
+    if failed > 0 {
+        let _ = write!(out, " ({})", v.failed.describe());
     }
     out.push('\n');
     if !v.first.is_empty() {
