@@ -175,15 +175,27 @@ fn substitute_templates(
                 continue;
             }
             let name = target.path.display().to_string();
-            let Ok(n) = name[1..].parse::<usize>() else {
+            // DiskSpd: '*' and a number from 1, digits only; with no targets on the command line
+            // templates pass through (a run refuses them later), with some every one must be filled.
+            let n = name[1..]
+                .parse::<usize>()
+                .ok()
+                .filter(|&n| n > 0 && name[1..].bytes().all(|b| b.is_ascii_digit()));
+            let Some(n) = n else {
                 return Err(ProfileError::Invalid(format!(
-                    "template target '{name}' must be '*' and a number, e.g. *1"
+                    "template target '{name}' must be '*' and a number from 1, e.g. *1"
                 )));
             };
-            if let Some(path) = n.checked_sub(1).and_then(|i| targets.get(i)) {
-                used[n - 1] = true;
-                target.path = path.clone();
+            if targets.is_empty() {
+                continue;
             }
+            let Some(path) = targets.get(n - 1) else {
+                return Err(ProfileError::Invalid(format!(
+                    "template target '{name}' has no target on the command line; give {n} targets after the options"
+                )));
+            };
+            used[n - 1] = true;
+            target.path = path.clone();
         }
     }
     if let Some(i) = used.iter().position(|u| !u) {
@@ -215,7 +227,8 @@ fn from_command_line(raw: &RawArgs) -> Result<Profile, ProfileError> {
         Some(length) => Some(base_offset.checked_add(length).ok_or_else(|| {
             ProfileError::Invalid("-B<base>:<length>: the range ends past 16EiB".into())
         })?),
-        None => bytes(raw.max_size, "-f")?,
+        // DiskSpd's -f0 means no limit.
+        None => bytes(raw.max_size, "-f")?.filter(|&max| max != 0),
     };
     let random = raw.random.is_some() || raw.random_ratio.is_some();
     let access = if random {
@@ -242,10 +255,13 @@ fn from_command_line(raw: &RawArgs) -> Result<Profile, ProfileError> {
                 };
                 ranges.push(DistributionRange { io_percent, span });
             }
-            Some(with_tail(Distribution {
-                kind: d.kind,
-                ranges,
-            }))
+            Some(
+                Distribution {
+                    kind: d.kind,
+                    ranges,
+                }
+                .complete(),
+            )
         }
     };
     let write_buffer = match &raw.write_buffers {
@@ -328,33 +344,6 @@ fn from_command_line(raw: &RawArgs) -> Result<Profile, ProfileError> {
         events: raw.events.clone(),
         ..Profile::with_timespans(vec![timespan])
     })
-}
-
-/// DiskSpd's rule for a typed distribution: the I/O and the target left over after the listed
-/// ranges form one last range.
-fn with_tail(mut distribution: Distribution) -> Distribution {
-    let io: u32 = distribution.ranges.iter().map(|r| r.io_percent).sum();
-    match distribution.kind {
-        DistributionKind::Percent => {
-            let span: u64 = distribution.ranges.iter().map(|r| r.span).sum();
-            if span < 100 && io <= 100 {
-                distribution.ranges.push(DistributionRange {
-                    io_percent: 100 - io,
-                    span: 100 - span,
-                });
-            }
-        }
-        DistributionKind::Absolute => {
-            let open_end = distribution.ranges.last().is_some_and(|r| r.span == 0);
-            if io < 100 && !open_end {
-                distribution.ranges.push(DistributionRange {
-                    io_percent: 100 - io,
-                    span: 0,
-                });
-            }
-        }
-    }
-    distribution
 }
 
 /// Option pairs DiskSpd rejects on the command line.

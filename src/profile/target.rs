@@ -146,6 +146,29 @@ pub struct Distribution {
     pub ranges: Vec<DistributionRange>,
 }
 
+impl Distribution {
+    /// DiskSpd's rule for a stated distribution, from the command line or a profile: when the
+    /// I/O shares add up to less than 100 %, the rest of the I/O goes to the rest of the target
+    /// as one more range (a percent range over the percent left, or an absolute range to the
+    /// end). Validation then judges the completed list; completing twice changes nothing.
+    pub fn complete(mut self) -> Self {
+        let io: u32 = self.ranges.iter().map(|r| r.io_percent).sum();
+        if io >= 100 {
+            return self;
+        }
+        let span: u64 = self.ranges.iter().map(|r| r.span).sum();
+        let rest = match self.kind {
+            DistributionKind::Percent if span < 100 => 100 - span,
+            _ => 0,
+        };
+        self.ranges.push(DistributionRange {
+            io_percent: 100 - io,
+            span: rest,
+        });
+        self
+    }
+}
+
 /// Units of a distribution's ranges.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -226,6 +226,11 @@ fn validate_timespan(
                 target.base_offset
             )));
         }
+        if target.path.as_os_str().is_empty() && profile.action == Action::Run {
+            return Err(invalid(
+                "a target's path is empty; give the file or device path in <Path>",
+            ));
+        }
         if target.is_template() && profile.action == Action::Run {
             return Err(invalid(format!(
                 "template target '{path}' was not substituted; name a target for it after the options"

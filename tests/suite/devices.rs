@@ -421,7 +421,7 @@ fn writes_stay_inside_base_and_max_size_and_the_guard_regions_are_untouched() {
             12 * mib,
         ),
         (
-            &["-r", "-rdabs70/1M:30/0", "-o8", "-B3M", "-f7M"],
+            &["-r", "-rdabs70/1M", "-o8", "-B3M", "-f7M"],
             3 * mib,
             7 * mib,
         ),

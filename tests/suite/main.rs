@@ -21,6 +21,7 @@ mod html;
 mod layers;
 mod observe;
 mod options;
+mod parity;
 mod profiles;
 mod races;
 mod signatures;

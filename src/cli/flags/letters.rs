@@ -201,7 +201,7 @@ pub const FLAGS: &[Flag] = &[
         usage: &[
             (
                 "-f<size>",
-                "use only the first <size> bytes of the target (maximum offset, exclusive)",
+                "use only the first <size> bytes of the target (maximum offset, exclusive; -f0: no limit)",
             ),
             (
                 "-f<r|s|t>",
@@ -452,7 +452,7 @@ pub const FLAGS: &[Flag] = &[
             ),
             (
                 "-rdabs<IO%>/<size>[:…]",
-                "the same with absolute ranges: -rdabs90/10G:10/0 (0 = to the end)",
+                "the same with absolute ranges: -rdabs90/10G (the rest of the I/O goes to the rest)",
             ),
         ],
         apply: |v, raw| {
@@ -695,14 +695,12 @@ pub const FLAGS: &[Flag] = &[
                 "" => WriteBufferArg::Zero,
                 "r" => WriteBufferArg::RandomEachWrite,
                 _ => {
+                    // DiskSpd reads `-Z1M,` (nothing after the comma) as no file.
                     let (size, file) = match v.split_once(',') {
-                        Some((size, file)) if !file.is_empty() => (size, Some(PathBuf::from(file))),
-                        Some(_) => {
-                            return Err(
-                                "the file name after ',' is missing; for example -Z1M,data.bin"
-                                    .into(),
-                            );
-                        }
+                        Some((size, file)) => (
+                            size,
+                            Some(PathBuf::from(file)).filter(|f| !f.as_os_str().is_empty()),
+                        ),
                         None => (v, None),
                     };
                     WriteBufferArg::Source {

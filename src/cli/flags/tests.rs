@@ -326,7 +326,14 @@ fn write_buffers() {
             file: Some(PathBuf::from("data.bin"))
         })
     );
-    assert!(apply("-Z1M,").is_err());
+    assert_eq!(
+        apply("-Z1M,").unwrap().write_buffers,
+        Some(WriteBufferArg::Source {
+            size: Size::Bytes(1 << 20),
+            file: None
+        }),
+        "DiskSpd reads nothing after the comma as no file"
+    );
     assert!(apply("-Z0").is_err());
     assert!(apply("-Zq").is_err());
 }
@@ -486,12 +493,22 @@ fn distributions() {
             (5, Size::Bytes(20))
         ]
     );
-    let d = apply("-rdabs90/10G:10/0").unwrap().distribution.unwrap();
+    let d = apply("-rdabs90/10G:10/1G").unwrap().distribution.unwrap();
     assert_eq!(d.kind, DistributionKind::Absolute);
     assert_eq!(
         d.ranges,
-        vec![(90, Size::Bytes(10 << 30)), (10, Size::Bytes(0))]
+        vec![(90, Size::Bytes(10 << 30)), (10, Size::Bytes(1 << 30))]
     );
+    // DiskSpd's CmdLineParser tests: a zero target share is refused in any position, a zero
+    // I/O share is a hole.
+    for zero in [
+        "-rdpct10/0",
+        "-rdpct60/10:10/0",
+        "-rdabs10/0",
+        "-rdabs60/10g:10/0",
+    ] {
+        assert!(apply(zero).is_err(), "{zero} must be refused");
+    }
     assert!(apply("-rdpct90").is_err());
     assert!(apply("-rdpct101/10").is_err());
     assert!(apply("-rdpct90/10G").is_err());

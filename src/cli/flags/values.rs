@@ -76,7 +76,9 @@ fn apply_affinity_order(letters: &str, raw: &mut RawArgs) -> Result<(), String> 
 fn strip_group_zero(groups: &str) -> Result<&str, String> {
     match groups.split_once(',') {
         Some(("0", rest)) if !rest.contains('g') => Ok(rest),
-        None if groups == "0" => Ok(""),
+        None if groups == "0" => {
+            Err("-ag0 names group 0 but no CPU; list CPUs after it (-ag0,0,1) or use -a0,1".into())
+        }
         _ => Err(
             "Linux has no processor groups: number CPUs globally with -a (e.g. -a0,1,64-71)".into(),
         ),
@@ -161,7 +163,7 @@ pub fn apply_distribution(spec: &str, raw: &mut RawArgs) -> Result<(), String> {
     };
     let example = match kind {
         DistributionKind::Percent => "-rdpct90/10:10/90",
-        DistributionKind::Absolute => "-rdabs90/10G:10/0",
+        DistributionKind::Absolute => "-rdabs90/10G",
     };
     if ranges.is_empty() {
         return Err(format!("no ranges given; for example {example}"));
@@ -174,11 +176,22 @@ pub fn apply_distribution(spec: &str, raw: &mut RawArgs) -> Result<(), String> {
             ));
         };
         let io = parse_in_range(io, 0, 100).map_err(|e| unit(e, example))? as u32;
+        // DiskSpd: an I/O share of 0 is a hole, a target share of 0 is an error; the range
+        // left over after the last one is added by the profile (see `Distribution::complete`).
         let span = match kind {
             DistributionKind::Percent => {
-                Size::Bytes(parse_in_range(span, 0, 100).map_err(|e| unit(e, example))?)
+                Size::Bytes(parse_in_range(span, 1, 100).map_err(|e| unit(e, example))?)
             }
-            DistributionKind::Absolute => parse_size(span).map_err(|e| unit(e, example))?,
+            DistributionKind::Absolute => {
+                let size = parse_size(span).map_err(|e| unit(e, example))?;
+                if matches!(size, Size::Bytes(0) | Size::Blocks(0)) {
+                    return Err(format!(
+                        "'{range}' has a zero-length target range; the range after the last one \
+                         runs to the end by itself, for example {example}"
+                    ));
+                }
+                size
+            }
         };
         parsed.push((io, span));
     }

@@ -348,10 +348,8 @@ const TARGET_ELEMENTS: &[&str] = &[
 
 fn target(el: &Element) -> Result<Target, XmlError> {
     el.only(TARGET_ELEMENTS)?;
+    // An empty <Path> parses, as in DiskSpd (-Rp shows it); a run refuses it in validation.
     let path_el = el.required("Path")?;
-    if path_el.text.is_empty() {
-        return Err(path_el.error("is empty; give the file or device path"));
-    }
     let mut t = Target::new(PathBuf::from(&path_el.text));
     if let Some(b) = el.child("BlockSize")? {
         t.block_size = b.number_in(1, (1 << 32) - 1)?;
@@ -455,38 +453,53 @@ fn target(el: &Element) -> Result<Target, XmlError> {
 fn access(el: &Element, block: u64) -> Result<Access, XmlError> {
     let parallel = el.flag("ParallelAsyncIO")?;
     let interlocked = el.flag("InterlockedSequential")?;
-    let stride = el.number_of("StrideSize")?;
-    let ratio = match el.child("RandomRatio")? {
+    let stride = el.child("StrideSize")?;
+    let ratio = el.child("RandomRatio")?;
+    let random = el.child("Random")?;
+    // DiskSpd: <StrideSize> makes the target sequential, and conflicts with either random element.
+    if let Some(stride) = &stride {
+        for (name, conflict) in [("Random", &random), ("RandomRatio", &ratio)] {
+            if conflict.is_some() {
+                return Err(stride.error(format!(
+                    "sequential <StrideSize> conflicts with <{name}>; keep one of them"
+                )));
+            }
+        }
+    }
+    let ratio = match ratio {
         Some(r) => Some(r.number_in(1, 100)? as u8),
         None => None,
     };
-    match el.child("Random")? {
+    if random.is_none() && ratio.is_none() {
+        return Ok(Access::Sequential {
+            stride: match stride {
+                Some(s) => s.number()?,
+                None => block,
+            },
+            interlocked,
+            parallel,
+        });
+    }
+    if parallel || interlocked {
+        return Err(
+            el.error("random I/O cannot be combined with ParallelAsyncIO or InterlockedSequential")
+        );
+    }
+    // <RandomRatio> alone is DiskSpd's -rs without -r: random offsets aligned to the block size.
+    let align = match random {
         Some(random) => {
-            if parallel || interlocked {
-                return Err(random.error(
-                    "random I/O cannot be combined with ParallelAsyncIO or InterlockedSequential",
-                ));
-            }
             let align = random.number()?;
             if align == 0 {
                 return Err(random.error("the alignment must be greater than 0"));
             }
-            Ok(Access::Random {
-                align,
-                ratio: ratio.unwrap_or(100),
-            })
+            align
         }
-        None => {
-            if ratio.is_some() {
-                return Err(el.error("<RandomRatio> needs <Random>"));
-            }
-            Ok(Access::Sequential {
-                stride: stride.unwrap_or(block),
-                interlocked,
-                parallel,
-            })
-        }
-    }
+        None => block,
+    };
+    Ok(Access::Random {
+        align,
+        ratio: ratio.unwrap_or(100),
+    })
 }
 
 fn distribution(el: &Element) -> Result<Option<Distribution>, XmlError> {
@@ -515,7 +528,7 @@ fn distribution(el: &Element) -> Result<Option<Distribution>, XmlError> {
     if ranges.is_empty() {
         return Err(ranges_el.error("needs at least one <Range>"));
     }
-    Ok(Some(Distribution { kind, ranges }))
+    Ok(Some(Distribution { kind, ranges }.complete()))
 }
 
 fn write_buffer(el: &Element) -> Result<WriteBuffer, XmlError> {

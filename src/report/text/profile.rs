@@ -173,7 +173,16 @@ fn timespan_text(out: &mut String, ts: &TimeSpan, driven: Driven, spin: Spin) {
 }
 
 fn target_text(out: &mut String, t: &Target, ts: &TimeSpan) {
-    line(out, 4, format_args!("path: '{}'", t.path.display()));
+    if t.is_template() {
+        let name = t.path.display().to_string();
+        line(
+            out,
+            4,
+            format_args!("path: template target '{}'", &name[1..]),
+        );
+    } else {
+        line(out, 4, format_args!("path: '{}'", t.path.display()));
+    }
     let (think, burst) = t.burst.map_or((0, 0), |b| (b.think_ms, b.size));
     line(out, 6, format_args!("think time: {think}ms"));
     line(out, 6, format_args!("burst size: {burst}"));
