@@ -193,3 +193,128 @@ fn pacing_is_smooth_in_every_interval() {
     }
     assert_eq!(measured.totals.total.ios, 6000);
 }
+
+/// Whether `line` is one DiskSpd's `ResultParser.cpp` prints in a timespan's results (the forms of
+/// its format strings): headings, rules, table headers and rows.
+fn diskspd_line(line: &str) -> bool {
+    const EXACT: &[&str] = &[
+        "",
+        "Total IO",
+        "Read IO",
+        "Write IO",
+        "Effective IO Distributions",
+        "IoRing Statistics",
+        "thread |  Submits/s ",
+        "Total latency distribution:",
+        "  %-ile |  Read (ms) | Write (ms) | Total (ms)",
+        "ETW:",
+        "----",
+        "Wait Statistics - Completion Wait",
+        "Wait Statistics - Lookaside",
+        "thread |         wait | 0 - 7+ complete per wait",
+        "thread |         wait | throttle wait  -  sleep | 0 - 7+ complete per wait",
+        "thread |    lookaside | 0 - 7+ complete per lookaside",
+    ];
+    const PREFIXES: &[&str] = &[
+        "Results for timespan ",
+        "actual test time:\t",
+        "thread count:\t\t",
+        "request count:\t\t",
+        "effective affinity (cpu): ",
+        "target: ",
+        "thread |       bytes     |     I/Os     |    MiB/s   |  I/O per s ",
+        "total:   ",
+        "total: | ",
+        "Latency distribution: ",
+        "\t",
+    ];
+    let row = |l: &str| {
+        let first = l.split('|').next().unwrap_or("").trim();
+        l.contains(" | ") && (first.parse::<u32>().is_ok() || first == "avg.")
+    };
+    let percentile = |l: &str| {
+        let label = l.split(" | ").next().unwrap_or("").trim();
+        ["min", "max", "25th", "50th", "75th", "90th", "95th", "99th"].contains(&label)
+            || label.ends_with("-nines")
+    };
+    let cpu = |l: &str| l.ends_with("CPU |  Usage |  User  | Kernel |  Idle") || l.contains("%|");
+    EXACT.contains(&line)
+        || PREFIXES.iter().any(|p| line.starts_with(p))
+        || line.chars().all(|c| c == '-' || c == '*')
+        || line.contains("% of IO => [")
+        || row(line)
+        || percentile(line)
+        || cpu(line)
+}
+
+/// DiskSpd's text block comes first in each timespan's results, line for line in DiskSpd's forms;
+/// iospd's own lines (achieved depth, warnings, the open-loop chart, time statistics) only follow
+/// it, so a parser written for DiskSpd's text reads iospd's unchanged.
+#[test]
+fn the_diskspd_block_comes_first_and_holds_only_diskspd_lines() {
+    let dir = TempDir::new();
+    let report = golden_run(
+        &[
+            "-c2M",
+            "-d1",
+            "-W0",
+            "-b4K",
+            "-o4",
+            "-t2",
+            "-r",
+            "-rdpct90/10",
+            "-w30",
+            "-L",
+            "-D100",
+            "-vs",
+            "-u",
+            "-eDISK_IO",
+            "-g20000i",
+            "<dir>/a.dat",
+            "<dir>/b.dat",
+        ],
+        &dir,
+    );
+    let results = report
+        .split_once("Results for timespan 1:")
+        .expect("a results section")
+        .1;
+    let lines: Vec<&str> = results.lines().collect();
+    let extras = lines
+        .iter()
+        .position(|l| l.starts_with("queue depth:"))
+        .expect("iospd's achieved depth line");
+    for line in &lines[..extras] {
+        assert!(
+            diskspd_line(line),
+            "not a DiskSpd line inside DiskSpd's block: {line:?}"
+        );
+    }
+    for heading in [
+        "Total IO",
+        "Write IO",
+        "IoRing Statistics",
+        "Latency distribution: <dir>/b.dat",
+        "Total latency distribution:",
+        "ETW:",
+        "Wait Statistics - Lookaside",
+    ] {
+        let at = lines.iter().position(|l| *l == heading);
+        assert!(
+            at.is_some_and(|i| i < extras),
+            "{heading:?} must be in DiskSpd's block, before iospd's lines"
+        );
+    }
+    // DiskSpd prints one blank line before each latency chart's heading.
+    assert!(results.contains("total:   ") && results.contains("\n\nTotal latency distribution:\n"));
+    assert!(!results.contains("\n\n\nLatency distribution:"));
+    for extra in ["WARNING", "Time Statistics", "from intended start"] {
+        if let Some(i) = lines.iter().position(|l| l.contains(extra)) {
+            assert!(i > extras, "{extra} must follow DiskSpd's block");
+        }
+    }
+    assert!(
+        lines.iter().any(|l| l.contains("from intended start")),
+        "-g with -L prints the open-loop chart after the block"
+    );
+}

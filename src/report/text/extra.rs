@@ -50,14 +50,12 @@ pub(super) fn counters_text(out: &mut String, counters: &[Counter]) {
 }
 
 fn histogram_cells(h: &[u64; 8]) -> String {
-    h.iter()
-        .map(|n| format!("{n:>8}"))
-        .collect::<Vec<_>>()
-        .join(" ")
+    h.iter().map(u64::to_string).collect::<Vec<_>>().join(" ")
 }
 
+/// iospd's own table (after DiskSpd's block): where each thread's time went.
 pub(super) fn time_text(out: &mut String, threads: &[ThreadReport]) {
-    out.push_str("\n\nTime Statistics\n");
+    out.push_str("\nTime Statistics\n");
     out.push_str(
         "thread | on CPU % | spinning % | in engine % | in loop % | depth | achieved depth\n",
     );
@@ -77,40 +75,45 @@ pub(super) fn time_text(out: &mut String, threads: &[ThreadReport]) {
     }
 }
 
-pub(super) fn wait_text(out: &mut String, threads: &[ThreadReport]) {
+/// DiskSpd's `-vs` wait statistics, in `_PrintWaitStats`'s layout; the lookaside table appears when
+/// latency or IOPS intervals are measured, as in DiskSpd.
+pub(super) fn wait_text(out: &mut String, threads: &[ThreadReport], lookaside: bool) {
     let throttled = threads
         .iter()
         .any(|t| t.waits.throttle_waits + t.waits.throttle_sleeps > 0);
-    out.push_str("\n\nWait Statistics - Completion Wait\n");
-    let _ = writeln!(
-        out,
-        "thread |         wait | 0 - 7+ complete per wait{}",
-        if throttled {
-            " | throttle wait | throttle sleep"
-        } else {
-            ""
-        }
-    );
-    let rule_len = 104 + if throttled { 32 } else { 0 };
-    let _ = writeln!(out, "{}", "-".repeat(rule_len));
+    out.push_str("\nWait Statistics - Completion Wait\n");
+    if throttled {
+        out.push_str(
+            "thread |         wait | throttle wait  -  sleep | 0 - 7+ complete per wait\n",
+        );
+        let _ = writeln!(out, "{}", "-".repeat(74));
+    } else {
+        out.push_str("thread |         wait | 0 - 7+ complete per wait\n");
+        let _ = writeln!(out, "{}", "-".repeat(48));
+    }
     for t in threads {
         let w = &t.waits;
-        let _ = write!(
-            out,
-            "{:6} | {:12} | {}",
-            t.thread,
-            w.waits,
-            histogram_cells(&w.completions_per_wait)
-        );
-        if throttled {
-            let _ = write!(out, " | {:13} | {:14}", w.throttle_waits, w.throttle_sleeps);
-        }
-        out.push('\n');
+        let cells = histogram_cells(&w.completions_per_wait);
+        let _ = if !throttled {
+            writeln!(out, "{:6} | {:12} | {cells}", t.thread, w.waits)
+        } else if w.throttle_waits + w.throttle_sleeps > 0 {
+            writeln!(
+                out,
+                "{:6} | {:12} | {:13}  - {:6} | {cells}",
+                t.thread, w.waits, w.throttle_waits, w.throttle_sleeps
+            )
+        } else {
+            writeln!(
+                out,
+                "{:6} | {:12} |               ---       | {cells}",
+                t.thread, w.waits
+            )
+        };
     }
-    if threads.iter().any(|t| t.waits.lookasides > 0) {
+    if lookaside {
         out.push_str("\nWait Statistics - Lookaside\n");
         out.push_str("thread |    lookaside | 0 - 7+ complete per lookaside\n");
-        let _ = writeln!(out, "{}", "-".repeat(104));
+        let _ = writeln!(out, "{}", "-".repeat(53));
         for t in threads {
             let _ = writeln!(
                 out,

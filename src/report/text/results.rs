@@ -13,6 +13,9 @@ use crate::stats::cpu::CpuUsage;
 use crate::system::SystemInfo;
 use crate::units::format_size;
 
+/// DiskSpd's block first, in `ResultParser.cpp`'s order and wording (so a DiskSpd text parser reads
+/// it unchanged), then iospd's own lines: achieved depth, warnings, the open-loop latency chart,
+/// time statistics, steady state.
 pub(super) fn results_text(
     out: &mut String,
     profile: &Profile,
@@ -28,27 +31,14 @@ pub(super) fn results_text(
     if let (Some(_), Some(requests)) = (ts.thread_count, ts.request_count) {
         let _ = writeln!(out, "request count:\t\t{requests}");
     }
-    let _ = writeln!(
-        out,
-        "queue depth:\t\t{:.2} achieved of {} (time-weighted I/Os in flight)",
-        m.achieved_depth, m.depth
-    );
-    for t in m.threads.iter().filter(|t| t.generator_limited()) {
+    if !m.effective_affinity.is_empty() {
         let _ = writeln!(
             out,
-            "WARNING: thread {} was busy on a CPU {:.0}% of the measured time (not counting polling): iospd itself, not the device, may be the limit; add threads (-t) and compare",
-            t.thread,
-            t.on_cpu_percent - t.spin_percent
-        );
-    }
-    out.push('\n');
-    if !m.effective_affinity.is_empty() {
-        let _ = write!(
-            out,
-            "effective affinity (cpu): {}\n\n",
+            "\neffective affinity (cpu): {}",
             cpu_list(&m.effective_affinity)
         );
     }
+    out.push('\n');
     cpu_table(out, &m.cpu, &m.cpu_average, system);
     if !m.distributions.is_empty() {
         distributions_text(out, ts, m);
@@ -63,33 +53,51 @@ pub(super) fn results_text(
         let _ = writeln!(out, "\n{title}");
         section_table(out, m, op, latency, iops_stddev);
     }
+    if ts.io_ring.is_some() {
+        extra::submits_text(out, m);
+    }
     if latency {
-        out.push_str("\n\n");
         if m.targets.len() > 1 {
             for target in &m.targets {
-                let _ = writeln!(out, "Latency distribution: {}", target.path);
+                let _ = writeln!(out, "\nLatency distribution: {}", target.path);
                 latency_chart(out, &target.directions);
-                out.push('\n');
             }
         }
-        out.push_str("Total latency distribution:\n");
+        out.push_str("\nTotal latency distribution:\n");
         latency_chart(out, &m.totals);
-        if m.totals.total.latency_from_intended.is_some() {
-            out.push_str(
-                "\nTotal latency distribution from intended start (-g pacing: includes time an I/O waited to be issued):\n",
-            );
-            latency_chart_of(out, &m.totals, |dir| dir.latency_from_intended.as_ref());
-        }
     }
     if profile.counters.any() {
         extra::counters_text(out, &m.counters);
     }
     if profile.verbose_stats {
-        extra::wait_text(out, &m.threads);
-        extra::time_text(out, &m.threads);
+        extra::wait_text(out, &m.threads, latency || iops_stddev);
     }
-    if ts.io_ring.is_some() {
-        extra::submits_text(out, m);
+    iospd_lines(out, profile, m, latency);
+}
+
+/// What iospd adds after DiskSpd's block.
+fn iospd_lines(out: &mut String, profile: &Profile, m: &Measured, latency: bool) {
+    let _ = writeln!(
+        out,
+        "\nqueue depth:\t\t{:.2} achieved of {} (time-weighted I/Os in flight)",
+        m.achieved_depth, m.depth
+    );
+    for t in m.threads.iter().filter(|t| t.generator_limited()) {
+        let _ = writeln!(
+            out,
+            "WARNING: thread {} was busy on a CPU {:.0}% of the measured time (not counting polling): iospd itself, not the device, may be the limit; add threads (-t) and compare",
+            t.thread,
+            t.on_cpu_percent - t.spin_percent
+        );
+    }
+    if latency && m.totals.total.latency_from_intended.is_some() {
+        out.push_str(
+            "\nTotal latency distribution from intended start (-g pacing: includes time an I/O waited to be issued):\n",
+        );
+        latency_chart_of(out, &m.totals, |dir| dir.latency_from_intended.as_ref());
+    }
+    if profile.verbose_stats {
+        extra::time_text(out, &m.threads);
     }
     if let Some(s) = &m.steady_state {
         out.push('\n');
