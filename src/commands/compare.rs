@@ -52,8 +52,9 @@ pub fn render(base: &str, new: &str, timespans: &[Option<TimeSpanComparison>]) -
         }
     }
     out.push_str(
-        "\nnoise: the 95% interval of the difference (Welch's t) of each run's -D intervals in 5 consecutive batches;\n\
-         runs can differ by more than the drift within one run shows: for a firm verdict, compare runs made with --repeat\n\
+        "\nnoise: how far two runs of this workload may differ by chance: the 95% band (Welch's t) for the difference of two\n\
+         runs' levels, each varying as much as the means of its own -D intervals in 5 consecutive batches do;\n\
+         for a firm verdict, compare runs made with --repeat\n\
          (rates, mean, p50, p99, p99.9 and max have interval data when both runs used -D; ? = none)\n",
     );
     out

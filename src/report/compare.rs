@@ -6,11 +6,16 @@
 //! [`BATCHES`] consecutive batches, and the batches' means are the samples: neighbouring intervals
 //! are correlated (device state, caches, background work move slowly), so treating every interval
 //! as an independent sample gives a standard error far too small — two identical runs back to back
-//! were called "+17.55 %, noise ±10.3 %" that way. Batch means of a fifth of a run each are close
-//! to independent and carry the slow drift that also separates one run from the next. The noise is
-//! the half-width of the 95 % interval of the difference of the batch means' means (Welch's t,
-//! few degrees of freedom, so wide when the runs are short or unsteady); a change within it is
-//! noise. Without interval data (no `-D`) the noise is unknown and no change is called real.
+//! were called "+17.55 %, noise ±10.3 %" that way. Two runs are not two halves of one run either:
+//! identical back-to-back runs differ by a shift of their whole level that a confidence interval of
+//! the mean (batch means over √5) covered in only 14 of 17 pairs on a VM's disk. So the noise is a
+//! prediction band: each run's level is taken as one more draw of the variation its own batches
+//! show, and the band is the 95 % half-width of the difference of two such draws, t · √(s²ᵦ + s²ₙ)
+//! (Welch–Satterthwaite degrees of freedom). It scales with the device's own steadiness — narrow on
+//! a steady device, wide on a noisy one — and covered 16 of 17 identical pairs there (and 20 of 20
+//! in `bench/runs/2026-11-23-2010-compare-noise.md`); a change outside it is called real. Repeated
+//! runs (`--repeat`) measure the run-to-run spread itself and give the firm verdict. Without
+//! interval data (no `-D`) the noise is unknown and no change is called real.
 
 use super::{Direction, Measured, Report};
 use crate::stats::confidence::{Spread, difference};
@@ -29,8 +34,8 @@ pub struct Line {
     pub new: f64,
     /// `(new − base) / base` in percent; `None` when the base is 0.
     pub change_percent: Option<f64>,
-    /// Twice the standard error of the difference, in percent of the base; `None` without interval
-    /// data.
+    /// The 95 % prediction band of the difference of two runs' levels, in percent of the base;
+    /// `None` without interval data.
     pub noise_percent: Option<f64>,
 }
 
@@ -65,8 +70,10 @@ fn batch_means(values: &[f64]) -> Vec<f64> {
         .collect()
 }
 
-/// The half-width of the 95 % interval of the difference of the runs' batch means, in percent of
-/// `base`; `None` unless both runs have two batches.
+/// The half-width of the 95 % prediction band of the difference of two runs' levels, in percent of
+/// `base`: each level varies like one batch mean, so the spread of a run is its batch means'
+/// standard deviation, not that over √n (see the module note); `None` unless both runs have two
+/// batches.
 fn noise(base_values: &[f64], new_values: &[f64], base: f64) -> Option<f64> {
     if base == 0.0 {
         return None;
@@ -75,7 +82,15 @@ fn noise(base_values: &[f64], new_values: &[f64], base: f64) -> Option<f64> {
     if a.len() < 2 || b.len() < 2 {
         return None;
     }
-    let d = difference(&Spread::of(&a), &Spread::of(&b))?;
+    // `difference` divides each variance by n; a level's variance is the batches' own.
+    let level = |batches: &[f64]| {
+        let s = Spread::of(batches);
+        Spread {
+            stddev: s.stddev * (s.n as f64).sqrt(),
+            ..s
+        }
+    };
+    let d = difference(&level(&a), &level(&b))?;
     Some(d.half_width / base.abs() * 100.0)
 }
 
@@ -302,12 +317,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn noise_is_the_welch_interval_of_the_batch_means() {
+    fn noise_is_the_prediction_band_of_the_batch_means() {
         // Ten intervals: batches of two, means 9, 10, 11, 10, 10 (variance 0.5).
         let a = [9.0, 9.0, 10.0, 10.0, 11.0, 11.0, 10.0, 10.0, 10.0, 10.0];
         assert_eq!(batch_means(&a), [9.0, 10.0, 11.0, 10.0, 10.0]);
-        // Welch with equal spreads: df = 8, t = 2.306; se = √(2 · 0.5 / 5).
-        let expected = 2.306 * (2.0 * 0.5 / 5.0f64).sqrt() / 10.0 * 100.0;
+        // Equal spreads: df = 8, t = 2.306; each level varies like one batch: √(0.5 + 0.5).
+        let expected = 2.306 * (2.0 * 0.5f64).sqrt() / 10.0 * 100.0;
         let got = noise(&a, &a, 10.0).unwrap();
         assert!(
             (got - expected).abs() < 1e-3 * expected,

@@ -102,9 +102,21 @@ pub fn measure<C: Clock>(
             break;
         }
         let verify_run = runner.verify.as_ref().map(|v| v.run_id);
+        // On a terminal, say what the pause before the load is (`-c` replaces the line with its
+        // own progress, the run's progress line follows).
+        let mut preparing = crate::console::StatusLine::on_terminal(checked.shows_status());
+        if let Some(line) = &mut preparing {
+            line.show(&format!(
+                "iospd: timespan {}: preparing {} target{} (creating, opening, checking)",
+                index + 1,
+                timespan.targets.len(),
+                if timespan.targets.len() == 1 { "" } else { "s" }
+            ));
+        }
         let prepared =
             crate::target::prepare(timespan, index, &mut checked, cleared, stop, verify_run)
                 .map_err(|error| not_ready(error.into(), peers));
+        drop(preparing);
         let (targets, warnings) = match prepared {
             Ok(prepared) => prepared,
             Err(error) if timespans.is_empty() => return Err(error),

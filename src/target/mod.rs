@@ -203,6 +203,11 @@ pub struct Checked {
 }
 
 impl Checked {
+    /// Whether preparation is shown on the terminal (not `--quiet`).
+    pub fn shows_status(&self) -> bool {
+        self.status
+    }
+
     /// The note for a buffered run (`-Sb`, DiskSpd's default) whose target fits in the memory
     /// left (`available` bytes): the page cache will serve it, so it measures memory. One note,
     /// for the first such target.
