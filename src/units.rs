@@ -105,7 +105,14 @@ pub fn parse_size(text: &str) -> Result<Size, UnitError> {
 /// Formats a byte count the way DiskSpd 2.3 does: the largest binary unit that fits, an integer
 /// when exact, else up to two decimals (`1.95MiB`); below 1 KiB plain bytes (`64B`).
 pub fn format_size(bytes: u64) -> String {
-    const UNITS: [(u32, &str); 4] = [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")];
+    // DiskSpd's Util::GetSizeKMGT: the largest unit, whole or with up to two decimals.
+    const UNITS: [(u32, &str); 5] = [
+        (50, "PiB"),
+        (40, "TiB"),
+        (30, "GiB"),
+        (20, "MiB"),
+        (10, "KiB"),
+    ];
     for (shift, unit) in UNITS {
         let scale = 1u64 << shift;
         if bytes >= scale {
@@ -134,6 +141,17 @@ mod tests {
         assert_eq!(parse_size("1T"), Ok(Size::Bytes(1 << 40)));
         assert_eq!(parse_size("8b"), Ok(Size::Blocks(8)));
         assert_eq!(parse_size("0"), Ok(Size::Bytes(0)));
+    }
+
+    #[test]
+    fn sizes_print_as_diskspd_prints_them() {
+        // DiskSpd's ResultParser unit tests: 10 MiB, 2000 KiB, 12341234 bytes.
+        assert_eq!(format_size(10 << 20), "10MiB");
+        assert_eq!(format_size(2000 << 10), "1.95MiB");
+        assert_eq!(format_size(12_341_234), "11.77MiB");
+        assert_eq!(format_size(1 << 30), "1GiB");
+        assert_eq!(format_size(3 << 50), "3PiB");
+        assert_eq!(format_size(1000), "1000B");
     }
 
     #[test]

@@ -134,6 +134,10 @@ fn the_progress_line_shows_on_a_terminal_only() {
         .output()
         .unwrap();
     let seen = stdout(&on_terminal);
+    assert!(
+        seen.contains("iospd: timespan 1: preparing 1 target "),
+        "the pause before the load says what it is: {seen:?}"
+    );
     assert!(seen.contains("iospd: warm-up 0:00:0"), "{seen:?}");
     assert!(seen.contains("iospd: measuring 0:00:0"), "{seen:?}");
     assert!(
