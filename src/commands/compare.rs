@@ -113,13 +113,10 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
         crate::report::inputs::workload(&b),
         crate::report::inputs::workload(&n),
     );
-    if let Some(k) = (0..wb.len().max(wn.len())).find(|&k| wb.get(k) != wn.get(k)) {
-        let show = |w: &[String]| w.get(k).cloned().unwrap_or_else(|| "nothing".into());
+    if let Some((k, was, now)) = crate::report::inputs::first_difference(&wb, &wn) {
         text.push_str(&format!(
-            "WARNING: the runs ran different workloads (timespan {}: {} against {}); a change below is a change of workload, not only of the system\n",
+            "WARNING: the runs ran different workloads (timespan {}: {now} against {was}); a change below is a change of workload, not only of the system\n",
             k + 1,
-            show(&wn),
-            show(&wb)
         ));
     }
     text.push_str(&render(base, new, &compare(&b, &n)));

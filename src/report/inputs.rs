@@ -59,6 +59,15 @@ fn timespan(ts: &TimeSpan) -> String {
     targets.join(" + ")
 }
 
+/// The first timespan where the workloads of `base` and `new` differ, with both descriptions
+/// ("nothing" for a timespan one of them lacks); `None` when they ran the same.
+pub fn first_difference(base: &[String], new: &[String]) -> Option<(usize, String, String)> {
+    let show = |w: &[String], k: usize| w.get(k).cloned().unwrap_or_else(|| "nothing".into());
+    (0..base.len().max(new.len()))
+        .find(|&k| base.get(k) != new.get(k))
+        .map(|k| (k, show(base, k), show(new, k)))
+}
+
 /// Why two of `runs` cannot be merged or compared as one workload: the same run twice (always),
 /// or different workloads (unless `allow_mixed`). `names` label the runs.
 pub fn check(runs: &[Report], names: &[&str], allow_mixed: bool) -> Result<(), String> {
@@ -78,14 +87,14 @@ pub fn check(runs: &[Report], names: &[&str], allow_mixed: bool) -> Result<(), S
     let first = workload(&runs[0]);
     for (j, run) in runs.iter().enumerate().skip(1) {
         let other = workload(run);
-        if let Some(k) = (0..first.len().min(other.len())).find(|&k| first[k] != other[k]) {
+        // A different number of timespans is merge's own refusal.
+        let common = first.len().min(other.len());
+        if let Some((k, base, new)) = first_difference(&first, &other).filter(|d| d.0 < common) {
             return Err(format!(
-                "'{}' ran another workload than '{}' (timespan {}: {} against {}): their sum describes neither; merge runs of one workload, or pass --allow-mixed",
+                "'{}' ran another workload than '{}' (timespan {}: {new} against {base}): their sum describes neither; merge runs of one workload, or pass --allow-mixed",
                 names[j],
                 names[0],
                 k + 1,
-                other[k],
-                first[k]
             ));
         }
     }

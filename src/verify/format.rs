@@ -28,6 +28,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::rng::splitmix64 as splitmix;
+
 /// The first bytes of every block.
 pub const MAGIC: [u8; 8] = *b"IOSPDBLK";
 /// The layout's version.
@@ -104,8 +106,6 @@ fn stamp_at(buf: &[u8], offset: u64, sector: usize) -> (u64, u64) {
     let (a, b) = stamp_mask(offset, sector / SECTOR);
     (u64_at(buf, sector) ^ a, u64_at(buf, sector + 8) ^ b)
 }
-
-use crate::rng::splitmix64 as splitmix;
 
 /// Fills `buf` (a whole block, a multiple of [`SECTOR`]) as `header` describes it.
 pub fn write(buf: &mut [u8], header: &Header, pattern: &Pattern) {

@@ -8,9 +8,7 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         name: "help",
         usage: ("--help", "display usage information (as -?)"),
         apply: |v, raw| {
-            if v.is_some() {
-                return Err("takes no value; give --help".into());
-            }
+            no_long_value(v, "help")?;
             raw.help = true;
             Ok(())
         },
@@ -19,9 +17,7 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         name: "version",
         usage: ("--version", "print iospd's version"),
         apply: |v, raw| {
-            if v.is_some() {
-                return Err("takes no value; give --version".into());
-            }
+            no_long_value(v, "version")?;
             raw.version = true;
             Ok(())
         },
@@ -117,9 +113,7 @@ pub const LONG_FLAGS: &[LongFlag] = &[
             "io_uring: poll the device for completions (needs -Su/-Sh and a device with poll queues)",
         ),
         apply: |v, raw| {
-            if v.is_some() {
-                return Err("takes no value".into());
-            }
+            no_long_value(v, "iopoll")?;
             flag_once(&mut raw.iopoll)
         },
     },
@@ -255,9 +249,7 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         name: "quiet",
         usage: ("--quiet", "no live progress line on the terminal"),
         apply: |v, raw| {
-            if v.is_some() {
-                return Err("takes no value".into());
-            }
+            no_long_value(v, "quiet")?;
             flag_once(&mut raw.quiet)
         },
     },
@@ -268,9 +260,7 @@ pub const LONG_FLAGS: &[LongFlag] = &[
             "write even to a device that is mounted or holds a file system, or to a file iospd did not create",
         ),
         apply: |v, raw| {
-            if v.is_some() {
-                return Err("takes no value".into());
-            }
+            no_long_value(v, "force")?;
             flag_once(&mut raw.force)
         },
     },

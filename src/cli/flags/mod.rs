@@ -123,6 +123,14 @@ fn flag_once(slot: &mut bool) -> Result<(), String> {
     Ok(())
 }
 
+/// A long option that takes no value: `--name`, not `--name=…`.
+fn no_long_value(value: Option<&str>, name: &str) -> Result<(), String> {
+    match value {
+        None => Ok(()),
+        Some(_) => Err(format!("takes no value; give --{name}")),
+    }
+}
+
 fn no_value(value: &str) -> Result<(), String> {
     if value.is_empty() {
         Ok(())
