@@ -37,12 +37,15 @@ pub struct Line {
     /// The 95 % prediction band of the difference of two runs' levels, in percent of the base;
     /// `None` without interval data.
     pub noise_percent: Option<f64>,
+    /// Every batch mean of one run lies beyond every batch mean of the other: a shift no
+    /// reshuffling of the batches explains (p = 2/252 for 5 against 5), whatever the band says.
+    pub separated: bool,
 }
 
 impl Line {
     /// Whether the change is within the noise (unknown noise counts as not within).
     pub fn within_noise(&self) -> Option<bool> {
-        Some(self.change_percent?.abs() <= self.noise_percent?)
+        Some(!self.separated && self.change_percent?.abs() <= self.noise_percent?)
     }
 }
 
@@ -71,10 +74,11 @@ fn batch_means(values: &[f64]) -> Vec<f64> {
 }
 
 /// The half-width of the 95 % prediction band of the difference of two runs' levels, in percent of
-/// `base`: each level varies like one batch mean, so the spread of a run is its batch means'
-/// standard deviation, not that over √n (see the module note); `None` unless both runs have two
-/// batches.
-fn noise(base_values: &[f64], new_values: &[f64], base: f64) -> Option<f64> {
+/// `base` (each level varies like one batch mean, so the spread of a run is its batch means'
+/// standard deviation, not that over √n; see the module note), and whether the two runs' batch
+/// means are separated (all of one beyond all of the other: a band inflated by one stalled batch
+/// cannot hide a change every batch shows); `None` unless both runs have two batches.
+fn noise(base_values: &[f64], new_values: &[f64], base: f64) -> Option<(f64, bool)> {
     if base == 0.0 {
         return None;
     }
@@ -90,8 +94,10 @@ fn noise(base_values: &[f64], new_values: &[f64], base: f64) -> Option<f64> {
             ..s
         }
     };
-    let d = difference(&level(&a), &level(&b))?;
-    Some(d.half_width / base.abs() * 100.0)
+    let (la, lb) = (level(&a), level(&b));
+    let d = difference(&la, &lb)?;
+    let separated = la.max < lb.min || lb.max < la.min;
+    Some((d.half_width / base.abs() * 100.0, separated))
 }
 
 fn change(base: f64, new: f64) -> Option<f64> {
@@ -123,14 +129,15 @@ fn direction_lines(
     (bm, nm): (&Measured, &Measured),
 ) -> Vec<Line> {
     let mut lines = Vec::new();
-    let mut push = |metric: &str, base: f64, new: f64, noise_percent: Option<f64>| {
+    let mut push = |metric: &str, base: f64, new: f64, noise: Option<(f64, bool)>| {
         lines.push(Line {
             direction: name,
             metric: metric.to_string(),
             base,
             new,
             change_percent: change(base, new),
-            noise_percent,
+            noise_percent: noise.map(|n| n.0),
+            separated: noise.is_some_and(|n| n.1),
         })
     };
     let iops = |d: &Direction| -> Vec<f64> { d.intervals.iter().map(|i| i.ios_per_s).collect() };
@@ -323,7 +330,8 @@ mod tests {
         assert_eq!(batch_means(&a), [9.0, 10.0, 11.0, 10.0, 10.0]);
         // Equal spreads: df = 8, t = 2.306; each level varies like one batch: √(0.5 + 0.5).
         let expected = 2.306 * (2.0 * 0.5f64).sqrt() / 10.0 * 100.0;
-        let got = noise(&a, &a, 10.0).unwrap();
+        let (got, separated) = noise(&a, &a, 10.0).unwrap();
+        assert!(!separated, "a run is not separated from itself");
         assert!(
             (got - expected).abs() < 1e-3 * expected,
             "{got} vs {expected}"
@@ -333,7 +341,9 @@ mod tests {
         let ramp: Vec<f64> = (0..50).map(|i| 100.0 + i as f64).collect();
         let mut mixed = ramp.clone();
         mixed.sort_by_key(|&v| (v as u64 * 7919) % 50);
-        assert!(noise(&ramp, &ramp, 125.0).unwrap() > 3.0 * noise(&mixed, &mixed, 125.0).unwrap());
+        assert!(
+            noise(&ramp, &ramp, 125.0).unwrap().0 > 3.0 * noise(&mixed, &mixed, 125.0).unwrap().0
+        );
         assert_eq!(noise(&[1.0], &a, 10.0), None, "one interval says nothing");
         assert_eq!(change(200.0, 250.0), Some(25.0));
         let line = Line {
@@ -343,7 +353,33 @@ mod tests {
             new: 250.0,
             change_percent: Some(25.0),
             noise_percent: Some(10.0),
+            separated: false,
         };
         assert_eq!(line.within_noise(), Some(false));
+    }
+
+    #[test]
+    fn a_change_every_batch_shows_is_real_even_when_one_stalled_batch_widens_the_band() {
+        // The base run stalls in one batch (a busy machine): its band passes 100 %, yet every
+        // batch of the capped run is far below every batch of the base.
+        let base = [400.0, 410.0, 20.0, 420.0, 405.0];
+        let capped = [2.0, 2.0, 2.1, 2.0, 1.9];
+        let mean = base.iter().sum::<f64>() / 5.0;
+        let (band, separated) = noise(&base, &capped, mean).unwrap();
+        assert!(band > 100.0, "{band}");
+        assert!(separated);
+        let line = Line {
+            direction: "read",
+            metric: "IOPS".into(),
+            base: mean,
+            new: 2.0,
+            change_percent: change(mean, 2.0),
+            noise_percent: Some(band),
+            separated,
+        };
+        assert_eq!(line.within_noise(), Some(false));
+        // Overlapping batches keep the band's verdict.
+        let (_, overlapping) = noise(&base, &[380.0, 430.0, 400.0, 415.0, 395.0], mean).unwrap();
+        assert!(!overlapping);
     }
 }
