@@ -12,8 +12,10 @@
 //! prediction band: each run's level is taken as one more draw of the variation its own batches
 //! show, and the band is the 95 % half-width of the difference of two such draws, t · √(s²ᵦ + s²ₙ)
 //! (Welch–Satterthwaite degrees of freedom). It scales with the device's own steadiness — narrow on
-//! a steady device, wide on a noisy one — and covered 16 of 17 identical pairs there (and 20 of 20
-//! in `bench/runs/2026-11-23-2010-compare-noise.md`); a change outside it is called real. Repeated
+//! a steady device, wide on a noisy one — and covered 16 of 17 identical pairs there (20 of 20 in
+//! `bench/runs/2026-11-23-2010-compare-noise.md`, 17 of 20 in a steadier later series); a change
+//! outside it is called real, and so is one every batch shows (the runs' batch means separated),
+//! which a band widened by one stalled batch would otherwise hide. Repeated
 //! runs (`--repeat`) measure the run-to-run spread itself and give the firm verdict. Without
 //! interval data (no `-D`) the noise is unknown and no change is called real.
 
