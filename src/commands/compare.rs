@@ -2,17 +2,25 @@
 //! [`crate::report::compare`]).
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::report::load;
 use super::{ToolError, split_args};
+use crate::report::Report;
 use crate::report::compare::{RepeatedLine, TimeSpanComparison, compare, compare_repetitions};
+use crate::report::inputs::{first_difference, workload};
+use crate::report::noise::{FloorSource, Floors};
 
 /// The command's synopsis (also in `iospd help`).
-pub const USAGE: &str = "iospd compare <base.json> <new.json>";
+pub const USAGE: &str = "iospd compare [--noise-from=<repeated.json>] <base.json> <new.json>";
 
-/// Lays the comparison out as a text table.
-pub fn render(base: &str, new: &str, timespans: &[Option<TimeSpanComparison>]) -> String {
+/// Lays the comparison out as a text table; `floors` says where the run-to-run floors come from.
+pub fn render(
+    base: &str,
+    new: &str,
+    timespans: &[Option<TimeSpanComparison>],
+    floors: &Floors,
+) -> String {
     let mut out = format!("base: {base}\nnew:  {new}\n");
     for (i, ts) in timespans.iter().enumerate() {
         let _ = writeln!(out, "\ntimespan {}:", i + 1);
@@ -27,36 +35,52 @@ pub fn render(base: &str, new: &str, timespans: &[Option<TimeSpanComparison>]) -
         );
         let _ = writeln!(
             out,
-            "  {:<5} {:<20} | {:>14} | {:>14} | {:>9} | {:>8} | verdict",
-            "", "metric", "base", "new", "change", "noise ±"
+            "  {:<5} {:<20} | {:>14} | {:>14} | {:>9} | {:>8} | {:>8} | verdict",
+            "", "metric", "base", "new", "change", "floor ±", "band ±"
         );
-        let _ = writeln!(out, "  {}", "-".repeat(96));
+        let _ = writeln!(out, "  {}", "-".repeat(107));
+        let measured = !matches!(floors.source, FloorSource::Default);
         for line in &ts.lines {
             let change = line
                 .change_percent
                 .map_or("n/a".to_string(), |c| format!("{c:+.2}%"));
-            let noise = line
-                .noise_percent
+            let floor = format!(
+                "{:.2}%{}",
+                line.floor_percent,
+                if measured && !line.floor_measured {
+                    "*"
+                } else {
+                    ""
+                }
+            );
+            let band = line
+                .band_percent
                 .map_or("?".to_string(), |n| format!("{n:.2}%"));
             let verdict = match line.within_noise() {
                 Some(true) => "within noise",
                 Some(false) if line.change_percent.unwrap_or(0.0) > 0.0 => "higher",
                 Some(false) => "lower",
-                None => "noise unknown",
+                None => "no change to judge",
             };
             let _ = writeln!(
                 out,
-                "  {:<5} {:<20} | {:>14.2} | {:>14.2} | {change:>9} | {noise:>8} | {verdict}",
-                line.direction, line.metric, line.base, line.new
+                "  {:<5} {:<20} | {:>14.2} | {:>14.2} | {change:>9} | {floor:>8} | {band:>8} | {verdict}",
+                line.direction,
+                line.metric.label(),
+                line.base,
+                line.new
             );
         }
     }
     out.push_str(
-        "\nnoise: how far two runs of this workload may differ by chance: the 95% band (Welch's t) for the difference of two\n\
-         runs' levels, each varying as much as the means of its own -D intervals in 5 consecutive batches do;\n\
-         for a firm verdict, compare runs made with --repeat\n\
-         (rates, mean, p50, p99, p99.9 and max have interval data when both runs used -D; ? = none)\n",
+        "\nA change is real when it passes both columns. floor: how far two runs of this workload differ with nothing\n\
+         changed (99% prediction band of the difference of two single runs). band: each run's own steadiness, the 95%\n\
+         band (Welch's t) for the difference of two levels that vary as the means of 5 consecutive batches of the run's\n\
+         -D intervals do (? = no interval data: the floor alone decides); it yields when every batch of one run is\n\
+         beyond every batch of the other.\n",
     );
+    out.push_str(&floors.describe());
+    out.push('\n');
     out
 }
 
@@ -101,26 +125,54 @@ pub fn render_repetitions(lines: &[RepeatedLine]) -> String {
 
 /// Runs the subcommand.
 pub fn run(args: &[String]) -> Result<u8, ToolError> {
-    let args = split_args(args, &[], USAGE)?;
+    let args = split_args(args, &["noise-from"], USAGE)?;
     let [base, new] = args.files.as_slice() else {
         return Err(ToolError::Usage(format!(
             "name two JSON results, the base first; usage: {USAGE}"
         )));
     };
     let (b, n) = (load(Path::new(base))?, load(Path::new(new))?);
+    let floors = match args.option("noise-from") {
+        None => Floors::defaults(),
+        Some("") => {
+            return Err(ToolError::Usage(format!(
+                "--noise-from needs a file: --noise-from=<result made with --repeat=10>; usage: {USAGE}"
+            )));
+        }
+        Some(path) => calibration(path, &b, base)?,
+    };
     let mut text = String::new();
-    let (wb, wn) = (
-        crate::report::inputs::workload(&b),
-        crate::report::inputs::workload(&n),
-    );
-    if let Some((k, was, now)) = crate::report::inputs::first_difference(&wb, &wn) {
+    let (wb, wn) = (workload(&b), workload(&n));
+    if let Some((k, was, now)) = first_difference(&wb, &wn) {
         text.push_str(&format!(
             "WARNING: the runs ran different workloads (timespan {}: {now} against {was}); a change below is a change of workload, not only of the system\n",
             k + 1,
         ));
     }
-    text.push_str(&render(base, new, &compare(&b, &n)));
+    text.push_str(&render(base, new, &compare(&b, &n, &floors), &floors));
     text.push_str(&render_repetitions(&compare_repetitions(&b, &n)));
     super::print(&text)?;
     Ok(0)
+}
+
+/// The floors measured by the repetitions in `path`, which must have run the workload of `base`
+/// (named `base_name`).
+fn calibration(path: &str, base: &Report, base_name: &str) -> Result<Floors, ToolError> {
+    let report = load(Path::new(path))?;
+    let refuse = |why: String| ToolError::Input {
+        path: PathBuf::from(path),
+        why,
+    };
+    let floors = Floors::from_repetitions(&report, path).map_err(refuse)?;
+    // A repeated result lists its timespans once per repetition; the first of each are the
+    // workload.
+    let repeated = workload(&report);
+    let given = repeated.len() / report.profile.repeat.max(1) as usize;
+    if let Some((k, theirs, ours)) = first_difference(&workload(base), &repeated[..given]) {
+        return Err(refuse(format!(
+            "its repetitions ran another workload than '{base_name}' (timespan {}: {ours} against {theirs}), so they say nothing of its noise; repeat the compared command line with --repeat=10",
+            k + 1
+        )));
+    }
+    Ok(floors)
 }

@@ -12,6 +12,7 @@ pub mod inputs;
 pub mod json;
 pub mod merge;
 mod model;
+pub mod noise;
 pub mod repetitions;
 pub mod slo;
 pub mod svg;

@@ -14,11 +14,26 @@ pub fn t_975(df: u32) -> f64 {
         2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
         2.052, 2.048, 2.045, 2.042,
     ];
+    t_quantile(&TABLE, 1.959_963_984_540_054, df)
+}
+
+/// The two-sided 99 % quantile of Student's t (its 0.995 quantile), as [`t_975`] computes its own.
+pub fn t_995(df: u32) -> f64 {
+    const TABLE: [f64; 30] = [
+        63.657, 9.925, 5.841, 4.604, 4.032, 3.707, 3.499, 3.355, 3.250, 3.169, 3.106, 3.055, 3.012,
+        2.977, 2.947, 2.921, 2.898, 2.878, 2.861, 2.845, 2.831, 2.819, 2.807, 2.797, 2.787, 2.779,
+        2.771, 2.763, 2.756, 2.750,
+    ];
+    t_quantile(&TABLE, 2.575_829_303_548_900_4, df)
+}
+
+/// A t quantile: from the table of its first 30 degrees of freedom, beyond from the Cornish–Fisher
+/// expansion around `z`, the normal distribution's quantile at the same level.
+fn t_quantile(table: &[f64; 30], z: f64, df: u32) -> f64 {
     match df {
         0 => f64::INFINITY,
-        1..=30 => TABLE[df as usize - 1],
+        1..=30 => table[df as usize - 1],
         _ => {
-            let z: f64 = 1.959_963_984_540_054;
             let n = df as f64;
             let (z3, z5, z7) = (z.powi(3), z.powi(5), z.powi(7));
             z + (z3 + z) / (4.0 * n)
@@ -219,6 +234,12 @@ mod tests {
             assert!((t_975(df) - t).abs() < 2e-4, "df {df}: {}", t_975(df));
         }
         assert!(t_975(0).is_infinite());
+        assert_eq!(t_995(1), 63.657);
+        assert_eq!(t_995(9), 3.250);
+        // Published 0.995 quantiles: 40 → 2.7045, 60 → 2.6603, 120 → 2.6174, ∞ → 2.5758.
+        for (df, t) in [(40, 2.7045), (60, 2.6603), (120, 2.6174), (100_000, 2.5758)] {
+            assert!((t_995(df) - t).abs() < 2e-4, "df {df}: {}", t_995(df));
+        }
     }
 
     #[test]

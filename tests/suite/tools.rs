@@ -221,6 +221,82 @@ fn compare_separates_a_real_change_from_noise() {
     assert!((1900.0..2100.0).contains(&new_value), "{iops}");
 }
 
+/// `--noise-from` takes the floors from repetitions of the same workload: each printed floor is
+/// t(0.995, n − 1) · √2 · the repetitions' coefficient of variation; a file without repetitions,
+/// repetitions of another workload, or no file at all are refused with nothing printed.
+#[test]
+fn compare_takes_its_floors_from_repetitions_of_the_workload() {
+    let dir = TempDir::new();
+    let a = run(&dir, "a.json", &[]);
+    let b = run(&dir, "b.json", &[]);
+    let cal = run(&dir, "cal.json", &["--repeat=3"]);
+    let noise_from = format!("--noise-from={}", cal.display());
+    let output = iospd()
+        .args([
+            "compare",
+            &noise_from,
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(
+        text.contains("floor: measured from the 3 repetitions in"),
+        "{text}"
+    );
+    let repetitions = load(&cal).unwrap().repetitions.unwrap();
+    let iops = &repetitions.groups[0].iops;
+    let expected = 9.925 * 2f64.sqrt() * iops.stddev / iops.mean * 100.0;
+    let line = text.lines().find(|l| l.contains("total IOPS")).unwrap();
+    let floor: f64 = line
+        .split('|')
+        .nth(4)
+        .unwrap()
+        .trim()
+        .trim_end_matches('%')
+        .parse()
+        .unwrap();
+    assert!(
+        (floor - expected).abs() < 0.01,
+        "{line}: expected {expected:.2}"
+    );
+    // Without the option: iospd's defaults, and the footer says how to measure this machine's.
+    let default = iospd()
+        .args(["compare", a.to_str().unwrap(), b.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(stdout(&default).contains("--repeat=10 --output=cal.json"));
+    let refusals = [
+        (
+            format!("--noise-from={}", a.display()),
+            "holds no repetitions",
+        ),
+        ("--noise-from=".to_string(), "--noise-from needs a file"),
+        (
+            format!(
+                "--noise-from={}",
+                run(&dir, "calsh.json", &["--repeat=3", "-Sh"]).display()
+            ),
+            "ran another workload",
+        ),
+    ];
+    for (option, why) in refusals {
+        let refused = iospd()
+            .args(["compare", &option, a.to_str().unwrap(), b.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert_eq!(refused.status.code(), Some(3), "{option}");
+        assert!(
+            stderr(&refused).contains(why),
+            "{option}: {}",
+            stderr(&refused)
+        );
+        assert!(stdout(&refused).is_empty(), "{option}");
+    }
+}
+
 /// Every numeric field of a result (the first elements of each list), set in turn to values no
 /// run writes — the largest integer, a negative one, an absurd float, zero — is either refused
 /// when read or merged and rendered in every format without a panic.
