@@ -54,6 +54,9 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
             .collect();
         merged.profile.command_line = format!("iospd merge --allow-mixed of {}", lines.join(" | "));
     }
+    for line in crate::report::merge::relation(&runs) {
+        eprintln!("iospd merge: {line}");
+    }
     emit(&merged, format, place)?;
     Ok(0)
 }

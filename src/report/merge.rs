@@ -128,6 +128,63 @@ fn union_length(mut windows: Vec<(f64, f64)>) -> f64 {
     total + current.map_or(0.0, |(s, e)| e - s)
 }
 
+/// Where the measured window of timespan `index` of a run begins on the wall clock.
+fn window_start(index: usize, report: &Report, ts: &TimeSpanReport) -> f64 {
+    let warmup = report
+        .profile
+        .timespans
+        .get(index)
+        .map_or(0, |t| t.warmup_s);
+    ts.start_unix_s + warmup as f64
+}
+
+/// The measured windows of timespan `index` of each run that measured it, on the wall clock.
+fn windows(index: usize, parts: &[(&Report, &TimeSpanReport)]) -> Vec<(f64, f64)> {
+    parts
+        .iter()
+        .filter_map(|(report, ts)| {
+            let begin = window_start(index, report, ts);
+            ts.measured.as_ref().map(|m| (begin, begin + m.duration_s))
+        })
+        .collect()
+}
+
+/// No two windows overlap: the runs were one after another.
+fn disjoint(windows: &[(f64, f64)]) -> bool {
+    let mut sorted = windows.to_vec();
+    sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
+    sorted.windows(2).all(|w| w[0].1 <= w[1].0)
+}
+
+/// How the runs relate in each timespan and what merging them therefore adds, one line per
+/// timespan, for `iospd merge` to say.
+pub fn relation(runs: &[Report]) -> Vec<String> {
+    let count = runs.first().map_or(0, |r| r.timespans.len());
+    (0..count)
+        .map(|index| {
+            let parts: Vec<(&Report, &TimeSpanReport)> = runs
+                .iter()
+                .filter_map(|r| Some((r, r.timespans.get(index)?)))
+                .collect();
+            let windows = windows(index, &parts);
+            let seconds = union_length(windows.clone());
+            if disjoint(&windows) {
+                format!(
+                    "timespan {}: {} runs one after another: counts added over the sum of their windows ({seconds:.2}s); thread counts and queue depths are one run's, not added",
+                    index + 1,
+                    windows.len()
+                )
+            } else {
+                format!(
+                    "timespan {}: {} runs at the same time: rates, threads and queue depths added over their shared window ({seconds:.2}s)",
+                    index + 1,
+                    windows.len()
+                )
+            }
+        })
+        .collect()
+}
+
 /// Merges runs into one report. Every run must have the same number of timespans.
 pub fn merge(runs: &[Report]) -> Result<Report, String> {
     merge_labelled(runs, None)
@@ -203,22 +260,7 @@ fn merge_timespan(
     percentiles: &[f64],
     ranks: Option<&[RankHost]>,
 ) -> Result<TimeSpanReport, String> {
-    // Each run's measured window on the wall clock.
-    let window_start = |report: &Report, ts: &TimeSpanReport| {
-        let warmup = report
-            .profile
-            .timespans
-            .get(index)
-            .map_or(0, |t| t.warmup_s);
-        ts.start_unix_s + warmup as f64
-    };
-    let windows: Vec<(f64, f64)> = parts
-        .iter()
-        .filter_map(|(report, ts)| {
-            let begin = window_start(report, ts);
-            ts.measured.as_ref().map(|m| (begin, begin + m.duration_s))
-        })
-        .collect();
+    let windows = windows(index, parts);
     let first = parts[0].1;
     let earliest = parts
         .iter()
@@ -226,12 +268,7 @@ fn merge_timespan(
         .min_by(|a, b| a.start_unix_s.total_cmp(&b.start_unix_s))
         .expect("at least one run")
         .clone();
-    let sorted_windows = {
-        let mut w = windows.clone();
-        w.sort_by(|a, b| a.0.total_cmp(&b.0));
-        w
-    };
-    let disjoint = sorted_windows.windows(2).all(|w| w[0].1 <= w[1].0);
+    let disjoint = disjoint(&windows);
     let seconds = union_length(windows.clone());
     let mut merged = TimeSpanReport {
         start_time_utc: earliest.start_time_utc,
@@ -264,7 +301,7 @@ fn merge_timespan(
             let rank = ranks.and_then(|r| r.get(run));
             ts.measured
                 .as_ref()
-                .map(|m| (window_start(report, ts), m, rank))
+                .map(|m| (window_start(index, report, ts), m, rank))
         })
         .collect();
     measured.sort_by(|a, b| a.0.total_cmp(&b.0));

@@ -74,6 +74,11 @@ fn merge_adds_counts_and_merges_histograms_exactly() {
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("2 runs one after another: counts added over the sum"),
+        "merge says how the runs relate: {}",
+        stderr(&output)
+    );
     util::validate_json(&fs::read_to_string(&merged_path).unwrap());
     let (ra, rb, m) = (
         load(&a).unwrap(),
@@ -176,6 +181,11 @@ fn merging_runs_that_overlap_shares_the_window_and_adds_the_rates() {
     fs::write(&b, other.to_string()).unwrap();
     let output = iospd().args(["merge", a, &b]).output().unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("2 runs at the same time: rates, threads and queue depths added"),
+        "{}",
+        stderr(&output)
+    );
     let merged: Report = serde_json::from_str(&stdout(&output)).unwrap();
     let one = load(std::path::Path::new(a)).unwrap();
     let (m1, mm) = (measured(&one), measured(&merged));
