@@ -70,8 +70,12 @@ pub fn dispatch(args: &[OsString]) -> Option<Result<u8, ToolError>> {
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
     let name = name.to_str()?;
-    // `<command> --help` and `iospd help [command]`.
-    if rest.iter().any(|a| a == "--help")
+    // `<command> --help` and `iospd help [command]`; `-h` too for the commands that read results
+    // (the others take DiskSpd's options, where `-h` means `-Sh`).
+    let file_tool = matches!(name, "report" | "merge" | "compare" | "trace-dump");
+    if rest
+        .iter()
+        .any(|a| a == "--help" || (file_tool && a == "-h"))
         && let Some(text) = help::command_usage(name)
     {
         return Some(say_out(&text));

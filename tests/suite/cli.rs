@@ -193,6 +193,9 @@ fn help_version_and_completions_work_everywhere_and_exit_0() {
         vec!["merge", "--help"],
         vec!["sweep", "--help"],
         vec!["verify", "--help"],
+        // The commands that read results take -h too; it names no file.
+        vec!["report", "-h"],
+        vec!["compare", "-h"],
     ] {
         let output = run_iospd(&args);
         assert_eq!(output.status.code(), Some(0), "{args:?}");
