@@ -298,8 +298,19 @@ fn validate_distribution(target: &Target, distribution: &Distribution) -> Result
         span += range.span;
     }
     if distribution.kind == DistributionKind::Percent && span != 100 {
+        // DiskSpd's words, then the fix: the I/O is all placed, so the rest of the target must be
+        // named as a range without I/O.
         return Err(invalid(format!(
-            "invalid random distribution span: Target% ({span}%) must total 100%"
+            "invalid random distribution span: Target% ({span}%) must total 100%{}",
+            if span < 100 {
+                format!(
+                    "; to send no I/O to the remaining {}% of the target, end the distribution with :0/{}",
+                    100 - span,
+                    100 - span
+                )
+            } else {
+                String::new()
+            }
         )));
     }
     Ok(())

@@ -55,9 +55,14 @@ pub fn measure<C: Clock>(
             .iter()
             .map(|ts| crate::plan::threads(ts, &cpus))
             .collect::<Result<_, _>>()?;
-        let memlock_notice = check_memory(profile, &plans, engine, host)?;
+        let memlock_notice = check_memory(profile, &plans, 0, (engine, host))?;
         let (checked, mut warnings) =
             crate::target::check(profile, cleared, profile.fast_paths.iopoll)?;
+        // `--verify`'s tables follow from the targets' sizes, known now.
+        let verify_tables = checked.verify_table_bytes(profile);
+        if verify_tables > 0 {
+            check_memory(profile, &plans, verify_tables, (engine, host))?;
+        }
         if let Some(available) = host.memory_available() {
             warnings.extend(checked.page_cache_note(profile, available.bytes));
         }
@@ -207,13 +212,14 @@ fn not_ready(error: RunError, peers: &dyn Peers) -> RunError {
     }
 }
 
-/// Refuses a profile whose timespans would not fit in memory; returns the notice for a memlock
-/// limit too low to register io_uring's buffers, if there is one.
+/// Refuses a profile whose timespans would not fit in memory with `verify_tables` bytes of
+/// `--verify` tables held across them; returns the notice for a memlock limit too low to register
+/// io_uring's buffers, if there is one.
 fn check_memory(
     profile: &Profile,
     plans: &[Vec<ThreadPlan>],
-    engine: EngineKind,
-    host: &dyn Host,
+    verify_tables: u64,
+    (engine, host): (EngineKind, &dyn Host),
 ) -> Result<Option<String>, RunError> {
     let observe = &profile.observe;
     let live = observe.timeseries.is_some()
@@ -223,7 +229,10 @@ fn check_memory(
     let mut notice = None;
     for (timespan, plans) in profile.timespans.iter().zip(plans) {
         let live = live || timespan.iops_interval_ms.is_some();
-        let needs = super::memory::needs(timespan, plans, live, observe.trace.is_some());
+        let needs = super::memory::Needs {
+            verify_tables,
+            ..super::memory::needs(timespan, plans, live, observe.trace.is_some())
+        };
         super::memory::check(timespan, plans, needs, host)?;
         let registers =
             engine == EngineKind::IoUring && timespan.io_ring.is_none_or(|r| r.registered_buffers);

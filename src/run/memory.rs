@@ -1,7 +1,7 @@
 //! Memory checked before the run: the I/O buffers, and what the statistics keep — a latency
 //! histogram per thread, target and direction (two with pacing), `-D` buckets for the whole
-//! duration, the live interval slices, the trace's batches and the time series kept for the report
-//! — against what the process may really allocate (the memory cgroup's room in a container,
+//! duration, the live interval slices, the trace's batches, the time series kept for the report
+//! and `--verify`'s block tables — against what the process may really allocate (the memory cgroup's room in a container,
 //! otherwise `MemAvailable`).
 
 use std::mem::size_of;
@@ -19,11 +19,15 @@ pub struct Needs {
     pub buffers: u64,
     /// Histograms, interval buckets, live slices, trace batches and kept rows.
     pub statistics: u64,
+    /// `--verify`'s block tables, held across the run.
+    pub verify_tables: u64,
 }
 
 impl Needs {
     fn total(&self) -> u64 {
-        self.buffers.saturating_add(self.statistics)
+        self.buffers
+            .saturating_add(self.statistics)
+            .saturating_add(self.verify_tables)
     }
 }
 
@@ -76,8 +80,19 @@ pub fn check(
     }
     let slots: u64 = plans.iter().map(|p| p.slots() as u64).sum();
     let served: usize = plans.iter().map(|p| p.targets.len()).sum();
+    let (tables, fix) = if needs.verify_tables > 0 {
+        (
+            format!(
+                " and {} of --verify block tables (4 bytes per block of every target)",
+                format_size(needs.verify_tables)
+            ),
+            "; for --verify, use larger blocks (-b) or a smaller range of the target (-B, -f)",
+        )
+    } else {
+        (String::new(), "")
+    };
     Err(RunError::Memory(format!(
-        "the run needs {} of memory — {} of I/O buffers ({} threads with {slots} outstanding I/Os in all, each with a read and/or write buffer of up to {}) and {} of statistics (latency histograms for {served} thread-target pairs, interval buckets, trace buffers) — but only {} may be allocated ({}); lower -t, -o or -b, or use fewer targets",
+        "the run needs {} of memory — {} of I/O buffers ({} threads with {slots} outstanding I/Os in all, each with a read and/or write buffer of up to {}) and {} of statistics (latency histograms for {served} thread-target pairs, interval buckets, trace buffers){tables} — but only {} may be allocated ({}); lower -t, -o or -b, or use fewer targets{fix}",
         format_size(needs.total()),
         format_size(needs.buffers),
         plans.len(),

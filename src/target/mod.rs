@@ -233,6 +233,28 @@ impl Checked {
     }
 }
 
+impl Checked {
+    /// Under `--verify`: the bytes of the block tables the run holds at its peak — one word per
+    /// block of every target, a target's table kept from timespan to timespan, so the largest of
+    /// each path's.
+    pub fn verify_table_bytes(&self, profile: &Profile) -> u64 {
+        if profile.verify.is_none() {
+            return 0;
+        }
+        let mut largest: std::collections::HashMap<&std::path::Path, u64> = Default::default();
+        for (ts, inspections) in profile.timespans.iter().zip(&self.inspections) {
+            for (target, inspection) in ts.targets.iter().zip(inspections) {
+                let bytes = crate::verify::table::Blocks::bytes_for(
+                    inspection.range.usable / target.block_size,
+                );
+                let entry = largest.entry(target.path.as_path()).or_default();
+                *entry = (*entry).max(bytes);
+            }
+        }
+        largest.values().sum()
+    }
+}
+
 /// Checks the targets of every timespan as they will be when that timespan starts: sizes (after
 /// the `-c` and `<PrecreateFiles>` of earlier timespans), ranges, strides, O_DIRECT alignment,
 /// polling, `-Z` sources, and room for the files `-c` creates. Returns warnings.

@@ -27,6 +27,11 @@ impl Blocks {
         }
     }
 
+    /// The memory a table of `count` blocks takes.
+    pub fn bytes_for(count: u64) -> u64 {
+        count.saturating_mul(std::mem::size_of::<AtomicU32>() as u64)
+    }
+
     /// Blocks tracked.
     pub fn len(&self) -> usize {
         self.words.len()

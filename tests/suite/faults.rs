@@ -279,6 +279,18 @@ fn full_disk_under_live_outputs_stops_them_honestly_and_a_signal_still_ends_the_
     );
 }
 
+/// Runs iospd with `args` and `target` inside `cgroup`.
+fn run_in(
+    cgroup: &util::machine::MemoryCgroup,
+    args: &[&str],
+    target: &std::path::Path,
+) -> std::process::Output {
+    let mut command = iospd();
+    command.args(args).arg(target);
+    cgroup.enter(&mut command);
+    command.output().unwrap()
+}
+
 #[test]
 fn a_run_that_does_not_fit_its_container_is_refused_with_the_numbers() {
     let test = "a_run_that_does_not_fit_its_container_is_refused_with_the_numbers";
@@ -287,12 +299,7 @@ fn a_run_that_does_not_fit_its_container_is_refused_with_the_numbers() {
     };
     let dir = TempDir::new();
     let target = dir.join("t.dat");
-    let mut command = iospd();
-    command
-        .args(["-c1M", "-b64M", "-o4", "-d1", "-W0"])
-        .arg(&target);
-    cgroup.enter(&mut command);
-    let output = command.output().unwrap();
+    let output = run_in(&cgroup, &["-c1M", "-b64M", "-o4", "-d1", "-W0"], &target);
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(3), "{err}");
     assert!(
@@ -301,6 +308,34 @@ fn a_run_that_does_not_fit_its_container_is_refused_with_the_numbers() {
         "{err}"
     );
     assert!(!target.exists(), "nothing was created");
+}
+
+/// `--verify` keeps 4 bytes per block of every target: 512 MiB for 64 GiB of 512-byte blocks,
+/// counted before the run like every other allocation.
+#[test]
+fn verify_tables_that_do_not_fit_the_container_are_refused_before_the_run() {
+    let test = "verify_tables_that_do_not_fit_the_container_are_refused_before_the_run";
+    let Some(cgroup) = util::machine::MemoryCgroup::new(256 << 20, test) else {
+        return;
+    };
+    let dir = TempDir::new();
+    let target = dir.join("sparse.dat");
+    std::fs::File::create(&target)
+        .unwrap()
+        .set_len(64 << 30)
+        .unwrap();
+    let output = run_in(&cgroup, &["--verify", "-b512", "-r", "-d1", "-W0"], &target);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("512MiB of --verify block tables")
+            && err.contains("the memory cgroup's limit of 256MiB")
+            && err.contains("larger blocks (-b)"),
+        "{err}"
+    );
+    // The same run with 1 MiB blocks needs 256 KiB of tables: it fits and runs.
+    let output = run_in(&cgroup, &["--verify", "-b1M", "-r", "-d1", "-W0"], &target);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
 }
 
 #[test]

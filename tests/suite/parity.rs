@@ -197,6 +197,16 @@ fn target_distribution_cases() {
     ] {
         refused(&format!("{no} {T}"));
     }
+    // All the I/O in the first 10 %: DiskSpd refuses it; the message says how to write it.
+    let why = refused(&format!("-rdpct100/10 -r {T}"));
+    assert!(
+        why.contains("must total 100%") && why.contains("end the distribution with :0/90"),
+        "{why}"
+    );
+    assert_eq!(
+        spans(&accepted(&format!("-rdpct100/10:0/90 -r {T}"))).1,
+        vec![(100, 10), (0, 90)]
+    );
 }
 
 #[test]

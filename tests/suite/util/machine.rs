@@ -153,7 +153,13 @@ impl MemoryCgroup {
         if !root(test) {
             return None;
         }
-        let name = format!("iospd-test-{}", std::process::id());
+        // One per test: tests run side by side in this process.
+        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let name = format!(
+            "iospd-test-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        );
         let candidates = [
             (PathBuf::from("/sys/fs/cgroup"), "memory.max"),
             (PathBuf::from("/sys/fs/cgroup/unified"), "memory.max"),
