@@ -261,7 +261,9 @@ fn checkpoints_keep_what_was_measured_when_the_run_is_killed() {
     let target = dir.arg("t.dat");
     let report = dir.arg("cp.json");
     let mut child = iospd()
-        .args(["-c16M", "-d60", "-W0", "-b4K", "-o4", "-r", "-L", "-D500"])
+        .args([
+            "-c16M", "-d60", "-W0", "-b4K", "-o4", "-r", "-L", "-D500", "--verify",
+        ])
         .args(["--checkpoint=1", &format!("--output={report}"), &target])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -294,6 +296,13 @@ fn checkpoints_keep_what_was_measured_when_the_run_is_killed() {
         .map(|r| r["all"]["total"]["ios"].as_u64().unwrap())
         .sum();
     assert_eq!(in_rows, ios, "the totals are the finished intervals");
+    // Threads hand their --verify counts over when they end: a checkpoint shows none rather than
+    // zeros.
+    assert!(
+        value["timespans"][0]["verify"].is_null(),
+        "{}",
+        value["timespans"][0]["verify"]
+    );
 }
 
 /// Pacing on a real clock: the long-run rate is exact. (Smoothness per interval is checked on the
