@@ -164,10 +164,10 @@ fn calibration(path: &str, base: &Report, base_name: &str) -> Result<Floors, Too
         why,
     };
     let floors = Floors::from_repetitions(&report, path).map_err(refuse)?;
-    // A repeated result lists its timespans once per repetition; the first of each are the
-    // workload.
+    // A repeated result lists its timespans once per repetition, one group per timespan as given:
+    // the first of each are the workload.
+    let given = report.repetitions.as_ref().map_or(0, |r| r.groups.len());
     let repeated = workload(&report);
-    let given = repeated.len() / report.profile.repeat.max(1) as usize;
     if let Some((k, theirs, ours)) = first_difference(&workload(base), &repeated[..given]) {
         return Err(refuse(format!(
             "its repetitions ran another workload than '{base_name}' (timespan {}: {ours} against {theirs}), so they say nothing of its noise; repeat the compared command line with --repeat=10",

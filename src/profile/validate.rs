@@ -302,11 +302,9 @@ fn validate_distribution(target: &Target, distribution: &Distribution) -> Result
         // named as a range without I/O.
         return Err(invalid(format!(
             "invalid random distribution span: Target% ({span}%) must total 100%{}",
-            if span < 100 {
+            if let Some(rest) = 100u64.checked_sub(span).filter(|&r| r > 0) {
                 format!(
-                    "; to send no I/O to the remaining {}% of the target, end the distribution with :0/{}",
-                    100 - span,
-                    100 - span
+                    "; to send no I/O to the remaining {rest}% of the target, end the distribution with :0/{rest}"
                 )
             } else {
                 String::new()

@@ -168,7 +168,13 @@ pub fn relation(runs: &[Report]) -> Vec<String> {
                 .collect();
             let windows = windows(index, &parts);
             let seconds = union_length(windows.clone());
-            if disjoint(&windows) {
+            if windows.len() < 2 {
+                format!(
+                    "timespan {}: measured by {} of the runs: nothing combined",
+                    index + 1,
+                    windows.len()
+                )
+            } else if disjoint(&windows) {
                 format!(
                     "timespan {}: {} runs one after another: counts added over the sum of their windows ({seconds:.2}s); thread counts and queue depths are one run's, not added",
                     index + 1,
