@@ -115,7 +115,12 @@ fn measure(template: &Profile, warnings: Vec<String>, cluster: &Cluster) -> Resu
         },
     )?;
     let report = Report::new(profile, &host.system_info(), &results);
-    let (code, lines) = run::ending(profile, &results);
+    let (mut code, mut lines) = run::ending(profile, &results);
+    // A sweep that stopped early reports the points that finished and fails.
+    if let Some(stopped) = report.sweep.as_ref().and_then(|s| s.stopped_at()) {
+        lines.push(format!("iospd: {stopped}; the report above holds those"));
+        code = code.max(EXIT_RUN_ERROR);
+    }
     let finished = cluster
         .finish(template, report, code, lines)
         .map_err(|why| {

@@ -33,6 +33,10 @@ pub struct SweepPoint {
     pub values: Vec<String>,
     /// Whether it reached its measured window.
     pub measured: bool,
+    /// Whether a signal, a failed I/O or a lost target stopped the sweep during this point (its
+    /// figures, if any, cover only part of its window), or before it began (no figures).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cut_short: bool,
     /// I/Os per second.
     pub ios_per_s: f64,
     /// Bytes per second.
@@ -69,7 +73,43 @@ pub struct Series {
     pub knee: Option<usize>,
 }
 
+impl SweepPoint {
+    /// Whether it measured its whole window (a point cut short is no step of its series).
+    pub fn finished(&self) -> bool {
+        self.measured && !self.cut_short
+    }
+}
+
 impl SweepReport {
+    /// The point the sweep was stopped in (or before), if it was.
+    pub fn cut_short(&self) -> Option<&SweepPoint> {
+        self.points.iter().find(|p| p.cut_short)
+    }
+
+    /// One sentence on where the sweep stopped, when it stopped early: the point cut short, by its
+    /// values, and how many points finished.
+    pub fn stopped_at(&self) -> Option<String> {
+        let at = self.cut_short()?;
+        let values: Vec<String> = self
+            .axes
+            .iter()
+            .zip(&at.values)
+            .map(|(axis, value)| format!("{axis}{value}"))
+            .collect();
+        let finished = self.points.iter().filter(|p| p.finished()).count();
+        Some(format!(
+            "the sweep stopped at point {} ({}){}; {finished} of {} points finished",
+            at.timespan,
+            values.join(" "),
+            if at.measured {
+                ", whose figures cover part of its window"
+            } else {
+                ""
+            },
+            self.points.len()
+        ))
+    }
+
     /// Every series' knee (indices into `points`).
     pub fn knees(&self) -> Vec<usize> {
         self.series.iter().filter_map(|s| s.knee).collect()
@@ -94,6 +134,8 @@ pub fn of(report: &Report) -> Option<SweepReport> {
                 .map(|(i, t)| (i + 1, t))
                 .collect();
             match runs.as_slice() {
+                // The sweep stopped before this point began.
+                [] => not_run(k + 1, values),
                 [(i, ts)] => point(*i, values, ts),
                 _ => repeated(values, &runs),
             }
@@ -122,6 +164,31 @@ pub fn of(report: &Report) -> Option<SweepReport> {
     })
 }
 
+/// A point the sweep never reached.
+fn not_run(timespan: usize, values: &[String]) -> SweepPoint {
+    SweepPoint {
+        timespan,
+        values: values.to_vec(),
+        measured: false,
+        cut_short: true,
+        ios_per_s: 0.0,
+        bytes_per_s: 0.0,
+        mean_ns: None,
+        p50_ns: None,
+        p99_ns: None,
+        p999_ns: None,
+        cpu_percent: 0.0,
+        achieved_depth: 0.0,
+        runs: Vec::new(),
+        ios_per_s_ci95: None,
+    }
+}
+
+/// Whether something stopped the run during this timespan.
+fn stopped(ts: &TimeSpanReport) -> bool {
+    ts.interrupted || ts.failure.is_some() || ts.lost_target.is_some() || ts.measured.is_none()
+}
+
 pub(super) fn point(timespan: usize, values: &[String], ts: &TimeSpanReport) -> SweepPoint {
     let m = ts.measured.as_ref();
     let total = m.map(|m| &m.totals.total);
@@ -130,6 +197,7 @@ pub(super) fn point(timespan: usize, values: &[String], ts: &TimeSpanReport) -> 
         timespan,
         values: values.to_vec(),
         measured: m.is_some(),
+        cut_short: stopped(ts),
         ios_per_s: total.map_or(0.0, |t| t.ios_per_s),
         bytes_per_s: total.map_or(0.0, |t| t.bytes_per_s),
         mean_ns: latency.map(|l| l.mean_ns),
@@ -148,12 +216,14 @@ pub(super) fn point(timespan: usize, values: &[String], ts: &TimeSpanReport) -> 
 fn repeated(values: &[String], runs: &[(usize, &TimeSpanReport)]) -> SweepPoint {
     let each: Vec<SweepPoint> = runs
         .iter()
-        .filter(|(_, t)| t.measured.is_some())
         .map(|(i, t)| point(*i, values, t))
+        .filter(|p| p.measured && !p.cut_short)
         .collect();
     let first = runs.first().map_or(0, |(i, _)| *i);
+    let cut_short = runs.iter().any(|(_, t)| stopped(t));
     if each.is_empty() {
         let mut p = point(first, values, runs[0].1);
+        p.cut_short = true;
         p.runs = runs.iter().map(|(i, _)| *i).collect();
         return p;
     }
@@ -167,6 +237,7 @@ fn repeated(values: &[String], runs: &[(usize, &TimeSpanReport)]) -> SweepPoint 
         timespan: first,
         values: values.to_vec(),
         measured: true,
+        cut_short,
         ios_per_s: mean(&|p| p.ios_per_s),
         bytes_per_s: mean(&|p| p.bytes_per_s),
         mean_ns: mean_of(&|p| p.mean_ns),
@@ -185,7 +256,7 @@ fn repeated(values: &[String], runs: &[(usize, &TimeSpanReport)]) -> SweepPoint 
 pub fn knee(points: &[SweepPoint], series: &[usize]) -> Option<usize> {
     series.windows(2).find_map(|pair| {
         let (a, b) = (&points[pair[0]], &points[pair[1]]);
-        if !a.measured || !b.measured || a.ios_per_s <= 0.0 {
+        if !a.finished() || !b.finished() || a.ios_per_s <= 0.0 {
             return None;
         }
         let gain = b.ios_per_s / a.ios_per_s - 1.0;
@@ -206,6 +277,7 @@ mod tests {
             timespan: 1,
             values: vec![depth.to_string()],
             measured: true,
+            cut_short: false,
             ios_per_s,
             bytes_per_s: ios_per_s * 4096.0,
             mean_ns: Some(p99_ns as f64 / 2.0),

@@ -34,7 +34,7 @@ pub fn section(page: &mut String, s: &SweepReport) {
             .points
             .iter()
             .map(|&p| &s.points[p])
-            .filter(|p| p.measured)
+            .filter(|p| p.finished())
             .collect();
         for (label, pick) in [
             (

@@ -138,6 +138,87 @@ fn a_sweep_runs_every_point_on_one_target_and_reports_each_in_full() {
     assert!(lines[4].starts_with("4,2,4,true,"));
 }
 
+/// Starts a four-point sweep of 3 s points writing its JSON to `json`, lets `stop` act on it
+/// after 4 s (inside the second point), and returns its exit status, stderr and stdout.
+fn sweep_stopped_midway(
+    dir: &TempDir,
+    json: &str,
+    stop: impl FnOnce(u32),
+) -> (Option<i32>, String, String) {
+    let child = iospd()
+        .args([
+            "sweep",
+            "-c16M",
+            "-o1,2,4,8",
+            "-b4K",
+            "-r",
+            "-L",
+            "-d3",
+            "-W0",
+        ])
+        .arg(format!("--output={json}"))
+        .arg(dir.arg("t.dat"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    stop(child.id());
+    let output = child.wait_with_output().unwrap();
+    (output.status.code(), stderr(&output), stdout(&output))
+}
+
+/// What a sweep stopped midway must leave: exit 1, the finished points in the report it wrote,
+/// the point cut short named, and the points after it marked as not run.
+fn assert_kept_finished_points(code: Option<i32>, err: &str, text: &str, json: &str) {
+    assert_eq!(code, Some(1), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(err.contains("the sweep stopped at point "), "{err}");
+    assert!(
+        text.contains("not run (the sweep stopped before it)"),
+        "{text}"
+    );
+    let written = std::fs::read_to_string(json).unwrap();
+    validate_json(&written);
+    let report: Report = serde_json::from_str(&written).unwrap();
+    let sweep = report.sweep.as_ref().unwrap();
+    assert_eq!(sweep.points.len(), 4);
+    let cut = sweep.cut_short().expect("a point cut short");
+    assert!(cut.timespan < 4, "{cut:?}");
+    assert!(!sweep.points[3].measured && sweep.points[3].cut_short);
+    let finished = sweep.points.iter().filter(|p| p.finished()).count();
+    assert_eq!(finished, cut.timespan - 1);
+    assert!(
+        err.contains(&format!("{finished} of 4 points finished")),
+        "{err}"
+    );
+    for p in &sweep.points[..finished] {
+        assert!(p.ios_per_s > 0.0, "{p:?}");
+    }
+}
+
+#[test]
+fn a_sweep_stopped_by_a_signal_keeps_its_finished_points_and_names_the_one_cut_short() {
+    let dir = TempDir::new();
+    let json = dir.arg("s.json");
+    let (code, err, text) = sweep_stopped_midway(&dir, &json, |pid| {
+        // SAFETY: sending a signal to our own child process.
+        unsafe { libc::kill(pid as i32, libc::SIGINT) };
+    });
+    assert_kept_finished_points(code, &err, &text, &json);
+}
+
+#[test]
+fn a_sweep_whose_target_is_removed_keeps_its_finished_points() {
+    let dir = TempDir::new();
+    let json = dir.arg("s.json");
+    let (code, err, text) = sweep_stopped_midway(&dir, &json, |_| {
+        std::fs::remove_file(dir.join("t.dat")).unwrap();
+    });
+    assert!(err.contains("was removed during the run"), "{err}");
+    assert_kept_finished_points(code, &err, &text, &json);
+}
+
 #[test]
 fn a_repeated_sweep_reports_each_point_as_the_mean_of_its_runs_with_pauses_between() {
     let dir = TempDir::new();

@@ -27,7 +27,11 @@ pub(super) fn sweep_text(out: &mut String, command_line: &str, s: &SweepReport) 
             let _ = write!(out, " | {value:>5}");
         }
         if !p.measured {
-            out.push_str(" | not measured (the sweep stopped)\n");
+            out.push_str(if p.runs.is_empty() && p.cut_short {
+                " | not run (the sweep stopped before it)\n"
+            } else {
+                " | not measured (the sweep stopped)\n"
+            });
             continue;
         }
         let ms = |ns: Option<f64>| {
@@ -49,7 +53,13 @@ pub(super) fn sweep_text(out: &mut String, command_line: &str, s: &SweepReport) 
             ms(p.p999_ns.map(|v| v as f64)),
             p.cpu_percent,
             p.achieved_depth,
-            if knees.contains(&i) { "  <- knee" } else { "" }
+            if p.cut_short {
+                "  <- cut short"
+            } else if knees.contains(&i) {
+                "  <- knee"
+            } else {
+                ""
+            }
         );
     }
     let _ = writeln!(out, "{}", "-".repeat(width));
@@ -97,6 +107,9 @@ pub(super) fn sweep_text(out: &mut String, command_line: &str, s: &SweepReport) 
                 s.knee_gain * 100.0
             ),
         };
+    }
+    if let Some(stopped) = s.stopped_at() {
+        let _ = writeln!(out, "{stopped}");
     }
     out.push_str("every point's full report: -Rjson or --output=FILE.json (.xml, .html); this table: --output=FILE.csv\n");
 }
