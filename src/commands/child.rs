@@ -1,11 +1,101 @@
 //! Runs iospd command lines as children of this executable and reads each one's JSON report, so
 //! that every step of a suite or a search is a plain command line anyone can run again.
+//!
+//! A child gets its arguments as a vector, never as a string split again, so a target named
+//! `/mnt/my disk/t.dat` or `p.db --force` stays one path. It lives and dies with its parent: it
+//! runs in its own process group (a Ctrl-C at the terminal reaches the parent alone), the parent
+//! passes the first SIGINT, SIGTERM or SIGHUP on to it as one SIGTERM (so it stops, drains and
+//! exits), and the kernel kills it if the parent dies without doing so (`PR_SET_PDEATHSIG`). After a
+//! stop no further child starts: [`Child::report`] says [`ToolError::Interrupted`].
 
+use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::time::{Duration, Instant};
 
 use super::ToolError;
 use crate::report::Report;
+
+/// The signal that asked the suite to stop; 0 until one does.
+static STOPPED_BY: AtomicI32 = AtomicI32::new(0);
+/// The running child's pid; 0 when none runs.
+static RUNNING: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn on_stop(signal: libc::c_int) {
+    let first = STOPPED_BY
+        .compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst)
+        .is_ok();
+    let child = RUNNING.load(Ordering::SeqCst);
+    if first {
+        if child > 0 {
+            // SAFETY: kill is async-signal-safe; the pid is our own child's.
+            unsafe { libc::kill(child, libc::SIGTERM) };
+        }
+    } else {
+        // A second signal: leave at once, and the child with us.
+        // SAFETY: kill and _exit are async-signal-safe.
+        unsafe {
+            if child > 0 {
+                libc::kill(child, libc::SIGKILL);
+            }
+            libc::_exit(128 + signal);
+        }
+    }
+}
+
+/// The signal that stopped the suite, if one did.
+pub fn stopped() -> Option<i32> {
+    match STOPPED_BY.load(Ordering::SeqCst) {
+        0 => None,
+        signal => Some(signal),
+    }
+}
+
+/// A stop signal's name.
+pub fn signal_name(signal: i32) -> String {
+    match signal {
+        libc::SIGINT => "SIGINT".into(),
+        libc::SIGTERM => "SIGTERM".into(),
+        libc::SIGHUP => "SIGHUP".into(),
+        _ => format!("signal {signal}"),
+    }
+}
+
+/// The exit status of a suite stopped by `signal`: the shell's 128 + signal number.
+pub fn interrupted_status(signal: i32) -> u8 {
+    (128 + signal).clamp(129, 255) as u8
+}
+
+/// Waits `duration` between two children, or less when a stop comes.
+pub fn pause(duration: Duration) {
+    let end = Instant::now() + duration;
+    while stopped().is_none() {
+        let left = end.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        std::thread::sleep(left.min(Duration::from_millis(50)));
+    }
+}
+
+/// A command line as a shell reads it: each argument quoted where it needs to be, so the printed
+/// line runs the same test when pasted.
+pub fn shell_line(args: &[String]) -> String {
+    let mut words = vec!["iospd".to_string()];
+    words.extend(args.iter().map(|a| quote(a)));
+    words.join(" ")
+}
+
+/// `word` as a POSIX shell reads it back: as it is when every character is one a shell leaves
+/// alone, else in single quotes (a quote inside becomes `'\''`).
+fn quote(word: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "@%+=:,./_-".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        return word.to_string();
+    }
+    format!("'{}'", word.replace('\'', r"'\''"))
+}
 
 /// This executable, ready to run command lines.
 pub struct Child {
@@ -13,8 +103,20 @@ pub struct Child {
 }
 
 impl Child {
-    /// The running executable.
+    /// The running executable; from here on SIGINT, SIGTERM and SIGHUP stop the suite (see the
+    /// module's documentation).
     pub fn this() -> Result<Self, ToolError> {
+        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            // SAFETY: the handler touches atomics and calls async-signal-safe functions only; the
+            // struct is fully initialised. SA_RESTART keeps the reads of the child's pipes going.
+            unsafe {
+                let mut action: libc::sigaction = std::mem::zeroed();
+                action.sa_sigaction = on_stop as *const () as usize;
+                action.sa_flags = libc::SA_RESTART;
+                libc::sigemptyset(&mut action.sa_mask);
+                libc::sigaction(signal, &action, std::ptr::null_mut());
+            }
+        }
         std::env::current_exe()
             .map(|exe| Child { exe })
             .map_err(|e| ToolError::Output {
@@ -24,17 +126,60 @@ impl Child {
     }
 
     /// Runs `iospd <args>` (which must ask for `-Rjson`) and returns its report; a failed child
-    /// is [`ToolError::Failed`] with its exit code and its last words.
+    /// is [`ToolError::Failed`] with its exit code and its last words, and a child stopped by a
+    /// signal to the suite (or one the suite no longer starts after it) is
+    /// [`ToolError::Interrupted`].
     pub fn report(&self, args: &[String]) -> Result<Report, ToolError> {
-        let line = format!("iospd {}", args.join(" "));
-        let output =
-            Command::new(&self.exe)
-                .args(args)
-                .output()
-                .map_err(|e| ToolError::Output {
-                    path: self.exe.clone(),
-                    why: e.to_string(),
-                })?;
+        let line = shell_line(args);
+        let interrupted = |signal, started| ToolError::Interrupted {
+            signal,
+            line: line.clone(),
+            started,
+        };
+        if let Some(signal) = stopped() {
+            return Err(interrupted(signal, false));
+        }
+        // SAFETY: getpid is async-signal-safe.
+        let parent = unsafe { libc::getpid() };
+        let mut command = Command::new(&self.exe);
+        command
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        // SAFETY: between fork and exec the closure calls only async-signal-safe functions.
+        unsafe {
+            command.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // The parent died before the request took hold.
+                if libc::getppid() != parent {
+                    libc::_exit(libc::SIGKILL + 128);
+                }
+                Ok(())
+            });
+        }
+        let spawned = command.spawn().map_err(|e| ToolError::Output {
+            path: self.exe.clone(),
+            why: e.to_string(),
+        })?;
+        RUNNING.store(spawned.id() as i32, Ordering::SeqCst);
+        // A stop that came between the check above and the pid's store.
+        if stopped().is_some() {
+            // SAFETY: a signal to our own child.
+            unsafe { libc::kill(spawned.id() as i32, libc::SIGTERM) };
+        }
+        let output = spawned.wait_with_output();
+        RUNNING.store(0, Ordering::SeqCst);
+        let output = output.map_err(|e| ToolError::Output {
+            path: self.exe.clone(),
+            why: e.to_string(),
+        })?;
+        if let Some(signal) = stopped() {
+            return Err(interrupted(signal, true));
+        }
         if !output.status.success() {
             return Err(ToolError::Failed {
                 line,
@@ -48,5 +193,37 @@ impl Child {
             path: PathBuf::from(line),
             why: format!("its output is not a JSON report: {e}"),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn printed_lines_quote_what_a_shell_would_split() {
+        let args: Vec<String> = [
+            "-c1G",
+            "-Rjson",
+            "/mnt/my disk/t.dat",
+            "p.db --force",
+            "it's",
+        ]
+        .map(String::from)
+        .to_vec();
+        let line = shell_line(&args);
+        assert_eq!(
+            line,
+            r"iospd -c1G -Rjson '/mnt/my disk/t.dat' 'p.db --force' 'it'\''s'"
+        );
+        // Read back by a shell, the line gives the same arguments.
+        let words = line.strip_prefix("iospd ").unwrap();
+        let back = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("printf '%s\\n' {words}"))
+            .output()
+            .unwrap();
+        let back = String::from_utf8(back.stdout).unwrap();
+        assert_eq!(back.lines().collect::<Vec<_>>(), args);
     }
 }

@@ -41,6 +41,16 @@ pub enum ToolError {
         /// What it said on stderr.
         why: String,
     },
+    /// A signal stopped the suite while `line` ran, or before it started.
+    #[error("interrupted by {} {} '{line}'", child::signal_name(*signal), if *started { "during" } else { "before" })]
+    Interrupted {
+        /// The signal.
+        signal: i32,
+        /// The command line it stopped, or the next one.
+        line: String,
+        /// Whether that command line had started.
+        started: bool,
+    },
     /// The output cannot be written.
     #[error("cannot write '{path}': {why}")]
     Output {
@@ -58,6 +68,7 @@ impl ToolError {
             ToolError::Usage(_) | ToolError::Input { .. } => crate::exit::EXIT_BAD_INPUT,
             ToolError::Output { .. } => crate::exit::EXIT_RUN_ERROR,
             ToolError::Failed { code, .. } => *code,
+            ToolError::Interrupted { signal, .. } => child::interrupted_status(*signal),
         }
     }
 }

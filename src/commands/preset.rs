@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use super::ToolError;
+use super::{ToolError, child};
 use crate::report::Report;
 
 /// One test of a suite: its name and its options (the suite adds size, duration, repetitions and
@@ -177,29 +177,53 @@ fn usage_error(why: &str) -> ToolError {
     ))
 }
 
-/// Each test's command line (after `iospd`), as the suite runs it.
+/// Each test's arguments (after `iospd`), as the suite runs it: the target is one argument
+/// whatever it holds.
 pub fn command_lines(
     preset: &Preset,
     target: &str,
     size: &str,
     seconds: u32,
     runs: u32,
-) -> Vec<String> {
+) -> Vec<Vec<String>> {
     preset
         .tests
         .iter()
         .map(|test| {
-            let repeat = if runs > 1 {
-                format!(" --repeat={runs}")
-            } else {
-                String::new()
-            };
-            format!(
-                "-c{size} -d{seconds} -W{} {}{repeat} -Rjson {target}",
-                preset.warmup, test.args
-            )
+            let mut args = vec![
+                format!("-c{size}"),
+                format!("-d{seconds}"),
+                format!("-W{}", preset.warmup),
+            ];
+            args.extend(test.args.split_whitespace().map(str::to_string));
+            if runs > 1 {
+                args.push(format!("--repeat={runs}"));
+            }
+            args.push("-Rjson".into());
+            args.push(target.to_string());
+            args
         })
         .collect()
+}
+
+/// How far a suite got.
+#[derive(Debug, Default)]
+pub struct Progress {
+    /// The reports of the tests that finished, in order.
+    pub reports: Vec<Report>,
+    /// The test a signal or a failure stopped (or the one a signal came before), and how.
+    pub stopped: Option<(usize, Stop)>,
+}
+
+/// How a suite stopped early.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Stop {
+    /// A signal came while the test ran.
+    During(i32),
+    /// A signal came before the test started (in the pause before it).
+    Before(i32),
+    /// The test failed.
+    Failed,
 }
 
 /// Runs the subcommand.
@@ -238,21 +262,55 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
     let lines = command_lines(preset, target, size, seconds, runs);
     let mut text = format!("iospd preset {}: {}\n\n", preset.name, preset.about);
     for line in &lines {
-        let _ = writeln!(text, "  iospd {line}");
+        let _ = writeln!(text, "  {}", child::shell_line(line));
     }
     super::print(&text)?;
-    let child = super::child::Child::this()?;
-    let mut reports = Vec::new();
-    for (i, line) in lines.iter().enumerate() {
+    let runner = child::Child::this()?;
+    let mut progress = Progress::default();
+    let mut failure = None;
+    for (i, args) in lines.iter().enumerate() {
         if i > 0 && pause > 0 {
-            std::thread::sleep(std::time::Duration::from_secs(pause as u64));
+            child::pause(std::time::Duration::from_secs(pause as u64));
         }
-        let args: Vec<String> = line.split(' ').map(str::to_string).collect();
-        let report = child.report(&args)?;
-        reports.push(report);
+        match runner.report(args) {
+            Ok(report) => progress.reports.push(report),
+            Err(error) => {
+                let how = match &error {
+                    ToolError::Interrupted {
+                        signal,
+                        started: true,
+                        ..
+                    } => Stop::During(*signal),
+                    ToolError::Interrupted { signal, .. } => Stop::Before(*signal),
+                    _ => Stop::Failed,
+                };
+                progress.stopped = Some((i, how));
+                failure = Some(error);
+                break;
+            }
+        }
     }
-    super::print(&summary(preset, &reports))?;
-    Ok(0)
+    super::print(&summary(preset, &progress))?;
+    match failure {
+        None => Ok(0),
+        Some(error) => {
+            if let Some((i, how)) = progress.stopped {
+                let (when, why) = match how {
+                    Stop::During(signal) => ("at", child::signal_name(signal)),
+                    Stop::Before(signal) => ("before", child::signal_name(signal)),
+                    Stop::Failed => ("at", "a failed run".into()),
+                };
+                crate::console::say(&format!(
+                    "iospd: {why} stopped the preset {when} test {} of {} ({}); the summary holds the {} that finished",
+                    i + 1,
+                    lines.len(),
+                    preset.tests[i].name,
+                    progress.reports.len()
+                ));
+            }
+            Err(error)
+        }
+    }
 }
 
 /// One run of a test: bytes and I/Os per second, and with -L its mean and p99 latency in ns.
@@ -275,43 +333,49 @@ fn runs_of(report: &Report) -> Vec<RunRates> {
         .collect()
 }
 
-/// The summary table.
-pub fn summary(preset: &Preset, reports: &[Report]) -> String {
+/// The outcome of test `i`: its report, or what the table says instead of numbers.
+fn outcome(progress: &Progress, i: usize) -> Result<&Report, &'static str> {
+    match (progress.reports.get(i), &progress.stopped) {
+        (Some(report), _) => Ok(report),
+        (None, Some((at, Stop::During(_)))) if *at == i => Err("cut short"),
+        (None, Some((at, Stop::Failed))) if *at == i => Err("failed"),
+        _ => Err("not run"),
+    }
+}
+
+/// The summary table: numbers for the tests that finished, and "cut short", "failed" or "not run"
+/// for the others.
+pub fn summary(preset: &Preset, progress: &Progress) -> String {
     let mut out = String::from("\n");
     if preset.best_decimal {
         out.push_str("test            |   Read MB/s (min-max)      |   Write MB/s (min-max)\n");
         let _ = writeln!(out, "{}", "-".repeat(74));
-        let reads: Vec<(&Test, &Report)> = preset
-            .tests
-            .iter()
-            .zip(reports)
-            .filter(|(t, _)| !t.writes)
-            .collect();
-        for (test, read) in reads {
-            let cell = |report: Option<&Report>| {
-                let rates: Vec<f64> = report
-                    .map(|r| runs_of(r).iter().map(|(b, ..)| b / 1e6).collect())
-                    .unwrap_or_default();
-                match rates.iter().copied().reduce(f64::max) {
-                    Some(best) => format!(
-                        "{best:10.2} ({:.2}-{:.2})",
-                        rates.iter().copied().fold(f64::INFINITY, f64::min),
-                        best
-                    ),
-                    None => "not run".into(),
-                }
+        let cell = |i: Option<usize>| {
+            let report = match i.map(|i| outcome(progress, i)) {
+                None => return "not run".to_string(),
+                Some(Err(what)) => return what.to_string(),
+                Some(Ok(report)) => report,
             };
+            let rates: Vec<f64> = runs_of(report).iter().map(|(b, ..)| b / 1e6).collect();
+            match rates.iter().copied().reduce(f64::max) {
+                Some(best) => format!(
+                    "{best:10.2} ({:.2}-{:.2})",
+                    rates.iter().copied().fold(f64::INFINITY, f64::min),
+                    best
+                ),
+                None => "not run".into(),
+            }
+        };
+        for (i, test) in preset.tests.iter().enumerate().filter(|(_, t)| !t.writes) {
             let write = preset
                 .tests
                 .iter()
-                .zip(reports)
-                .find(|(t, _)| t.writes && t.name == test.name)
-                .map(|(_, r)| r);
+                .position(|t| t.writes && t.name == test.name);
             let _ = writeln!(
                 out,
                 "{:<15} | {:<26} | {}",
                 test.name,
-                cell(Some(read)),
+                cell(Some(i)),
                 cell(write)
             );
         }
@@ -320,7 +384,14 @@ pub fn summary(preset: &Preset, reports: &[Report]) -> String {
     }
     out.push_str("test               | runs |  I/O per s (95% CI +/-)   |    MB/s    | AvgLat ms |   p99 ms\n");
     let _ = writeln!(out, "{}", "-".repeat(92));
-    for (test, report) in preset.tests.iter().zip(reports) {
+    for (i, test) in preset.tests.iter().enumerate() {
+        let report = match outcome(progress, i) {
+            Ok(report) => report,
+            Err(what) => {
+                let _ = writeln!(out, "{:<18} | {what}", test.name);
+                continue;
+            }
+        };
         let runs = runs_of(report);
         let iops: Vec<f64> = runs.iter().map(|r| r.1).collect();
         let spread = crate::stats::confidence::Spread::of(&iops);
@@ -360,20 +431,28 @@ mod tests {
             assert!(!preset.tests.is_empty(), "{}", preset.name);
             for line in command_lines(
                 preset,
-                "/mnt/t.dat",
+                "/mnt/my disk/p.db --force",
                 preset.size,
                 preset.seconds,
                 preset.runs,
             ) {
-                let mut args = vec![std::ffi::OsString::from("iospd")];
-                args.extend(line.split(' ').map(std::ffi::OsString::from));
-                let crate::cli::Command::Run(raw) = crate::cli::parse(&args[1..]).unwrap() else {
+                let args: Vec<std::ffi::OsString> =
+                    line.iter().map(std::ffi::OsString::from).collect();
+                let line = child::shell_line(&line);
+                let crate::cli::Command::Run(raw) = crate::cli::parse(&args).unwrap() else {
                     panic!("{line}");
                 };
                 let resolved = crate::profile::resolve(&raw, line.clone())
                     .unwrap_or_else(|e| panic!("{}: {line}: {e}", preset.name));
+                assert!(!resolved.profile.force, "{line}");
                 for ts in &resolved.profile.timespans {
+                    assert_eq!(ts.targets.len(), 1, "{line}");
                     for target in &ts.targets {
+                        assert_eq!(
+                            target.path,
+                            std::path::Path::new("/mnt/my disk/p.db --force"),
+                            "{line}"
+                        );
                         if target.write_ratio > 0 {
                             assert!(
                                 ts.random_write_data

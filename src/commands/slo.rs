@@ -116,8 +116,11 @@ pub fn search(
     ))?;
     // 1. The ramp.
     let (mut ramp, mut best, mut depth, mut d) = (Vec::new(), 0.0f64, 1u32, 1u32);
+    let mut interrupted = None;
     while d <= MAX_DEPTH {
-        let step = probe.closed(d)?;
+        let Some(step) = unless_interrupted(probe.closed(d), &mut interrupted)? else {
+            break;
+        };
         say(&format!(
             "  -o{d:<5} {:12.2} I/O per s  p{p} {}\n",
             step.ios_per_s,
@@ -133,18 +136,26 @@ pub fn search(
         }
         d *= 2;
     }
-    say(&format!(
-        "saturation: {best:.2} I/O per s at -o{depth}\n\nopen loop at -o{depth}, latency from each I/O's intended start:\n"
-    ))?;
+    if interrupted.is_none() {
+        say(&format!(
+            "saturation: {best:.2} I/O per s at -o{depth}\n\nopen loop at -o{depth}, latency from each I/O's intended start:\n"
+        ))?;
+    }
     // 2. The bisection.
     let threads = goal.threads.max(1) as f64;
     let (mut lo, mut hi) = (0.0f64, best * 1.05);
     let (mut steps, mut answer): (Vec<PacedStep>, Option<usize>) = (Vec::new(), None);
     // Without a passing step the bracket only shrinks towards 0: stop below 0.1 % of saturation.
-    while hi - lo > BRACKET * hi && (answer.is_some() || hi > best / 1000.0) {
+    while interrupted.is_none()
+        && hi - lo > BRACKET * hi
+        && (answer.is_some() || hi > best / 1000.0)
+    {
         let rate = (lo + hi) / 2.0;
         let per_thread = (rate / threads).round().max(1.0) as u64;
-        let step = paced_step(probe, goal, depth, per_thread, say)?;
+        let step = paced_step(probe, goal, depth, per_thread, say);
+        let Some(step) = unless_interrupted(step, &mut interrupted)? else {
+            break;
+        };
         if step.pass {
             lo = rate;
             answer = Some(steps.len());
@@ -165,7 +176,23 @@ pub fn search(
         steps,
         answer,
         bracket: [lo, hi],
+        interrupted,
     })
+}
+
+/// A step's result, or `None` when a signal stopped it (its command line kept in `interrupted`).
+fn unless_interrupted<T>(
+    step: Result<T, ToolError>,
+    interrupted: &mut Option<String>,
+) -> Result<Option<T>, ToolError> {
+    match step {
+        Ok(step) => Ok(Some(step)),
+        Err(ToolError::Interrupted { line, .. }) => {
+            *interrupted = Some(line);
+            Ok(None)
+        }
+        Err(error) => Err(error),
+    }
 }
 
 /// How the bound is computed, as the outputs say it.
@@ -335,7 +362,17 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
                 why: e.to_string(),
             })?;
     }
-    Ok(0)
+    Ok(match (&result.interrupted, super::child::stopped()) {
+        (Some(line), Some(signal)) => {
+            crate::console::say(&format!(
+                "iospd: the search was interrupted by {} during '{line}'; the results above{} hold the steps that finished",
+                super::child::signal_name(signal),
+                output.map_or(String::new(), |o| format!(" and in '{o}'"))
+            ));
+            super::child::interrupted_status(signal)
+        }
+        _ => 0,
+    })
 }
 
 /// The formats a search's `--output` may have.
@@ -371,7 +408,7 @@ impl Runs {
         args.push(format!("--percentiles={}", self.percentile));
         args.push("-Rjson".into());
         args.push(target);
-        let line = format!("iospd {}", args.join(" "));
+        let line = super::child::shell_line(&args);
         super::print(&format!("    $ {line}\n"))?;
         Ok((self.child.report(&args)?, line))
     }

@@ -30,6 +30,10 @@ pub struct SloSearch {
     pub answer: Option<usize>,
     /// The bracket the bisection ended with: the highest passing and lowest failing target rate.
     pub bracket: [f64; 2],
+    /// A signal stopped the search during this command line: the steps above finished, and the
+    /// answer is only as far as they got.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<String>,
 }
 
 /// One closed-loop run.
@@ -77,6 +81,12 @@ impl SloSearch {
     pub fn render_text(&self) -> String {
         let p = self.percentile;
         let mut out = String::new();
+        if let Some(line) = &self.interrupted {
+            let _ = writeln!(
+                out,
+                "interrupted during '{line}': only the steps below finished, so the search did not end"
+            );
+        }
         let _ = match self.answer() {
             Some(step) => writeln!(
                 out,
@@ -152,6 +162,9 @@ impl SloSearch {
                 us(s.percentile_ns),
                 us(s.bound_ns)
             );
+        }
+        if self.interrupted.is_some() {
+            out.push_str("interrupted,,,,,,,cut short\n");
         }
         out
     }

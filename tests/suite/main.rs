@@ -9,6 +9,7 @@
 mod util;
 
 mod characterise;
+mod children;
 mod cli;
 mod cluster;
 mod devices;
