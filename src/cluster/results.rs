@@ -174,6 +174,7 @@ mod tests {
                 &crate::stats::RunResults {
                     timespans: Vec::new(),
                     aborted: None,
+                    unsaved: None,
                 },
             ),
             code: 0,

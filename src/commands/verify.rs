@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use super::{ToolError, split_args};
 use crate::report::text::verify::found_text;
-use crate::verify::format::{self, Expect, Pattern};
+use crate::verify::format::{self, Expect, Kind, Pattern};
 use crate::verify::state::State;
 use crate::verify::{Found, VerifyCounts};
 
@@ -57,16 +57,27 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
         state.run_id,
         paths.len()
     );
+    if state.partial {
+        out.push_str("the state was saved while the run still wrote: a block may hold a newer write of the run than the state knows, which is right too\n");
+    }
+    let mut lost = 0;
     for (index, (target, path)) in state.targets.iter().zip(&paths).enumerate() {
         let blocks = target.table().map_err(input)?;
         let mut file = open(path)?;
+        // Blocks past the target's end now (truncated, or a smaller device) are lost.
+        let size = size_of(&file, path)?;
+        let present = (size.saturating_sub(blocks.base) / target.block).min(blocks.len() as u64);
+        let present = present as usize;
+        let gone = (present..blocks.len())
+            .filter(|&i| target.created || blocks.generation(i) > 0)
+            .count() as u64;
         let pattern = Pattern::new(state.run_id, target.block as usize);
         let mut counts = VerifyCounts::default();
         let per = (CHUNK / target.block).max(1) as usize;
         let mut buf = Aligned::new(per * target.block as usize);
         let mut i = 0;
-        while i < blocks.len() {
-            let n = per.min(blocks.len() - i);
+        while i < present {
+            let n = per.min(present - i);
             let offset = blocks.base + i as u64 * target.block;
             let bytes = &mut buf.slice()[..n * target.block as usize];
             let mut read = file.read_exact_at(bytes, offset);
@@ -87,7 +98,8 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
             })?;
             for (j, block) in bytes.chunks(target.block as usize).enumerate() {
                 let generation = blocks.generation(i + j) as u64;
-                if generation == 0 && !target.created {
+                let unknown = generation == 0 && !target.created;
+                if unknown && !state.partial {
                     counts.skipped += 1;
                     continue;
                 }
@@ -97,15 +109,23 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
                     offset: at,
                     generation,
                 };
-                counts.record(
-                    format::check(block, &expect, &pattern).map_err(|mismatch| Found {
-                        target: index,
-                        offset: at,
-                        len: target.block as u32,
-                        thread: None,
-                        mismatch,
-                    }),
-                );
+                let checked = match format::check(block, &expect, &pattern) {
+                    // A partial state: the run may have written the block again since.
+                    Err(m) if state.partial && m.kind == Kind::Newer => Ok(()),
+                    // A block the saved state knew nothing of: this run's only if it says so.
+                    Err(m) if unknown && m.found.is_none_or(|h| h.run_id != state.run_id) => {
+                        counts.skipped += 1;
+                        continue;
+                    }
+                    checked => checked,
+                };
+                counts.record(checked.map_err(|mismatch| Found {
+                    target: index,
+                    offset: at,
+                    len: target.block as u32,
+                    thread: None,
+                    mismatch,
+                }));
             }
             i += n;
         }
@@ -116,18 +136,36 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
             counts.skipped,
             counts.failed.total()
         ));
+        if gone > 0 {
+            out.push_str(&format!(
+                "  '{shown}': {gone} blocks the run wrote are lost: the target ends at {size} bytes and they reach to {}\n",
+                target.end()
+            ));
+            lost += gone;
+        }
         for found in &counts.first {
             found_text(&mut out, &shown, state.run_id, found);
         }
         all.add(counts);
     }
-    let bad = all.failed.total();
+    let bad = all.failed.total() + lost;
     out.push_str(&match bad {
         0 => format!("every one of {} blocks is right\n", all.verified),
         _ => format!(
-            "{bad} bad block(s) of {} checked: {}\n",
+            "{bad} bad block(s) of {}: {}\n",
             all.verified + bad,
-            all.failed.describe()
+            [
+                all.failed.describe(),
+                if lost > 0 {
+                    format!("past the end {lost}")
+                } else {
+                    String::new()
+                }
+            ]
+            .into_iter()
+            .filter(|s| !s.is_empty())
+            .collect::<Vec<_>>()
+            .join(", ")
         ),
     });
     super::print(&out)?;
@@ -136,6 +174,22 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
     } else {
         crate::exit::EXIT_RUN_ERROR
     })
+}
+
+/// A target's size now: a block device's, or a file's length.
+fn size_of(file: &File, path: &Path) -> Result<u64, ToolError> {
+    let meta = file.metadata().map_err(|e| ToolError::Input {
+        path: path.to_path_buf(),
+        why: e.to_string(),
+    })?;
+    if std::os::unix::fs::FileTypeExt::is_block_device(&meta.file_type()) {
+        crate::safety::device_size(file).map_err(|e| ToolError::Input {
+            path: path.to_path_buf(),
+            why: format!("its size cannot be read: {e}"),
+        })
+    } else {
+        Ok(meta.len())
+    }
 }
 
 /// Opens a target to read, past the page cache when the file system allows (so what is checked

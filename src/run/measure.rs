@@ -164,7 +164,15 @@ pub fn measure<C: Clock>(
             break;
         }
     }
-    Ok(RunResults { timespans, aborted })
+    let unsaved = runner
+        .verify
+        .as_ref()
+        .and_then(|v| v.unsaved().map(str::to_string));
+    Ok(RunResults {
+        timespans,
+        aborted,
+        unsaved,
+    })
 }
 
 /// `--pause`: idles between timespans in steps of 100 ms; false when a stop came meanwhile.
@@ -314,15 +322,28 @@ impl<C: Clock> Runner<'_, C> {
         let keep_rows = timespan.iops_interval_ms.is_some();
         let progress =
             !profile.observe.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
+        // Checkpoints, and the --verify-state saves while the timespan runs (with each
+        // checkpoint, or every SAVE_PERIOD_S).
+        let saves_state = self.verify.as_ref().is_some_and(|v| v.saves());
         let period = profile
             .observe
             .checkpoint_s
-            .map(|s| s as u64 * 1_000_000_000);
+            .map(|s| s as u64)
+            .or(saves_state.then_some(verifying::SAVE_PERIOD_S))
+            .map(|s| s * 1_000_000_000);
+        let checkpoints = profile.observe.checkpoint_s.is_some();
         let interval_ns = (keep_rows || progress || period.is_some() || !self.sinks.is_empty())
             .then(|| timespan.iops_interval_ms.unwrap_or(1000) as u64 * 1_000_000);
         let (host, checkpoint) = (self.host, self.checkpoint);
+        let run_verify = &mut self.verify;
         let mut write_checkpoint = |collector: &crate::live::Collector<'_>,
                                     moment: &monitor::Moment| {
+            if let (Some(run), Some(verifier)) = (run_verify.as_mut(), input.verify) {
+                run.save_running(verifier, timespan);
+            }
+            if !checkpoints {
+                return;
+            }
             if let Some(partial) = checkpoint::partial(&input, collector, moment, host.cpu_times())
             {
                 let mut so_far = done.to_vec();
@@ -330,6 +351,7 @@ impl<C: Clock> Runner<'_, C> {
                 checkpoint(&RunResults {
                     timespans: so_far,
                     aborted: None,
+                    unsaved: None,
                 });
             }
         };
@@ -346,13 +368,10 @@ impl<C: Clock> Runner<'_, C> {
         let results = execute(
             &input, self.clock, self.host, self.stop, self.log, observers,
         );
-        match (verifier, &mut self.verify) {
-            (Some(verifier), Some(run)) => results.map(|mut results| {
-                results.observer_errors.extend(run.keep(verifier, timespan));
-                results
-            }),
-            _ => results,
+        if let (Some(verifier), Some(run)) = (verifier, &mut self.verify) {
+            run.keep(verifier, timespan);
         }
+        results
     }
 
     /// The lines printed after a timespan: live outputs that stopped, the trace's counts, and

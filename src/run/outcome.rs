@@ -49,6 +49,10 @@ pub fn ending(profile: &Profile, results: &RunResults) -> (u8, Vec<String>) {
         ));
         code = EXIT_RUN_ERROR;
     }
+    if let Some(why) = &results.unsaved {
+        lines.push(format!("iospd: {why}"));
+        code = EXIT_RUN_ERROR;
+    }
     if let Some(why) = &results.aborted {
         lines.push(format!(
             "iospd: timespan {} could not start: {why}; the results above cover the timespans before it",

@@ -355,4 +355,6 @@ pub struct RunResults {
     pub timespans: Vec<TimeSpanResults>,
     /// Why a later timespan could not start, after earlier ones ran.
     pub aborted: Option<String>,
+    /// `--verify-state`: why the state file could not be written, and where the state went.
+    pub unsaved: Option<String>,
 }

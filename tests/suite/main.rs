@@ -28,3 +28,4 @@ mod races;
 mod signatures;
 mod tools;
 mod verify;
+mod verify_state;
