@@ -111,6 +111,17 @@ pub enum SafetyError {
         /// Its partition.
         part: PathBuf,
     },
+    /// `--verify` with one file under two names: one table per name would call the other name's
+    /// writes bad blocks.
+    #[error(
+        "'{second}' is '{first}' under another name (a hard or symbolic link, or another path to it), and --verify keeps one table of written blocks per target; name the file one way throughout the run"
+    )]
+    SameFile {
+        /// The name the run met first.
+        first: PathBuf,
+        /// The other name.
+        second: PathBuf,
+    },
     /// An output that cannot be written where asked.
     #[error("{option}: cannot write '{path}': {problem}")]
     Output {
@@ -215,6 +226,12 @@ pub fn check(profile: &Profile, view: &dyn SystemView) -> Result<Cleared, Safety
         }
         let (writes, creates) = roles[path];
         let index = match clear_target(path, writes, creates, profile.force, &mut cleared, view)? {
+            Reached::Known(index) if profile.verify.is_some() => {
+                return Err(SafetyError::SameFile {
+                    first: cleared.path_of(index).to_path_buf(),
+                    second: path.to_path_buf(),
+                });
+            }
             Reached::Known(index) => index,
             Reached::Fresh(anchor) => {
                 if writes

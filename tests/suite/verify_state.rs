@@ -246,3 +246,45 @@ fn saving_a_large_state_fits_in_the_memory_the_run_was_allowed() {
     let saved = State::parse(&std::fs::read_to_string(&state).unwrap()).unwrap();
     assert_eq!(saved.targets[0].blocks, 1 << 27);
 }
+
+#[test]
+fn one_file_under_two_names_is_refused_under_verify() {
+    let dir = TempDir::new();
+    let target = dir.arg("t.dat");
+    let made = iospd()
+        .args(["-c1M", "-d1", "-W0", &target])
+        .output()
+        .unwrap();
+    assert_eq!(made.status.code(), Some(0), "{}", stderr(&made));
+    let before = std::fs::read(&target).unwrap();
+    std::fs::hard_link(&target, dir.join("hard.dat")).unwrap();
+    std::os::unix::fs::symlink(&target, dir.join("soft.dat")).unwrap();
+    std::fs::create_dir(dir.join("d")).unwrap();
+    for other in ["hard.dat", "soft.dat", "d/../t.dat"] {
+        let output = iospd()
+            .args(["-b8K", "-r", "-w100", "-d1", "-W0", "--verify", &target])
+            .arg(dir.arg(other))
+            .output()
+            .unwrap();
+        let err = stderr(&output);
+        assert_eq!(output.status.code(), Some(3), "{other}: {err}");
+        assert!(err.contains("under another name"), "{other}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    // Two names of a file -c is still to create.
+    let new = dir.arg("new.dat");
+    let output = iospd()
+        .args([
+            "-c1M", "-b8K", "-r", "-w100", "-d1", "-W0", "--verify", &new,
+        ])
+        .arg(dir.arg("d/../new.dat"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
+    assert!(!Path::new(&new).exists());
+    assert_eq!(
+        std::fs::read(&target).unwrap(),
+        before,
+        "nothing was written"
+    );
+}
