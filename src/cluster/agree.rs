@@ -67,10 +67,10 @@ impl Peers for Cluster {
         let claims: Vec<Claim<'_>> = seen
             .iter()
             .enumerate()
-            .map(|(rank, (_, machine, paths))| Claim {
+            .map(|(rank, (_, machine, files))| Claim {
                 rank: rank as u32,
                 machine,
-                paths,
+                files,
             })
             .collect();
         let decision = match conflict(&claims) {

@@ -16,8 +16,8 @@ pub enum Message {
         host: String,
         /// What tells one machine from another with the same name (the boot id).
         machine: String,
-        /// Absolute paths this rank creates or writes.
-        claims: Vec<String>,
+        /// The files this rank creates or writes.
+        claims: Vec<crate::cluster::claims::FileClaim>,
     },
     /// To rank 0: the threads of the next timespan are set up, or could not be.
     Ready(Result<(), Refusal>),
@@ -85,7 +85,10 @@ mod tests {
                 }),
                 host: "a".into(),
                 machine: "a/1".into(),
-                claims: vec!["/t".into()],
+                claims: vec![crate::cluster::claims::FileClaim {
+                    path: "/t".into(),
+                    file: "inode 1:2".into(),
+                }],
             },
             Message::Pong(u64::MAX),
             Message::Decision(Ok(Verdict::Start {

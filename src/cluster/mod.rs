@@ -63,7 +63,7 @@ struct State {
     /// `--start-at`, for a process on its own; used by the first timespan.
     start_at: Option<SystemTime>,
     /// The paths this rank creates or writes.
-    claims: Vec<String>,
+    claims: Vec<claims::FileClaim>,
     /// The checks have been agreed on (or refused).
     agreed: bool,
     /// Rank 0: each rank's host, once they have said.

@@ -120,10 +120,15 @@ fn the_same_refusal_everywhere_is_said_once() {
 fn two_ranks_of_one_machine_may_not_write_one_path() {
     let answers = on_ranks(3, PATIENT, |cluster| {
         let rank = cluster.whoami().rank;
-        cluster.state.borrow_mut().claims = vec![if rank == 0 {
-            "/mnt/own.dat".to_string()
-        } else {
-            "/mnt/shared.dat".to_string()
+        // Ranks 1 and 2 name one file by two paths.
+        let (path, file) = match rank {
+            0 => ("/mnt/own.dat", "inode 1:2"),
+            1 => ("/mnt/shared.dat", "inode 1:3"),
+            _ => ("/mnt/d2/../shared.dat", "inode 1:3"),
+        };
+        cluster.state.borrow_mut().claims = vec![super::claims::FileClaim {
+            path: path.into(),
+            file: file.into(),
         }];
         cluster.checked(Ok(()))
     });

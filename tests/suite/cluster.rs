@@ -358,6 +358,25 @@ mod mpi {
         assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
         assert!(stderr(&output).contains("{rank}"), "{}", stderr(&output));
         assert!(!dir.join("shared.dat").exists());
+        // Paths that differ by {rank} but reach one file are one file.
+        for rank in 0..2 {
+            fs::create_dir(dir.join(&format!("d{rank}"))).unwrap();
+        }
+        let Some(mut command) = mpirun("two_ranks_writing_one_path_are_refused", 2) else {
+            return;
+        };
+        let output = command
+            .args(["-c8M", "-d1", "-b4K", "-w50"])
+            .arg(dir.arg("d{rank}/../shared.dat"))
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
+        assert!(
+            stderr(&output).contains("both run on"),
+            "{}",
+            stderr(&output)
+        );
+        assert!(!dir.join("shared.dat").exists());
     }
 
     /// Starts a 60-second run on 3 ranks writing `--output=r.json`, and signals `mpirun` once every
