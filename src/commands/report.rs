@@ -80,9 +80,12 @@ pub fn check_output(output: Option<&Path>, inputs: &[&str]) -> Result<Option<Pla
     let Some(path) = output else {
         return Ok(None);
     };
-    let refuse = |why| ToolError::Output {
-        path: path.to_path_buf(),
-        why,
+    // Bad input, found before any work: exit 3, as a run's unwritable --output is.
+    let refuse = |why: String| {
+        ToolError::Usage(format!(
+            "--output: cannot write '{}': {why}",
+            path.display()
+        ))
     };
     let place = Place::locate(path).map_err(refuse)?;
     let given = |input: &&str| {

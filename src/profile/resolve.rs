@@ -14,6 +14,10 @@ use super::{
 use crate::engine::EngineKind;
 use crate::units::Size;
 
+/// How far ahead `--start-at` may be: a week. Beyond it a typo (a wrong year) is likelier than a
+/// plan, and the run would create its files and then wait in silence.
+pub const START_AT_HORIZON_S: u64 = 7 * 86_400;
+
 /// A resolved profile and the warnings DiskSpd would print for it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Resolved {
@@ -84,6 +88,17 @@ pub fn resolve(raw: &RawArgs, command_line: String) -> Result<Resolved, ProfileE
                 "--start-at={} is {:.1} s in the past; give a time in the future, for example a minute from now: --start-at=$(date -u -d '+1 min' +%FT%TZ)",
                 crate::wall::rfc3339(at),
                 past.duration().as_secs_f64()
+            )));
+        }
+        let ahead = at
+            .duration_since(std::time::SystemTime::now())
+            .unwrap_or_default();
+        if ahead > std::time::Duration::from_secs(START_AT_HORIZON_S) {
+            return Err(ProfileError::Invalid(format!(
+                "--start-at={} is {:.1} days away, and iospd waits at most {} days (it would create its files now and then sit idle); give a time within a week, or start the run nearer the time",
+                crate::wall::rfc3339(at),
+                ahead.as_secs_f64() / 86_400.0,
+                START_AT_HORIZON_S / 86_400
             )));
         }
         profile.start_at_unix_ns = Some(crate::wall::unix_ns(at));

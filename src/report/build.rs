@@ -156,6 +156,7 @@ impl Report {
     /// agrees with the exact minimum and maximum beside it, and rebuilds what the JSON leaves out
     /// (the charts' shapes).
     pub fn complete(&mut self) -> Result<(), String> {
+        self.check_numbers()?;
         for m in self
             .timespans
             .iter_mut()
@@ -176,6 +177,53 @@ impl Report {
                 ] {
                     for latency in d.latency.iter_mut().chain(&mut d.latency_from_intended) {
                         latency.shape = shape(&latency.histogram()?);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Report {
+    /// Refuses a read result whose numbers no run can have: a window that is not a positive,
+    /// finite length, or a rate, depth or latency that is negative or not finite.
+    fn check_numbers(&self) -> Result<(), String> {
+        let finite = |what: &str, timespan: usize, v: f64| {
+            if v.is_finite() && v >= 0.0 {
+                Ok(())
+            } else {
+                Err(format!(
+                    "timespan {timespan} has {what} {v}, which no run measures"
+                ))
+            }
+        };
+        for (k, ts) in self.timespans.iter().enumerate() {
+            let k = k + 1;
+            finite("a start time of", k, ts.start_unix_s)?;
+            let Some(m) = &ts.measured else { continue };
+            if !(m.duration_s.is_finite() && m.duration_s > 0.0) {
+                return Err(format!(
+                    "timespan {k} has a measured window of {} s, which no run measures",
+                    m.duration_s
+                ));
+            }
+            finite("an achieved depth of", k, m.achieved_depth)?;
+            finite("a submission rate of", k, m.submits_per_s)?;
+            let all = std::iter::once(&m.totals)
+                .chain(m.targets.iter().map(|t| &t.directions))
+                .chain(
+                    m.threads
+                        .iter()
+                        .flat_map(|t| t.targets.iter().map(|t| &t.directions)),
+                );
+            for directions in all {
+                for d in [&directions.read, &directions.write, &directions.total] {
+                    finite("an I/O rate of", k, d.ios_per_s)?;
+                    finite("a byte rate of", k, d.bytes_per_s)?;
+                    for l in d.latency.iter().chain(&d.latency_from_intended) {
+                        finite("a mean latency of", k, l.mean_ns)?;
+                        finite("a latency deviation of", k, l.stddev_ns)?;
                     }
                 }
             }
