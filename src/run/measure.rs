@@ -42,6 +42,18 @@ pub fn measure<C: Clock>(
         checkpoint,
     } = messages;
     pending.append(&mut cleared.notices);
+    // The memory check below: said at once when it cannot be made in full, since a run it lets
+    // through may be killed before any held-back line is printed.
+    match host.memory_available() {
+        None => warn(
+            "iospd: the memory this process may allocate cannot be read (no /proc/meminfo, and sysinfo failed): the run is not checked against it, and may be killed for want of memory without a word",
+        ),
+        Some(available) => {
+            if let Some(caveat) = &available.caveat {
+                warn(caveat);
+            }
+        }
+    }
     let checks = (|| {
         let allowed = host.allowed_cpus();
         let cpus: Vec<_> = host
@@ -56,6 +68,7 @@ pub fn measure<C: Clock>(
             .map(|ts| crate::plan::threads(ts, &cpus))
             .collect::<Result<_, _>>()?;
         let memlock_notice = check_memory(profile, &plans, 0, (engine, host))?;
+        super::descriptors::check(&plans, cleared, engine, crate::system::open_file_limit())?;
         let (checked, mut warnings) =
             crate::target::check(profile, cleared, profile.fast_paths.iopoll)?;
         // `--verify`'s tables follow from the targets' sizes, known now.

@@ -147,7 +147,9 @@ impl RunError {
     /// 3 for what the user can fix by changing the command, 1 for failures during the run.
     pub fn exit_code(&self) -> u8 {
         match self {
-            RunError::Plan(_) | RunError::Memory(_) => crate::exit::EXIT_BAD_INPUT,
+            RunError::Plan(_) | RunError::Memory(_) | RunError::Descriptors(_) => {
+                crate::exit::EXIT_BAD_INPUT
+            }
             RunError::Target(e) if e.is_input_error() => crate::exit::EXIT_BAD_INPUT,
             RunError::Refused(refusal) => refusal.code,
             _ => crate::exit::EXIT_RUN_ERROR,
@@ -175,6 +177,9 @@ pub enum RunError {
     /// The run needs more memory than the process may allocate.
     #[error("{0}")]
     Memory(String),
+    /// The run needs more open files than `ulimit -n` allows.
+    #[error("{0}")]
+    Descriptors(String),
     /// A worker could not set itself up.
     #[error("thread {thread}: {what}: {source}")]
     Setup {
@@ -596,6 +601,7 @@ impl RunInput<'_> {
 }
 
 mod checkpoint;
+mod descriptors;
 mod measure;
 pub mod memory;
 pub mod monitor;

@@ -34,6 +34,17 @@ pub fn raise_open_file_limit() {
     }
 }
 
+/// How many files the process may have open (`ulimit -n`); `None` when unlimited or unreadable.
+pub fn open_file_limit() -> Option<u64> {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes one rlimit.
+    let read = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0;
+    (read && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur)
+}
+
 /// Where the run reads machine facts and live counters.
 pub trait Host: Sync {
     /// Facts for the report header.
@@ -126,20 +137,45 @@ impl Host for LinuxHost {
     }
 
     fn memory_available(&self) -> Option<Available> {
-        let text = fs::read_to_string("/proc/meminfo").ok()?;
-        let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-        let machine = Available {
-            bytes: kib * 1024,
-            source: "MemAvailable".into(),
+        let meminfo = fs::read_to_string("/proc/meminfo").ok().and_then(|text| {
+            let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+            line.split_whitespace().nth(1)?.parse::<u64>().ok()
+        });
+        let machine = match meminfo {
+            Some(kib) => Available {
+                bytes: kib * 1024,
+                source: "MemAvailable".into(),
+                caveat: None,
+            },
+            None => Available {
+                bytes: memory::sysinfo_free()?,
+                source: "the free memory sysinfo reports (/proc/meminfo cannot be read)".into(),
+                caveat: None,
+            },
         };
-        Some(match memory::cgroup_room() {
+        // Without /proc/self/cgroup, this process's cgroups are looked for in the hierarchies;
+        // when they cannot be found either, the check is said to be incomplete.
+        let membership = fs::read_to_string("/proc/self/cgroup")
+            .ok()
+            .or_else(memory::membership_without_proc);
+        let Some(membership) = membership else {
+            return Some(Available {
+                caveat: Some(format!(
+                    "iospd: /proc is not mounted and this process is in no cgroup hierarchy iospd can read, so its memory cgroup (a container's limit) cannot be found: the run is checked against {} ({}) only, and a lower limit would kill it without a word; mount /proc to have it checked",
+                    crate::units::format_size(machine.bytes),
+                    machine.source
+                )),
+                ..machine
+            });
+        };
+        Some(match memory::cgroup_room(&membership) {
             Some((room, limit)) if room < machine.bytes => Available {
                 bytes: room,
                 source: format!(
                     "the memory cgroup's limit of {}, less what the cgroup uses",
                     crate::units::format_size(limit)
                 ),
+                caveat: None,
             },
             _ => machine,
         })

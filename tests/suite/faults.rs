@@ -338,6 +338,67 @@ fn verify_tables_that_do_not_fit_the_container_are_refused_before_the_run() {
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
 }
 
+/// Makes `command` run in a mount namespace of its own where /proc is an empty tmpfs (a minimal
+/// container without /proc).
+fn without_proc(command: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: unshare and mount are async-signal-safe system calls; the strings are static.
+    unsafe {
+        command.pre_exec(|| {
+            let fail = || Err(std::io::Error::last_os_error());
+            if libc::unshare(libc::CLONE_NEWNS) != 0 {
+                return fail();
+            }
+            let root = c"/";
+            if libc::mount(
+                std::ptr::null(),
+                root.as_ptr(),
+                std::ptr::null(),
+                libc::MS_REC | libc::MS_PRIVATE,
+                std::ptr::null(),
+            ) != 0
+            {
+                return fail();
+            }
+            let (none, proc, tmpfs) = (c"none", c"/proc", c"tmpfs");
+            if libc::mount(
+                none.as_ptr(),
+                proc.as_ptr(),
+                tmpfs.as_ptr(),
+                0,
+                std::ptr::null(),
+            ) != 0
+            {
+                return fail();
+            }
+            Ok(())
+        });
+    }
+}
+
+/// Without /proc the memory check finds the process's cgroup in the hierarchies: a run that does
+/// not fit is refused with the numbers, not killed without a word.
+#[test]
+fn without_proc_a_run_that_does_not_fit_its_container_is_still_refused() {
+    let test = "without_proc_a_run_that_does_not_fit_its_container_is_still_refused";
+    let Some(cgroup) = util::machine::MemoryCgroup::new(256 << 20, test) else {
+        return;
+    };
+    let dir = TempDir::new();
+    let target = dir.join("t.dat");
+    let mut command = iospd();
+    command
+        .args(["-c64M", "-b64M", "-o5", "-d1", "-W0"])
+        .arg(&target);
+    cgroup.enter(&mut command);
+    without_proc(&mut command);
+    let output = command.output().unwrap();
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(3), "{err}");
+    assert!(err.contains("the memory cgroup's limit of 256MiB"), "{err}");
+    assert!(!target.exists(), "nothing was created");
+}
+
 #[test]
 fn a_file_size_limit_lowered_during_creation_ends_in_a_message_and_removes_the_file() {
     let dir = TempDir::new();
@@ -377,4 +438,40 @@ fn a_file_size_limit_lowered_during_creation_ends_in_a_message_and_removes_the_f
         "{err}"
     );
     assert!(!path.exists(), "the partial file was left");
+}
+
+/// `ulimit -n 16` and a ring per thread for 64 threads: refused before anything is created (it
+/// failed when the ninth thread set up its ring, after the file was made).
+#[test]
+fn too_few_open_files_for_the_threads_is_refused_before_the_run() {
+    use std::os::unix::process::CommandExt;
+    // The synchronous engine needs no ring per thread: nothing to refuse without io_uring.
+    if !util::io_uring_available("too_few_open_files_for_the_threads_is_refused_before_the_run") {
+        return;
+    }
+    let dir = TempDir::new();
+    let target = dir.join("t.dat");
+    let mut command = iospd();
+    command.args(["-F64", "-c1M", "-d1", "-W0"]).arg(&target);
+    // SAFETY: setrlimit is async-signal-safe.
+    unsafe {
+        command.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: 16,
+                rlim_max: 16,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let output = command.output().unwrap();
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("open files") && err.contains("the limit is 16") && err.contains("ulimit -n"),
+        "{err}"
+    );
+    assert!(!target.exists(), "nothing was created");
 }

@@ -95,6 +95,7 @@ impl Host for FakeHost {
         Some(iospd::system::Available {
             bytes: 16 << 30,
             source: "MemAvailable".into(),
+            caveat: None,
         })
     }
 
