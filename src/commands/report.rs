@@ -7,40 +7,64 @@ use super::{ToolError, split_args};
 use crate::profile::ResultFormat;
 use crate::report::Report;
 use crate::safety::Place;
+use crate::units::format_size;
 
 /// The command's synopsis (also in `iospd help`).
 pub const USAGE: &str =
     "iospd report <run.json> [-Rtext|-Rxml|-Rjson] [--output=<file.txt|.xml|.json|.html|.csv>]";
 
-/// Reads a JSON result iospd wrote.
+/// Memory a result takes to read, as a multiple of its file's size: the text, and the report
+/// parsed from it (whose histograms stay in their text form).
+const READ_FACTOR: u64 = 3;
+
+/// Reads a JSON result iospd wrote, once its size is known to fit in the memory the process may
+/// allocate.
 pub fn load(path: &Path) -> Result<Report, ToolError> {
+    use crate::system::Host as _;
     let input = |why: String| ToolError::Input {
         path: path.to_path_buf(),
         why,
     };
+    let size = std::fs::metadata(path)
+        .map_err(|e| input(e.to_string()))?
+        .len();
+    if let Some(available) = crate::system::LinuxHost.memory_available() {
+        let needs = size.saturating_mul(READ_FACTOR);
+        if needs > available.bytes / 10 * 9 {
+            return Err(input(format!(
+                "it is {}, and reading it takes about {}, more than the {} that may be allocated ({}); a result iospd wrote is a few MiB per rank and hour, so this is not one, or read it on a machine with more memory",
+                format_size(size),
+                format_size(needs),
+                format_size(available.bytes),
+                available.source
+            )));
+        }
+    }
     let text = std::fs::read_to_string(path).map_err(|e| input(e.to_string()))?;
-    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+    /// What says a document is an iospd result, read before the rest (the rest skipped).
+    #[derive(serde::Deserialize)]
+    struct Head {
+        tool: Option<serde_json::Value>,
+        schema_version: Option<serde_json::Value>,
+    }
+    let head: Head = serde_json::from_str(&text).map_err(|e| {
         input(format!(
             "it is not JSON ({e}); give a file written with -Rjson or --output=<file>.json"
         ))
     })?;
-    if value
-        .get("tool")
-        .and_then(|t| t.get("name"))
-        .and_then(|n| n.as_str())
-        != Some("iospd")
-    {
+    let name = head.tool.as_ref().and_then(|t| t.get("name")?.as_str());
+    if name != Some("iospd") {
         return Err(input(
             "it is not an iospd JSON result; give a file written with -Rjson or --output=<file>.json".into(),
         ));
     }
-    let version = value.get("schema_version").and_then(|v| v.as_u64());
+    let version = head.schema_version.as_ref().and_then(|v| v.as_u64());
     if version != Some(1) {
         return Err(input(format!(
             "its schema_version is {version:?}, and this iospd reads version 1"
         )));
     }
-    let mut report: Report = serde_json::from_value(value)
+    let mut report: Report = serde_json::from_str(&text)
         .map_err(|e| input(format!("it does not match the results schema: {e}")))?;
     report.complete().map_err(|e| {
         input(format!(

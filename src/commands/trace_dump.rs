@@ -5,7 +5,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
 use super::{ToolError, split_args};
-use crate::trace::{CSV_HEADER, read_binary};
+use crate::trace::{CSV_HEADER, RECORD_BYTES, ReadCount, read_binary};
 
 /// The command's synopsis (also in `iospd help`).
 pub const USAGE: &str = "iospd trace-dump <file.trace> [--output=<file.csv>]";
@@ -28,7 +28,12 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
     let (shown, dumped) = match place {
         Some(mut place) => {
             let shown = place.path().to_path_buf();
-            (shown, place.replace_by(|out| dump(file, out)))
+            let mut read = None;
+            let dumped = place.replace_by(|out| {
+                read = Some(dump(file, out)?);
+                Ok(())
+            });
+            (shown, dumped.map(|()| read.expect("dumped")))
         }
         None => (
             PathBuf::from("standard output"),
@@ -36,7 +41,17 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
         ),
     };
     match dumped {
-        Ok(()) => Ok(0),
+        Ok(read) => {
+            if read.cut > 0 {
+                crate::console::say(&format!(
+                    "iospd: '{}' ends inside a record ({} of its {RECORD_BYTES} bytes, after {} whole records): the run that wrote it was cut short; the whole records are dumped and the last, partial one is not",
+                    input.display(),
+                    read.cut,
+                    read.records
+                ));
+            }
+            Ok(0)
+        }
         // `iospd trace-dump t.trace | head` is not an error.
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(0),
         Err(e) if e.kind() == io::ErrorKind::InvalidData => Err(ToolError::Input {
@@ -50,12 +65,12 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
     }
 }
 
-/// Writes the CSV of the trace `file` to `out`. The header goes out with the first record, so a
-/// file that is not a trace writes nothing.
-fn dump(file: File, out: &mut dyn Write) -> io::Result<()> {
+/// Writes the CSV of the trace `file` to `out`, and says what was read. The header goes out with
+/// the first record, so a file that is not a trace writes nothing.
+fn dump(file: File, out: &mut dyn Write) -> io::Result<ReadCount> {
     let mut out = BufWriter::with_capacity(1 << 20, out);
     let mut started = false;
-    read_binary(file, |record| {
+    let read = read_binary(file, |record| {
         if !started {
             writeln!(out, "{CSV_HEADER}")?;
             started = true;
@@ -65,5 +80,6 @@ fn dump(file: File, out: &mut dyn Write) -> io::Result<()> {
     if !started {
         writeln!(out, "{CSV_HEADER}")?;
     }
-    out.flush()
+    out.flush()?;
+    Ok(read)
 }

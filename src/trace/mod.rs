@@ -118,11 +118,21 @@ impl Record {
     }
 }
 
+/// What [`read_binary`] read: whole records, and the bytes of a last record the file ends inside
+/// (a run killed while its writer wrote).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadCount {
+    /// Whole records.
+    pub records: u64,
+    /// Bytes after the last whole record (0 to 39).
+    pub cut: usize,
+}
+
 /// Reads a binary trace: checks the header, then calls `each` for every record.
 pub fn read_binary(
     mut input: impl Read,
     mut each: impl FnMut(Record) -> io::Result<()>,
-) -> io::Result<u64> {
+) -> io::Result<ReadCount> {
     let mut header = [0u8; 12];
     input.read_exact(&mut header).map_err(|_| not_a_trace())?;
     if &header[..8] != MAGIC
@@ -132,16 +142,24 @@ pub fn read_binary(
     }
     let mut input = io::BufReader::with_capacity(1 << 20, input);
     let mut record = [0u8; RECORD_BYTES];
-    let mut count = 0;
+    let mut records = 0;
     loop {
-        match input.read_exact(&mut record) {
-            Ok(()) => {
-                each(Record::decode(&record))?;
-                count += 1;
+        let mut filled = 0;
+        while filled < RECORD_BYTES {
+            match input.read(&mut record[filled..]) {
+                Ok(0) => {
+                    return Ok(ReadCount {
+                        records,
+                        cut: filled,
+                    });
+                }
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
             }
-            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(count),
-            Err(e) => return Err(e),
         }
+        each(Record::decode(&record))?;
+        records += 1;
     }
 }
 
@@ -237,7 +255,17 @@ mod tests {
             Ok(())
         })
         .unwrap();
-        assert_eq!((n, seen), (1, vec![record]));
+        assert_eq!((n, seen), (ReadCount { records: 1, cut: 0 }, vec![record]));
+        // A file that ends inside its second record: the whole one, and the bytes cut.
+        bytes.extend_from_slice(&[7u8; 13]);
+        let n = read_binary(bytes.as_slice(), |_| Ok(())).unwrap();
+        assert_eq!(
+            n,
+            ReadCount {
+                records: 1,
+                cut: 13
+            }
+        );
         assert_eq!(
             record.csv(),
             "2,1234567.890,7,3,write,1099511627776,4096,98.765,-5"

@@ -119,3 +119,60 @@ fn a_start_beyond_a_week_is_refused_and_creates_nothing() {
     assert!(!Path::new(&target).exists());
     assert!(stdout(&output).is_empty());
 }
+
+#[test]
+fn a_trace_cut_inside_a_record_says_so() {
+    let dir = TempDir::new();
+    let trace = dir.arg("t.trace");
+    let output = iospd()
+        .args(["-c1M", "-d1", "-W0", "-o2", &format!("--trace={trace}")])
+        .arg(dir.arg("t.dat"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let len = std::fs::metadata(&trace).unwrap().len();
+    let records = (len - 12) / 40;
+    assert!(records > 1, "{len}");
+    // As a run killed while its writer wrote leaves it: 27 bytes of the last record.
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&trace)
+        .unwrap()
+        .set_len(len - 13)
+        .unwrap();
+    let output = iospd().args(["trace-dump", &trace]).output().unwrap();
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains(&format!(
+            "ends inside a record (27 of its 40 bytes, after {} whole records)",
+            records - 1
+        )),
+        "{err}"
+    );
+    // The header and the whole records.
+    assert_eq!(stdout(&output).lines().count() as u64, records);
+}
+
+/// A "result" of 1 GiB in a 256 MiB container: refused with the numbers instead of being read whole
+/// (and the process killed).
+#[test]
+fn a_result_file_larger_than_memory_allows_is_refused_before_it_is_read() {
+    let test = "a_result_file_larger_than_memory_allows_is_refused_before_it_is_read";
+    let Some(cgroup) = crate::util::machine::MemoryCgroup::new(256 << 20, test) else {
+        return;
+    };
+    let dir = TempDir::new();
+    let big = dir.join("big.json");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(1 << 30)
+        .unwrap();
+    let mut command = iospd();
+    command.arg("report").arg(&big);
+    cgroup.enter(&mut command);
+    let output = command.output().unwrap();
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(3), "{err}");
+    assert!(err.contains("reading it takes about 3GiB"), "{err}");
+}
