@@ -5,6 +5,7 @@
 
 use std::cell::RefCell;
 use std::path::PathBuf;
+use std::rc::Rc;
 
 use crate::clock::Monotonic;
 use crate::cluster::{Cluster, Finished};
@@ -77,7 +78,25 @@ fn measure(template: &Profile, warnings: Vec<String>, cluster: &Cluster) -> Resu
         .prepare(template)
         .map_err(|r| refuse(run::RunError::Refused(r).into()))?;
     let mut cleared = crate::safety::check(profile, &LinuxView).map_err(|e| refuse(e.into()))?;
-    let reports = RefCell::new(std::mem::take(&mut cleared.outputs.reports));
+    let reports = Rc::new(RefCell::new(std::mem::take(&mut cleared.outputs.reports)));
+    // Rank 0 of a run across ranks: what it can save when the ranks cannot end together.
+    cluster.last_words({
+        let (reports, profile) = (reports.clone(), profile.clone());
+        Box::new(move |so_far: &RunResults, why: &str, giving_up: bool| {
+            let report =
+                Report::new(&profile, &host.system_info(), so_far).cut_short(why.to_string());
+            for error in output::write_reports(&report, &mut reports.borrow_mut()) {
+                say(&format!("iospd: {error}"));
+            }
+            // Standard output gets one report: this one only when the run is given up.
+            if giving_up && reports.borrow().is_empty() {
+                let _ = out(&report.render(profile.result_format));
+            }
+            if giving_up {
+                say("iospd: rank 0 wrote its own results, marked partial, before the run was given up");
+            }
+        })
+    });
     let log = |line: &str| {
         if profile.verbose {
             let _ = out(&format!(

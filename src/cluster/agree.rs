@@ -184,6 +184,26 @@ impl Peers for Cluster {
         self.state.borrow().stop_heard
     }
 
+    fn keep(&self, so_far: &dyn Fn() -> crate::stats::RunResults) {
+        if self.last_words.borrow().is_none() {
+            return;
+        }
+        let so_far = so_far();
+        let stopped = so_far
+            .timespans
+            .last()
+            .is_some_and(|t| t.interrupted || t.window.is_none());
+        *self.so_far.borrow_mut() = Some(so_far);
+        // Stopped by a signal: the launcher may be ending every rank (as mpirun does when one
+        // dies), so rank 0 saves what it has before it waits for the others.
+        if stopped && crate::run::STOP.load(std::sync::atomic::Ordering::SeqCst) != 0 {
+            self.say_last_words(
+                "rank 0 was stopped by a signal (a launcher stops every rank when one of them dies); this report holds rank 0's own results only, saved before the ranks agreed on the end",
+                false,
+            );
+        }
+    }
+
     fn done(&self, verdict: Result<bool, Refusal>) -> Result<bool, Refusal> {
         let Some(link) = self.link.as_deref() else {
             return verdict;

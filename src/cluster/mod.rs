@@ -54,7 +54,16 @@ pub struct Cluster {
     /// The host name and boot id: what tells two machines with one name apart.
     machine: String,
     state: RefCell<State>,
+    /// Rank 0: writes a partial report of its own results (see [`Cluster::last_words`]).
+    last_words: RefCell<Option<LastWords>>,
+    /// Rank 0: its results so far, kept for the last words.
+    so_far: RefCell<Option<crate::stats::RunResults>>,
 }
+
+/// What rank 0 does with its own results when the run cannot end together: writes them as a
+/// partial report saying why, to the `--output` files (and, when the run is being given up, to
+/// standard output if there are none).
+pub type LastWords = Box<dyn Fn(&crate::stats::RunResults, &str, bool)>;
 
 /// What the agreements have learnt so far.
 struct State {
@@ -141,6 +150,25 @@ impl Cluster {
                 clocks: Vec::new(),
                 slack: Vec::new(),
             }),
+            last_words: RefCell::new(None),
+            so_far: RefCell::new(None),
+        }
+    }
+
+    /// Rank 0 of a run across ranks: `words` write its own results as a partial report when the
+    /// run cannot end together — a rank that stops answering (before the run gives up after
+    /// `--peer-timeout`), or a signal to rank 0 (a launcher ends every rank when one dies, and
+    /// the final report may never come). A full report written later replaces it.
+    pub fn last_words(&self, words: LastWords) {
+        if self.link.is_some() && self.who.rank == 0 {
+            *self.last_words.borrow_mut() = Some(words);
+        }
+    }
+
+    /// Says the last words, if there are any to say; `giving_up` when the run ends here.
+    fn say_last_words(&self, why: &str, giving_up: bool) {
+        if let (Some(words), Some(so_far)) = (&*self.last_words.borrow(), &*self.so_far.borrow()) {
+            words(so_far, why, giving_up);
         }
     }
 
@@ -220,6 +248,9 @@ impl Cluster {
             "iospd: rank {} ({}): {why}",
             self.who.rank, self.who.host
         ));
+        self.say_last_words(&format!(
+            "{why}; this report holds rank 0's own results only, written before the run was given up"
+        ), true);
         match &self.link {
             Some(link) => link.abort(crate::EXIT_RUN_ERROR),
             None => std::process::exit(crate::EXIT_RUN_ERROR as i32),

@@ -194,3 +194,42 @@ fn a_rank_that_never_answers_ends_the_run_within_the_timeout() {
         "{aborted}"
     );
 }
+
+#[test]
+fn rank_0_saves_its_own_results_before_it_gives_up_on_a_rank() {
+    let answers = on_ranks(3, Duration::from_millis(300), |cluster| {
+        let said = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let heard = said.clone();
+        cluster.last_words(Box::new(move |so_far, why, giving_up| {
+            heard
+                .borrow_mut()
+                .push((so_far.timespans.len(), why.to_string(), giving_up));
+        }));
+        cluster.checked(Ok(())).unwrap();
+        cluster.ready(Ok(())).unwrap();
+        if cluster.whoami().rank == 2 {
+            // Dies mid-run: never says it finished.
+            std::thread::sleep(Duration::from_secs(2));
+            return Vec::new();
+        }
+        cluster.keep(&|| crate::stats::RunResults {
+            timespans: Vec::new(),
+            aborted: None,
+            unsaved: None,
+        });
+        // The local link's abort unwinds: what was said is read in the unwind's stead.
+        let outcome =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| cluster.done(Ok(false))));
+        assert!(outcome.is_err() || cluster.whoami().rank != 0);
+        said.borrow().clone()
+    });
+    let said = answers[0].as_ref().unwrap();
+    assert_eq!(said.len(), 1, "{said:?}");
+    let (_, why, giving_up) = &said[0];
+    assert!(giving_up);
+    assert!(why.contains("did not finish timespan"), "{why}");
+    assert!(why.contains("rank 2"), "{why}");
+    assert!(why.contains("rank 0's own results only"), "{why}");
+    // The other ranks have no last words to say.
+    assert!(answers[1].as_ref().map_or(true, |s| s.is_empty()));
+}

@@ -86,6 +86,7 @@ impl Report {
             repetitions: None,
             sweep: None,
             partial: false,
+            partial_why: None,
         };
         report.repetitions = super::repetitions::of(&report);
         report.sweep = super::sweep::of(&report);
@@ -96,6 +97,21 @@ impl Report {
     pub fn checkpoint(mut self) -> Report {
         self.partial = true;
         self
+    }
+
+    /// The same report marked as all that could be saved of a run that could not end: `why`.
+    pub fn cut_short(mut self, why: String) -> Report {
+        self.partial = true;
+        self.partial_why = Some(why);
+        self
+    }
+
+    /// The line that says a report is partial, and why.
+    pub fn partial_line(&self) -> Option<String> {
+        self.partial.then(|| match &self.partial_why {
+            Some(why) => format!("Partial results: {why}"),
+            None => super::text::PARTIAL.trim().to_string(),
+        })
     }
 }
 

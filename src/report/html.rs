@@ -42,12 +42,8 @@ pub fn render(report: &Report) -> String {
         escape(&report.tool.version),
         escape(&report.profile.command_line)
     );
-    if report.partial {
-        let _ = writeln!(
-            page,
-            "<p class=\"note\">{}</p>",
-            escape(super::text::PARTIAL.trim())
-        );
+    if let Some(line) = report.partial_line() {
+        let _ = writeln!(page, "<p class=\"note\">{}</p>", escape(&line));
     }
     system(&mut page, report);
     if let Some(sweep) = &report.sweep {

@@ -254,6 +254,7 @@ pub(crate) fn merge_labelled(
         repetitions: None,
         sweep: None,
         partial: runs.iter().any(|r| r.partial),
+        partial_why: runs.iter().find_map(|r| r.partial_why.clone()),
     };
     merged.repetitions = super::repetitions::of(&merged);
     merged.sweep = super::sweep::of(&merged);

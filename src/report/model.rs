@@ -35,6 +35,10 @@ pub struct Report {
     /// A `--checkpoint` written while the run went on: the numbers cover it up to then.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub partial: bool,
+    /// A partial report written because the run could not end together (a rank lost): why, and
+    /// whose results it holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partial_why: Option<String>,
 }
 
 /// Name and version.

@@ -28,6 +28,9 @@ pub fn render(report: &Report) -> String {
     if report.partial {
         out.value("Partial", "true");
     }
+    if let Some(why) = &report.partial_why {
+        out.value("PartialWhy", why);
+    }
     out.close("Results");
     out.text
 }

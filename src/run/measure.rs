@@ -152,6 +152,13 @@ pub fn measure<C: Clock>(
             // The peers refused to start it: every process knows already.
             Err(RunError::Refused(refusal)) => Err(RunError::Refused(refusal)),
             ran => {
+                if let Ok(current) = &ran {
+                    peers.keep(&|| RunResults {
+                        timespans: timespans.iter().chain([current]).cloned().collect(),
+                        aborted: None,
+                        unsaved: None,
+                    });
+                }
                 let stopped = ran.as_ref().is_ok_and(|results| {
                     results.failure.is_some()
                         || results.lost.is_some()

@@ -45,6 +45,9 @@ pub trait Peers {
     /// This process's threads have returned: cut short (`Ok(true)`), ran to the end (`Ok(false)`)
     /// or failed. `Ok(true)` when any process stopped, so no further timespan runs.
     fn done(&self, verdict: Result<bool, Refusal>) -> Result<bool, Refusal>;
+    /// The results this process has so far (every finished timespan and the one about to be
+    /// agreed on), handed over, when wanted, before the agreement that may not come.
+    fn keep(&self, _so_far: &dyn Fn() -> crate::stats::RunResults) {}
 }
 
 /// A run on its own: every answer is its own, and the start is at once or at `start_at`.

@@ -135,6 +135,7 @@ mod mpi {
 
     use super::*;
     use iospd::stats::histogram::LatencyHistogram;
+    use std::path::Path;
     use std::process::Command;
 
     /// `mpirun -np ranks iospd args…`, or `None` (the test skipped) without a launcher.
@@ -402,6 +403,67 @@ mod mpi {
         // SAFETY: kill only sends a signal to the child it names.
         unsafe { libc::kill(child.id() as i32, signal) };
         Some(ended(child))
+    }
+
+    /// The pid of the process that runs `rank` of the job launched by `launcher`.
+    fn rank_pid(launcher: u32, rank: u32) -> Option<i32> {
+        let wanted = format!("OMPI_COMM_WORLD_RANK={rank}");
+        fs::read_dir("/proc").ok()?.flatten().find_map(|entry| {
+            let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
+            if pid as u32 == launcher {
+                return None;
+            }
+            let environ = fs::read(entry.path().join("environ")).ok()?;
+            let exe = fs::read_link(entry.path().join("exe")).ok()?;
+            (exe == Path::new(env!("CARGO_BIN_EXE_iospd"))
+                && environ.split(|&b| b == 0).any(|v| v == wanted.as_bytes()))
+            .then_some(pid)
+        })
+    }
+
+    /// A rank killed mid-run (the launcher then ends the others): rank 0 has saved its own
+    /// results, marked partial, saying why.
+    #[test]
+    fn a_rank_killed_mid_run_leaves_rank_0_s_partial_report() {
+        let test = "a_rank_killed_mid_run_leaves_rank_0_s_partial_report";
+        let Some(mut command) = mpirun(test, 3) else {
+            return;
+        };
+        command.env("OMPI_MCA_odls_base_sigkill_timeout", "5");
+        let dir = TempDir::new();
+        let child = command
+            .args([
+                "-c8M",
+                "-d60",
+                "-W0",
+                "-b4K",
+                "-o2",
+                "-r",
+                "--peer-timeout=5",
+            ])
+            .arg(format!("--output={}", dir.arg("r.json")))
+            .arg(dir.arg("t-{rank}.dat"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        for rank in 0..3 {
+            let path = dir.join(&format!("t-{rank}.dat"));
+            wait_for(|| fs::metadata(&path).is_ok_and(|m| m.len() == 8 << 20));
+        }
+        std::thread::sleep(Duration::from_secs(2));
+        let victim = rank_pid(child.id(), 2).expect("rank 2 runs");
+        // SAFETY: kill only sends a signal to the process it names, a rank of our job.
+        unsafe { libc::kill(victim, libc::SIGKILL) };
+        let output = ended(child);
+        assert_ne!(output.status.code(), Some(0));
+        let text = fs::read_to_string(dir.join("r.json"))
+            .unwrap_or_else(|e| panic!("no report ({e}): {}", stderr(&output)));
+        let report: Report = serde_json::from_str(&text).unwrap();
+        assert!(report.partial, "{text}");
+        let why = report.partial_why.as_deref().unwrap_or_default();
+        assert!(why.contains("rank 0's own results only"), "{why}");
+        assert!(measured(&report).totals.total.ios > 0);
     }
 
     /// The launcher's output once it ends. Open MPI's `mpirun` has been seen to hang after a

@@ -58,8 +58,10 @@ pub fn render(report: &Report) -> String {
     if let Some(r) = &report.repetitions {
         repetitions::repetitions_text(&mut out, r);
     }
-    if report.partial {
-        out.push_str(PARTIAL);
+    if let Some(line) = report.partial_line() {
+        out.push('\n');
+        out.push_str(&line);
+        out.push('\n');
     }
     out
 }
