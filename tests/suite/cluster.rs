@@ -380,15 +380,15 @@ mod mpi {
         assert!(!dir.join("shared.dat").exists());
     }
 
-    /// Starts a 60-second run on 3 ranks writing `--output=r.json`, and signals `mpirun` once every
-    /// rank is running.
-    fn interrupted(test: &str, signal: libc::c_int, dir: &TempDir) -> Option<Output> {
+    /// Starts a 60-second run on 3 ranks writing `--output=r.json` (with `extra` options), and
+    /// returns the launcher once every rank is running.
+    fn running(test: &str, dir: &TempDir, extra: &str) -> Option<std::process::Child> {
         let mut command = mpirun(test, 3)?;
         // Open MPI answers a Ctrl-C by signalling the ranks and killing them `sigkill_timeout`
         // seconds later; the default, one second, is too short for a loaded machine to report in.
         command.env("OMPI_MCA_odls_base_sigkill_timeout", "5");
         let child = command
-            .args(["-c8M", "-d60", "-W0", "-b4K", "-o2", "-r", "-Rjson"])
+            .args(["-c8M", "-d60", "-W0", "-b4K", "-o2", "-r", extra])
             .arg(format!("--output={}", dir.arg("r.json")))
             .arg(dir.arg("t-{rank}.dat"))
             .stdout(Stdio::piped())
@@ -399,13 +399,20 @@ mod mpi {
             let path = dir.join(&format!("t-{rank}.dat"));
             wait_for(|| fs::metadata(&path).is_ok_and(|m| m.len() == 8 << 20));
         }
+        Some(child)
+    }
+
+    /// A 60-second run on 3 ranks whose launcher gets `signal` once every rank is running.
+    fn interrupted(test: &str, signal: libc::c_int, dir: &TempDir) -> Option<Output> {
+        let child = running(test, dir, "-Rjson")?;
         std::thread::sleep(Duration::from_secs(3));
         // SAFETY: kill only sends a signal to the child it names.
         unsafe { libc::kill(child.id() as i32, signal) };
         Some(ended(child))
     }
 
-    /// The pid of the process that runs `rank` of the job launched by `launcher`.
+    /// The pid of the process that runs `rank` of the job launched by `launcher` (other tests'
+    /// jobs run alongside).
     fn rank_pid(launcher: u32, rank: u32) -> Option<i32> {
         let wanted = format!("OMPI_COMM_WORLD_RANK={rank}");
         fs::read_dir("/proc").ok()?.flatten().find_map(|entry| {
@@ -416,9 +423,27 @@ mod mpi {
             let environ = fs::read(entry.path().join("environ")).ok()?;
             let exe = fs::read_link(entry.path().join("exe")).ok()?;
             (exe == Path::new(env!("CARGO_BIN_EXE_iospd"))
-                && environ.split(|&b| b == 0).any(|v| v == wanted.as_bytes()))
+                && environ.split(|&b| b == 0).any(|v| v == wanted.as_bytes())
+                && descends(pid, launcher))
             .then_some(pid)
         })
+    }
+
+    /// Whether `pid` is a child of `ancestor`, or a grandchild (a launcher's daemon between).
+    fn descends(pid: i32, ancestor: u32) -> bool {
+        let parent = |pid: i32| -> Option<i32> {
+            let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            stat[stat.rfind(')')? + 2..].split(' ').nth(1)?.parse().ok()
+        };
+        let mut at = pid;
+        for _ in 0..3 {
+            match parent(at) {
+                Some(p) if p as u32 == ancestor => return true,
+                Some(p) if p > 1 => at = p,
+                _ => return false,
+            }
+        }
+        false
     }
 
     /// A rank killed mid-run (the launcher then ends the others): rank 0 has saved its own
@@ -426,31 +451,10 @@ mod mpi {
     #[test]
     fn a_rank_killed_mid_run_leaves_rank_0_s_partial_report() {
         let test = "a_rank_killed_mid_run_leaves_rank_0_s_partial_report";
-        let Some(mut command) = mpirun(test, 3) else {
+        let dir = TempDir::new();
+        let Some(child) = running(test, &dir, "--peer-timeout=5") else {
             return;
         };
-        command.env("OMPI_MCA_odls_base_sigkill_timeout", "5");
-        let dir = TempDir::new();
-        let child = command
-            .args([
-                "-c8M",
-                "-d60",
-                "-W0",
-                "-b4K",
-                "-o2",
-                "-r",
-                "--peer-timeout=5",
-            ])
-            .arg(format!("--output={}", dir.arg("r.json")))
-            .arg(dir.arg("t-{rank}.dat"))
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        for rank in 0..3 {
-            let path = dir.join(&format!("t-{rank}.dat"));
-            wait_for(|| fs::metadata(&path).is_ok_and(|m| m.len() == 8 << 20));
-        }
         std::thread::sleep(Duration::from_secs(2));
         let victim = rank_pid(child.id(), 2).expect("rank 2 runs");
         // SAFETY: kill only sends a signal to the process it names, a rank of our job.
