@@ -271,7 +271,9 @@ fn a_loop_device_is_verified_after_the_run_and_a_stale_block_is_found() {
         .lines()
         .find(|l| l.contains("blocks verified"))
         .unwrap();
-    let numbers: Vec<u64> = line
+    // The counts follow the device's name, which has digits of its own (/dev/loop1).
+    let counts = line.rsplit_once("':").map_or(line, |(_, counts)| counts);
+    let numbers: Vec<u64> = counts
         .split(|c: char| !c.is_ascii_digit())
         .filter_map(|n| n.parse().ok())
         .collect();
