@@ -213,8 +213,11 @@ fn help_version_and_completions_work_everywhere_and_exit_0() {
     let dir = TempDir::new();
     let script = dir.join("iospd.bash");
     fs::write(&script, stdout(&run_iospd(&["--completions=bash"]))).unwrap();
-    if util::have_tool("bash", "completions parse in bash") {
-        let checked = std::process::Command::new("bash")
+    let test = "completions parse in bash";
+    if let Some(tools) = util::tools::optional(test, "bash", "the bash completion script's syntax")
+    {
+        let checked = tools
+            .command("bash")
             .arg("-n")
             .arg(&script)
             .output()
@@ -237,7 +240,7 @@ fn long_options_may_follow_the_targets_and_windows_drive_paths_are_refused() {
     assert_eq!(letter.status.code(), Some(3));
     assert!(stderr(&letter).contains("before the targets"));
     for windows in ["C:\\t.dat", "C:/t.dat"] {
-        let output = std::process::Command::new(env!("CARGO_BIN_EXE_iospd"))
+        let output = util::iospd()
             .current_dir(dir.path())
             .args(["-c1M", "-d1", windows])
             .output()

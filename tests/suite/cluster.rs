@@ -140,11 +140,9 @@ mod mpi {
 
     /// `mpirun -np ranks iospd args…`, or `None` (the test skipped) without a launcher.
     fn mpirun(test: &str, ranks: u32) -> Option<Command> {
-        if !crate::util::have_tool("mpirun", test) {
-            return None;
-        }
-        let version = Command::new("mpirun").arg("--version").output().ok()?;
-        let mut command = Command::new("mpirun");
+        let tools = crate::util::tools::need(test, &["mpirun"])?;
+        let version = tools.command("mpirun").arg("--version").output().ok()?;
+        let mut command = tools.command("mpirun");
         if stdout(&version).contains("Open MPI") {
             // Root may run it here, and more ranks than CPUs share them.
             command

@@ -6,8 +6,8 @@ use crate::util;
 use std::fs::{self, OpenOptions};
 use std::os::unix::fs::OpenOptionsExt;
 
-use crate::util::machine::{LoopDevice, Mount, must, root, sh};
-use crate::util::{run_iospd, stderr};
+use crate::util::machine::{LoopDevice, Mount, devices, mounts};
+use crate::util::{run_iospd, stderr, tools};
 
 /// A one-second 4 KiB write test against `target`, plus `extra` options.
 fn write_test(target: &str, extra: &[&str]) -> std::process::Output {
@@ -17,10 +17,13 @@ fn write_test(target: &str, extra: &[&str]) -> std::process::Output {
     run_iospd(&args)
 }
 
-/// A 64 MiB loop device holding an ext4 file system.
-fn ext4_device(test: &str) -> Option<LoopDevice> {
-    let device = LoopDevice::new(64, test)?;
-    must("mkfs.ext4", &["-q", "-F", &device.arg()]);
+/// A 64 MiB loop device holding an ext4 file system, its tools with `extra` as well.
+fn ext4_device(test: &str, extra: &[&'static str]) -> Option<LoopDevice> {
+    let names: Vec<&'static str> = ["mkfs.ext4"].iter().chain(extra).copied().collect();
+    let device = LoopDevice::with(&devices(test, &names)?, 64, test)?;
+    device
+        .tools()
+        .must("mkfs.ext4", &["-q", "-F", &device.arg()]);
     Some(device)
 }
 
@@ -36,10 +39,10 @@ fn assert_refused(output: &std::process::Output, says: &[&str]) {
 
 #[test]
 fn mounted_ext4_device_is_refused_but_may_be_read() {
-    let Some(device) = ext4_device("mounted_ext4_device_is_refused_but_may_be_read") else {
+    let Some(device) = ext4_device("mounted_ext4_device_is_refused_but_may_be_read", &[]) else {
         return;
     };
-    let mount = Mount::new(&device.arg(), "ext4", "").expect("mount ext4");
+    let mount = Mount::new(device.tools(), &device.arg(), "ext4", "").expect("mount ext4");
     let output = write_test(&device.arg(), &[]);
     assert_refused(
         &output,
@@ -55,7 +58,8 @@ fn mounted_ext4_device_is_refused_but_may_be_read() {
 
 #[test]
 fn unmounted_ext4_device_is_refused_and_left_byte_for_byte_unchanged() {
-    let Some(device) = ext4_device("unmounted_ext4_device_is_refused_and_left_unchanged") else {
+    let Some(device) = ext4_device("unmounted_ext4_device_is_refused_and_left_unchanged", &[])
+    else {
         return;
     };
     let before = device.contents();
@@ -81,10 +85,10 @@ fn unmounted_ext4_device_is_refused_and_left_byte_for_byte_unchanged() {
 
 #[test]
 fn wiped_device_is_accepted_and_written() {
-    let Some(device) = ext4_device("wiped_device_is_accepted_and_written") else {
+    let Some(device) = ext4_device("wiped_device_is_accepted_and_written", &["wipefs"]) else {
         return;
     };
-    must("wipefs", &["-q", "-a", &device.arg()]);
+    device.tools().must("wipefs", &["-q", "-a", &device.arg()]);
     let before = device.contents();
     let output = write_test(&device.arg(), &["-Sh"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
@@ -93,7 +97,7 @@ fn wiped_device_is_accepted_and_written() {
 
 #[test]
 fn force_overrides_and_names_the_device_before_starting() {
-    let Some(device) = ext4_device("force_overrides_and_names_the_device") else {
+    let Some(device) = ext4_device("force_overrides_and_names_the_device", &[]) else {
         return;
     };
     let output = write_test(&device.arg(), &["--force"]);
@@ -127,21 +131,24 @@ fn a_device_held_open_exclusively_is_refused() {
 #[test]
 fn a_device_in_use_as_swap_is_refused() {
     let test = "a_device_in_use_as_swap_is_refused";
-    let Some(device) = LoopDevice::new(16, test) else {
+    let Some(tools) = devices(test, &["mkswap", "swapon", "swapoff"]) else {
         return;
     };
-    must("mkswap", &["-q", &device.arg()]);
-    if let Err(e) = sh("swapon", &[&device.arg()]) {
+    let Some(device) = LoopDevice::with(&tools, 16, test) else {
+        return;
+    };
+    tools.must("mkswap", &["-q", &device.arg()]);
+    if let Err(e) = tools.run("swapon", &[&device.arg()]) {
         util::skip(test, &format!("swapon is not allowed here ({e})"));
         return;
     }
-    struct SwapOff(String);
-    impl Drop for SwapOff {
+    struct SwapOff<'a>(&'a LoopDevice);
+    impl Drop for SwapOff<'_> {
         fn drop(&mut self) {
-            let _ = sh("swapoff", &[&self.0]);
+            let _ = self.0.tools().run("swapoff", &[&self.0.arg()]);
         }
     }
-    let _swap = SwapOff(device.arg());
+    let _swap = SwapOff(&device);
     let output = write_test(&device.arg(), &[]);
     assert_refused(&output, &["is in use as swap", "swapoff"]);
 }
@@ -149,27 +156,14 @@ fn a_device_in_use_as_swap_is_refused() {
 #[test]
 fn a_disk_whose_partition_is_mounted_is_refused() {
     let test = "a_disk_whose_partition_is_mounted_is_refused";
-    let Some(device) = LoopDevice::new(64, test) else {
+    let Some(tools) = devices(test, &["sfdisk", "partx", "mkfs.ext4"]) else {
         return;
     };
-    let table = std::process::Command::new("sfdisk")
-        .args(["-q", &device.arg()])
-        .stdin(std::process::Stdio::piped())
-        .spawn()
-        .and_then(|mut child| {
-            use std::io::Write;
-            child
-                .stdin
-                .take()
-                .expect("stdin")
-                .write_all(b"label: gpt\n,,L\n")?;
-            child.wait()
-        });
-    if !table.is_ok_and(|s| s.success()) {
-        util::skip(test, "sfdisk could not partition the loop device");
+    let Some(device) = LoopDevice::with(&tools, 64, test) else {
         return;
-    }
-    let _ = sh("partx", &["-u", &device.arg()]);
+    };
+    tools.must_with_input("sfdisk", &["-q", &device.arg()], b"label: gpt\n,,L\n");
+    let _ = tools.run("partx", &["-u", &device.arg()]);
     let partition = format!("{}p1", device.arg());
     if !std::path::Path::new(&partition).exists() {
         util::skip(
@@ -178,8 +172,8 @@ fn a_disk_whose_partition_is_mounted_is_refused() {
         );
         return;
     }
-    must("mkfs.ext4", &["-q", "-F", &partition]);
-    let _mount = Mount::new(&partition, "ext4", "").expect("mount the partition");
+    tools.must("mkfs.ext4", &["-q", "-F", &partition]);
+    let _mount = Mount::new(&tools, &partition, "ext4", "").expect("mount the partition");
     let output = write_test(&device.arg(), &[]);
     assert_refused(
         &output,
@@ -190,24 +184,26 @@ fn a_disk_whose_partition_is_mounted_is_refused() {
 #[test]
 fn test_files_are_recognised_on_ext4_xfs_and_tmpfs() {
     let test = "test_files_are_recognised_on_ext4_xfs_and_tmpfs";
-    if !root(test) {
+    let Some(tools) = devices(test, &["mkfs.ext4"]) else {
         return;
-    }
+    };
     let mut checked = 0;
-    for fs_type in ["ext4", "xfs", "tmpfs"] {
+    for (fs_type, mkfs) in [("ext4", "mkfs.ext4"), ("xfs", "mkfs.xfs"), ("tmpfs", "")] {
         let device;
         let mount = if fs_type == "tmpfs" {
-            Mount::new("tmpfs", "tmpfs", "size=64m").expect("mount tmpfs")
+            Mount::new(&tools, "tmpfs", "tmpfs", "size=64m").expect("mount tmpfs")
         } else {
-            let Some(made) = LoopDevice::new(320, test) else {
+            let on = format!("a test file on {fs_type}");
+            let Some(mkfs_tools) = tools::optional(test, mkfs, &on) else {
+                continue;
+            };
+            let tools = tools.clone().and(&mkfs_tools);
+            let Some(made) = LoopDevice::with(&tools, 320, test) else {
                 return;
             };
             device = made;
-            if let Err(e) = sh(&format!("mkfs.{fs_type}"), &["-q", &device.arg()]) {
-                eprintln!("{test}: {fs_type} not checked ({e})");
-                continue;
-            }
-            Mount::new(&device.arg(), fs_type, "").expect("mount")
+            tools.must(mkfs, &["-q", &device.arg()]);
+            Mount::new(&tools, &device.arg(), fs_type, "").expect("mount")
         };
         let made = mount.join("made.dat").display().to_string();
         let output = write_test(&made, &["-c8M"]);
@@ -250,10 +246,10 @@ fn test_files_are_recognised_on_ext4_xfs_and_tmpfs() {
 #[test]
 fn running_out_of_space_while_creating_removes_the_partial_file() {
     let test = "running_out_of_space_while_creating_removes_the_partial_file";
-    if !root(test) {
+    let Some(tools) = mounts(test, &[]) else {
         return;
-    }
-    let mount = Mount::new("tmpfs", "tmpfs", "size=4m").expect("mount tmpfs");
+    };
+    let mount = Mount::new(&tools, "tmpfs", "tmpfs", "size=4m").expect("mount tmpfs");
     let path = mount.join("big.dat");
     // Known before anything is written: refused, nothing created.
     let output = run_iospd(&["-c64M", "-d1", "-W0", "-w100", &path.display().to_string()]);
@@ -282,10 +278,10 @@ fn running_out_of_space_while_creating_removes_the_partial_file() {
 #[test]
 fn running_out_of_space_mid_run_reports_the_io_and_keeps_the_results() {
     let test = "running_out_of_space_mid_run_reports_the_io";
-    if !root(test) {
+    let Some(tools) = mounts(test, &[]) else {
         return;
-    }
-    let mount = Mount::new("tmpfs", "tmpfs", "size=2m").expect("mount tmpfs");
+    };
+    let mount = Mount::new(&tools, "tmpfs", "tmpfs", "size=2m").expect("mount tmpfs");
     let sparse = mount.join("sparse.dat");
     fs::File::create(&sparse)
         .and_then(|f| f.set_len(256 << 20))
@@ -316,11 +312,11 @@ fn running_out_of_space_mid_run_reports_the_io_and_keeps_the_results() {
 #[test]
 fn a_stall_under_pacing_shows_in_the_intended_start_percentiles() {
     let test = "a_stall_under_pacing_shows_in_the_intended_start_percentiles";
-    let Some(device) = LoopDevice::new(64, test) else {
+    let Some(device) = ext4_device(test, &["fsfreeze"]) else {
         return;
     };
-    must("mkfs.ext4", &["-q", "-F", &device.arg()]);
-    let mount = Mount::new(&device.arg(), "ext4", "").expect("mount ext4");
+    let tools = device.tools();
+    let mount = Mount::new(tools, &device.arg(), "ext4", "").expect("mount ext4");
     let file = mount.join("paced.dat").display().to_string();
     let made = util::run_iospd(&["-c16M", "-d1", "-W0", &file]);
     assert_eq!(made.status.code(), Some(0), "{}", stderr(&made));
@@ -336,14 +332,14 @@ fn a_stall_under_pacing_shows_in_the_intended_start_percentiles() {
         .unwrap();
     std::thread::sleep(std::time::Duration::from_secs(2));
     let mount_point = mount.path().display().to_string();
-    struct Thaw(String);
-    impl Drop for Thaw {
+    struct Thaw<'a>(&'a tools::Tools, String);
+    impl Drop for Thaw<'_> {
         fn drop(&mut self) {
-            let _ = sh("fsfreeze", &["-u", &self.0]);
+            let _ = self.0.run("fsfreeze", &["-u", &self.1]);
         }
     }
-    must("fsfreeze", &["-f", &mount_point]);
-    let thaw = Thaw(mount_point);
+    tools.must("fsfreeze", &["-f", &mount_point]);
+    let thaw = Thaw(tools, mount_point);
     std::thread::sleep(std::time::Duration::from_secs(1));
     drop(thaw);
     let output = child.wait_with_output().unwrap();
@@ -485,9 +481,10 @@ fn a_read_only_device_is_refused_before_a_write_test_starts() {
     let Some(device) = LoopDevice::new(16, "a_read_only_device_is_refused") else {
         return;
     };
-    must("blockdev", &["--setro", &device.arg()]);
+    let tools = device.tools();
+    tools.must("blockdev", &["--setro", &device.arg()]);
     let output = write_test(&device.arg(), &[]);
-    must("blockdev", &["--setrw", &device.arg()]);
+    tools.must("blockdev", &["--setrw", &device.arg()]);
     assert_refused(&output, &["is a read-only device", "blockdev --setrw"]);
     let read = run_iospd(&["-d1", "-W0", "-b4K", &device.arg()]);
     assert_eq!(read.status.code(), Some(0), "{}", stderr(&read));
@@ -508,17 +505,14 @@ fn one_device_under_two_names_is_held_once() {
 #[test]
 fn a_disk_and_its_partition_written_together_are_refused_by_name() {
     let test = "a_disk_and_its_partition_written_together_are_refused_by_name";
-    let Some(device) = LoopDevice::new(64, test) else {
+    let Some(tools) = devices(test, &["sfdisk", "partx"]) else {
         return;
     };
-    must(
-        "sh",
-        &[
-            "-c",
-            &format!("printf 'label: dos\\n,32M\\n' | sfdisk -q {}", device.arg()),
-        ],
-    );
-    let _ = sh("partx", &["-u", &device.arg()]);
+    let Some(device) = LoopDevice::with(&tools, 64, test) else {
+        return;
+    };
+    tools.must_with_input("sfdisk", &["-q", &device.arg()], b"label: dos\n,32M\n");
+    let _ = tools.run("partx", &["-u", &device.arg()]);
     let part = format!("{}p1", device.arg());
     // --force passes the partition table; writing the disk and its partition at once is still
     // refused.

@@ -380,21 +380,40 @@ fn verbose_and_progress_dots() {
 #[test]
 fn a_low_memlock_limit_is_predicted_and_the_run_uses_unregistered_buffers() {
     let test = "a_low_memlock_limit_is_predicted";
-    if !util::machine::root(test) || !io_uring_available(test) || !util::have_tool("setpriv", test)
-    {
+    // Every reason is listed, not just the first.
+    let (root, uring) = (util::machine::root(test), io_uring_available(test));
+    let Some(tools) = util::tools::need(test, &["setpriv"]).filter(|_| root && uring) else {
         return;
-    }
+    };
     let dir = TempDir::new();
     let path = dir.arg("t.dat");
     // Without CAP_IPC_LOCK and with a 64 KiB limit, 32 × 64 KiB buffers cannot be registered.
-    let script = format!(
-        "ulimit -l 64 && exec setpriv --bounding-set -ipc_lock --inh-caps -ipc_lock -- {} -c8M -d1 -W0 -o32 -Rjson {path}",
-        env!("CARGO_BIN_EXE_iospd")
-    );
-    let output = std::process::Command::new("sh")
-        .args(["-c", &script])
-        .output()
-        .unwrap();
+    let mut command = tools.command("setpriv");
+    command
+        .args([
+            "--bounding-set",
+            "-ipc_lock",
+            "--inh-caps",
+            "-ipc_lock",
+            "--",
+        ])
+        .arg(env!("CARGO_BIN_EXE_iospd"))
+        .args(["-c8M", "-d1", "-W0", "-o32", "-Rjson", &path]);
+    use std::os::unix::process::CommandExt as _;
+    // SAFETY: setrlimit is async-signal-safe; the child has not started yet.
+    unsafe {
+        command.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: 64 << 10,
+                rlim_max: 64 << 10,
+            };
+            if libc::setrlimit(libc::RLIMIT_MEMLOCK, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let output = command.output().unwrap();
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(0), "{err}");
     assert!(

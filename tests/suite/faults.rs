@@ -215,10 +215,11 @@ fn a_write_past_the_file_size_limit_is_refused_before_anything_is_written() {
 #[test]
 fn full_disk_under_live_outputs_stops_them_honestly_and_a_signal_still_ends_the_run() {
     let test = "full_disk_under_live_outputs_stops_them_honestly";
-    if !util::machine::root(test) {
+    let Some(tools) = util::machine::mounts(test, &[]) else {
         return;
-    }
-    let small = util::machine::Mount::new("tmpfs", "tmpfs", "size=24k").expect("mount tmpfs");
+    };
+    let small =
+        util::machine::Mount::new(&tools, "tmpfs", "tmpfs", "size=24k").expect("mount tmpfs");
     let dir = TempDir::new();
     let target = dir.join("t.dat");
     let made = iospd()

@@ -2,16 +2,16 @@
 //! message (the page's Content-Security-Policy turns any fetch or script into one), and a
 //! screenshot is saved for people to look at.
 
-use crate::util;
 use std::path::Path;
-use std::process::Command;
 
+use crate::util::tools::{self, Tools};
 use crate::util::{TempDir, iospd, stderr, stdout};
 
 /// Opens `page` in headless Chromium, saves a screenshot to `shot`, and returns the console
 /// messages it logged.
-fn open_in_chromium(page: &Path, shot: &Path, profile: &Path) -> Vec<String> {
-    let output = Command::new("chromium")
+fn open_in_chromium(tools: &Tools, page: &Path, shot: &Path, profile: &Path) -> Vec<String> {
+    let output = tools
+        .command("chromium")
         .args([
             "--headless",
             "--no-sandbox",
@@ -36,9 +36,9 @@ fn open_in_chromium(page: &Path, shot: &Path, profile: &Path) -> Vec<String> {
 #[test]
 fn the_html_report_renders_offline_without_console_errors() {
     let test = "the_html_report_renders_offline_without_console_errors";
-    if !util::have_tool("chromium", test) {
+    let Some(tools) = tools::need(test, &["chromium"]) else {
         return;
-    }
+    };
     let dir = TempDir::new();
     let page = dir.join("run.html");
     let json = dir.join("run.json");
@@ -63,14 +63,19 @@ fn the_html_report_renders_offline_without_console_errors() {
         html.replacen("<body>", "<body><img src=\"https://example.com/x.png\">", 1),
     )
     .unwrap();
-    let messages = open_in_chromium(&bad, &dir.join("bad.png"), &dir.join("chromium-bad"));
+    let messages = open_in_chromium(
+        &tools,
+        &bad,
+        &dir.join("bad.png"),
+        &dir.join("chromium-bad"),
+    );
     assert!(
         !messages.is_empty(),
         "a blocked fetch must show up as a console message"
     );
 
     let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("iospd-html-report.png");
-    let messages = open_in_chromium(&page, &shot, &dir.join("chromium"));
+    let messages = open_in_chromium(&tools, &page, &shot, &dir.join("chromium"));
     assert!(messages.is_empty(), "console messages: {messages:#?}");
     let size = std::fs::metadata(&shot).map_or(0, |m| m.len());
     assert!(

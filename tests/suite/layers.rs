@@ -60,17 +60,6 @@ fn crate_paths(text: &str) -> Vec<String> {
     found
 }
 
-fn visit(dir: &Path, files: &mut Vec<std::path::PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            visit(&path, files);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            files.push(path);
-        }
-    }
-}
-
 #[test]
 fn every_module_uses_only_the_layers_below_it() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -79,7 +68,7 @@ fn every_module_uses_only_the_layers_below_it() {
     let src = root.join("src");
     let reexported = root_names(&std::fs::read_to_string(src.join("lib.rs")).unwrap());
     let mut files = Vec::new();
-    visit(&src, &mut files);
+    crate::util::rust_files(&src, &mut files);
     let mut wrong = Vec::new();
     for file in files {
         let relative = file.strip_prefix(&src).unwrap();

@@ -19,6 +19,7 @@ mod formats;
 mod golden;
 mod hostile;
 mod html;
+mod hygiene;
 mod inputs;
 mod layers;
 mod observe;

@@ -2,8 +2,8 @@
 //! and the progress line on a terminal.
 
 use crate::util;
+use crate::util::tools;
 use std::fs;
-use std::process::Command;
 
 use crate::util::{TempDir, iospd, stderr, stdout};
 
@@ -92,9 +92,10 @@ fn the_interval_log_reads_back_with_the_hdrhistogram_python_reader() {
             .count(),
         6
     );
-    if !util::have_python_module("hdrh", test) {
+    let unchecked = "the log read back by HdrHistogram's own reader";
+    let Some(tools) = tools::python_module(test, "hdrh", "hdrhistogram", unchecked) else {
         return;
-    }
+    };
     let script = format!(
         "from hdrh.log import HistogramLogReader\n\
          from hdrh.histogram import HdrHistogram\n\
@@ -108,7 +109,8 @@ fn the_interval_log_reads_back_with_the_hdrhistogram_python_reader() {
          \x20       total += h.get_total_count()\n\
          print(n, total)\n"
     );
-    let read = Command::new("python3")
+    let read = tools
+        .command("python3")
         .args(["-c", &script])
         .output()
         .unwrap();
@@ -125,11 +127,12 @@ fn the_progress_line_shows_on_a_terminal_only() {
         "{} -c16M -d3 -W1 -b4K -r {target} >/dev/null",
         env!("CARGO_BIN_EXE_iospd")
     );
-    if !util::have_tool("script", test) {
+    let Some(tools) = tools::need(test, &["script"]) else {
         return;
-    }
+    };
     // `script` gives the command a terminal and copies what it writes there.
-    let on_terminal = Command::new("script")
+    let on_terminal = tools
+        .command("script")
         .args(["-qec", &command, "/dev/null"])
         .output()
         .unwrap();
@@ -149,7 +152,8 @@ fn the_progress_line_shows_on_a_terminal_only() {
         "the line is cleared before the report"
     );
     // On a 40-column terminal the line is clipped (never wraps), and -c shows the creation.
-    let narrow = Command::new("script")
+    let narrow = tools
+        .command("script")
         .args([
             "-qec",
             &format!(
@@ -175,7 +179,8 @@ fn the_progress_line_shows_on_a_terminal_only() {
             "wider than the terminal: {text:?}"
         );
     }
-    let quiet = Command::new("script")
+    let quiet = tools
+        .command("script")
         .args([
             "-qec",
             &command.replace(" -r ", " -r --quiet "),

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use crate::util::TempDir;
-use crate::util::machine::{LoopDevice, must};
+use crate::util::machine::{LoopDevice, devices};
 
 /// Runs per race.
 const TRIES: usize = 25;
@@ -235,10 +235,16 @@ fn an_output_name_flipped_to_a_link_never_reaches_the_precious_file() {
 #[test]
 fn a_device_link_flipped_during_the_checks_never_reaches_the_file_system() {
     let test = "a_device_link_flipped_during_the_checks_never_reaches_the_file_system";
-    let (Some(clean), Some(ext4)) = (LoopDevice::new(16, test), LoopDevice::new(16, test)) else {
+    let Some(tools) = devices(test, &["mkfs.ext4"]) else {
         return;
     };
-    must("mkfs.ext4", &["-q", "-F", &ext4.arg()]);
+    let (Some(clean), Some(ext4)) = (
+        LoopDevice::with(&tools, 16, test),
+        LoopDevice::with(&tools, 16, test),
+    ) else {
+        return;
+    };
+    tools.must("mkfs.ext4", &["-q", "-F", &ext4.arg()]);
     let before = ext4.contents();
     let dir = TempDir::new();
     let link = dir.join("disk");

@@ -10,8 +10,9 @@ use std::fs::{self, File};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
-use crate::util::machine::{LoopDevice, Mount, must, root, sh};
-use crate::util::{TempDir, have_tool, run_iospd, stderr};
+use crate::util::machine::{LoopDevice, Mount, devices};
+use crate::util::tools::{self, Tools};
+use crate::util::{TempDir, run_iospd, stderr};
 
 const SIZE: u64 = 64 << 20;
 
@@ -116,17 +117,19 @@ fn backup_gpt_only() -> Vec<(i64, Vec<u8>)> {
     Vec::new()
 }
 
-/// Makes `image` carry the kind's signature; `false` when its tool is missing here.
+/// Makes `image` carry the kind's signature; `false` (noted in the summary) when its tool is
+/// missing here.
 fn make(image: &Path, kind: &str, maker: &Maker, test: &str) -> bool {
     let path = image.display().to_string();
+    let unchecked = format!("the {kind} signature");
     match maker {
         Maker::Tool(tool, args) => {
-            if !have_tool(tool, test) {
+            let Some(tools) = tools::optional(test, tool, &unchecked) else {
                 return false;
-            }
+            };
             let args: Vec<String> = args.iter().map(|a| a.replace("{}", &path)).collect();
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            must(tool, &args);
+            tools.must(tool, &args);
         }
         Maker::Bytes(bytes) => {
             let file = fs::OpenOptions::new().write(true).open(image).unwrap();
@@ -139,13 +142,10 @@ fn make(image: &Path, kind: &str, maker: &Maker, test: &str) -> bool {
                 file.write_all_at(&data, at as u64).unwrap();
             }
             if kind == "gpt" {
-                if !have_tool("sfdisk", test) {
+                let Some(tools) = tools::optional(test, "sfdisk", &unchecked) else {
                     return false;
-                }
-                must(
-                    "sh",
-                    &["-c", &format!("echo 'label: gpt' | sfdisk -q {path}")],
-                );
+                };
+                tools.must_with_input("sfdisk", &["-q", &path], b"label: gpt\n");
                 let zeros = vec![0u8; 34 * 512];
                 file.write_all_at(&zeros, 0).unwrap();
             }
@@ -155,8 +155,9 @@ fn make(image: &Path, kind: &str, maker: &Maker, test: &str) -> bool {
 }
 
 /// What `wipefs -n` lists: (offset, type) per line.
-fn wipefs_types(target: &str) -> Vec<String> {
-    sh("wipefs", &["-n", target])
+fn wipefs_types(tools: &Tools, target: &str) -> Vec<String> {
+    tools
+        .run("wipefs", &["-n", target])
         .unwrap_or_default()
         .lines()
         .skip(1)
@@ -167,6 +168,9 @@ fn wipefs_types(target: &str) -> Vec<String> {
 #[test]
 fn every_signature_the_standard_probe_knows_refuses_a_write() {
     let test = "every_signature_the_standard_probe_knows_refuses_a_write";
+    let Some(tools) = tools::need(test, &["wipefs"]) else {
+        return;
+    };
     let dir = TempDir::new();
     let mut checked = 0;
     for (kind, described, maker) in KINDS {
@@ -179,9 +183,9 @@ fn every_signature_the_standard_probe_knows_refuses_a_write() {
         iospd::safety::marker::mark(&File::open(&image).unwrap()).unwrap();
         let arg = image.display().to_string();
         assert!(
-            wipefs_types(&arg).iter().any(|t| t == kind),
+            wipefs_types(&tools, &arg).iter().any(|t| t == kind),
             "the {kind} image is not what wipefs reports: {:?}",
-            wipefs_types(&arg)
+            wipefs_types(&tools, &arg)
         );
         let before = fs::read(&image).unwrap();
         let output = run_iospd(&["-d1", "-W0", "-w100", "-b4K", &arg]);
@@ -200,14 +204,46 @@ fn every_signature_the_standard_probe_knows_refuses_a_write() {
     eprintln!("{checked} of {} signature kinds checked", KINDS.len());
 }
 
-/// A loop device the test writes `setup` to, then a write test that must be refused with `says`.
-fn refused_on_device(test: &str, setup: &[&str], says: &[&str]) {
-    let Some(device) = LoopDevice::new(64, test) else {
+/// One step of preparing a device; `{}` in an argument stands for the device.
+enum Step {
+    /// A program, its arguments and what it reads on stdin; it must succeed.
+    Run(&'static str, &'static [&'static str], &'static [u8]),
+    /// A program that may fail (the kernel may already know what it tells it).
+    Try(&'static str, &'static [&'static str]),
+    /// Zeros over the first `n` bytes.
+    Zero(usize),
+}
+
+/// A loop device the test prepares with `setup`, which runs `programs`, then a write test that must
+/// be refused with `says`.
+fn refused_on_device(test: &str, programs: &[&'static str], setup: &[Step], says: &[&str]) {
+    let Some(tools) = devices(test, programs) else {
+        return;
+    };
+    let Some(device) = LoopDevice::with(&tools, 64, test) else {
         return;
     };
     let dev = device.arg();
+    let args =
+        |args: &[&str]| -> Vec<String> { args.iter().map(|a| a.replace("{}", &dev)).collect() };
     for step in setup {
-        must("sh", &["-c", &step.replace("{}", &dev)]);
+        match step {
+            Step::Run(program, arguments, input) => {
+                let arguments = args(arguments);
+                let arguments: Vec<&str> = arguments.iter().map(String::as_str).collect();
+                tools.must_with_input(program, &arguments, input);
+            }
+            Step::Try(program, arguments) => {
+                let arguments = args(arguments);
+                let arguments: Vec<&str> = arguments.iter().map(String::as_str).collect();
+                let _ = tools.run(program, &arguments);
+            }
+            Step::Zero(n) => fs::OpenOptions::new()
+                .write(true)
+                .open(&device.device)
+                .and_then(|f| f.write_all_at(&vec![0u8; *n], 0))
+                .expect("zero the start of the device"),
+        }
     }
     let before = device.contents();
     let output = run_iospd(&["-d1", "-W0", "-w100", "-b4K", &dev]);
@@ -225,16 +261,14 @@ fn refused_on_device(test: &str, setup: &[&str], says: &[&str]) {
 #[test]
 fn a_partition_the_kernel_still_knows_is_probed_after_its_table_was_erased() {
     let test = "a_partition_the_kernel_still_knows_is_probed_after_its_table_was_erased";
-    if !have_tool("sfdisk", test) {
-        return;
-    }
     refused_on_device(
         test,
+        &["sfdisk", "partx", "mkfs.ext4"],
         &[
-            "printf 'label: dos\\n,32M\\n' | sfdisk -q {}",
-            "partx -u {} || true; udevadm settle || true",
-            "mkfs.ext4 -q -F {}p1",
-            "dd if=/dev/zero of={} bs=512 count=1 conv=notrunc status=none",
+            Step::Run("sfdisk", &["-q", "{}"], b"label: dos\n,32M\n"),
+            Step::Try("partx", &["-u", "{}"]),
+            Step::Run("mkfs.ext4", &["-q", "-F", "{}p1"], b""),
+            Step::Zero(512),
         ],
         &[
             "its partition {}p1 holds an ext4 file system",
@@ -246,14 +280,12 @@ fn a_partition_the_kernel_still_knows_is_probed_after_its_table_was_erased() {
 #[test]
 fn a_gpt_with_only_its_backup_header_is_refused() {
     let test = "a_gpt_with_only_its_backup_header_is_refused";
-    if !have_tool("sfdisk", test) {
-        return;
-    }
     refused_on_device(
         test,
+        &["sfdisk"],
         &[
-            "echo 'label: gpt' | sfdisk -q {}",
-            "dd if=/dev/zero of={} bs=512 count=34 conv=notrunc status=none",
+            Step::Run("sfdisk", &["-q", "{}"], b"label: gpt\n"),
+            Step::Zero(34 * 512),
         ],
         &["it holds a gpt partition table (signature at byte 67108352)"],
     );
@@ -262,14 +294,27 @@ fn a_gpt_with_only_its_backup_header_is_refused() {
 #[test]
 fn a_luks2_volume_with_a_damaged_primary_header_is_refused() {
     let test = "a_luks2_volume_with_a_damaged_primary_header_is_refused";
-    if !have_tool("cryptsetup", test) {
-        return;
-    }
     refused_on_device(
         test,
+        &["cryptsetup"],
         &[
-            "echo -n pw | cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 --pbkdf-force-iterations 1000 {} -",
-            "dd if=/dev/zero of={} bs=4096 count=1 conv=notrunc status=none",
+            Step::Run(
+                "cryptsetup",
+                &[
+                    "luksFormat",
+                    "-q",
+                    "--type",
+                    "luks2",
+                    "--pbkdf",
+                    "pbkdf2",
+                    "--pbkdf-force-iterations",
+                    "1000",
+                    "{}",
+                    "-",
+                ],
+                b"pw",
+            ),
+            Step::Zero(4096),
         ],
         &["it holds a LUKS encrypted volume"],
     );
@@ -278,9 +323,9 @@ fn a_luks2_volume_with_a_damaged_primary_header_is_refused() {
 #[test]
 fn a_test_file_that_backs_a_mounted_loop_file_system_is_refused() {
     let test = "a_test_file_that_backs_a_mounted_loop_file_system_is_refused";
-    if !root(test) {
+    let Some(tools) = devices(test, &["mkfs.ext4"]) else {
         return;
-    }
+    };
     let dir = TempDir::new();
     let image = dir.join("t.dat");
     let made = run_iospd(&[
@@ -291,13 +336,13 @@ fn a_test_file_that_backs_a_mounted_loop_file_system_is_refused() {
         &image.display().to_string(),
     ]);
     assert!(made.status.success(), "{}", stderr(&made));
-    let device = must(
+    let device = tools.must(
         "losetup",
         &["--find", "--show", &image.display().to_string()],
     );
-    let _detach = Detach(device.clone());
-    must("mkfs.ext4", &["-q", "-F", &device]);
-    let _mount = Mount::new(&device, "ext4", "").expect("mount the loop file system");
+    let _detach = Detach(&tools, device.clone());
+    tools.must("mkfs.ext4", &["-q", "-F", &device]);
+    let _mount = Mount::new(&tools, &device, "ext4", "").expect("mount the loop file system");
     let output = run_iospd(&["-d1", "-W0", "-w100", "-b4K", &image.display().to_string()]);
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(3), "{err}");
@@ -308,10 +353,10 @@ fn a_test_file_that_backs_a_mounted_loop_file_system_is_refused() {
 }
 
 /// Detaches a loop device when dropped.
-struct Detach(String);
+struct Detach<'a>(&'a Tools, String);
 
-impl Drop for Detach {
+impl Drop for Detach<'_> {
     fn drop(&mut self) {
-        let _ = sh("losetup", &["--detach", &self.0]);
+        let _ = self.0.run("losetup", &["--detach", &self.1]);
     }
 }

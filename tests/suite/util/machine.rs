@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::TempDir;
+use super::tools::{self, Tools};
 
 /// Whether the test can manage devices and mounts; prints why it is skipped when it cannot.
 pub fn root(test: &str) -> bool {
@@ -18,46 +19,46 @@ pub fn root(test: &str) -> bool {
     root
 }
 
-/// Runs a system command; `Err` with its stderr when it fails.
-pub fn sh(program: &str, args: &[&str]) -> Result<String, String> {
-    let output = Command::new(program)
-        .args(args)
-        .output()
-        .map_err(|e| format!("{program}: {e}"))?;
-    if output.status.success() {
-        Ok(String::from_utf8_lossy(&output.stdout).trim().to_string())
-    } else {
-        Err(format!(
-            "{program} {}: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&output.stderr).trim()
-        ))
-    }
+/// Root and the programs to mount and unmount, plus `extra`: `None` when anything is missing, after
+/// one skip that names all of it.
+pub fn mounts(test: &str, extra: &[&'static str]) -> Option<Tools> {
+    let root = root(test);
+    let names: Vec<&'static str> = ["mount", "umount"].iter().chain(extra).copied().collect();
+    tools::need(test, &names).filter(|_| root)
 }
 
-/// Runs a system command that must succeed.
-pub fn must(program: &str, args: &[&str]) -> String {
-    sh(program, args).unwrap_or_else(|e| panic!("{e}"))
+/// [`mounts`] and the programs that make loop devices.
+pub fn devices(test: &str, extra: &[&'static str]) -> Option<Tools> {
+    let names: Vec<&'static str> = ["losetup", "blockdev"]
+        .iter()
+        .chain(extra)
+        .copied()
+        .collect();
+    mounts(test, &names)
 }
 
 /// A loop device over a zero-filled file in its own temporary directory.
 pub struct LoopDevice {
     pub device: PathBuf,
+    tools: Tools,
     _dir: TempDir,
 }
 
 impl LoopDevice {
     /// A device of `mib` MiB; `None` (with a printed reason) when not root or without loop devices.
     pub fn new(mib: u64, test: &str) -> Option<Self> {
-        if !root(test) {
-            return None;
-        }
+        Self::with(&devices(test, &[])?, mib, test)
+    }
+
+    /// A device of `mib` MiB made with `tools` (from [`devices`]); `None` (with a printed reason)
+    /// when the machine has no loop device to give.
+    pub fn with(tools: &Tools, mib: u64, test: &str) -> Option<Self> {
         let dir = TempDir::new();
         let backing = dir.join("backing.img");
         File::create(&backing)
             .and_then(|f| f.set_len(mib << 20))
             .expect("backing file");
-        match sh(
+        match tools.run(
             "losetup",
             &[
                 "--find",
@@ -68,9 +69,10 @@ impl LoopDevice {
         ) {
             Ok(device) => {
                 // A loop device keeps its read-only flag when it is detached and reused.
-                must("blockdev", &["--setrw", &device]);
+                tools.must("blockdev", &["--setrw", &device]);
                 Some(Self {
                     device: PathBuf::from(device),
+                    tools: tools.clone(),
                     _dir: dir,
                 })
             }
@@ -79,6 +81,11 @@ impl LoopDevice {
                 None
             }
         }
+    }
+
+    /// The programs the device was made with, for the test to go on with.
+    pub fn tools(&self) -> &Tools {
+        &self.tools
     }
 
     /// The device path as an argument.
@@ -98,18 +105,20 @@ impl LoopDevice {
 
 impl Drop for LoopDevice {
     fn drop(&mut self) {
-        let _ = sh("losetup", &["--detach", &self.arg()]);
+        let _ = self.tools.run("losetup", &["--detach", &self.arg()]);
     }
 }
 
 /// A mount that is lazily unmounted when dropped.
 pub struct Mount {
     pub dir: TempDir,
+    tools: Tools,
 }
 
 impl Mount {
-    /// Mounts `source` (a device, or `tmpfs`) with `options` on a fresh directory.
-    pub fn new(source: &str, fs_type: &str, options: &str) -> Result<Self, String> {
+    /// Mounts `source` (a device, or `tmpfs`) with `options` on a fresh directory, with `tools`
+    /// (from [`mounts`]).
+    pub fn new(tools: &Tools, source: &str, fs_type: &str, options: &str) -> Result<Self, String> {
         let dir = TempDir::new();
         let target = dir.path().display().to_string();
         let mut args = vec!["-t", fs_type];
@@ -117,8 +126,11 @@ impl Mount {
             args.extend(["-o", options]);
         }
         args.extend([source, &target]);
-        sh("mount", &args)?;
-        Ok(Self { dir })
+        tools.run("mount", &args)?;
+        Ok(Self {
+            dir,
+            tools: tools.clone(),
+        })
     }
 
     /// A path inside the mount.
@@ -134,7 +146,7 @@ impl Mount {
 
 impl Drop for Mount {
     fn drop(&mut self) {
-        let _ = sh(
+        let _ = self.tools.run(
             "umount",
             &["--lazy", &self.dir.path().display().to_string()],
         );

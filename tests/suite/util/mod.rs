@@ -18,6 +18,7 @@ use iospd::system::{CacheInfo, CacheKind, CpuTopology, Host, SystemInfo};
 use iospd::{profile, run};
 
 pub mod machine;
+pub mod tools;
 
 /// A machine with two CPUs whose counters advance by a fixed step at every reading.
 pub struct FakeHost {
@@ -210,23 +211,56 @@ pub fn golden_run(args: &[&str], dir: &TempDir) -> String {
     golden_render(&golden_report(args, dir), ResultFormat::Text, dir)
 }
 
-/// The tests that could not run here, and why.
-static SKIPPED: Mutex<Vec<String>> = Mutex::new(Vec::new());
+/// What the suite could not do here: per test (in the order first met), why it was skipped, or what
+/// it left unchecked; and the other build's tests.
+#[derive(Default)]
+struct Summary {
+    skipped: Vec<(String, Vec<String>)>,
+    checked_less: Vec<(String, Vec<String>)>,
+    elsewhere: Vec<String>,
+}
+
+static SUMMARY: Mutex<Summary> = Mutex::new(Summary {
+    skipped: Vec::new(),
+    checked_less: Vec::new(),
+    elsewhere: Vec::new(),
+});
 
 /// At the end of the suite, after the test harness's own summary: one visible list of what was
-/// skipped and why (written straight to stderr, which the harness does not capture).
+/// skipped or checked less and why (written straight to stderr, which the harness does not capture).
 extern "C" fn print_skipped() {
     use std::io::Write as _;
-    let skipped = SKIPPED.lock().map(|s| s.clone()).unwrap_or_default();
-    let mut text = match skipped.len() {
-        0 => "iospd suite: every test ran; none was skipped\n".to_string(),
-        n => format!(
-            "iospd suite: {n} test{} skipped (a skipped test is not a passed one; README, \"Running the tests\", lists what enables each):\n",
-            if n == 1 { "" } else { "s" }
-        ),
+    let Ok(summary) = SUMMARY.lock() else {
+        return;
     };
-    for line in skipped {
-        text.push_str(&format!("  {line}\n"));
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    let mut text = String::new();
+    if summary.skipped.is_empty() && summary.checked_less.is_empty() {
+        text.push_str("iospd suite: every test ran in full; none was skipped\n");
+    }
+    if !summary.skipped.is_empty() {
+        let n = summary.skipped.len();
+        text.push_str(&format!(
+            "iospd suite: {n} test{} skipped (a skipped test is not a passed one; README, \"Running the tests\", lists what enables each):\n",
+            plural(n)
+        ));
+        for (test, why) in &summary.skipped {
+            text.push_str(&format!("  SKIPPED {test}: {}\n", why.join("; ")));
+        }
+    }
+    if !summary.checked_less.is_empty() {
+        let n = summary.checked_less.len();
+        text.push_str(&format!(
+            "iospd suite: {n} test{} ran but checked less than {}:\n",
+            plural(n),
+            if n == 1 { "it could" } else { "they could" }
+        ));
+        for (test, what) in &summary.checked_less {
+            text.push_str(&format!("  CHECKED LESS {test}: {}\n", what.join("; ")));
+        }
+    }
+    for line in &summary.elsewhere {
+        text.push_str(&format!("  NOT IN THIS BUILD {line}\n"));
     }
     let _ = std::io::stderr().write_all(text.as_bytes());
 }
@@ -240,18 +274,49 @@ fn summary_at_exit() {
     });
 }
 
+/// The running test's full name (the harness names its thread after it), else `test`.
+fn test_name(test: &str) -> String {
+    match std::thread::current().name() {
+        Some(name) if name != "main" => name.to_string(),
+        _ => test.to_string(),
+    }
+}
+
+/// Adds `why` to `test`'s entry in `list`: one entry per test, each reason once.
+fn note(list: &mut Vec<(String, Vec<String>)>, test: String, why: &str) {
+    match list.iter_mut().find(|(t, _)| *t == test) {
+        Some((_, reasons)) if reasons.iter().any(|r| r == why) => {}
+        Some((_, reasons)) => reasons.push(why.to_string()),
+        None => list.push((test, vec![why.to_string()])),
+    }
+}
+
+/// Fails under IOSPD_REQUIRE=1 (as CI runs): there, everything must be tested.
+fn require(test: &str, why: &str) {
+    assert!(
+        std::env::var_os("IOSPD_REQUIRE").is_none(),
+        "{test} cannot run in full here ({why}), and IOSPD_REQUIRE is set: the suite must test everything"
+    );
+}
+
 /// Records that `test` cannot run here and why: said at once (outside the captured output) and in
 /// the summary at the end. With IOSPD_REQUIRE=1 (as CI runs) a test that cannot run fails instead.
 pub fn skip(test: &str, why: &str) {
     summary_at_exit();
-    assert!(
-        std::env::var_os("IOSPD_REQUIRE").is_none(),
-        "{test} cannot run here ({why}), and IOSPD_REQUIRE is set: the suite must run every test"
-    );
-    let line = format!("SKIPPED {test}: {why}");
-    use std::io::Write as _;
-    let _ = writeln!(std::io::stderr(), "{line}");
-    SKIPPED.lock().unwrap().push(line);
+    let name = test_name(test);
+    require(&name, why);
+    eprintln!("SKIPPED {name}: {why}");
+    note(&mut SUMMARY.lock().unwrap().skipped, name, why);
+}
+
+/// Records that `test` goes on but leaves `what` unchecked here (said at once and in the summary);
+/// under IOSPD_REQUIRE=1 it fails instead.
+pub fn checked_less(test: &str, what: &str) {
+    summary_at_exit();
+    let name = test_name(test);
+    require(&name, what);
+    eprintln!("CHECKED LESS {name}: {what}");
+    note(&mut SUMMARY.lock().unwrap().checked_less, name, what);
 }
 
 /// Records that `tests` belong to another build of the suite (a cargo feature), which runs them:
@@ -259,48 +324,28 @@ pub fn skip(test: &str, why: &str) {
 #[cfg_attr(feature = "mpi", allow(dead_code))]
 pub fn elsewhere(tests: &str, why: &str) {
     summary_at_exit();
-    let line = format!("NOT IN THIS BUILD {tests}: {why}");
-    use std::io::Write as _;
-    let _ = writeln!(std::io::stderr(), "{line}");
-    SKIPPED.lock().unwrap().push(line);
+    let line = format!("{tests}: {why}");
+    eprintln!("NOT IN THIS BUILD {line}");
+    SUMMARY.lock().unwrap().elsewhere.push(line);
 }
 
-/// Whether `tool` is on the PATH; otherwise the test is skipped with the reason.
-pub fn have_tool(tool: &str, test: &str) -> bool {
-    let found = Command::new("sh")
-        .arg("-c")
-        .arg(format!("command -v {tool}"))
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !found {
-        skip(
-            test,
-            &format!("{tool} is not installed (see .ci/run for the package)"),
-        );
+/// Every `.rs` file under `dir`, recursively.
+pub fn rust_files(dir: &Path, files: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, files);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            files.push(path);
+        }
     }
-    found
-}
-
-/// Whether python3 can import `module` (the HdrHistogram reader); otherwise skipped.
-pub fn have_python_module(module: &str, test: &str) -> bool {
-    let found = Command::new("python3")
-        .args(["-c", &format!("import {module}")])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !found {
-        skip(
-            test,
-            &format!("python3 cannot import {module} (pip install hdrhistogram)"),
-        );
-    }
-    found
 }
 
 /// Validates XML documents against doc/iospd.xsd with xmllint; panics with its message if one fails.
 pub fn validate_xml(documents: &[(&str, &str)], test: &str) {
-    if !have_tool("xmllint", test) {
+    let Some(tools) = tools::optional(test, "xmllint", "the XML against doc/iospd.xsd") else {
         return;
-    }
+    };
     let dir = TempDir::new();
     let mut args = vec![
         "--noout".to_string(),
@@ -312,7 +357,7 @@ pub fn validate_xml(documents: &[(&str, &str)], test: &str) {
         std::fs::write(&path, text).unwrap();
         args.push(path.display().to_string());
     }
-    let output = Command::new("xmllint").args(&args).output().unwrap();
+    let output = tools.command("xmllint").args(&args).output().unwrap();
     assert!(
         output.status.success(),
         "XSD validation failed:\n{}",
