@@ -89,9 +89,24 @@ pub enum CliError {
     },
     /// Options but no target.
     #[error(
-        "no target given; name a file or block device after the options, e.g. iospd -c1G -d10 test.dat"
+        "no target given; name a file or block device after the options, e.g. iospd -c1G -d10 test.dat (iospd -? lists the options)"
     )]
     NoTarget,
+    /// `-h` alone: DiskSpd's old spelling of `-Sh`, most likely meant as a request for help.
+    #[error(
+        "no target given, and '-h' is DiskSpd's old spelling of -Sh (no caching); for usage run iospd -? or iospd --help"
+    )]
+    HelpMeant,
+    /// A letter's value given as the next word: `-w 30`.
+    #[error(
+        "'{letter} {value}': DiskSpd's options take their value glued to the letter; write {letter}{value}"
+    )]
+    DetachedValue {
+        /// The option letter with its dash.
+        letter: String,
+        /// The word after it.
+        value: String,
+    },
 }
 
 /// Reads the command line (without the program name).
@@ -99,6 +114,7 @@ pub fn parse(args: &[OsString]) -> Result<Command, CliError> {
     if args.is_empty() {
         return Err(CliError::NoArguments);
     }
+    check_detached_values(args)?;
     let mut raw = RawArgs::default();
     for token in lex::lex(args)? {
         match token {
@@ -141,9 +157,37 @@ pub fn parse(args: &[OsString]) -> Result<Command, CliError> {
     }
     let needs_target = raw.xml_profile.is_none() && !raw.print_system && raw.set_event.is_none();
     if needs_target && raw.targets.is_empty() {
+        if raw.given.iter().any(|g| g == "-h") {
+            return Err(CliError::HelpMeant);
+        }
         return Err(CliError::NoTarget);
     }
     Ok(Command::Run(Box::new(raw)))
+}
+
+/// Refuses `-w 30`: a letter that needs a value, alone, followed by a word that reads as one (it
+/// starts with a digit). Without this the value would become the first target and the next option
+/// "comes after the target '30'".
+fn check_detached_values(args: &[OsString]) -> Result<(), CliError> {
+    for pair in args.windows(2) {
+        let (Some(option), Some(next)) = (pair[0].to_str(), pair[1].to_str()) else {
+            continue;
+        };
+        let mut letters = option.chars();
+        let (Some('-'), Some(letter), None) = (letters.next(), letters.next(), letters.next())
+        else {
+            continue;
+        };
+        let needs_value = flags::find(letter)
+            .is_some_and(|flag| (flag.apply)("", &mut RawArgs::default()).is_err());
+        if needs_value && next.starts_with(|c: char| c.is_ascii_digit()) {
+            return Err(CliError::DetachedValue {
+                letter: option.to_string(),
+                value: next.to_string(),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Refuses DiskSpd's `#<n>` (physical drive) and `X:` (volume) targets with the Linux way.
@@ -209,6 +253,22 @@ mod tests {
     }
 
     #[test]
+    fn a_value_after_a_space_says_to_glue_it_on() {
+        for (line, says) in [
+            (&["-w", "30", "-d1", "sql.dat"][..], "write -w30"),
+            (&["-o", "32", "t.dat"][..], "write -o32"),
+            (&["-b", "4K", "t.dat"][..], "write -b4K"),
+        ] {
+            let err = parse_strs(line).unwrap_err();
+            assert!(matches!(err, CliError::DetachedValue { .. }), "{err}");
+            assert!(err.to_string().contains(says), "{err}");
+        }
+        // A letter that needs no value may be followed by a target whose name starts with a digit.
+        assert!(parse_strs(&["-r", "-d1", "1.dat"]).is_ok());
+        assert!(parse_strs(&["-d1", "-r", "1.dat"]).is_ok());
+    }
+
+    #[test]
     fn help_wins() {
         assert_eq!(parse_strs(&["-?"]).unwrap(), Command::Help);
     }
@@ -253,6 +313,8 @@ mod tests {
             "profiles name their targets"
         );
         assert_eq!(parse_strs(&["-o4"]).unwrap_err(), CliError::NoTarget);
+        assert_eq!(parse_strs(&["-h"]).unwrap_err(), CliError::HelpMeant);
+        assert!(parse_strs(&["-h", "t.dat"]).is_ok(), "-h is DiskSpd's -Sh");
         assert_eq!(parse_strs(&[]).unwrap_err(), CliError::NoArguments);
         assert!(matches!(
             parse_strs(&["--bogus", "x"]).unwrap_err(),

@@ -91,6 +91,12 @@ pub fn dispatch(args: &[OsString]) -> Option<Result<u8, ToolError>> {
     {
         return Some(say_out(&text));
     }
+    // `-h` alone, where it would mean `-Sh`: nothing to run, so a request for help.
+    if !file_tool && rest == ["-h"] && help::command_usage(name).is_some() {
+        return Some(Err(ToolError::Usage(format!(
+            "'-h' is DiskSpd's old spelling of -Sh (no caching), and nothing else was given; for usage run iospd {name} --help"
+        ))));
+    }
     Some(match name {
         "help" => match rest.first() {
             None => say_out(&help::usage()),

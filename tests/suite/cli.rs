@@ -272,3 +272,31 @@ fn a_buffered_run_on_a_target_that_fits_in_memory_says_it_measures_memory() {
     assert_eq!(direct.status.code(), Some(0));
     assert!(!stderr(&direct).contains("measures memory"));
 }
+
+#[test]
+fn a_lone_dash_h_points_to_the_help_and_a_detached_value_to_gluing_it_on() {
+    let dir = TempDir::new();
+    let target = dir.arg("sql.dat");
+    let detached = run_iospd(&["-w", "30", "-d1", &target]);
+    assert_eq!(detached.status.code(), Some(3));
+    assert_eq!(
+        stderr(&detached).trim(),
+        "iospd: '-w 30': DiskSpd's options take their value glued to the letter; write -w30"
+    );
+    assert!(
+        !std::path::Path::new(&target).exists(),
+        "nothing was created"
+    );
+    for command in [&[][..], &["sweep"], &["preset"], &["verify"]] {
+        let mut args = command.to_vec();
+        args.push("-h");
+        let output = run_iospd(&args);
+        let err = stderr(&output);
+        assert_eq!(output.status.code(), Some(3), "{args:?}: {err}");
+        assert!(
+            err.contains("-Sh") && err.contains("--help"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    }
+}

@@ -264,6 +264,13 @@ fn xml_profile_cases() {
             ratio: 30
         }
     );
+    // DiskSpd's parser takes 1..99: a mix, not all or nothing.
+    for bad in ["0", "100", "255"] {
+        let e = xml("a.dat", &format!("<RandomRatio>{bad}</RandomRatio>"), "").unwrap_err();
+        assert!(e.contains("out of range 1..=99"), "{bad}: {e}");
+    }
+    let t = xml("a.dat", "<RandomRatio>99</RandomRatio>", "").unwrap();
+    assert!(matches!(t.access, Access::Random { ratio: 99, .. }));
     // <StrideSize> makes the target sequential and conflicts with both random elements.
     for random in ["<Random>4096</Random>", "<RandomRatio>30</RandomRatio>"] {
         let e = xml(

@@ -466,8 +466,16 @@ fn access(el: &Element, block: u64) -> Result<Access, XmlError> {
             }
         }
     }
+    // DiskSpd takes 1..99 here: all random is <Random> alone, none is sequential.
     let ratio = match ratio {
-        Some(r) => Some(r.number_in(1, 100)? as u8),
+        Some(r) => match r.number()? {
+            n @ 1..=99 => Some(n as u8),
+            n => {
+                return Err(r.error(format!(
+                    "{n} is out of range 1..=99 (the percentage of random I/O in a mix); for all random give <Random> alone, for none leave both out"
+                )));
+            }
+        },
         None => None,
     };
     if random.is_none() && ratio.is_none() {
