@@ -15,9 +15,9 @@ pub enum Phase {
     CoolDown,
 }
 
-/// The text of the line (without the carriage return): the phase, the time spent in it and the
-/// time it has left.
-pub fn line(phase: Phase, elapsed_s: u64, remaining_s: u64, last: Option<&Row>) -> String {
+/// The text of the line (without the carriage return): the phase, the time spent in it and its
+/// length.
+pub fn line(phase: Phase, elapsed_s: u64, length_s: u64, last: Option<&Row>) -> String {
     let phase = match phase {
         Phase::WarmUp => "warm-up",
         Phase::Measuring => "measuring",
@@ -25,11 +25,7 @@ pub fn line(phase: Phase, elapsed_s: u64, remaining_s: u64, last: Option<&Row>) 
     };
     let clock = |s: u64| format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
     // Short enough for 80 columns with six-digit IOPS; narrower terminals clip it.
-    let mut text = format!(
-        "iospd: {phase} {}/{}",
-        clock(elapsed_s),
-        clock(elapsed_s + remaining_s)
-    );
+    let mut text = format!("iospd: {phase} {}/{}", clock(elapsed_s), clock(length_s));
     if let Some(row) = last {
         let t = &row.all.total;
         text.push_str(&format!(
@@ -63,7 +59,7 @@ mod tests {
     #[test]
     fn the_line_says_phase_time_and_the_last_interval() {
         assert_eq!(
-            line(Phase::WarmUp, 3, 3662, None),
+            line(Phase::WarmUp, 3, 3665, None),
             "iospd: warm-up 0:00:03/1:01:05"
         );
         let mut ops = [IntervalOps::default(), IntervalOps::default()];
@@ -72,7 +68,7 @@ mod tests {
         }
         let row = Row::new(0, 1_000_000_000, &[ops]);
         assert_eq!(
-            line(Phase::Measuring, 10, 50, Some(&row)),
+            line(Phase::Measuring, 10, 60, Some(&row)),
             "iospd: measuring 0:00:10/0:01:00 | 1000 IOPS, 1000.0 MiB/s, p99 1.50ms"
         );
     }

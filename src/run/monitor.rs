@@ -233,12 +233,13 @@ impl<'a, C: Clock> Monitor<'a, C> {
             } else {
                 (Phase::CoolDown, schedule.measure_end, schedule.end)
             };
-            let seconds = |ns: Nanos| ns / 1_000_000_000;
+            // Whole seconds spent, of the phase's length to the nearest second: `-d5` reads
+            // 0:00:04/0:00:05 in its last second, not 0:00:04/0:00:04.
             let latest = self.collector.as_ref().and_then(|c| c.latest());
             progress.show(&progress::line(
                 phase,
-                seconds(now.saturating_sub(from)),
-                seconds(until.saturating_sub(now)),
+                now.saturating_sub(from) / 1_000_000_000,
+                (until.saturating_sub(from) + 500_000_000) / 1_000_000_000,
                 latest.filter(|_| phase != Phase::WarmUp),
             ));
         }

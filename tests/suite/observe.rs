@@ -143,6 +143,10 @@ fn the_progress_line_shows_on_a_terminal_only() {
     );
     assert!(seen.contains("iospd: warm-up 0:00:0"), "{seen:?}");
     assert!(seen.contains("iospd: measuring 0:00:0"), "{seen:?}");
+    // Every second of -d3 shows the phase's whole length, the last one too.
+    for shown in seen.split("iospd: measuring ").skip(1) {
+        assert_eq!(&shown[7..15], "/0:00:03", "{seen:?}");
+    }
     assert!(
         seen.contains(" IOPS, ") && seen.contains("MiB/s, p99 "),
         "{seen:?}"
