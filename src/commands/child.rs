@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::{Duration, Instant};
 
 use super::ToolError;
+pub use crate::exit::{interrupted_status, signal_name};
 use crate::report::Report;
 
 /// The signal that asked the suite to stop; 0 until one does.
@@ -50,21 +51,6 @@ pub fn stopped() -> Option<i32> {
         0 => None,
         signal => Some(signal),
     }
-}
-
-/// A stop signal's name.
-pub fn signal_name(signal: i32) -> String {
-    match signal {
-        libc::SIGINT => "SIGINT".into(),
-        libc::SIGTERM => "SIGTERM".into(),
-        libc::SIGHUP => "SIGHUP".into(),
-        _ => format!("signal {signal}"),
-    }
-}
-
-/// The exit status of a suite stopped by `signal`: the shell's 128 + signal number.
-pub fn interrupted_status(signal: i32) -> u8 {
-    (128 + signal).clamp(129, 255) as u8
 }
 
 /// Waits `duration` between two children, or less when a stop comes.

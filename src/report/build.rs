@@ -55,6 +55,7 @@ impl Report {
                 engine: r.engine,
                 spin_ns: r.spin_ns,
                 interrupted: r.interrupted,
+                stopped_by: r.stopped_by.clone(),
                 failure: r.failure.clone(),
                 lost_target: r.lost.clone(),
                 trace: r.trace.clone(),
@@ -104,6 +105,18 @@ impl Report {
         self.partial = true;
         self.partial_why = Some(why);
         self
+    }
+
+    /// The timespan that a stop cut short of its measured window, if one was.
+    pub fn stopped_early(&self) -> Option<StoppedEarly> {
+        self.timespans.iter().enumerate().find_map(|(i, ts)| {
+            Some(StoppedEarly {
+                by: ts.stopped_by.clone()?,
+                timespan: i + 1,
+                measured_s: ts.measured.as_ref()?.duration_s,
+                asked_s: self.profile.timespans.get(i)?.duration_s,
+            })
+        })
     }
 
     /// The line that says a report is partial, and why.

@@ -22,7 +22,7 @@ const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',sans-se
 h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ccc}h3{font-size:15px}\
 table{border-collapse:collapse;margin:8px 0 16px;font-size:13px}th,td{border:1px solid #ddd;padding:3px 8px;text-align:right}\
 th{background:#f4f4f4}td.l,th.l{text-align:left}code,pre{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}\
-pre{background:#f8f8f8;padding:8px;overflow-x:auto}.note{color:#666;font-size:13px}\
+pre{background:#f8f8f8;padding:8px;overflow-x:auto}.note{color:#666;font-size:13px}.warn{color:#8a2b00;font-weight:600}\
 svg{display:block;margin:8px 0 20px}svg .title{font-size:14px;font-weight:600}svg .tick{font-size:11px;fill:#555}\
 svg .label{font-size:12px;fill:#333}svg .legend{font-size:12px}svg .grid{stroke:#e6e6e6}svg .axis{stroke:#888}";
 
@@ -42,6 +42,9 @@ pub fn render(report: &Report) -> String {
         escape(&report.tool.version),
         escape(&report.profile.command_line)
     );
+    if let Some(stopped) = report.stopped_early() {
+        let _ = writeln!(page, "<p class=\"warn\">{}</p>", escape(&stopped.line()));
+    }
     if let Some(line) = report.partial_line() {
         let _ = writeln!(page, "<p class=\"note\">{}</p>", escape(&line));
     }

@@ -283,6 +283,7 @@ fn merge_timespan(
         engine: first.engine,
         spin_ns: first.spin_ns,
         interrupted: parts.iter().any(|(_, t)| t.interrupted),
+        stopped_by: parts.iter().find_map(|(_, t)| t.stopped_by.clone()),
         failure: parts.iter().find_map(|(_, t)| t.failure.clone()),
         lost_target: parts.iter().find_map(|(_, t)| t.lost_target.clone()),
         trace: None,

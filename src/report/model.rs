@@ -63,6 +63,9 @@ pub struct TimeSpanReport {
     pub spin_ns: u64,
     /// A signal or a `-yp` event cut the run short.
     pub interrupted: bool,
+    /// What stopped the run before the measured window's end (`SIGINT`, the `-yp` event …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped_by: Option<String>,
     /// The I/O that failed and stopped the run.
     pub failure: Option<IoFailure>,
     /// The file target that was removed or truncated and stopped the run.
@@ -386,5 +389,29 @@ impl Directions {
             Some(Op::Write) => &self.write,
             None => &self.total,
         }
+    }
+}
+
+/// A run stopped before the end of the measured window it asked for: what stopped which timespan,
+/// and how much of its window the results cover.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoppedEarly {
+    /// What stopped it: `SIGINT`, the `-yp` event …
+    pub by: String,
+    /// The timespan, from 1.
+    pub timespan: usize,
+    /// The measured window the results cover, in seconds.
+    pub measured_s: f64,
+    /// The window asked for (`-d`), in seconds.
+    pub asked_s: u32,
+}
+
+impl StoppedEarly {
+    /// One line that says so, for the top of the text report and the HTML report.
+    pub fn line(&self) -> String {
+        format!(
+            "Cut short: {} stopped timespan {} after {:.2}s of the {}s measured window asked for (-d{}); the results cover those {:.2}s.",
+            self.by, self.timespan, self.measured_s, self.asked_s, self.asked_s, self.measured_s
+        )
     }
 }

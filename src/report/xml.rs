@@ -25,11 +25,19 @@ pub fn render(report: &Report) -> String {
     if let Some(r) = &report.repetitions {
         repetitions(&mut out, r);
     }
+    if let Some(stopped) = report.stopped_early() {
+        out.open("CutShort");
+        out.text("By", &stopped.by);
+        out.value("TimeSpan", stopped.timespan);
+        out.value("MeasuredSeconds", format!("{:.2}", stopped.measured_s));
+        out.value("AskedSeconds", stopped.asked_s);
+        out.close("CutShort");
+    }
     if report.partial {
         out.value("Partial", "true");
     }
     if let Some(why) = &report.partial_why {
-        out.value("PartialWhy", why);
+        out.text("PartialWhy", why);
     }
     out.close("Results");
     out.text

@@ -31,12 +31,17 @@ use monitor::Monitor;
 /// Set by SIGINT, SIGTERM, SIGHUP and SIGUSR1 to the monotonic time of the first signal.
 pub static STOP: AtomicU64 = AtomicU64::new(0);
 
-extern "C" fn on_stop_signal(_: libc::c_int) {
+/// The signal that set [`STOP`]; 0 when none did (a stop event, another rank, a panic).
+pub static STOP_SIGNAL: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+extern "C" fn on_stop_signal(signal: libc::c_int) {
     let now = monotonic_now().max(1);
     if STOP
         .compare_exchange(0, now, Ordering::SeqCst, Ordering::SeqCst)
-        .is_err()
+        .is_ok()
     {
+        STOP_SIGNAL.store(signal, Ordering::SeqCst);
+    } else {
         // A second signal while draining: leave at once.
         // SAFETY: _exit is async-signal-safe.
         unsafe { libc::_exit(130) };
@@ -358,7 +363,7 @@ pub fn execute<'s, C: Clock>(
         let trace_result = writer.map(|w| w.join().expect("trace writer panicked"));
         (outcomes, phases, trace_result)
     });
-    let (lost, collector) = monitor.finish();
+    let (lost, collector, stopped_by) = monitor.finish();
     let collected = collector.map(|c| c.finish()).unwrap_or_default();
     log("finished test");
     let Phases {
@@ -387,6 +392,18 @@ pub fn execute<'s, C: Clock>(
         counters: counters::deltas(&input.counters, &samples.0, &samples.1),
         engine,
         interrupted: stop_at != 0 && failure.is_none() && lost.is_none(),
+        // Cut short: the stop came before the measured window's end.
+        stopped_by: (stop_at != 0
+            && stop_at < schedule.measure_end
+            && window.is_some()
+            && failure.is_none()
+            && lost.is_none())
+        .then(|| {
+            stopped_by.unwrap_or_else(|| match STOP_SIGNAL.load(Ordering::SeqCst) {
+                0 => "a stop request".to_string(),
+                signal => crate::exit::signal_name(signal),
+            })
+        }),
         failure,
         lost,
         trace,
@@ -587,6 +604,7 @@ impl RunInput<'_> {
             failure: None,
             lost: None,
             interrupted: false,
+            stopped_by: None,
             trace: None,
             observer_errors: Vec::new(),
             target_sizes: self.targets.iter().map(|t| t.size).collect(),

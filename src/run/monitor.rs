@@ -42,6 +42,8 @@ pub struct Monitor<'a, C: Clock> {
     progress: Option<Progress>,
     schedule: Option<Schedule>,
     lost: Option<LostTarget>,
+    /// What this monitor stopped the run for, when it did.
+    stopped_by: Option<String>,
     shown_at: Nanos,
     /// A periodic action (checkpoints): its period, when it last ran, and the action.
     periodic: Option<(Nanos, Nanos, Periodic<'a>)>,
@@ -72,6 +74,7 @@ impl<'a, C: Clock> Monitor<'a, C> {
             progress,
             schedule: None,
             lost: None,
+            stopped_by: None,
             shown_at: 0,
             periodic: None,
             window: None,
@@ -121,7 +124,7 @@ impl<'a, C: Clock> Monitor<'a, C> {
             self.tick(now);
             let stopped = self.stop.load(Ordering::Relaxed) != 0;
             if self.peers.poll(stopped) && !stopped {
-                self.request_stop();
+                self.request_stop("another rank's stop");
                 return;
             }
             if now >= deadline || stopped {
@@ -135,13 +138,13 @@ impl<'a, C: Clock> Monitor<'a, C> {
                     .find_map(|(target, t)| t.lost().map(|what| LostTarget { target, what }))
             {
                 self.lost = Some(lost);
-                self.request_stop();
+                self.request_stop("a lost target");
                 return;
             }
             if let Some(name) = self.stop_event
                 && events::is_set(name)
             {
-                self.request_stop();
+                self.request_stop(&format!("the -yp event '{name}'"));
                 return;
             }
             self.clock.sleep((deadline - now).min(POLL));
@@ -164,27 +167,35 @@ impl<'a, C: Clock> Monitor<'a, C> {
                     .schedule
                     .is_none_or(|s| monotonic_now() < s.measure_end)
             {
-                self.request_stop();
+                self.request_stop("another rank's stop");
             }
             std::thread::sleep(std::time::Duration::from_millis(1));
         }
     }
 
-    /// Clears the progress line and returns the lost target and the collector.
-    pub fn finish(mut self) -> (Option<LostTarget>, Option<Collector<'a>>) {
+    /// Clears the progress line and returns the lost target, the collector and what this
+    /// monitor stopped the run for.
+    pub fn finish(mut self) -> (Option<LostTarget>, Option<Collector<'a>>, Option<String>) {
         if let Some(progress) = &mut self.progress {
             progress.clear();
         }
-        (self.lost, self.collector)
+        (self.lost, self.collector, self.stopped_by)
     }
 
-    fn request_stop(&self) {
-        let _ = self.stop.compare_exchange(
-            0,
-            monotonic_now().max(1),
-            Ordering::SeqCst,
-            Ordering::SeqCst,
-        );
+    /// Stops the run for `why`, unless something else already did.
+    fn request_stop(&mut self, why: &str) {
+        let first = self
+            .stop
+            .compare_exchange(
+                0,
+                monotonic_now().max(1),
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            )
+            .is_ok();
+        if first {
+            self.stopped_by = Some(why.to_string());
+        }
     }
 
     fn tick(&mut self, now: Nanos) {

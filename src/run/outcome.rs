@@ -3,7 +3,7 @@
 use crate::engine::Op;
 use crate::exit::EXIT_RUN_ERROR;
 use crate::profile::{CacheMode, Profile, Target};
-use crate::run::STOP;
+use crate::run::{STOP, STOP_SIGNAL};
 use crate::stats::{IoFailure, RunResults};
 
 /// The exit status of a run whose report is out, and the lines that say why.
@@ -28,6 +28,16 @@ pub fn ending(profile: &Profile, results: &RunResults) -> (u8, Vec<String>) {
         } else if last.window.is_none() {
             lines.push("iospd: interrupted before the measured window began; no results".into());
             code = EXIT_RUN_ERROR;
+        } else if let Some(by) = results.timespans.iter().find_map(|t| t.stopped_by.as_ref()) {
+            lines.push(format!(
+                "iospd: {by} cut the run short; the results cover the measured window up to it"
+            ));
+            // A signal has an exit status of its own (128 + its number), so scripts can tell a
+            // shortened run from a whole one; the profile's own -yp event is a normal end.
+            let signal = STOP_SIGNAL.load(std::sync::atomic::Ordering::SeqCst);
+            if signal != 0 {
+                code = crate::exit::interrupted_status(signal);
+            }
         } else if STOP.load(std::sync::atomic::Ordering::SeqCst) != 0 || last.interrupted {
             lines.push(
                 "iospd: interrupted; the results cover the measured window up to the interruption"

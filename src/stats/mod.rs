@@ -338,6 +338,8 @@ pub struct TimeSpanResults {
     pub observer_errors: Vec<String>,
     /// Whether a signal cut the run short.
     pub interrupted: bool,
+    /// What stopped the run before the measured window's end (`SIGINT`, the `-yp` event …).
+    pub stopped_by: Option<String>,
     /// Size in bytes of each target of the timespan.
     pub target_sizes: Vec<u64>,
     /// The completion polling budget the threads used, in nanoseconds.

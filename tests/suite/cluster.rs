@@ -536,7 +536,15 @@ mod mpi {
         let Some(output) = interrupted(test, libc::SIGUSR1, &dir) else {
             return;
         };
-        let report = json(&output);
+        // Every rank was stopped by the signal: the status says so (128 + SIGUSR1).
+        assert_eq!(
+            output.status.code(),
+            Some(128 + libc::SIGUSR1),
+            "{}",
+            stderr(&output)
+        );
+        let report: Report = serde_json::from_str(&stdout(&output)).expect("the result is JSON");
+        assert_eq!(report.timespans[0].stopped_by.as_deref(), Some("SIGUSR1"));
         shortened(&report);
         let written: Report =
             serde_json::from_str(&fs::read_to_string(dir.join("r.json")).unwrap()).unwrap();

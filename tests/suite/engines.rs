@@ -304,18 +304,36 @@ fn interrupt_inside_the_window_reports_the_shortened_window() {
                 "-r",
                 "--engine=psync",
                 &path,
+                &format!("--output={}", dir.arg("r.xml")),
+                &format!("--output={}", dir.arg("r.html")),
+                &format!("--output={}", dir.arg("r.json")),
             ],
             Duration::from_millis(1500),
             signal,
         );
+        // A status of its own, 128 + the signal, so scripts can tell.
         assert_eq!(
             output.status.code(),
-            Some(0),
+            Some(128 + signal),
             "signal {signal}: {}",
             stderr(&output)
         );
         let report = stdout(&output);
         let seconds = test_time(&report);
+        // Said first, with what was measured and what was asked for.
+        let name = match signal {
+            libc::SIGINT => "SIGINT",
+            libc::SIGTERM => "SIGTERM",
+            _ => "SIGHUP",
+        };
+        let first = report.lines().next().unwrap();
+        assert_eq!(
+            first,
+            format!(
+                "Cut short: {name} stopped timespan 1 after {seconds:.2}s of the 30s measured window asked for (-d30); the results cover those {seconds:.2}s."
+            ),
+            "{report}"
+        );
         assert!(
             seconds > 0.0 && seconds < 29.0,
             "signal {signal}: the window ({seconds}s) ends at the signal, not after -d30"
@@ -326,7 +344,23 @@ fn interrupt_inside_the_window_reports_the_shortened_window() {
             (total.iops - total.ios as f64 / seconds).abs() / total.iops < 0.01,
             "rate uses the shortened window"
         );
-        assert!(stderr(&output).contains("interrupted"));
+        // Every format says so too.
+        let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
+        let xml = read("r.xml");
+        assert!(
+            xml.contains(&format!("<By>{name}</By>")) && xml.contains("<AskedSeconds>30<"),
+            "{xml}"
+        );
+        util::validate_xml(&[("cut", &xml)], "interrupt_inside_the_window");
+        assert!(read("r.html").contains(first), "the HTML report's banner");
+        let json: serde_json::Value = serde_json::from_str(&read("r.json")).unwrap();
+        assert_eq!(json["timespans"][0]["stopped_by"], name);
+        util::validate_json(&read("r.json"));
+        assert!(
+            stderr(&output).contains(&format!("{name} cut the run short")),
+            "{}",
+            stderr(&output)
+        );
     }
 }
 

@@ -35,7 +35,13 @@ pub fn render(report: &Report) -> String {
         }
         return out;
     }
-    let mut out = profile_text(&report.profile, &driven(report));
+    let mut out = String::new();
+    // Said first, before DiskSpd's layout, so neither a person nor a script can miss it.
+    if let Some(stopped) = report.stopped_early() {
+        out.push_str(&stopped.line());
+        out.push_str("\n\n");
+    }
+    out.push_str(&profile_text(&report.profile, &driven(report)));
     let start = report
         .timespans
         .first()
