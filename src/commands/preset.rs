@@ -2,7 +2,8 @@
 //! [`PRESETS`] (the one place to add a preset). The suite prints every command line it runs, runs
 //! each as its own iospd process (so a printed line reproduces its test exactly), then prints one
 //! summary table. Writes use random data (`-Zr`) so compressing or deduplicating devices are not
-//! flattered.
+//! flattered; CrystalDiskMark's suites read a random-filled file too, so all their tests share one
+//! file, which `-c` makes once and then reuses.
 
 use std::fmt::Write as _;
 
@@ -61,10 +62,10 @@ pub const PRESETS: &[Preset] = &[
         pause: 5,
         best_decimal: true,
         tests: &[
-            t("SEQ1M Q8T1", false, "-b1M -o8 -t1 -s -w0 -Sh"),
-            t("SEQ1M Q1T1", false, "-b1M -o1 -t1 -s -w0 -Sh"),
-            t("RND4K Q32T1", false, "-b4K -o32 -t1 -r -w0 -Sh"),
-            t("RND4K Q1T1", false, "-b4K -o1 -t1 -r -w0 -Sh"),
+            t("SEQ1M Q8T1", false, "-b1M -o8 -t1 -s -w0 -Zr -Sh"),
+            t("SEQ1M Q1T1", false, "-b1M -o1 -t1 -s -w0 -Zr -Sh"),
+            t("RND4K Q32T1", false, "-b4K -o32 -t1 -r -w0 -Zr -Sh"),
+            t("RND4K Q1T1", false, "-b4K -o1 -t1 -r -w0 -Zr -Sh"),
             t("SEQ1M Q8T1", true, "-b1M -o8 -t1 -s -w100 -Zr -Sh"),
             t("SEQ1M Q1T1", true, "-b1M -o1 -t1 -s -w100 -Zr -Sh"),
             t("RND4K Q32T1", true, "-b4K -o32 -t1 -r -w100 -Zr -Sh"),
@@ -81,10 +82,10 @@ pub const PRESETS: &[Preset] = &[
         pause: 5,
         best_decimal: true,
         tests: &[
-            t("SEQ1M Q8T1", false, "-b1M -o8 -t1 -s -w0 -Sh"),
-            t("SEQ128K Q32T1", false, "-b128K -o32 -t1 -s -w0 -Sh"),
-            t("RND4K Q32T16", false, "-b4K -o32 -t16 -r -w0 -Sh"),
-            t("RND4K Q1T1", false, "-b4K -o1 -t1 -r -w0 -Sh"),
+            t("SEQ1M Q8T1", false, "-b1M -o8 -t1 -s -w0 -Zr -Sh"),
+            t("SEQ128K Q32T1", false, "-b128K -o32 -t1 -s -w0 -Zr -Sh"),
+            t("RND4K Q32T16", false, "-b4K -o32 -t16 -r -w0 -Zr -Sh"),
+            t("RND4K Q1T1", false, "-b4K -o1 -t1 -r -w0 -Zr -Sh"),
             t("SEQ1M Q8T1", true, "-b1M -o8 -t1 -s -w100 -Zr -Sh"),
             t("SEQ128K Q32T1", true, "-b128K -o32 -t1 -s -w100 -Zr -Sh"),
             t("RND4K Q32T16", true, "-b4K -o32 -t16 -r -w100 -Zr -Sh"),

@@ -101,6 +101,10 @@ pub struct Profile {
     pub percentiles: Vec<f64>,
     /// `--force`: write even where the safety checks would refuse.
     pub force: bool,
+    /// `--recreate`: `-c` rewrites a file even when it is iospd's complete test file of the same
+    /// size and fill, which it otherwise reuses.
+    #[serde(default)]
+    pub recreate: bool,
     /// Live outputs: time series, interval log, trace, checkpoints, progress.
     pub observe: Observe,
     /// `--sqpoll`, `--iopoll`.
@@ -154,6 +158,7 @@ impl Profile {
             outputs: Vec::new(),
             percentiles: Vec::new(),
             force: false,
+            recreate: false,
             observe: Observe::default(),
             fast_paths: Default::default(),
             start_at_unix_ns: None,

@@ -174,6 +174,8 @@ pub struct RawArgs {
     pub percentiles: Vec<f64>,
     /// `--force`: write to devices and files that hold data.
     pub force: bool,
+    /// `--recreate`: `-c` rewrites its files even when they could be reused.
+    pub recreate: bool,
     /// `--timeseries=`: the time-series CSV.
     pub timeseries: Option<PathBuf>,
     /// `--histlog=`: the HdrHistogram interval log.

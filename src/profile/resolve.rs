@@ -62,6 +62,7 @@ pub fn resolve(raw: &RawArgs, command_line: String) -> Result<Resolved, ProfileE
     profile.outputs = raw.outputs.clone();
     profile.percentiles = raw.percentiles.clone();
     profile.force = raw.force;
+    profile.recreate = raw.recreate;
     profile.fast_paths = crate::engine::FastPaths {
         sqpoll_idle_ms: raw.sqpoll_idle_ms,
         iopoll: raw.iopoll,

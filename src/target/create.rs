@@ -33,6 +33,31 @@ pub enum CreateContent {
     Verified(VerifiedLayout),
 }
 
+impl CreateContent {
+    /// The fill a complete file's mark records; `None` for `--verify` blocks, which carry their
+    /// run's id and are written again by every run.
+    pub fn fill_name(self) -> Option<&'static str> {
+        match self {
+            CreateContent::Pattern => Some("pattern"),
+            CreateContent::Zero => Some("zero"),
+            CreateContent::Random => Some("random"),
+            CreateContent::Verified(_) => None,
+        }
+    }
+}
+
+/// The fill a file keeps when `target` writes to it in `timespan`: its writes' content, when that
+/// is what `-c` would fill it with; `None` when the writes leave something else.
+pub fn written_fill(timespan: &TimeSpan, target: &Target, verify: bool) -> Option<&'static str> {
+    if verify {
+        return None;
+    }
+    match target.write_buffer {
+        WriteBuffer::Source { .. } => None,
+        _ => create_content(timespan, target).fill_name(),
+    }
+}
+
 /// Where `-c --verify` puts its blocks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct VerifiedLayout {
@@ -223,9 +248,43 @@ pub fn create(
         }
         return Err(fail(source));
     }
+    // Only now, with every byte on the device: a file cut short is never taken for a whole one.
+    if let Some(fill) = content.fill_name() {
+        let _ = marker::mark_complete(&file, size, fill);
+    }
     let facts = open::facts(file.as_fd()).map_err(fail)?;
     *anchor = Anchor::Open { file, facts };
     Ok(warning)
+}
+
+/// `-c` of a file that is already iospd's complete test file of `size` bytes filled as `content`
+/// fills (marked so by the `-c` that wrote it, same size on disk, every byte allocated): nothing to
+/// write. Its dirty pages are flushed and its page cache dropped, as after a creation, and the line
+/// that says so is returned; `None` when the file must be written.
+pub fn reuse(anchor: &Anchor, path: &Path, size: u64, content: CreateContent) -> Option<String> {
+    let fill = content.fill_name()?;
+    let Anchor::Open { file, facts } = anchor else {
+        return None;
+    };
+    let file = open::reopen(file.as_fd(), libc::O_RDONLY, facts.identity, path).ok()?;
+    let meta = file.metadata().ok()?;
+    let whole = meta.is_file() && meta.len() == size && meta.blocks().saturating_mul(512) >= size;
+    if !whole || marker::completed(&file).ok()?? != (size, fill.to_string()) {
+        return None;
+    }
+    file.sync_data().ok()?;
+    // SAFETY: plain advisory call on an open descriptor.
+    unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    let filled = match fill {
+        "zero" => "zeros (-Z)",
+        "random" => "random bytes (-Zr)",
+        _ => "DiskSpd's 0..255 pattern",
+    };
+    Some(format!(
+        "note: reusing '{}', iospd's complete {} test file of {filled}, rather than writing it again (--recreate does)",
+        path.display(),
+        format_size(size)
+    ))
 }
 
 /// `-c` on the terminal: bytes written, the rate and the time left, about four times a second.

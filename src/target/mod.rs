@@ -200,9 +200,25 @@ pub struct Checked {
     precreated: HashSet<usize>,
     /// Show creation on the terminal (not `--quiet`).
     status: bool,
+    /// `--recreate`: write `-c` files even when they could be reused.
+    recreate: bool,
 }
 
 impl Checked {
+    /// The note that `-c` reuses the anchor's file as it is, unless `--recreate` was given.
+    fn reused(
+        &self,
+        anchor: &Anchor,
+        path: &std::path::Path,
+        size: u64,
+        content: create::CreateContent,
+    ) -> Option<String> {
+        if self.recreate {
+            return None;
+        }
+        create::reuse(anchor, path, size, content)
+    }
+
     /// Whether preparation is shown on the terminal (not `--quiet`).
     pub fn shows_status(&self) -> bool {
         self.status
@@ -312,6 +328,7 @@ pub fn check(
             precreate,
             precreated,
             status: !profile.observe.quiet,
+            recreate: profile.recreate,
         },
         warnings,
     ))
@@ -327,6 +344,10 @@ pub fn precreate(
     for &(anchor, size) in &checked.precreate {
         let path = cleared.path_of(anchor).to_path_buf();
         let content = create::CreateContent::Pattern;
+        if let Some(note) = checked.reused(&cleared.anchors[anchor], &path, size, content) {
+            warnings.push(note);
+            continue;
+        }
         warnings.extend(create::create(
             &mut cleared.anchors[anchor],
             &path,
@@ -372,6 +393,12 @@ pub fn prepare(
                 }
                 None => create::create_content(timespan, target),
             };
+            if let Some(note) =
+                checked.reused(&cleared.anchors[anchor], &target.path, size, content)
+            {
+                warnings.push(note);
+                continue;
+            }
             warnings.extend(create::create(
                 &mut cleared.anchors[anchor],
                 &target.path,
@@ -399,6 +426,14 @@ pub fn prepare(
             return Err(TargetError::Missing(target.path.clone()));
         };
         let file = open_for_io(target, anchor, facts.identity)?;
+        // Writes that leave other content than the file's complete mark records: no longer
+        // reusable as it is.
+        if target.write_ratio > 0
+            && let Ok(Some((_, fill))) = crate::safety::marker::completed(&file)
+            && create::written_fill(timespan, target, verify_run.is_some()) != Some(fill.as_str())
+        {
+            let _ = crate::safety::marker::mark(&file);
+        }
         let range = inspection.range;
         if target.write_ratio < 100
             && inspection.kind == TargetKind::File

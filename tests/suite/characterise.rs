@@ -388,6 +388,13 @@ fn a_preset_prints_command_lines_that_run_unchanged() {
             "a read and a write cell: {row}"
         );
     }
+    // One random-filled file (CrystalDiskMark's data is random too) serves every test: whole and
+    // marked so, which is what lets each test reuse it rather than write it again.
+    let file = std::fs::File::open(&target).unwrap();
+    assert_eq!(
+        iospd::safety::marker::completed(&file).unwrap(),
+        Some((8 << 20, "random".to_string()))
+    );
     // The last printed line (random 4K writes), run by hand, is the same test.
     let line = format!("-{}", lines[7]);
     let again = iospd().args(line.split(' ')).output().unwrap();

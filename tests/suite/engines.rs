@@ -56,6 +56,92 @@ fn create_writes_real_data_not_a_sparse_file() {
     );
 }
 
+/// Puts `byte` at `offset` behind iospd's back, so a rewrite of the file shows.
+fn poke(path: &std::path::Path, offset: u64, byte: u8) {
+    use std::os::unix::fs::FileExt as _;
+    let file = fs::OpenOptions::new().write(true).open(path).unwrap();
+    file.write_all_at(&[byte], offset).unwrap();
+    file.sync_all().unwrap();
+}
+
+fn byte_at(path: &std::path::Path, offset: u64) -> u8 {
+    fs::read(path).unwrap()[offset as usize]
+}
+
+#[test]
+fn c_reuses_its_own_complete_file_of_the_same_size_and_fill_and_nothing_else() {
+    let dir = TempDir::new();
+    let path = dir.join("t.dat");
+    let arg = path.display().to_string();
+    let create = |extra: &[&str]| {
+        let mut args = vec!["-c8M", "-d1", "-W0", "-b4K", "-Sh"];
+        args.extend_from_slice(extra);
+        args.push(&arg);
+        let output = run_iospd(&args);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        stderr(&output).contains("note: reusing '")
+    };
+    assert!(!create(&[]), "made, not reused");
+    // The same size and fill: reused, said in one line, the byte poked behind its back kept.
+    poke(&path, 100, 0xaa);
+    assert!(create(&[]));
+    assert_eq!(byte_at(&path, 100), 0xaa, "reused, not rewritten");
+    // --recreate writes it again.
+    assert!(!create(&["--recreate"]));
+    assert_eq!(byte_at(&path, 100), 100, "DiskSpd's pattern again");
+    // Another fill or another size: written again.
+    poke(&path, 100, 0xaa);
+    assert!(!create(&["-Z"]));
+    assert_eq!(byte_at(&path, 100), 0);
+    poke(&path, 100, 0xaa);
+    assert!(create(&["-Z"]), "zeros again: reused");
+    assert!(!create(&["-Zr"]));
+    let reused = run_iospd(&["-c16M", "-d1", "-W0", "-b4K", "-Sh", "-Zr", &arg]);
+    assert!(!stderr(&reused).contains("reusing"));
+    assert_eq!(fs::metadata(&path).unwrap().len(), 16 << 20);
+    // Writes that leave other content (random windows of a -Z source) take the mark of a whole
+    // file away: the next -c writes it again. Writes of the fill itself keep it.
+    assert!(!create(&["-w100", "-Z1M"]));
+    assert!(!create(&[]), "after -Z1M writes");
+    assert!(create(&["-w100", "-r"]), "pattern writes keep the pattern");
+    assert!(create(&[]));
+    // A file marked but not yet whole (as a crash leaves it) is never reused.
+    iospd::safety::marker::mark(&fs::File::open(&path).unwrap()).unwrap();
+    poke(&path, 100, 0xaa);
+    assert!(!create(&[]));
+    assert_eq!(byte_at(&path, 100), 100);
+}
+
+#[test]
+fn a_creation_killed_midway_leaves_a_file_that_is_not_reused() {
+    let dir = TempDir::new();
+    let path = dir.join("big.dat");
+    let arg = path.display().to_string();
+    let mut child = util::iospd()
+        .args(["-c2G", "-d1", "-W0", "-Sh", &arg])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while fs::metadata(&path).map_or(0, |m| m.len()) < 1 << 20 {
+        assert!(started.elapsed() < Duration::from_secs(60), "never started");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let file = fs::File::open(&path).unwrap();
+    assert!(
+        iospd::safety::marker::is_test_file(&file).unwrap(),
+        "still iospd's"
+    );
+    assert_eq!(
+        iospd::safety::marker::completed(&file).unwrap(),
+        None,
+        "a file cut short is never marked whole"
+    );
+}
+
 fn random_reads(engine: &str) -> String {
     let dir = TempDir::new();
     let engine = format!("--engine={engine}");

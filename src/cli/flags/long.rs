@@ -265,6 +265,17 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         },
     },
     LongFlag {
+        name: "recreate",
+        usage: (
+            "--recreate",
+            "-c writes its file again even when it is iospd's complete test file of that size and fill (which it otherwise reuses)",
+        ),
+        apply: |v, raw| {
+            no_long_value(v, "recreate")?;
+            flag_once(&mut raw.recreate)
+        },
+    },
+    LongFlag {
         name: "percentiles",
         usage: (
             "--percentiles=<p,p,…>",
