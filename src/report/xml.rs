@@ -110,10 +110,12 @@ pub fn system(out: &mut Out, system: &SystemInfo, run_time: &str, version: &str)
     out.value("Version", version);
     out.close("Tool");
     out.value("RunTime", run_time);
-    out.line(&format!(
-        "<PowerScheme Name=\"{}\" Guid=\"\"/>",
-        escape(&system.power_scheme)
-    ));
+    if !system.power_scheme.is_empty() {
+        out.line(&format!(
+            "<PowerScheme Name=\"{}\" Guid=\"\"/>",
+            escape(&system.power_scheme)
+        ));
+    }
     out.value("PageSize", system.page_size);
     out.text("Kernel", &system.kernel);
     let all: Vec<u32> = system.cpus.iter().map(|c| c.cpu).collect();

@@ -61,7 +61,8 @@ pub struct SystemInfo {
     pub processor_name: String,
     /// Kernel name and release.
     pub kernel: String,
-    /// The cpufreq governor (Linux's closest thing to a power scheme), or empty.
+    /// The cpufreq governor (Linux's closest thing to a power scheme) with its energy-performance
+    /// preference, or empty when there is none.
     pub power_scheme: String,
     /// Page size in bytes.
     #[serde(rename = "page_size_bytes")]
@@ -106,6 +107,20 @@ impl SystemInfo {
     /// Cores of different efficiency classes.
     pub fn heterogeneous(&self) -> bool {
         self.distinct(|c| (c.efficiency_class, 0)) > 1
+    }
+}
+
+/// What Linux has for Windows' power scheme: the cpufreq governor, with the energy-performance
+/// preference in parentheses where the driver has one (`powersave (balance_performance)`); empty
+/// when the machine exposes no cpufreq (a VM, most containers), and the reports leave it out.
+pub(super) fn power_scheme() -> String {
+    let cpufreq = "/sys/devices/system/cpu/cpu0/cpufreq";
+    let Some(governor) = read_trimmed(format!("{cpufreq}/scaling_governor")) else {
+        return String::new();
+    };
+    match read_trimmed(format!("{cpufreq}/energy_performance_preference")) {
+        Some(preference) => format!("{governor} ({preference})"),
+        None => governor,
     }
 }
 

@@ -12,7 +12,7 @@ use std::time::SystemTime;
 
 pub use cpu::{CpuTimes, parse_proc_stat, read_proc_stat};
 pub use facts::{CacheInfo, CacheKind, CpuTopology, SystemInfo, parse_cpu_list};
-use facts::{caches, read_trimmed, topology};
+use facts::{caches, power_scheme, read_trimmed, topology};
 pub use memory::Available;
 pub use time_sync::{ClockState, clock_state};
 
@@ -98,8 +98,7 @@ impl Host for LinuxHost {
             computer_name: read_trimmed("/proc/sys/kernel/hostname").unwrap_or_default(),
             processor_name,
             kernel,
-            power_scheme: read_trimmed("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
-                .unwrap_or_default(),
+            power_scheme: power_scheme(),
             page_size,
             cpus: online.iter().map(|&c| topology(c, &big)).collect(),
             caches: caches(&online),

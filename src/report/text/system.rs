@@ -14,7 +14,10 @@ pub fn system_text(system: &SystemInfo, start: &str) -> String {
     field("computer name", &system.computer_name);
     field("processor name", &system.processor_name);
     field("start time", start);
-    field("active power scheme", &system.power_scheme);
+    // DiskSpd leaves the line out when it cannot tell.
+    if !system.power_scheme.is_empty() {
+        field("active power scheme", &system.power_scheme);
+    }
     field("page size", &format_size(system.page_size));
     field("kernel", &system.kernel);
     out.push('\n');
@@ -51,4 +54,26 @@ pub fn system_text(system: &SystemInfo, start: &str) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_power_scheme_line_is_left_out_when_linux_has_none() {
+        let mut system = SystemInfo {
+            power_scheme: "powersave (balance_performance)".into(),
+            page_size: 4096,
+            ..SystemInfo::default()
+        };
+        let text = system_text(&system, "2026/11/25 12:00:00 UTC");
+        assert!(
+            text.contains("  active power scheme:  powersave (balance_performance)\n"),
+            "{text}"
+        );
+        system.power_scheme.clear();
+        let text = system_text(&system, "2026/11/25 12:00:00 UTC");
+        assert!(!text.contains("power scheme"), "{text}");
+    }
 }
