@@ -1,4 +1,5 @@
-//! The units of the DiskSpd command line: sizes (`4K`, `1G`, `8b`), plain counts and percentages.
+//! The units of the DiskSpd command line: sizes (`4K`, `1G`, `8b`), plain counts and percentages;
+//! and the one rule for times iospd writes outside DiskSpd's layout: a unit that scales itself.
 //!
 //! Parsing is strict where DiskSpd used `atoi`: `-o32x` is an error here, not 32, because a
 //! silently truncated value is a wrong measurement that nobody notices.
@@ -127,6 +128,23 @@ pub fn format_size(bytes: u64) -> String {
     format!("{bytes}B")
 }
 
+/// A duration (a latency, a clock offset) for people, outside DiskSpd's layout (which keeps
+/// milliseconds with three decimals): the unit that keeps it short, `850ns`, `12.3µs`, `1.234ms`,
+/// `16.000s`; negative values keep their sign.
+pub fn format_duration(ns: f64) -> String {
+    let sign = if ns < 0.0 { "-" } else { "" };
+    let ns = ns.abs();
+    if ns < 1e3 {
+        format!("{sign}{ns:.0}ns")
+    } else if ns < 1e6 {
+        format!("{sign}{:.1}µs", ns / 1e3)
+    } else if ns < 1e9 {
+        format!("{sign}{:.3}ms", ns / 1e6)
+    } else {
+        format!("{sign}{:.3}s", ns / 1e9)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -206,5 +224,14 @@ mod tests {
         assert_eq!(format_size(10 << 20), "10MiB");
         assert_eq!(format_size(3 << 29), "1.5GiB");
         assert_eq!(format_size(5 << 40), "5TiB");
+    }
+
+    #[test]
+    fn durations_scale_their_unit() {
+        assert_eq!(format_duration(850.0), "850ns");
+        assert_eq!(format_duration(12_345.0), "12.3µs");
+        assert_eq!(format_duration(1_234_567.0), "1.235ms");
+        assert_eq!(format_duration(16e9), "16.000s");
+        assert_eq!(format_duration(-2_500.0), "-2.5µs");
     }
 }

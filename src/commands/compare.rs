@@ -14,14 +14,20 @@ use crate::report::noise::{FloorSource, Floors};
 /// The command's synopsis (also in `iospd help`).
 pub const USAGE: &str = "iospd compare [--noise-from=<repeated.json>] <base.json> <new.json>";
 
-/// Lays the comparison out as a text table; `floors` says where the run-to-run floors come from.
+/// Lays the comparison out as text: the change of the means of repeated runs (`--repeat`) first,
+/// then a table per timespan; `floors` says where the run-to-run floors come from.
 pub fn render(
     base: &str,
     new: &str,
+    repeated: &[RepeatedLine],
     timespans: &[Option<TimeSpanComparison>],
     floors: &Floors,
 ) -> String {
     let mut out = format!("base: {base}\nnew:  {new}\n");
+    out.push_str(&render_repetitions(repeated));
+    if !repeated.is_empty() {
+        out.push_str("\neach repetition on its own:\n");
+    }
     for (i, ts) in timespans.iter().enumerate() {
         let _ = writeln!(out, "\ntimespan {}:", i + 1);
         let Some(ts) = ts else {
@@ -64,11 +70,11 @@ pub fn render(
             };
             let _ = writeln!(
                 out,
-                "  {:<5} {:<20} | {:>14.2} | {:>14.2} | {change:>9} | {floor:>8} | {band:>8} | {verdict}",
+                "  {:<5} {:<20} | {:>14} | {:>14} | {change:>9} | {floor:>8} | {band:>8} | {verdict}",
                 line.direction,
                 line.metric.label(),
-                line.base,
-                line.new
+                line.metric.show(line.base),
+                line.metric.show(line.new)
             );
         }
     }
@@ -86,7 +92,7 @@ pub fn render(
 
 /// The changes the repetitions of both runs (`--repeat`) show, with their intervals; nothing when
 /// either run has none.
-pub fn render_repetitions(lines: &[RepeatedLine]) -> String {
+fn render_repetitions(lines: &[RepeatedLine]) -> String {
     if lines.is_empty() {
         return String::new();
     }
@@ -102,6 +108,13 @@ pub fn render_repetitions(lines: &[RepeatedLine]) -> String {
     for l in lines {
         let d = &l.difference;
         let base = l.means.0;
+        let show = |v: f64| {
+            if l.latency {
+                crate::units::format_duration(v)
+            } else {
+                format!("{v:.2}")
+            }
+        };
         let percent = |v: f64| {
             if base == 0.0 {
                 0.0
@@ -114,8 +127,8 @@ pub fn render_repetitions(lines: &[RepeatedLine]) -> String {
             "  {:<8} {:<16} | {:>14} | {:>14} | {:>22} | {}",
             l.timespan,
             l.metric,
-            format!("{:.2} ({})", l.means.0, l.counts.0),
-            format!("{:.2} ({})", l.means.1, l.counts.1),
+            format!("{} ({})", show(l.means.0), l.counts.0),
+            format!("{} ({})", show(l.means.1), l.counts.1),
             format!("{:+.2}% ± {:.2}%", percent(d.delta), percent(d.half_width)),
             l.verdict()
         );
@@ -149,8 +162,14 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
             k + 1,
         ));
     }
-    text.push_str(&render(base, new, &compare(&b, &n, &floors), &floors));
-    text.push_str(&render_repetitions(&compare_repetitions(&b, &n)));
+    let repeated = compare_repetitions(&b, &n);
+    text.push_str(&render(
+        base,
+        new,
+        &repeated,
+        &compare(&b, &n, &floors),
+        &floors,
+    ));
     super::print(&text)?;
     Ok(0)
 }

@@ -16,7 +16,7 @@
 
 use super::ToolError;
 use crate::report::Report;
-use crate::report::slo::{PacedStep, RampStep, SloSearch, ms};
+use crate::report::slo::{PacedStep, RampStep, SloSearch, duration};
 
 /// A ramp step that gains less than this is saturation.
 const SATURATION_GAIN: f64 = 0.10;
@@ -112,7 +112,7 @@ pub fn search(
     let p = goal.percentile;
     say(&format!(
         "iospd sweep --slo: the highest rate with p{p} latency under {}\n\nclosed-loop ramp:\n",
-        ms(Some(goal.target_ns))
+        duration(Some(goal.target_ns))
     ))?;
     // 1. The ramp.
     let (mut ramp, mut best, mut depth, mut d) = (Vec::new(), 0.0f64, 1u32, 1u32);
@@ -124,7 +124,7 @@ pub fn search(
         say(&format!(
             "  -o{d:<5} {:12.2} I/O per s  p{p} {}\n",
             step.ios_per_s,
-            ms(step.percentile_ns)
+            duration(step.percentile_ns)
         ))?;
         let gained = step.ios_per_s >= best * (1.0 + SATURATION_GAIN);
         if gained {
@@ -245,8 +245,8 @@ fn paced_step(
         say(&format!(
             "  target {target:12.2}  achieved {:12.2}  p{p} {}  upper bound {}  {}\n",
             run.rate,
-            ms(run.percentile_ns),
-            ms(run.bound_ns),
+            duration(run.percentile_ns),
+            duration(run.bound_ns),
             failed_on.unwrap_or("pass")
         ))?;
         step.achieved_ios_per_s = step.achieved_ios_per_s.min(run.rate);

@@ -32,20 +32,10 @@ pub fn line(phase: Phase, elapsed_s: u64, length_s: u64, last: Option<&Row>) -> 
             " | {:.0} IOPS, {:.1} MiB/s, p99 {}",
             t.ios_per_s,
             t.bytes_per_s / 1_048_576.0,
-            latency(t.p99_ns)
+            crate::units::format_duration(t.p99_ns as f64)
         ));
     }
     text
-}
-
-/// A latency with a unit that keeps three digits.
-fn latency(ns: u64) -> String {
-    match ns {
-        0..1_000 => format!("{ns}ns"),
-        1_000..1_000_000 => format!("{:.1}us", ns as f64 / 1e3),
-        1_000_000..1_000_000_000 => format!("{:.2}ms", ns as f64 / 1e6),
-        _ => format!("{:.2}s", ns as f64 / 1e9),
-    }
 }
 
 /// Rewrites the line on stderr, clipped to the terminal's width.
@@ -69,7 +59,7 @@ mod tests {
         let row = Row::new(0, 1_000_000_000, &[ops]);
         assert_eq!(
             line(Phase::Measuring, 10, 60, Some(&row)),
-            "iospd: measuring 0:00:10/0:01:00 | 1000 IOPS, 1000.0 MiB/s, p99 1.50ms"
+            "iospd: measuring 0:00:10/0:01:00 | 1000 IOPS, 1000.0 MiB/s, p99 1.500ms"
         );
     }
 }

@@ -57,18 +57,33 @@ impl Metric {
         Metric::Max,
     ];
 
-    /// The name the report prints, with its unit.
+    /// The name the report prints.
     pub fn label(self) -> &'static str {
         match self {
             Metric::Iops => "IOPS",
             Metric::MibPerS => "MiB/s",
-            Metric::MeanLatency => "mean latency (us)",
-            Metric::P50 => "p50 latency (us)",
-            Metric::P90 => "p90 latency (us)",
-            Metric::P99 => "p99 latency (us)",
-            Metric::P999 => "p99.9 latency (us)",
-            Metric::P9999 => "p99.99 latency (us)",
-            Metric::Max => "max latency (us)",
+            Metric::MeanLatency => "mean latency",
+            Metric::P50 => "p50 latency",
+            Metric::P90 => "p90 latency",
+            Metric::P99 => "p99 latency",
+            Metric::P999 => "p99.9 latency",
+            Metric::P9999 => "p99.99 latency",
+            Metric::Max => "max latency",
+        }
+    }
+
+    /// Whether its values are latencies, in nanoseconds.
+    pub fn is_latency(self) -> bool {
+        !matches!(self, Metric::Iops | Metric::MibPerS)
+    }
+
+    /// A value of it for people: a latency in the unit that keeps it short, a rate with two
+    /// decimals.
+    pub fn show(self, value: f64) -> String {
+        if self.is_latency() {
+            crate::units::format_duration(value)
+        } else {
+            format!("{value:.2}")
         }
     }
 
@@ -90,10 +105,10 @@ impl Metric {
         match self {
             Metric::Iops => Some(d.ios_per_s),
             Metric::MibPerS => Some(d.bytes_per_s / 1_048_576.0),
-            Metric::MeanLatency => d.latency.as_ref().map(|l| l.mean_ns / 1e3),
+            Metric::MeanLatency => d.latency.as_ref().map(|l| l.mean_ns),
             _ => {
                 let p = self.percentile()?;
-                d.latency.as_ref().map(|l| l.at(p) as f64 / 1e3)
+                d.latency.as_ref().map(|l| l.at(p) as f64)
             }
         }
     }
@@ -101,10 +116,10 @@ impl Metric {
     /// The time-series pick of a percentile the rows carry.
     fn pick(self) -> Option<Pick> {
         match self {
-            Metric::P50 => Some(|p| p.p50_ns as f64 / 1e3),
-            Metric::P99 => Some(|p| p.p99_ns as f64 / 1e3),
-            Metric::P999 => Some(|p| p.p999_ns as f64 / 1e3),
-            Metric::Max => Some(|p| p.max_ns as f64 / 1e3),
+            Metric::P50 => Some(|p| p.p50_ns as f64),
+            Metric::P99 => Some(|p| p.p99_ns as f64),
+            Metric::P999 => Some(|p| p.p999_ns as f64),
+            Metric::Max => Some(|p| p.max_ns as f64),
             _ => None,
         }
     }
@@ -130,7 +145,7 @@ impl Metric {
                 .intervals
                 .iter()
                 .filter(|i| i.ios > 0)
-                .map(|i| i.latency_mean_ns / 1e3)
+                .map(|i| i.latency_mean_ns)
                 .collect(),
             _ => self
                 .pick()
@@ -313,8 +328,10 @@ fn direction_lines(
 pub struct RepeatedLine {
     /// The timespan as given, from 1.
     pub timespan: usize,
-    /// What is compared, with its unit.
+    /// What is compared.
     pub metric: &'static str,
+    /// Whether the means are latencies, in nanoseconds.
+    pub latency: bool,
     /// Whether a larger value is better (rates) or worse (latency).
     pub higher_is_better: bool,
     /// The means, base and new.
@@ -356,18 +373,18 @@ pub fn compare_repetitions(base: &Report, new: &Report) -> Vec<RepeatedLine> {
                 1_048_576.0,
             ),
             (
-                "mean latency us",
+                "mean latency",
                 false,
                 bg.mean_latency.as_ref(),
                 ng.mean_latency.as_ref(),
-                1e3,
+                1.0,
             ),
             (
-                "p99 latency us",
+                "p99 latency",
                 false,
                 bg.p99_latency.as_ref(),
                 ng.p99_latency.as_ref(),
-                1e3,
+                1.0,
             ),
         ];
         for (metric, higher_is_better, bs, ns, unit) in metrics {
@@ -382,6 +399,7 @@ pub fn compare_repetitions(base: &Report, new: &Report) -> Vec<RepeatedLine> {
             lines.push(RepeatedLine {
                 timespan: bg.timespan,
                 metric,
+                latency: !higher_is_better,
                 higher_is_better,
                 means: (bs.mean / unit, ns.mean / unit),
                 counts: (bs.n, ns.n),

@@ -83,19 +83,19 @@ fn system(page: &mut String, report: &Report) {
     );
 }
 
-fn us(ns: f64) -> String {
-    format!("{:.1}", ns / 1e3)
+fn duration(ns: f64) -> String {
+    crate::units::format_duration(ns)
 }
 
 /// One row of a summary table: a label and a direction's numbers.
 fn row(page: &mut String, label: &str, d: &Direction) {
     let (mean, p50, p99, p999, max) = match &d.latency {
         Some(l) => (
-            us(l.mean_ns),
-            us(l.at(50.0) as f64),
-            us(l.at(99.0) as f64),
-            us(l.at(99.9) as f64),
-            us(l.max_ns as f64),
+            duration(l.mean_ns),
+            duration(l.at(50.0) as f64),
+            duration(l.at(99.0) as f64),
+            duration(l.at(99.9) as f64),
+            duration(l.max_ns as f64),
         ),
         None => Default::default(),
     };
@@ -112,7 +112,7 @@ fn row(page: &mut String, label: &str, d: &Direction) {
 fn table(page: &mut String, first: &str, rows: &[(String, &Direction)]) {
     let _ = write!(
         page,
-        "<table><tr><th class=\"l\">{first}</th><th>I/Os</th><th>IOPS</th><th>MiB/s</th><th>mean µs</th><th>p50 µs</th><th>p99 µs</th><th>p99.9 µs</th><th>max µs</th></tr>"
+        "<table><tr><th class=\"l\">{first}</th><th>I/Os</th><th>IOPS</th><th>MiB/s</th><th>mean</th><th>p50</th><th>p99</th><th>p99.9</th><th>max</th></tr>"
     );
     for (label, d) in rows {
         row(page, label, d);
@@ -212,12 +212,12 @@ fn cluster(page: &mut String, ts: &TimeSpanReport) {
     let Some(c) = &ts.cluster else { return };
     let _ = write!(
         page,
-        "<h3>Ranks and hosts</h3><p>{} ranks on {} hosts. Start skew {} µs; clock offsets known to ±{} µs; \
+        "<h3>Ranks and hosts</h3><p>{} ranks on {} hosts. Start skew {}; clock offsets known to ±{}; \
          the start was placed {:.1} ms ahead.</p><table><tr><th class=\"l\">aggregate</th><th>seconds</th><th>I/Os</th><th>IOPS</th><th>MiB/s</th></tr>",
         c.ranks.len(),
         c.hosts.len(),
-        us(c.start_skew_ns as f64),
-        us(c.clock_uncertainty_ns as f64),
+        duration(c.start_skew_ns as f64),
+        duration(c.clock_uncertainty_ns as f64),
         c.start_margin_ns as f64 / 1e6
     );
     for (label, a) in [
@@ -233,17 +233,17 @@ fn cluster(page: &mut String, ts: &TimeSpanReport) {
             a.bytes_per_s / 1_048_576.0
         );
     }
-    page.push_str("</table><table><tr><th>rank</th><th class=\"l\">host</th><th>offset µs</th><th>± µs</th><th>drift µs</th><th>late µs</th><th>I/Os</th><th>IOPS</th><th>MiB/s</th></tr>");
+    page.push_str("</table><table><tr><th>rank</th><th class=\"l\">host</th><th>offset</th><th>±</th><th>drift</th><th>late</th><th>I/Os</th><th>IOPS</th><th>MiB/s</th></tr>");
     for r in &c.ranks {
         let _ = write!(
             page,
             "<tr><td>{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td></tr>",
             r.rank,
             escape(&r.host),
-            us(r.clock_offset_ns as f64),
-            us(r.clock_uncertainty_ns as f64),
-            us(r.clock_drift_ns as f64),
-            us(r.lateness_ns as f64),
+            duration(r.clock_offset_ns as f64),
+            duration(r.clock_uncertainty_ns as f64),
+            duration(r.clock_drift_ns as f64),
+            duration(r.lateness_ns as f64),
             r.ios,
             r.ios_per_s,
             r.bytes_per_s / 1_048_576.0

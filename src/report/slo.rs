@@ -92,16 +92,16 @@ impl SloSearch {
                 out,
                 "answer: {:.2} I/O per s meets p{p} < {} (p{p} {}, upper 95% bound {}; bracket {:.0}-{:.0})",
                 step.achieved_ios_per_s,
-                ms(Some(self.target_ns)),
-                ms(step.percentile_ns),
-                ms(step.bound_ns),
+                duration(Some(self.target_ns)),
+                duration(step.percentile_ns),
+                duration(step.bound_ns),
                 self.bracket[0],
                 self.bracket[1]
             ),
             None => writeln!(
                 out,
                 "answer: no rate tried met p{p} < {} (the lowest tried was {:.2} I/O per s)",
-                ms(Some(self.target_ns)),
+                duration(Some(self.target_ns)),
                 self.bracket[1]
             ),
         };
@@ -123,8 +123,8 @@ impl SloSearch {
                 "{:14.2} {:14.2} {:>12} {:>12}  {}",
                 step.target_ios_per_s,
                 step.achieved_ios_per_s,
-                ms(step.percentile_ns),
-                ms(step.bound_ns),
+                duration(step.percentile_ns),
+                duration(step.bound_ns),
                 step.failed_on.as_deref().unwrap_or("pass")
             );
         }
@@ -171,6 +171,7 @@ impl SloSearch {
 }
 
 /// Milliseconds with three decimals, or N/A.
-pub fn ms(ns: Option<u64>) -> String {
-    ns.map_or("N/A".into(), |ns| format!("{:.3} ms", ns as f64 / 1e6))
+/// A latency for people, `N/A` when there is none.
+pub fn duration(ns: Option<u64>) -> String {
+    ns.map_or("N/A".into(), |ns| crate::units::format_duration(ns as f64))
 }

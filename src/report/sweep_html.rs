@@ -94,10 +94,10 @@ pub fn section(page: &mut String, s: &SweepReport) {
     for axis in &s.axes {
         let _ = write!(page, "<th>{}</th>", escape(axis));
     }
-    page.push_str("<th>IOPS</th><th>MiB/s</th><th>mean µs</th><th>p50 µs</th><th>p99 µs</th><th>p99.9 µs</th><th>CPU %</th><th>depth</th><th class=\"l\">knee</th></tr>");
+    page.push_str("<th>IOPS</th><th>MiB/s</th><th>mean</th><th>p50</th><th>p99</th><th>p99.9</th><th>CPU %</th><th>depth</th><th class=\"l\">knee</th></tr>");
     let knees = s.knees();
     for (i, p) in s.points.iter().enumerate() {
-        let us = |ns: Option<f64>| ns.map_or(String::new(), |ns| format!("{:.1}", ns / 1e3));
+        let us = |ns: Option<f64>| ns.map_or(String::new(), crate::units::format_duration);
         let _ = write!(page, "<tr><td>{}</td>", p.timespan);
         for v in &p.values {
             let _ = write!(page, "<td>{}</td>", escape(v));

@@ -333,7 +333,21 @@ fn compare_of_repeated_runs_gives_the_change_with_its_interval() {
     let compared = iospd().args(["compare", &slow, &fast]).output().unwrap();
     assert_eq!(compared.status.code(), Some(0), "{}", stderr(&compared));
     let text = stdout(&compared);
-    assert!(text.contains("repeated runs (--repeat)"), "{text}");
+    // The means first, then each repetition's own table; latencies carry their unit.
+    let means = text.find("repeated runs (--repeat)").expect("the means");
+    let each = text
+        .find("each repetition on its own")
+        .expect("the repetitions");
+    let first_table = text.find("\ntimespan 1:").expect("a table");
+    assert!(means < each && each < first_table, "{text}");
+    let p99 = text
+        .lines()
+        .find(|l| l.contains("p99 latency"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        p99.contains("µs (") || p99.contains("ms ("),
+        "a unit on each mean: {p99}"
+    );
     let iops = text
         .lines()
         .find(|l| l.contains("| IOPS") || l.trim_start().starts_with("1        IOPS"))
@@ -344,6 +358,7 @@ fn compare_of_repeated_runs_gives_the_change_with_its_interval() {
     let lines: Vec<&str> = same
         .lines()
         .skip_while(|l| !l.contains("repeated runs"))
+        .take_while(|l| !l.contains("each repetition on its own"))
         .filter(|l| l.contains(" | "))
         .skip(1)
         .collect();

@@ -10,8 +10,6 @@ use super::MIB;
 use crate::plan::cpu_list;
 use crate::system::ClockState;
 
-const NS_PER_US: f64 = 1_000.0;
-
 pub(super) fn start_text(out: &mut String, ts: &TimeSpanReport, clock: &ClockState) {
     if ts.start.is_none() && ts.cluster.is_none() {
         return;
@@ -26,25 +24,26 @@ pub(super) fn start_text(out: &mut String, ts: &TimeSpanReport, clock: &ClockSta
     }
 }
 
-fn us(ns: impl Into<f64>) -> f64 {
-    ns.into() / NS_PER_US
+/// A duration in the unit that keeps it short (iospd's own section: not DiskSpd's layout).
+fn duration(ns: impl Into<f64>) -> String {
+    crate::units::format_duration(ns.into())
 }
 
 fn agreed_text(out: &mut String, start: &StartReport, across_hosts: bool, clock: &ClockState) {
     let _ = writeln!(
         out,
-        "\n\nStart\n  agreed start:       {}\n  {:<20}{:.1}us after it",
+        "\n\nStart\n  agreed start:       {}\n  {:<20}{} after it",
         start.at,
         if across_hosts {
             "latest rank began:"
         } else {
             "threads began:"
         },
-        us(start.lateness_ns as f64)
+        duration(start.lateness_ns as f64)
     );
     let _ = writeln!(
         out,
-        "  wall clock:         {} source, {} (estimated error {}us, maximum {}us)",
+        "  wall clock:         {} source, {} (estimated error {}, maximum {})",
         if clock.source.is_empty() {
             "unknown"
         } else {
@@ -55,21 +54,21 @@ fn agreed_text(out: &mut String, start: &StartReport, across_hosts: bool, clock:
         } else {
             "NOT synchronised"
         },
-        clock.estimated_error_us,
-        clock.maximum_error_us
+        duration(clock.estimated_error_us as f64 * 1e3),
+        duration(clock.maximum_error_us as f64 * 1e3)
     );
 }
 
 fn ranks_text(out: &mut String, c: &ClusterReport) {
     let _ = writeln!(
         out,
-        "  start placed:       {:.1}ms ahead (least slack of any rank {:.1}ms)\n  start skew:         {:.1}us between the earliest and latest rank\n  clock offsets:      measured to within +/-{:.1}us\n  results gathered:   {} bytes in {:.1}ms",
-        c.start_margin_ns as f64 / 1e6,
-        c.start_slack_ns as f64 / 1e6,
-        us(c.start_skew_ns as f64),
-        us(c.clock_uncertainty_ns as f64),
+        "  start placed:       {} ahead (least slack of any rank {})\n  start skew:         {} between the earliest and latest rank\n  clock offsets:      measured to within +/-{}\n  results gathered:   {} bytes in {}",
+        duration(c.start_margin_ns as f64),
+        duration(c.start_slack_ns as f64),
+        duration(c.start_skew_ns as f64),
+        duration(c.clock_uncertainty_ns as f64),
         c.gathered_bytes,
-        c.gather_ns as f64 / 1e6
+        duration(c.gather_ns as f64)
     );
     let hosts = c.hosts.len();
     let _ = writeln!(
@@ -78,19 +77,19 @@ fn ranks_text(out: &mut String, c: &ClusterReport) {
         c.ranks.len(),
         if hosts == 1 { "" } else { "s" }
     );
-    out.push_str("rank | host             | offset (us) |   +/- (us) | drift (us) |  late (us) | threads |     I/Os     |    MiB/s   |  I/O per s\n");
+    out.push_str("rank | host             |      offset |        +/- |      drift |       late | threads |     I/Os     |    MiB/s   |  I/O per s\n");
     let rule = "-".repeat(127);
     let _ = writeln!(out, "{rule}");
     for r in &c.ranks {
         let _ = writeln!(
             out,
-            "{:4} | {:<16} | {:11.1} | {:10.1} | {:10.1} | {:10.1} | {:7} | {:12} | {:10.2} | {:10.2}",
+            "{:4} | {:<16} | {:>11} | {:>10} | {:>10} | {:>10} | {:7} | {:12} | {:10.2} | {:10.2}",
             r.rank,
             r.host,
-            us(r.clock_offset_ns as f64),
-            us(r.clock_uncertainty_ns as f64),
-            us(r.clock_drift_ns as f64),
-            us(r.lateness_ns as f64),
+            duration(r.clock_offset_ns as f64),
+            duration(r.clock_uncertainty_ns as f64),
+            duration(r.clock_drift_ns as f64),
+            duration(r.lateness_ns as f64),
             r.threads,
             r.ios,
             r.bytes_per_s / MIB,
@@ -140,4 +139,34 @@ fn aggregates_text(out: &mut String, c: &ClusterReport) {
         "first start to last end (as IOR counts):",
         &c.first_to_last,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_outside_diskspds_layout_scale_their_unit() {
+        let start = StartReport {
+            at: "2026-11-25T12:00:00Z".into(),
+            at_unix_ns: 0,
+            lateness_ns: 1_250_000,
+        };
+        let clock = ClockState {
+            source: "kvm-clock".into(),
+            synchronised: false,
+            estimated_error_us: 16_000_000,
+            maximum_error_us: 16_000_000,
+        };
+        let mut out = String::new();
+        agreed_text(&mut out, &start, false, &clock);
+        assert!(
+            out.contains("threads began:      1.250ms after it"),
+            "{out}"
+        );
+        assert!(
+            out.contains("(estimated error 16.000s, maximum 16.000s)"),
+            "{out}"
+        );
+    }
 }

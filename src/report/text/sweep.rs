@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::super::sweep::SweepReport;
-use super::{MIB, NS_PER_MS, STARS};
+use super::{MIB, STARS};
 
 pub(super) fn sweep_text(out: &mut String, command_line: &str, s: &SweepReport) {
     let _ = write!(out, "\nSweep: {command_line}\n{STARS}\n\n");
@@ -35,9 +35,10 @@ pub(super) fn sweep_text(out: &mut String, command_line: &str, s: &SweepReport) 
             continue;
         }
         let ms = |ns: Option<f64>| {
-            ns.map_or("     N/A".to_string(), |ns| {
-                format!("{:8.3}", ns / NS_PER_MS)
-            })
+            format!(
+                "{:>8}",
+                ns.map_or("N/A".to_string(), crate::units::format_duration)
+            )
         };
         let _ = write!(out, " | {:10.2}", p.ios_per_s);
         if repeated {
@@ -65,7 +66,7 @@ pub(super) fn sweep_text(out: &mut String, command_line: &str, s: &SweepReport) 
     let _ = writeln!(out, "{}", "-".repeat(width));
     let _ = writeln!(
         out,
-        "latency in ms{}; the knee is the last point before a step of {} gains less than {:.0}% IOPS while p99 still rises",
+        "latency from each I/O's start{}; the knee is the last point before a step of {} gains less than {:.0}% IOPS while p99 still rises",
         if repeated {
             "; each point is the mean of its repetitions, IOPS with its 95% confidence interval (Student's t)"
         } else {
@@ -96,8 +97,8 @@ pub(super) fn sweep_text(out: &mut String, command_line: &str, s: &SweepReport) 
                     p.values.last().map_or("", String::as_str),
                     p.ios_per_s,
                     p.p99_ns.map_or(String::new(), |ns| format!(
-                        ", p99 {:.3} ms",
-                        ns as f64 / NS_PER_MS
+                        ", p99 {}",
+                        crate::units::format_duration(ns as f64)
                     ))
                 )
             }
