@@ -88,7 +88,7 @@ pub fn measure<C: Clock>(
     pending.extend(warnings);
     // Every check has passed everywhere: from here on files are created and written.
     let created = start_streams(&mut cleared.outputs).and_then(|streams| {
-        let notices = crate::target::precreate(&checked, cleared, stop)?;
+        let notices = crate::target::precreate(&mut checked, cleared, stop)?;
         Ok((streams, notices))
     });
     let ((sinks, trace_file), notices) = match created {

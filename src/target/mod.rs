@@ -202,21 +202,26 @@ pub struct Checked {
     status: bool,
     /// `--recreate`: write `-c` files even when they could be reused.
     recreate: bool,
+    /// The anchors whose reuse was already said (a repeated timespan reuses its file each time).
+    reuse_said: HashSet<usize>,
 }
 
 impl Checked {
-    /// The note that `-c` reuses the anchor's file as it is, unless `--recreate` was given.
+    /// Whether `-c` reuses the anchor's file as it is (never with `--recreate`), and the note
+    /// that says so the first time.
     fn reused(
-        &self,
-        anchor: &Anchor,
+        &mut self,
+        cleared: &Cleared,
+        anchor: usize,
         path: &std::path::Path,
         size: u64,
         content: create::CreateContent,
-    ) -> Option<String> {
+    ) -> Option<Option<String>> {
         if self.recreate {
             return None;
         }
-        create::reuse(anchor, path, size, content)
+        let note = create::reuse(&cleared.anchors[anchor], path, size, content)?;
+        Some(self.reuse_said.insert(anchor).then_some(note))
     }
 
     /// Whether preparation is shown on the terminal (not `--quiet`).
@@ -329,6 +334,7 @@ pub fn check(
             precreated,
             status: !profile.observe.quiet,
             recreate: profile.recreate,
+            reuse_said: HashSet::new(),
         },
         warnings,
     ))
@@ -336,16 +342,16 @@ pub fn check(
 
 /// Creates the files `<PrecreateFiles>` asks for, before the first timespan.
 pub fn precreate(
-    checked: &Checked,
+    checked: &mut Checked,
     cleared: &mut Cleared,
     stop: &AtomicU64,
 ) -> Result<Vec<String>, TargetError> {
     let mut warnings = Vec::new();
-    for &(anchor, size) in &checked.precreate {
+    for (anchor, size) in checked.precreate.clone() {
         let path = cleared.path_of(anchor).to_path_buf();
         let content = create::CreateContent::Pattern;
-        if let Some(note) = checked.reused(&cleared.anchors[anchor], &path, size, content) {
-            warnings.push(note);
+        if let Some(note) = checked.reused(cleared, anchor, &path, size, content) {
+            warnings.extend(note);
             continue;
         }
         warnings.extend(create::create(
@@ -393,10 +399,8 @@ pub fn prepare(
                 }
                 None => create::create_content(timespan, target),
             };
-            if let Some(note) =
-                checked.reused(&cleared.anchors[anchor], &target.path, size, content)
-            {
-                warnings.push(note);
+            if let Some(note) = checked.reused(cleared, anchor, &target.path, size, content) {
+                warnings.extend(note);
                 continue;
             }
             warnings.extend(create::create(

@@ -59,6 +59,17 @@ fn repeat_runs_the_timespans_again_and_reports_their_agreement() {
     );
     assert!(text.contains("verdict: "));
     assert!(text.contains("Results for timespan 3:"));
+    // "Input parameters" lists the repeated timespan once, with how often it runs.
+    let parameters = &text[..text.find("System information:").unwrap()];
+    assert!(
+        parameters.contains("  timespan:   1 × 3 (--repeat; results for timespans 1, 2, 3)\n"),
+        "{parameters}"
+    );
+    assert_eq!(
+        parameters.matches("  timespan: ").count(),
+        1,
+        "{parameters}"
+    );
     let xml = iospd()
         .args(&base[1..])
         .arg("-Rxml")

@@ -28,12 +28,28 @@ pub fn profile_text(profile: &Profile, ran: &[Driven]) -> String {
     if profile.verbose {
         out.push_str("  using verbose mode\n");
     }
-    for (i, ts) in profile.timespans.iter().enumerate() {
+    // `--repeat=N` runs the given timespans N times over: each is listed once, with how often it
+    // runs and which timespans of the results are its repetitions.
+    let repeat = profile.repeat.max(1) as usize;
+    let given = profile.timespans.len() / repeat;
+    for (i, ts) in profile.timespans.iter().take(given.max(1)).enumerate() {
         let driven = ran.get(i).copied().unwrap_or(Driven {
             engine: EngineSetup::plain(profile.engine),
             spin_ns: None,
         });
-        let _ = writeln!(out, "  timespan: {:3}\n  -------------", i + 1);
+        if repeat > 1 {
+            let runs: Vec<String> = (0..repeat)
+                .map(|k| (k * given + i + 1).to_string())
+                .collect();
+            let _ = writeln!(
+                out,
+                "  timespan: {:3} × {repeat} (--repeat; results for timespans {})\n  -------------",
+                i + 1,
+                runs.join(", ")
+            );
+        } else {
+            let _ = writeln!(out, "  timespan: {:3}\n  -------------", i + 1);
+        }
         timespan_text(&mut out, ts, driven, profile.spin);
         out.push('\n');
     }
