@@ -48,6 +48,9 @@ pub fn render(report: &Report) -> String {
     if let Some(line) = report.partial_line() {
         let _ = writeln!(page, "<p class=\"note\">{}</p>", escape(&line));
     }
+    if let Some(r) = &report.repetitions {
+        repetitions(&mut page, r);
+    }
     system(&mut page, report);
     if let Some(sweep) = &report.sweep {
         super::sweep_html::section(&mut page, sweep);
@@ -81,6 +84,34 @@ fn system(page: &mut String, report: &Report) {
         escape(&s.kernel),
         s.cpus.len()
     );
+}
+
+/// `--repeat`: each timespan's mean IOPS with its interval, the verdict and the steady state, at
+/// the top, where the answer belongs.
+fn repetitions(page: &mut String, r: &super::repetitions::RepetitionsReport) {
+    let _ = writeln!(page, "<h2>Repetitions: each timespan × {}</h2>", r.repeat);
+    for g in &r.groups {
+        let verdict = super::repetitions::verdict_words(g, r.unstable_share);
+        let steady = g.steady_state.as_ref().map_or(
+            format!(
+                "steady state (SNIA PTS): needs {} measured runs",
+                crate::stats::confidence::STEADY_WINDOW
+            ),
+            |s| super::repetitions::steady_words("runs", s),
+        );
+        let class = if g.unstable { "warn" } else { "note" };
+        let _ = writeln!(
+            page,
+            "<p>Timespan {} ({} measured): {:.2} IOPS ± {:.2} (95% CI), {:.2} MiB/s.</p><p class=\"{class}\">{}; {}</p>",
+            g.timespan,
+            g.runs.len(),
+            g.iops.mean,
+            g.iops.ci95_half_width,
+            g.throughput.mean / 1_048_576.0,
+            escape(&verdict),
+            escape(&steady)
+        );
+    }
 }
 
 fn duration(ns: f64) -> String {
@@ -143,9 +174,15 @@ fn timespan(page: &mut String, report: &Report, index: usize, ts: &TimeSpanRepor
     };
     let _ = write!(
         page,
-        "<p>{:.2} s measured, {} threads, CPU {:.1} % busy on average.</p>\n<h3>Totals</h3>",
-        m.duration_s, m.thread_count, m.cpu_average.usage
+        "<p>{:.2} s measured, {} threads, CPU {:.1} % busy on average; queue depth {:.2} achieved of {} (time-weighted I/Os in flight).</p>\n",
+        m.duration_s, m.thread_count, m.cpu_average.usage, m.achieved_depth, m.depth
     );
+    if let Some(s) = &m.steady_state {
+        let words = super::repetitions::steady_words("-D intervals", s);
+        let class = if s.reached { "note" } else { "warn" };
+        let _ = writeln!(page, "<p class=\"{class}\">{}</p>", escape(&words));
+    }
+    page.push_str("<h3>Totals</h3>");
     table(page, "direction", &directions("", &m.totals));
     verify(page, &report.profile.timespans[index], ts);
     cluster(page, ts);

@@ -54,6 +54,36 @@ pub struct RepetitionGroup {
     pub steady_state: Option<SteadyState>,
 }
 
+/// The steady-state verdict in words, for every format that shows it: `rounds` names what the
+/// values are (`-D intervals`, `repetitions`).
+pub fn steady_words(rounds: &str, s: &SteadyState) -> String {
+    format!(
+        "steady state (SNIA PTS, IOPS of the last {} {rounds}): {}: range {:.1}% of the average (limit 20%), slope excursion {:+.1}% (limit 10%)",
+        crate::stats::confidence::STEADY_WINDOW,
+        if s.reached { "reached" } else { "NOT reached" },
+        s.range_share * 100.0,
+        s.excursion_share * 100.0
+    )
+}
+
+/// A group's verdict in words, for every format that shows it.
+pub fn verdict_words(g: &RepetitionGroup, unstable_share: f64) -> String {
+    let share = g.iops.relative_half_width() * 100.0;
+    if g.iops.n < 2 {
+        "one repetition measured: no interval".to_string()
+    } else if g.unstable {
+        format!(
+            "UNSTABLE result: the IOPS interval is +/-{share:.1}% of the mean (more than {:.0}%); run longer or more times",
+            unstable_share * 100.0
+        )
+    } else {
+        format!(
+            "stable: the IOPS interval is +/-{share:.1}% of the mean (at most {:.0}%)",
+            unstable_share * 100.0
+        )
+    }
+}
+
 /// The repetitions of `report`, when its profile repeats its timespans.
 pub fn of(report: &Report) -> Option<RepetitionsReport> {
     let repeat = report.profile.repeat as usize;

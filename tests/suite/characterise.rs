@@ -50,9 +50,32 @@ fn repeat_runs_the_timespans_again_and_reports_their_agreement() {
     assert_eq!(p99.n, 3);
     assert!(group.steady_state.is_none(), "five runs are needed");
 
-    let text = iospd().args(&base[1..]).arg(&target).output().unwrap();
+    let html = dir.join("r.html");
+    let text = iospd()
+        .args(&base[1..])
+        .arg(&target)
+        .arg(format!("--output={}", html.display()))
+        .output()
+        .unwrap();
     assert_eq!(text.status.code(), Some(0), "{}", stderr(&text));
     let text = stdout(&text);
+    // The HTML report shows the answer of a repeated run at the top, not only inside the
+    // collapsed text: the mean with its interval, the verdict, the steady state; and each
+    // timespan's achieved queue depth.
+    let page = std::fs::read_to_string(&html).unwrap();
+    let top = &page[..page.find("<h2>System").unwrap_or(page.len())];
+    assert!(
+        top.contains("<h2>Repetitions: each timespan × 3</h2>"),
+        "{top}"
+    );
+    assert!(
+        top.contains("(95% CI)") && top.contains("steady state (SNIA PTS"),
+        "{top}"
+    );
+    assert!(
+        page.contains("queue depth ") && page.contains(" achieved of 4 "),
+        "{page}"
+    );
     assert!(
         text.contains("Repetitions (3 runs of each timespan):"),
         "{text}"

@@ -69,23 +69,10 @@ fn group_text(out: &mut String, g: &RepetitionGroup, unstable_share: f64) {
             runs.join(", ")
         );
     }
-    let share = g.iops.relative_half_width() * 100.0;
     let _ = writeln!(
         out,
         "verdict: {}",
-        if g.iops.n < 2 {
-            "one repetition measured: no interval".to_string()
-        } else if g.unstable {
-            format!(
-                "UNSTABLE result: the IOPS interval is +/-{share:.1}% of the mean (more than {:.0}%); run longer or more times",
-                unstable_share * 100.0
-            )
-        } else {
-            format!(
-                "stable: the IOPS interval is +/-{share:.1}% of the mean (at most {:.0}%)",
-                unstable_share * 100.0
-            )
-        }
+        super::super::repetitions::verdict_words(g, unstable_share)
     );
     match &g.steady_state {
         Some(s) => steady_line(out, "runs", s),
@@ -102,10 +89,8 @@ fn group_text(out: &mut String, g: &RepetitionGroup, unstable_share: f64) {
 pub(super) fn steady_line(out: &mut String, rounds: &str, s: &SteadyState) {
     let _ = writeln!(
         out,
-        "steady state (SNIA PTS, IOPS of the last {STEADY_WINDOW} {rounds}): {}: range {:.1}% of the average (limit 20%), slope excursion {:+.1}% (limit 10%)",
-        if s.reached { "reached" } else { "NOT reached" },
-        s.range_share * 100.0,
-        s.excursion_share * 100.0
+        "{}",
+        super::super::repetitions::steady_words(rounds, s)
     );
 }
 
