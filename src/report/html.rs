@@ -172,9 +172,9 @@ fn timespan(page: &mut String, report: &Report, index: usize, ts: &TimeSpanRepor
         );
         return;
     };
-    let _ = write!(
+    let _ = writeln!(
         page,
-        "<p>{:.2} s measured, {} threads, CPU {:.1} % busy on average; queue depth {:.2} achieved of {} (time-weighted I/Os in flight).</p>\n",
+        "<p>{:.2} s measured, {} threads, CPU {:.1} % busy on average; queue depth {:.2} achieved of {} (time-weighted I/Os in flight).</p>",
         m.duration_s, m.thread_count, m.cpu_average.usage, m.achieved_depth, m.depth
     );
     if let Some(s) = &m.steady_state {
