@@ -69,6 +69,14 @@ pub enum CliError {
     /// An unknown letter or long name.
     #[error("unknown option '{0}'; run 'iospd -?' for the list of options")]
     UnknownOption(String),
+    /// A long name close to a known one.
+    #[error("unknown option '{given}'; did you mean --{meant}?")]
+    Misspelled {
+        /// The option as typed.
+        given: String,
+        /// The known name closest to it.
+        meant: &'static str,
+    },
     /// A Windows disk or volume name as a target.
     #[error("'{token}' {what}; on Linux name {linux}")]
     WindowsTarget {
@@ -137,7 +145,16 @@ pub fn parse(args: &[OsString]) -> Result<Command, CliError> {
                     Some(value) => format!("--{name}={value}"),
                     None => format!("--{name}"),
                 };
-                let flag = flags::find_long(&name).ok_or(CliError::UnknownOption(text.clone()))?;
+                let flag = flags::find_long(&name).ok_or_else(|| {
+                    let names = flags::LONG_FLAGS.iter().map(|f| f.name);
+                    match closest(&name, names) {
+                        Some(meant) => CliError::Misspelled {
+                            given: text.clone(),
+                            meant,
+                        },
+                        None => CliError::UnknownOption(text.clone()),
+                    }
+                })?;
                 (flag.apply)(value.as_deref(), &mut raw).map_err(|reason| CliError::BadOption {
                     token: text.clone(),
                     reason,
@@ -188,6 +205,16 @@ fn check_detached_values(args: &[OsString]) -> Result<(), CliError> {
         }
     }
     Ok(())
+}
+
+/// The name among `known` that `typed` most likely misspells: close by Jaro-Winkler similarity (the
+/// measure behind clap's and cargo's suggestions), else `None`.
+pub fn closest<'a>(typed: &str, known: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    known
+        .map(|name| (strsim::jaro_winkler(typed, name), name))
+        .filter(|(similarity, _)| *similarity > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, name)| name)
 }
 
 /// Refuses DiskSpd's `#<n>` (physical drive) and `X:` (volume) targets with the Linux way.
@@ -320,5 +347,17 @@ mod tests {
             parse_strs(&["--bogus", "x"]).unwrap_err(),
             CliError::UnknownOption(_)
         ));
+        // A near miss names what was meant.
+        for (typed, meant) in [
+            ("--timeseris=t.csv", "timeseries"),
+            ("--time-series=t.csv", "timeseries"),
+            ("--outptu=r.json", "output"),
+            ("--forse", "force"),
+        ] {
+            assert_eq!(
+                parse_strs(&["-d1", typed, "x"]).unwrap_err().to_string(),
+                format!("unknown option '{typed}'; did you mean --{meant}?")
+            );
+        }
     }
 }

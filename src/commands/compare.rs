@@ -14,6 +14,9 @@ use crate::report::noise::{FloorSource, Floors};
 /// The command's synopsis (also in `iospd help`).
 pub const USAGE: &str = "iospd compare [--noise-from=<repeated.json>] <base.json> <new.json>";
 
+/// Its own options (`=`: takes a value), for the parser and the shell completions.
+pub const OPTIONS: &[&str] = &["noise-from="];
+
 /// Lays the comparison out as text: the change of the means of repeated runs (`--repeat`) first,
 /// then a table per timespan; `floors` says where the run-to-run floors come from.
 pub fn render(
@@ -138,7 +141,7 @@ fn render_repetitions(lines: &[RepeatedLine]) -> String {
 
 /// Runs the subcommand.
 pub fn run(args: &[String]) -> Result<u8, ToolError> {
-    let args = split_args(args, &["noise-from"], USAGE)?;
+    let args = split_args(args, OPTIONS, USAGE)?;
     let [base, new] = args.files.as_slice() else {
         return Err(ToolError::Usage(format!(
             "name two JSON results, the base first; usage: {USAGE}"

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use crate::cli::flags::{FLAGS, Group, LONG_FLAGS};
 
-/// A subcommand: its name, what it does, its usage.
+/// A subcommand: its name, what it does, its usage, and what a shell completes after it.
 pub struct Subcommand {
     /// As typed after `iospd`.
     pub name: &'static str,
@@ -16,6 +16,20 @@ pub struct Subcommand {
     pub about: &'static str,
     /// Its synopsis.
     pub usage: &'static str,
+    /// Its own long options, without the dashes (`=`: takes a value).
+    pub options: &'static [&'static str],
+    /// Whether it also takes a run's options (DiskSpd's letters and the long options).
+    pub run_options: bool,
+    /// The words its first argument may be (preset names), when they are known.
+    pub first: fn() -> Vec<&'static str>,
+}
+
+fn no_words() -> Vec<&'static str> {
+    Vec::new()
+}
+
+fn command_names() -> Vec<&'static str> {
+    SUBCOMMANDS.iter().map(|c| c.name).collect()
 }
 
 /// Every subcommand, in the order `-?` lists them.
@@ -24,41 +38,65 @@ pub const SUBCOMMANDS: &[Subcommand] = &[
         name: "sweep",
         about: "run a command line over lists of -o/-t/-b/-w values; --slo finds the best rate under a latency target",
         usage: "iospd sweep [--slo=pXX:<n>us|ms] [--repeat=N] [--pause=S] <options with lists> <target>",
+        options: &["slo="],
+        run_options: true,
+        first: no_words,
     },
     Subcommand {
         name: "preset",
         about: "run a named suite (cdm, cdm-nvme, iops, latency, oltp, olap, hci)",
         usage: super::preset::USAGE,
+        options: super::preset::OPTIONS,
+        run_options: false,
+        first: super::preset::names,
     },
     Subcommand {
         name: "verify",
         about: "re-read and check every block a --verify run wrote",
         usage: super::verify::USAGE,
+        options: super::verify::OPTIONS,
+        run_options: false,
+        first: no_words,
     },
     Subcommand {
         name: "report",
         about: "render a JSON result again, as text, XML, JSON, HTML or CSV",
         usage: super::report::USAGE,
+        options: super::report::OPTIONS,
+        run_options: false,
+        first: no_words,
     },
     Subcommand {
         name: "merge",
         about: "one result from many runs",
         usage: super::merge::USAGE,
+        options: super::merge::OPTIONS,
+        run_options: false,
+        first: no_words,
     },
     Subcommand {
         name: "compare",
         about: "the change between two results, and whether it is noise",
         usage: super::compare::USAGE,
+        options: super::compare::OPTIONS,
+        run_options: false,
+        first: no_words,
     },
     Subcommand {
         name: "trace-dump",
         about: "print a --trace file as CSV",
         usage: super::trace_dump::USAGE,
+        options: super::trace_dump::OPTIONS,
+        run_options: false,
+        first: no_words,
     },
     Subcommand {
         name: "help",
         about: "this text, or one command's usage",
         usage: "iospd help [command]",
+        options: &[],
+        run_options: false,
+        first: command_names,
     },
 ];
 
@@ -128,7 +166,8 @@ pub fn man_page() -> String {
     m.push_str(
         ".SH EXIT STATUS\n\
          0 on success, 1 when the run failed (an I/O error, a lost target, a bad block under \
-         \\-\\-verify), 3 for input iospd refused (nothing is written then).\n\
+         \\-\\-verify), 3 for input iospd refused (nothing is written then), 128 + the signal's \
+         number when a signal cut the measured window short (130 for Ctrl\\-C).\n\
          .SH SEE ALSO\nfio(1), the README and doc/ of the iospd source.\n",
     );
     m
@@ -150,46 +189,87 @@ fn words() -> (Vec<String>, Vec<String>) {
     (letters, long)
 }
 
-/// `--completions=<shell>`: a completion script for bash, zsh or fish.
+/// The words a shell offers after `-` for `c` (or for a run, when `None`).
+fn option_words(c: Option<&Subcommand>, letters: &[String], long: &[String]) -> Vec<String> {
+    let mut words: Vec<String> = c.map_or(Vec::new(), |c| {
+        c.options.iter().map(|o| format!("--{o}")).collect()
+    });
+    if c.is_none_or(|c| c.run_options) {
+        words.extend(letters.iter().cloned());
+        words.extend(long.iter().cloned());
+    }
+    words
+}
+
+/// `--completions=<shell>`: a completion script for bash, zsh or fish. After a subcommand it
+/// offers that command's own options (and a run's, for `sweep`), and the preset names after
+/// `preset`.
 pub fn completions(shell: &str) -> Option<String> {
     let (letters, long) = words();
-    let commands: Vec<&str> = SUBCOMMANDS.iter().map(|c| c.name).collect();
+    let commands = command_names().join(" ");
+    let run = option_words(None, &letters, &long).join(" ");
+    let cases = |arm: &dyn Fn(&str, &str) -> String| -> String {
+        SUBCOMMANDS
+            .iter()
+            .map(|c| arm(c.name, &option_words(Some(c), &letters, &long).join(" ")))
+            .collect()
+    };
+    let firsts = |arm: &dyn Fn(&str, &str) -> String| -> String {
+        SUBCOMMANDS
+            .iter()
+            .filter(|c| !(c.first)().is_empty())
+            .map(|c| arm(c.name, &(c.first)().join(" ")))
+            .collect()
+    };
     Some(match shell {
         "bash" => format!(
             "# iospd completion for bash: source it, or put it in /usr/share/bash-completion/completions/iospd\n\
              _iospd() {{\n\
-             \x20   local cur=${{COMP_WORDS[COMP_CWORD]}}\n\
+             \x20   local cur=${{COMP_WORDS[COMP_CWORD]}} options first\n\
+             \x20   case ${{COMP_WORDS[1]}} in\n{}\
+             \x20       *) options='{run}' ;;\n\
+             \x20   esac\n\
+             \x20   case ${{COMP_WORDS[1]}} in\n{}\
+             \x20   esac\n\
              \x20   if [[ $cur == -* ]]; then\n\
-             \x20       COMPREPLY=($(compgen -W '{} {}' -- \"$cur\"))\n\
+             \x20       COMPREPLY=($(compgen -W \"$options\" -- \"$cur\"))\n\
              \x20       [[ ${{COMPREPLY[0]}} == *= ]] && compopt -o nospace\n\
              \x20   elif [[ $COMP_CWORD == 1 ]]; then\n\
-             \x20       COMPREPLY=($(compgen -W '{}' -- \"$cur\") $(compgen -f -- \"$cur\"))\n\
+             \x20       COMPREPLY=($(compgen -W '{commands}' -- \"$cur\") $(compgen -f -- \"$cur\"))\n\
+             \x20   elif [[ $COMP_CWORD == 2 && -n $first ]]; then\n\
+             \x20       COMPREPLY=($(compgen -W \"$first\" -- \"$cur\"))\n\
              \x20   else\n\
              \x20       COMPREPLY=($(compgen -f -- \"$cur\"))\n\
              \x20   fi\n\
              }}\n\
              complete -F _iospd iospd\n",
-            letters.join(" "),
-            long.join(" "),
-            commands.join(" ")
+            cases(&|name, words| format!("        {name}) options='{words}' ;;\n")),
+            firsts(&|name, words| format!("        {name}) first='{words}' ;;\n")),
         ),
         "zsh" => format!(
             "#compdef iospd\n\
              # iospd completion for zsh: put it on $fpath as _iospd\n\
              _iospd() {{\n\
+             \x20   local -a options first\n\
+             \x20   case ${{words[2]}} in\n{}\
+             \x20       *) options=({run}) ;;\n\
+             \x20   esac\n\
+             \x20   case ${{words[2]}} in\n{}\
+             \x20   esac\n\
              \x20   if [[ $PREFIX == -* ]]; then\n\
-             \x20       compadd -S '' -- {} {}\n\
+             \x20       compadd -S '' -- $options\n\
              \x20   elif (( CURRENT == 2 )); then\n\
-             \x20       compadd -- {}\n\
+             \x20       compadd -- {commands}\n\
              \x20       _files\n\
+             \x20   elif (( CURRENT == 3 && ${{#first}} )); then\n\
+             \x20       compadd -- $first\n\
              \x20   else\n\
              \x20       _files\n\
              \x20   fi\n\
              }}\n\
              _iospd \"$@\"\n",
-            letters.join(" "),
-            long.join(" "),
-            commands.join(" ")
+            cases(&|name, words| format!("        {name}) options=({words}) ;;\n")),
+            firsts(&|name, words| format!("        {name}) first=({words}) ;;\n")),
         ),
         "fish" => {
             let mut s = String::from(
@@ -202,6 +282,24 @@ pub fn completions(shell: &str) -> Option<String> {
                     c.name,
                     c.about.replace('\'', "\\'")
                 );
+                for option in c.options {
+                    let _ = writeln!(
+                        s,
+                        "complete -c iospd -n '__fish_seen_subcommand_from {}' -l {}{}",
+                        c.name,
+                        option.trim_end_matches('='),
+                        if option.ends_with('=') { " -r" } else { "" }
+                    );
+                }
+                let first = (c.first)();
+                if !first.is_empty() {
+                    let _ = writeln!(
+                        s,
+                        "complete -c iospd -n '__fish_seen_subcommand_from {}' -f -a '{}'",
+                        c.name,
+                        first.join(" ")
+                    );
+                }
             }
             for (flag, word) in LONG_FLAGS.iter().zip(&long) {
                 let name = word.trim_start_matches("--").trim_end_matches('=');
@@ -270,6 +368,11 @@ mod tests {
             }
             assert!(script.contains("output"), "{shell}");
             assert!(script.contains("-b") || script.contains("'b'"), "{shell}");
+            // Each command's own options, and the preset names after `preset`.
+            assert!(script.contains("noise-from"), "{shell}");
+            assert!(script.contains("verify-state"), "{shell}");
+            assert!(script.contains("seconds"), "{shell}");
+            assert!(script.contains("cdm-nvme"), "{shell}");
         }
         assert!(completions("tcsh").is_none());
     }

@@ -12,6 +12,9 @@ use crate::profile::ResultFormat;
 /// The command's synopsis (also in `iospd help`).
 pub const USAGE: &str = "iospd merge <run.json> <run.json>… [--output=<merged.json|.xml|.txt|.html|.csv>] [-Rjson|-Rxml|-Rtext] [--allow-mixed]";
 
+/// Its own options (`=`: takes a value), for the parser and the shell completions.
+pub const OPTIONS: &[&str] = &["output=", "allow-mixed"];
+
 /// Runs the subcommand.
 pub fn run(args: &[String]) -> Result<u8, ToolError> {
     let output = args
@@ -27,7 +30,7 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
         (false, true) => ResultFormat::Text,
         (false, false) => ResultFormat::Json,
     };
-    let args = split_args(&rest, &["output", "allow-mixed"], USAGE)?;
+    let args = split_args(&rest, OPTIONS, USAGE)?;
     let allow_mixed = args.option("allow-mixed").is_some();
     if args.files.len() < 2 {
         return Err(ToolError::Usage(format!(

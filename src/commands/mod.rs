@@ -162,9 +162,12 @@ pub fn split_args<'a>(
         match arg.strip_prefix("--") {
             Some(option) => {
                 let (name, value) = option.split_once('=').unwrap_or((option, ""));
-                if !known.contains(&name) {
+                let names = || known.iter().map(|k| k.trim_end_matches('='));
+                if !names().any(|k| k == name) {
+                    let hint = crate::cli::closest(name, names())
+                        .map_or(String::new(), |meant| format!("; did you mean --{meant}?"));
                     return Err(ToolError::Usage(format!(
-                        "unknown option '{arg}'; usage: {usage}"
+                        "unknown option '{arg}'{hint}; usage: {usage}"
                     )));
                 }
                 options.push((name, value));

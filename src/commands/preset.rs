@@ -227,6 +227,14 @@ pub enum Stop {
     Failed,
 }
 
+/// Its own options (`=`: takes a value), for the shell completions.
+pub const OPTIONS: &[&str] = &["size=", "seconds=", "runs=", "pause="];
+
+/// Every preset's name.
+pub fn names() -> Vec<&'static str> {
+    PRESETS.iter().map(|p| p.name).collect()
+}
+
 /// Runs the subcommand.
 pub fn run(args: &[String]) -> Result<u8, ToolError> {
     let mut positional = Vec::new();
@@ -245,7 +253,13 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
         } else if let Some(v) = arg.strip_prefix("--pause=") {
             over.pause = Some(number(v)?);
         } else if arg.starts_with('-') {
-            return Err(usage_error(&format!("'{arg}' is not a preset option")));
+            let name = arg.trim_start_matches('-').split('=').next().unwrap_or("");
+            let names = OPTIONS.iter().map(|o| o.trim_end_matches('='));
+            let hint = crate::cli::closest(name, names)
+                .map_or(String::new(), |meant| format!(" (did you mean --{meant}?)"));
+            return Err(usage_error(&format!(
+                "'{arg}' is not a preset option{hint}"
+            )));
         } else {
             positional.push(arg.as_str());
         }

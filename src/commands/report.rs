@@ -13,6 +13,9 @@ use crate::units::format_size;
 pub const USAGE: &str =
     "iospd report <run.json> [-Rtext|-Rxml|-Rjson] [--output=<file.txt|.xml|.json|.html|.csv>]";
 
+/// Its own options (`=`: takes a value), for the parser and the shell completions.
+pub const OPTIONS: &[&str] = &["output="];
+
 /// Memory a result takes to read, as a multiple of its file's size: the text, and the report
 /// parsed from it (whose histograms stay in their text form).
 const READ_FACTOR: u64 = 3;
@@ -176,7 +179,7 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
         .find_map(|a| a.strip_prefix("--output="))
         .map(PathBuf::from);
     let (format, rest) = format_of(args, output.as_deref(), USAGE)?;
-    let args = split_args(&rest, &["output"], USAGE)?;
+    let args = split_args(&rest, OPTIONS, USAGE)?;
     let [input] = args.files.as_slice() else {
         return Err(ToolError::Usage(format!(
             "name one JSON result; usage: {USAGE}"

@@ -10,9 +10,12 @@ use crate::trace::{CSV_HEADER, RECORD_BYTES, ReadCount, read_binary};
 /// The command's synopsis (also in `iospd help`).
 pub const USAGE: &str = "iospd trace-dump <file.trace> [--output=<file.csv>]";
 
+/// Its own options (`=`: takes a value), for the parser and the shell completions.
+pub const OPTIONS: &[&str] = &["output="];
+
 /// Runs the subcommand.
 pub fn run(args: &[String]) -> Result<u8, ToolError> {
-    let args = split_args(args, &["output"], USAGE)?;
+    let args = split_args(args, OPTIONS, USAGE)?;
     let [input] = args.files.as_slice() else {
         return Err(ToolError::Usage(format!(
             "name one trace file; usage: {USAGE}"

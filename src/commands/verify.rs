@@ -17,12 +17,15 @@ use crate::verify::{Found, VerifyCounts};
 /// The command's synopsis (also in `iospd help`).
 pub const USAGE: &str = "iospd verify --verify-state=<file> [target…]";
 
+/// Its own options (`=`: takes a value), for the parser and the shell completions.
+pub const OPTIONS: &[&str] = &["verify-state="];
+
 /// Bytes read per call.
 const CHUNK: u64 = 1 << 20;
 
 /// Runs the subcommand.
 pub fn run(args: &[String]) -> Result<u8, ToolError> {
-    let args = split_args(args, &["verify-state"], USAGE)?;
+    let args = split_args(args, OPTIONS, USAGE)?;
     let state_path = args
         .option("verify-state")
         .filter(|p| !p.is_empty())

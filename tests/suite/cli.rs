@@ -300,3 +300,26 @@ fn a_lone_dash_h_points_to_the_help_and_a_detached_value_to_gluing_it_on() {
         assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     }
 }
+
+#[test]
+fn a_misspelled_long_option_names_the_one_meant() {
+    let dir = TempDir::new();
+    let target = dir.arg("t.dat");
+    let run = run_iospd(&["-d1", "--timeseris=t.csv", &target]);
+    assert_eq!(run.status.code(), Some(3));
+    assert_eq!(
+        stderr(&run).trim(),
+        "iospd: unknown option '--timeseris=t.csv'; did you mean --timeseries?"
+    );
+    assert!(
+        !std::path::Path::new(&target).exists(),
+        "nothing was created"
+    );
+    let compare = run_iospd(&["compare", "--noise-form=r.json", "a.json", "b.json"]);
+    assert_eq!(compare.status.code(), Some(3));
+    assert!(
+        stderr(&compare).contains("did you mean --noise-from?"),
+        "{}",
+        stderr(&compare)
+    );
+}
