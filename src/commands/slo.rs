@@ -302,15 +302,12 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
             "'{bad}' cannot be given with --slo: the search sets the depth (-o), the pacing (-g) and reads JSON results (-R)"
         )));
     }
-    let threads = base
-        .iter()
-        .find_map(|a| a.strip_prefix("-t").and_then(|t| t.parse::<u32>().ok()))
-        .unwrap_or(1);
     if base.len() < 2 {
         return Err(usage(
             "give the workload and one target, for example: iospd sweep --slo=p99:2ms -b4K -r -Sh -d10 /mnt/t.dat".into(),
         ));
     }
+    let (threads, duration_s) = workload(&base)?;
     let target = base.last().cloned().unwrap_or_default();
     let (format, place) = match output {
         None => (None, None),
@@ -336,6 +333,7 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
     let mut probe = Runs {
         child: super::child::Child::this()?,
         base,
+        duration_s,
         percentile,
     };
     let goal = Goal {
@@ -383,26 +381,57 @@ enum SloFormat {
     Text,
 }
 
+/// The workload's threads (`-t` per target, or a `-F` pool) and measured seconds (`-d`, or DiskSpd's
+/// default when none is typed), read as a run reads them: through the one flag table and the
+/// profile's rules.
+fn workload(base: &[String]) -> Result<(u32, u32), ToolError> {
+    let args: Vec<std::ffi::OsString> = base.iter().map(Into::into).collect();
+    let refused = |why: String| ToolError::Usage(why);
+    let crate::cli::Command::Run(raw) =
+        crate::cli::parse(&args).map_err(|e| refused(e.to_string()))?
+    else {
+        return Err(refused(
+            "give the workload and one target, for example: iospd sweep --slo=p99:2ms -b4K -r -Sh -d10 /mnt/t.dat".into(),
+        ));
+    };
+    let resolved =
+        crate::profile::resolve(&raw, String::new()).map_err(|e| refused(e.to_string()))?;
+    let timespan = resolved
+        .profile
+        .timespans
+        .first()
+        .ok_or_else(|| refused("the workload has no timespan to search with".into()))?;
+    Ok((
+        timespan.total_threads().clamp(1, u32::MAX as u64) as u32,
+        timespan.duration_s,
+    ))
+}
+
+/// The base command line of a run `scale` times as long as its `duration_s`, whether or not `-d`
+/// was typed.
+fn scaled(base: &[String], duration_s: u32, scale: u32) -> Vec<String> {
+    if scale <= 1 {
+        return base.to_vec();
+    }
+    let mut args = vec![format!("-d{}", duration_s.saturating_mul(scale))];
+    args.extend(base.iter().filter(|a| !a.starts_with("-d")).cloned());
+    args
+}
+
 /// The probe of real use: each step an iospd run of the base command line.
 struct Runs {
     child: super::child::Child,
     base: Vec<String>,
+    /// The workload's measured seconds, which a longer step multiplies.
+    duration_s: u32,
     percentile: f64,
 }
 
 impl Runs {
-    /// Runs the base command with `extra` options (and `-d` scaled by `scale`), printing the line.
+    /// Runs the base command with `extra` options (and `scale` times its duration), printing the
+    /// line.
     fn run(&self, extra: &[String], scale: u32) -> Result<(Report, String), ToolError> {
-        let mut args: Vec<String> = self
-            .base
-            .iter()
-            .map(
-                |a| match a.strip_prefix("-d").and_then(|d| d.parse::<u32>().ok()) {
-                    Some(d) if scale > 1 => format!("-d{}", d * scale),
-                    _ => a.clone(),
-                },
-            )
-            .collect();
+        let mut args = scaled(&self.base, self.duration_s, scale);
         let target = args.pop().unwrap_or_default();
         args.extend(extra.iter().cloned());
         args.push(format!("--percentiles={}", self.percentile));
@@ -457,6 +486,32 @@ fn measured(report: &Report) -> Option<&crate::report::Measured> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn words(line: &str) -> Vec<String> {
+        line.split(' ').map(str::to_string).collect()
+    }
+
+    #[test]
+    fn the_workload_is_read_as_a_run_reads_it() {
+        // A -F pool is the thread count; -t counts per target; no -d is DiskSpd's 10 s.
+        assert_eq!(workload(&words("-F4 -b4K -r t.dat")).unwrap(), (4, 10));
+        assert_eq!(workload(&words("-t2 -d3 a.dat")).unwrap(), (2, 3));
+        assert_eq!(workload(&words("-t2 a.dat b.dat")).unwrap(), (4, 10));
+        assert!(workload(&words("-b4Q t.dat")).is_err());
+    }
+
+    #[test]
+    fn a_longer_step_runs_longer_whether_or_not_d_was_typed() {
+        assert_eq!(
+            scaled(&words("-b4K t.dat"), 10, 2),
+            words("-d20 -b4K t.dat")
+        );
+        assert_eq!(
+            scaled(&words("-d3 -b4K t.dat"), 3, 4),
+            words("-d12 -b4K t.dat")
+        );
+        assert_eq!(scaled(&words("-b4K t.dat"), 10, 1), words("-b4K t.dat"));
+    }
 
     #[test]
     fn latency_targets_parse_with_their_units() {

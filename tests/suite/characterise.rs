@@ -472,6 +472,7 @@ fn an_slo_search_brackets_the_highest_rate_that_meets_the_target() {
             "-W0",
             "-b4K",
             "-r",
+            "-F2",
         ])
         .arg(format!("--output={}", dir.arg("slo.json")))
         .arg(&target)
@@ -489,6 +490,20 @@ fn an_slo_search_brackets_the_highest_rate_that_meets_the_target() {
             .iter()
             .all(|s| !s["commands"].as_array().unwrap().is_empty())
     );
+    // The -F pool's two threads are counted: each step's rate is two threads' pacing.
+    for step in steps {
+        let command = step["commands"][0].as_str().unwrap();
+        let per_thread: f64 = command
+            .split(' ')
+            .find_map(|a| a.strip_prefix("-g")?.strip_suffix('i'))
+            .and_then(|g| g.parse().ok())
+            .unwrap_or_else(|| panic!("{command}"));
+        assert_eq!(
+            step["target_ios_per_s"].as_f64(),
+            Some(2.0 * per_thread),
+            "{step}"
+        );
+    }
     let best = &steps[saved["answer"].as_u64().expect("an answer") as usize];
     assert_eq!(best["pass"], true);
     assert!(text.contains(&format!(
