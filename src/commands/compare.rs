@@ -8,7 +8,7 @@ use super::report::load;
 use super::{ToolError, split_args};
 use crate::report::Report;
 use crate::report::compare::{RepeatedLine, TimeSpanComparison, compare, compare_repetitions};
-use crate::report::inputs::{first_difference, workload};
+use crate::report::inputs::{first_difference, system_differences, workload};
 use crate::report::noise::{FloorSource, Floors};
 
 /// The command's synopsis (also in `iospd help`).
@@ -163,6 +163,13 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
         text.push_str(&format!(
             "WARNING: the runs ran different workloads (timespan {}: {now} against {was}); a change below is a change of workload, not only of the system\n",
             k + 1,
+        ));
+    }
+    let systems = system_differences(&b, &n);
+    if !systems.is_empty() {
+        text.push_str(&format!(
+            "WARNING: the runs ran on different systems ({}); a change below may come from the system, not only from what you changed\n",
+            systems.join("; ")
         ));
     }
     let repeated = compare_repetitions(&b, &n);

@@ -59,6 +59,39 @@ fn timespan(ts: &TimeSpan) -> String {
     targets.join(" + ")
 }
 
+/// How the systems `base` and `new` ran on differ, each as "what: new against base": the machine,
+/// its processor, CPU, core and NUMA node counts, the kernel and the iospd version. One command
+/// line can give twice the IOPS on another NUMA layout alone (DiskSpd issue #226).
+pub fn system_differences(base: &Report, new: &Report) -> Vec<String> {
+    let (b, n) = (&base.system, &new.system);
+    let facts = [
+        ("machine", b.computer_name.clone(), n.computer_name.clone()),
+        (
+            "processor",
+            b.processor_name.clone(),
+            n.processor_name.clone(),
+        ),
+        ("CPUs", b.cpus.len().to_string(), n.cpus.len().to_string()),
+        (
+            "cores",
+            b.core_count().to_string(),
+            n.core_count().to_string(),
+        ),
+        (
+            "NUMA nodes",
+            b.node_count().to_string(),
+            n.node_count().to_string(),
+        ),
+        ("kernel", b.kernel.clone(), n.kernel.clone()),
+        ("iospd", base.tool.version.clone(), new.tool.version.clone()),
+    ];
+    facts
+        .into_iter()
+        .filter(|(_, was, now)| was != now)
+        .map(|(what, was, now)| format!("{what}: {now} against {was}"))
+        .collect()
+}
+
 /// The first timespan where the workloads of `base` and `new` differ, with both descriptions
 /// ("nothing" for a timespan one of them lacks); `None` when they ran the same.
 pub fn first_difference(base: &[String], new: &[String]) -> Option<(usize, String, String)> {

@@ -383,3 +383,40 @@ fn hostile_numbers_in_a_result_are_refused_or_handled_never_a_panic() {
     }
     eprintln!("{refused} refused when read, {handled} read and handled");
 }
+
+#[test]
+fn compare_warns_when_the_runs_ran_on_different_systems() {
+    let dir = TempDir::new();
+    let a = run(&dir, "a.json", &[]);
+    let mut other: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&a).unwrap()).unwrap();
+    // The same command line on another NUMA layout, kernel and iospd (DiskSpd issue #226).
+    let cpus = other["system"]["cpus"].as_array_mut().unwrap();
+    let mut far = cpus[0].clone();
+    far["cpu"] = serde_json::json!(cpus.len());
+    far["node"] = serde_json::json!(1);
+    cpus.push(far);
+    other["system"]["kernel"] = serde_json::json!("Linux 5.15.0");
+    other["tool"]["version"] = serde_json::json!("0.0.1");
+    let b = dir.join("b.json");
+    fs::write(&b, serde_json::to_string(&other).unwrap()).unwrap();
+    let compared = iospd()
+        .args(["compare", a.to_str().unwrap(), b.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(compared.status.code(), Some(0), "{}", stderr(&compared));
+    let text = stdout(&compared);
+    let warning = text.lines().next().unwrap();
+    assert!(
+        warning.starts_with("WARNING: the runs ran on different systems (")
+            && warning.contains("NUMA nodes: 2 against 1")
+            && warning.contains("kernel: Linux 5.15.0 against ")
+            && warning.contains("iospd: 0.0.1 against "),
+        "{text}"
+    );
+    let same = iospd()
+        .args(["compare", a.to_str().unwrap(), a.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(!stdout(&same).contains("different systems"));
+}
