@@ -171,9 +171,6 @@ fn measure(template: &Profile, warnings: Vec<String>, cluster: &Cluster) -> Resu
     for line in lines {
         say(&line);
     }
-    Ok(if unwritten {
-        code.max(EXIT_RUN_ERROR)
-    } else {
-        code
-    })
+    // A report that could not be written is a failure, and a failure outranks a signal's status.
+    Ok(if unwritten { EXIT_RUN_ERROR } else { code })
 }

@@ -158,6 +158,52 @@ mod mpi {
         d.latency.as_ref().unwrap().histogram().unwrap()
     }
 
+    /// The README's one-machine `mpirun` line, continuation lines joined.
+    fn readme_line() -> String {
+        let readme = include_str!("../../README.md");
+        let start = readme
+            .find("mpirun --allow-run-as-root")
+            .expect("the README's one-machine mpirun line");
+        let block = &readme[start..readme[start..].find("\n```").unwrap() + start];
+        block.replace("\\\n", " ")
+    }
+
+    #[test]
+    fn the_readmes_one_machine_line_runs_as_printed_as_root() {
+        let test = "the_readmes_one_machine_line_runs_as_printed_as_root";
+        let Some(tools) = crate::util::tools::need(test, &["mpirun"]) else {
+            return;
+        };
+        let version = tools.command("mpirun").arg("--version").output().unwrap();
+        if !stdout(&version).contains("Open MPI") {
+            crate::util::skip(test, "the README's line is for Open MPI's mpirun");
+            return;
+        }
+        let dir = TempDir::new();
+        let line = readme_line();
+        let mut words = line.split_whitespace();
+        assert_eq!(words.next(), Some("mpirun"));
+        // As printed: only the binary's and the files' places are this build's and this test's.
+        let args: Vec<String> = words
+            .map(|w| match w {
+                "target/release/iospd" => env!("CARGO_BIN_EXE_iospd").to_string(),
+                w if w.starts_with("/tmp/") => dir.arg(w.trim_start_matches("/tmp/")),
+                w => w.to_string(),
+            })
+            .collect();
+        let output = tools
+            .command("mpirun")
+            .args(&args)
+            // What the line says must be enough: not the variables CI sets.
+            .env_remove("OMPI_ALLOW_RUN_AS_ROOT")
+            .env_remove("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM")
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{line}: {}", stderr(&output));
+        let text = stdout(&output);
+        assert!(text.contains("\nRanks (4 on 1 host)"), "{text}");
+    }
+
     #[test]
     fn four_ranks_give_one_exact_report() {
         let Some(mut command) = mpirun("four_ranks_give_one_exact_report", 4) else {
