@@ -13,12 +13,13 @@
 use std::io;
 use std::os::fd::RawFd;
 
+use std::cell::Cell;
 use std::sync::Once;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::FlushMode;
 use super::synchronous::{Perform, Synchronous};
-use super::{Io, Op, SlotMemory};
+use super::{Io, Op, Slots};
 
 /// One mapped target.
 struct Mapping {
@@ -33,8 +34,13 @@ struct Mapping {
 /// Mapped ranges (start, end) the SIGBUS handler may repair; (0, 0) is a free entry.
 static REGIONS: [(AtomicUsize, AtomicUsize); 256] =
     [const { (AtomicUsize::new(0), AtomicUsize::new(0)) }; 256];
-/// The address of the last repaired fault, 0 when none is pending.
-static FAULT: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    /// The address of this thread's last repaired fault, 0 when none is pending. SIGBUS from a
+    /// memory access is delivered to the thread that made it, so each thread sees only its own
+    /// faults, however many fault at once. (A `const` thread-local without a destructor is a
+    /// plain TLS slot: safe to touch from the handler.)
+    static FAULT: Cell<usize> = const { Cell::new(0) };
+}
 
 extern "C" fn on_sigbus(_: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc::c_void) {
     // SAFETY: the kernel passes a valid siginfo for an SA_SIGINFO handler.
@@ -65,7 +71,7 @@ extern "C" fn on_sigbus(_: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc
             return;
         }
     }
-    FAULT.store(address, Ordering::Release);
+    FAULT.with(|fault| fault.set(address));
 }
 
 fn install_sigbus_handler() {
@@ -94,12 +100,12 @@ fn register(base: usize, len: usize) -> Option<usize> {
     Some(index)
 }
 
-/// Whether a repaired fault lies in `len` bytes at `base`; clears it if so.
+/// Whether a fault of this thread's was repaired in `len` bytes at `base`; clears it if so.
 fn faulted_in(base: *mut u8, len: usize) -> bool {
-    let address = FAULT.load(Ordering::Acquire);
+    let address = FAULT.with(Cell::get);
     let hit = address != 0 && (base as usize..base as usize + len).contains(&address);
     if hit {
-        FAULT.store(0, Ordering::Release);
+        FAULT.with(|fault| fault.set(0));
     }
     hit
 }
@@ -107,10 +113,9 @@ fn faulted_in(base: *mut u8, len: usize) -> bool {
 /// Copies to and from shared mappings.
 pub type Mapped = Synchronous<Mappings>;
 
-/// The thread's mapped targets and its slot buffers' addresses.
+/// The thread's mapped targets.
 pub struct Mappings {
     maps: Vec<Mapping>,
-    addrs: Vec<[usize; 2]>,
     page: usize,
 }
 
@@ -131,12 +136,11 @@ pub struct MapSpec {
 
 impl Mapped {
     /// Maps every target of the thread.
-    pub fn create(targets: &[MapSpec], memory: &impl SlotMemory) -> io::Result<Self> {
+    pub fn create(targets: &[MapSpec], slots: Slots) -> io::Result<Self> {
         install_sigbus_handler();
         // Built up in place, so a mapping that fails unmaps the ones before it.
         let mut mappings = Mappings {
             maps: Vec::with_capacity(targets.len()),
-            addrs: memory.addresses(),
             // SAFETY: sysconf has no preconditions.
             page: unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as usize,
         };
@@ -164,21 +168,20 @@ impl Mapped {
                 region: register(base as usize, spec.len as usize),
             });
         }
-        Ok(Synchronous::new(mappings, memory.slots()))
+        Ok(Synchronous::new(mappings, slots))
     }
 }
 
 impl Perform for Mappings {
-    fn perform(&mut self, io: &Io) -> i32 {
+    unsafe fn perform(&mut self, io: &Io, buffer: *mut u8) -> i32 {
         let map = &self.maps[io.target as usize];
         let offset = io.offset as usize;
         let len = io.len as usize;
-        if offset + len > map.len {
+        if offset.checked_add(len).is_none_or(|end| end > map.len) {
             return -libc::EINVAL;
         }
-        let buffer = self.addrs[io.slot as usize][io.op as usize] as *mut u8;
-        // SAFETY: the range lies inside the mapping (checked above) and the slot buffer holds at
-        // least `len` bytes; the two never overlap.
+        // SAFETY: the range lies inside the mapping (checked above) and `buffer` holds at least
+        // `len` bytes for this call alone (the caller's contract); the two never overlap.
         unsafe {
             let mapped = map.base.add(offset);
             match io.op {

@@ -7,7 +7,10 @@
 mod mapped;
 mod null;
 mod psync;
+mod slots;
 mod synchronous;
+#[cfg(test)]
+mod tests;
 mod uring;
 
 use std::fmt;
@@ -18,6 +21,7 @@ use crate::clock::Nanos;
 pub use mapped::{MapSpec, Mapped};
 pub use null::Null;
 pub use psync::Psync;
+pub use slots::{SlotMemory, Slots};
 pub use uring::{MAX_REGISTERED_BUFFERS, Uring, probe as probe_io_uring};
 
 /// Read or write.
@@ -54,15 +58,50 @@ pub struct Completion {
     pub result: i32,
 }
 
-/// The contract every engine keeps.
+/// The contract every engine keeps. An engine owns its [`Slots`]: every I/O it stages is checked
+/// against its slot there, and memory the kernel may still write is never freed.
 pub trait Engine {
-    /// Stages one I/O (nothing reaches the device before `submit`).
+    /// Stages one I/O (nothing reaches the device before `submit`). An I/O its slot cannot take
+    /// (no such slot, in flight, longer than the slot's buffer that way) is refused.
     fn push(&mut self, io: Io) -> io::Result<()>;
     /// Hands staged I/O to the kernel, then blocks until `wait_for` completions are ready or
     /// `timeout` passes. Interruption by a signal is not an error.
     fn submit(&mut self, wait_for: u32, timeout: Option<Nanos>) -> io::Result<()>;
-    /// Moves ready completions into `out`, at most `max` of them; never blocks.
+    /// Moves ready completions into `out`, at most `max` of them, freeing their slots; never
+    /// blocks.
     fn reap(&mut self, out: &mut Vec<Completion>, max: usize);
+    /// The slots: their buffers while free, and how many are in flight.
+    fn slots(&mut self) -> &mut Slots;
+    /// Asks the kernel to cancel every I/O in flight; what it cancels completes through `reap`
+    /// (with `-ECANCELED`). Engines that finish each I/O inside `submit` have nothing to cancel.
+    fn cancel(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Cancels what is still in flight and waits up to `within` nanoseconds for it; the I/Os still in
+/// flight after that (their slots' memory is then kept when the engine goes). The completions
+/// reaped are dropped: the run is over.
+pub fn settle<E: Engine>(engine: &mut E, within: Nanos) -> usize {
+    const STEP: Nanos = 10_000_000;
+    if engine.slots().in_flight() == 0 {
+        return 0;
+    }
+    let mut done = Vec::with_capacity(engine.slots().len() as usize);
+    let until = std::time::Instant::now() + std::time::Duration::from_nanos(within);
+    if engine.cancel().is_ok() {
+        while std::time::Instant::now() < until {
+            if engine.submit(1, Some(STEP)).is_err() {
+                break;
+            }
+            engine.reap(&mut done, usize::MAX);
+            done.clear();
+            if engine.slots().in_flight() == 0 {
+                break;
+            }
+        }
+    }
+    engine.slots().in_flight()
 }
 
 /// The engine to run with: io_uring when the kernel allows it, psync otherwise, with the one line
@@ -168,26 +207,5 @@ impl EngineSetup {
             sqpoll: false,
             iopoll: false,
         }
-    }
-}
-
-/// The address of the data for one I/O of a slot.
-pub trait SlotMemory {
-    /// Start of the buffer the slot reads into or writes from.
-    fn addr(&self, slot: u32, op: Op) -> *mut u8;
-    /// Number of slots.
-    fn slots(&self) -> u32;
-    /// One region per slot, for buffer registration.
-    fn regions(&self) -> Vec<libc::iovec>;
-    /// Each slot's read and write buffer addresses, for engines that keep them.
-    fn addresses(&self) -> Vec<[usize; 2]> {
-        (0..self.slots())
-            .map(|s| {
-                [
-                    self.addr(s, Op::Read) as usize,
-                    self.addr(s, Op::Write) as usize,
-                ]
-            })
-            .collect()
     }
 }

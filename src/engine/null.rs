@@ -3,20 +3,21 @@
 
 use std::io;
 
-use super::{Completion, Engine, Io};
+use super::{Completion, Engine, Io, Slots};
 use crate::clock::Nanos;
 
 /// Completes everything immediately.
-#[derive(Debug, Default)]
 pub struct Null {
+    slots: Slots,
     ready: Vec<Completion>,
 }
 
 impl Null {
-    /// An engine for up to `slots` I/Os in flight.
-    pub fn new(slots: u32) -> Self {
+    /// An engine over `slots`.
+    pub fn new(slots: Slots) -> Self {
         Null {
-            ready: Vec::with_capacity(slots as usize),
+            ready: Vec::with_capacity(slots.len() as usize),
+            slots,
         }
     }
 }
@@ -24,6 +25,7 @@ impl Null {
 impl Engine for Null {
     #[inline]
     fn push(&mut self, io: Io) -> io::Result<()> {
+        self.slots.claim(&io)?;
         self.ready.push(Completion {
             slot: io.slot,
             result: io.len as i32,
@@ -39,6 +41,13 @@ impl Engine for Null {
     #[inline]
     fn reap(&mut self, out: &mut Vec<Completion>, max: usize) {
         let n = self.ready.len().min(max);
-        out.extend(self.ready.drain(..n));
+        for completion in self.ready.drain(..n) {
+            self.slots.release(completion.slot);
+            out.push(completion);
+        }
+    }
+
+    fn slots(&mut self) -> &mut Slots {
+        &mut self.slots
     }
 }

@@ -6,7 +6,7 @@ use std::io;
 use std::os::fd::RawFd;
 
 use super::synchronous::{Perform, Synchronous};
-use super::{Io, Op, SlotMemory};
+use super::{Io, Op, Slots};
 
 /// Synchronous positional I/O.
 pub type Psync = Synchronous<Positional>;
@@ -14,29 +14,25 @@ pub type Psync = Synchronous<Positional>;
 /// pread and pwrite on the thread's targets.
 pub struct Positional {
     fds: Vec<RawFd>,
-    addrs: Vec<[usize; 2]>,
 }
 
 impl Psync {
-    /// An engine over the thread's target descriptors and slot buffers. Synchronous I/O takes the
+    /// An engine over the thread's target descriptors and slots. Synchronous I/O takes the
     /// thread's I/O priority, so the lowest priority among `priorities` is set for the thread.
-    pub fn create(fds: &[RawFd], memory: &impl SlotMemory, priorities: &[u16]) -> io::Result<Self> {
+    pub fn create(fds: &[RawFd], slots: Slots, priorities: &[u16]) -> io::Result<Self> {
         set_thread_priority(priorities)?;
-        let positional = Positional {
-            fds: fds.to_vec(),
-            addrs: memory.addresses(),
-        };
-        Ok(Synchronous::new(positional, memory.slots()))
+        let positional = Positional { fds: fds.to_vec() };
+        Ok(Synchronous::new(positional, slots))
     }
 }
 
 impl Perform for Positional {
-    fn perform(&mut self, io: &Io) -> i32 {
+    unsafe fn perform(&mut self, io: &Io, buffer: *mut u8) -> i32 {
         let fd = self.fds[io.target as usize];
-        let addr = self.addrs[io.slot as usize][io.op as usize];
+        let addr = buffer as usize;
         loop {
-            // SAFETY: `addr` points into the slot's buffer of at least `len` bytes, owned by the
-            // worker for as long as the engine exists; `fd` is open for the whole run.
+            // SAFETY: `addr` points to at least `len` bytes that this call alone uses (the
+            // caller's contract); a bad `fd` fails with EBADF and writes nothing.
             let n = unsafe {
                 match io.op {
                     Op::Read => libc::pread(

@@ -7,13 +7,14 @@
 //! costs no extra syscall.
 
 use std::io;
+use std::mem::ManuallyDrop;
 use std::os::fd::RawFd;
 use std::time::Duration;
 
 use io_uring::types::{self, SubmitArgs, Timespec};
 use io_uring::{IoUring, opcode, squeue};
 
-use super::{Completion, Engine, EngineKind, EngineSetup, FastPaths, Io, Op, SlotMemory};
+use super::{Completion, Engine, EngineKind, EngineSetup, FastPaths, Io, Op, Slots};
 use crate::clock::Nanos;
 
 /// `IORING_ENTER_GETEVENTS` from the kernel ABI.
@@ -22,13 +23,16 @@ const ENTER_GETEVENTS: u32 = 1;
 pub const MAX_REGISTERED_BUFFERS: u32 = 1 << 14;
 /// The kernel's limit on submission queue entries.
 const MAX_SQ_ENTRIES: u32 = 32768;
+/// The user data of cancel requests, which are no slot's.
+const CANCEL: u64 = u64::MAX;
 
-/// A per-thread ring.
+/// A per-thread ring. It is closed when it goes only if no I/O is in flight; otherwise it stays
+/// open, with its registrations, for the rest of the process, as the slots' memory does.
 pub struct Uring {
-    ring: IoUring,
+    ring: ManuallyDrop<IoUring>,
+    slots: Slots,
     fds: Vec<RawFd>,
     priorities: Vec<u16>,
-    addrs: Vec<[usize; 2]>,
     fixed_files: bool,
     fixed_buffers: bool,
     sqpoll: bool,
@@ -40,27 +44,26 @@ pub fn probe() -> io::Result<()> {
 }
 
 impl Uring {
-    /// Sets up a ring for the calling thread over its targets (with their I/O priorities) and slot
-    /// buffers, registering the buffers when `register_buffers` and the kernel allow it.
+    /// Sets up a ring for the calling thread over its targets (with their I/O priorities) and
+    /// slots, registering the slots' buffers when `register_buffers` and the kernel allow it.
     pub fn new(
         fds: &[RawFd],
         priorities: &[u16],
-        memory: &impl SlotMemory,
+        slots: Slots,
         register_buffers: bool,
         fast: FastPaths,
     ) -> io::Result<(Uring, EngineSetup)> {
-        let slots = memory.slots().max(1);
-        let entries = slots.next_power_of_two().min(MAX_SQ_ENTRIES);
-        let cq_entries = (slots.next_power_of_two() * 2).max(entries * 2);
+        let count = slots.len().max(1);
+        let entries = count.next_power_of_two().min(MAX_SQ_ENTRIES);
+        let cq_entries = (count.next_power_of_two() * 2).max(entries * 2);
         let (ring, defer_taskrun) = build_ring(entries, cq_entries, fast)?;
         let fixed_files = ring.submitter().register_files(fds).is_ok();
-        let regions = memory.regions();
+        let regions = slots.regions();
         let fixed_buffers = register_buffers
-            && slots <= MAX_REGISTERED_BUFFERS
-            // SAFETY: the regions belong to the worker's slot buffers, which outlive this ring
-            // (the worker drops the engine before the buffers) and are not moved while registered.
+            && count <= MAX_REGISTERED_BUFFERS
+            // SAFETY: the regions are the slots' memory, which this engine owns: it is freed only
+            // after the ring has unregistered it and closed, or never (I/O still in flight).
             && unsafe { ring.submitter().register_buffers(&regions) }.is_ok();
-        let addrs = memory.addresses();
         let setup = EngineSetup {
             kind: EngineKind::IoUring,
             registered_buffers: fixed_buffers,
@@ -71,10 +74,10 @@ impl Uring {
         };
         Ok((
             Uring {
-                ring,
+                ring: ManuallyDrop::new(ring),
+                slots,
                 fds: fds.to_vec(),
                 priorities: priorities.to_vec(),
-                addrs,
                 fixed_files,
                 fixed_buffers,
                 sqpoll: fast.sqpoll_idle_ms.is_some(),
@@ -84,8 +87,7 @@ impl Uring {
     }
 
     #[inline]
-    fn entry(&self, io: &Io) -> squeue::Entry {
-        let addr = self.addrs[io.slot as usize][io.op as usize] as *mut u8;
+    fn entry(&self, io: &Io, addr: *mut u8) -> squeue::Entry {
         let priority = self.priorities[io.target as usize];
         macro_rules! rw {
             ($fd:expr) => {
@@ -213,8 +215,13 @@ impl Drop for Uring {
     /// Gives the registered files and buffers back before the ring goes: unregistering drops the
     /// file references on this thread, at once, whereas a closing ring hands them to a kernel
     /// worker that releases them tens of milliseconds after the process has exited (a device
-    /// would still look busy to the next run).
+    /// would still look busy to the next run). With I/O still in flight the ring is left open
+    /// and registered (unregistering would wait for that I/O on some kernels), and the slots
+    /// keep their memory.
     fn drop(&mut self) {
+        if self.slots.in_flight() > 0 {
+            return;
+        }
         let submitter = self.ring.submitter();
         if self.fixed_files {
             let _ = submitter.unregister_files();
@@ -222,20 +229,27 @@ impl Drop for Uring {
         if self.fixed_buffers {
             let _ = submitter.unregister_buffers();
         }
+        // SAFETY: dropped once, here; nothing is in flight.
+        unsafe { ManuallyDrop::drop(&mut self.ring) };
     }
 }
 
 impl Engine for Uring {
     #[inline]
     fn push(&mut self, io: Io) -> io::Result<()> {
-        let entry = self.entry(&io);
+        let addr = self.slots.claim(&io)?;
+        let entry = self.entry(&io, addr);
         loop {
-            // SAFETY: the entry's buffer is the slot's buffer, which stays valid until the
-            // completion for this slot has been reaped (the worker never reuses a busy slot).
+            // SAFETY: the entry's buffer is the `io.len` bytes the slot table handed out for this
+            // slot; the table keeps them for the kernel alone until the slot's completion is
+            // reaped, and keeps them allocated for good if it never is.
             if unsafe { self.ring.submission().push(&entry) }.is_ok() {
                 return Ok(());
             }
-            self.enter(0, None)?;
+            if let Err(e) = self.enter(0, None) {
+                self.slots.release(io.slot);
+                return Err(e);
+            }
         }
     }
 
@@ -247,10 +261,31 @@ impl Engine for Uring {
     #[inline]
     fn reap(&mut self, out: &mut Vec<Completion>, max: usize) {
         for cqe in self.ring.completion().take(max) {
-            out.push(Completion {
-                slot: cqe.user_data() as u32,
-                result: cqe.result(),
-            });
+            let slot = cqe.user_data();
+            if slot != CANCEL && self.slots.release(slot as u32) {
+                out.push(Completion {
+                    slot: slot as u32,
+                    result: cqe.result(),
+                });
+            }
         }
+    }
+
+    fn slots(&mut self) -> &mut Slots {
+        &mut self.slots
+    }
+
+    fn cancel(&mut self) -> io::Result<()> {
+        let busy: Vec<u32> = self.slots.in_flight_slots().collect();
+        for slot in busy {
+            let entry = opcode::AsyncCancel::new(slot as u64)
+                .build()
+                .user_data(CANCEL);
+            // SAFETY: a cancel request carries no buffer.
+            while unsafe { self.ring.submission().push(&entry) }.is_err() {
+                self.enter(0, None)?;
+            }
+        }
+        self.enter(0, None)
     }
 }

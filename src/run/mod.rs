@@ -15,7 +15,7 @@ use std::sync::{Barrier, OnceLock};
 
 use crate::clock::{Clock, Nanos, monotonic_now};
 use crate::counters;
-use crate::engine::{Engine, EngineKind, EngineSetup, MapSpec, Mapped, Null, Psync, Uring};
+use crate::engine::{Engine, EngineKind, EngineSetup, MapSpec, Mapped, Null, Psync, Slots, Uring};
 use crate::events;
 use crate::live::progress::Progress;
 use crate::plan::ThreadPlan;

@@ -75,7 +75,12 @@ pub fn ending(profile: &Profile, results: &RunResults) -> (u8, Vec<String>) {
 
 /// The failed or short I/O that stopped a run: what, where, by which thread, and the kernel's word.
 fn describe_failure(failure: &IoFailure, target: &Target) -> String {
-    let what = if failure.result < 0 {
+    let what = if failure.result == -libc::ETIMEDOUT {
+        format!(
+            "no answer {} s after the run stopped issuing (has the device stopped responding?); it was cancelled, and any I/O the kernel still holds keeps its buffers until iospd exits",
+            crate::worker::DRAIN_LIMIT / 1_000_000_000
+        )
+    } else if failure.result < 0 {
         let error = std::io::Error::from_raw_os_error(-failure.result);
         let mut text = error.to_string();
         if failure.result == -libc::EINVAL && target.cache == CacheMode::DisableOsCache {

@@ -27,16 +27,17 @@ pub(super) fn thread_main<C: Clock>(
         if let Some(cpu) = plan.cpu {
             pin_current_thread(cpu).map_err(|e| setup_error("cannot pin to its CPU", e))?;
         }
-        SlotBuffers::new(&slot_shapes(ts, plan), large_pages).map_err(|e| {
+        let buffers = SlotBuffers::new(&slot_shapes(ts, plan), large_pages).map_err(|e| {
             let what = if large_pages {
                 "cannot allocate I/O buffers on huge pages (-l needs free huge pages: raise vm.nr_hugepages)"
             } else {
                 "cannot allocate I/O buffers"
             };
             setup_error(what, e)
-        })
+        })?;
+        Ok(Slots::new(buffers))
     })();
-    let mut buffers = match prepared {
+    let slots = match prepared {
         Ok(buffers) => buffers,
         Err(error) => {
             gate.fail(&error);
@@ -69,8 +70,7 @@ pub(super) fn thread_main<C: Clock>(
         verify: input.verify,
     };
     let setup = |what| move |e| setup_error(what, e);
-    // Each engine keeps the buffers' addresses, not a borrow of them: it is set up first, then the
-    // worker takes the buffers.
+    // Each engine owns the slots: the buffers live as long as the kernel may use them.
     if served.iter().any(|t| t.memory_mapped) {
         let specs: Vec<MapSpec> = plan
             .targets
@@ -85,7 +85,7 @@ pub(super) fn thread_main<C: Clock>(
             })
             .collect();
         let engine = if served.iter().all(|t| t.memory_mapped) {
-            Mapped::create(&specs, &buffers).map_err(setup("cannot map the targets (-Sm)"))
+            Mapped::create(&specs, slots).map_err(setup("cannot map the targets (-Sm)"))
         } else {
             Err(setup_error(
                 "serves memory-mapped and ordinary targets",
@@ -93,52 +93,29 @@ pub(super) fn thread_main<C: Clock>(
             ))
         };
         let engine = engine.map(|e| (e, EngineSetup::plain(EngineKind::Mapped)));
-        return drive(
-            engine,
-            Worker::from_plan(worker, clock, &mut buffers),
-            plan,
-            gate,
-        );
+        return drive(engine, Worker::from_plan(worker, clock), plan, gate);
     }
     match input.engine {
         EngineKind::IoUring => {
             let engine = Uring::new(
                 &fds,
                 &priorities,
-                &buffers,
+                slots,
                 ts.io_ring.is_none_or(|r| r.registered_buffers),
                 input.fast_paths,
             )
             .map_err(setup("cannot set up io_uring"));
-            drive(
-                engine,
-                Worker::from_plan(worker, clock, &mut buffers),
-                plan,
-                gate,
-            )
+            drive(engine, Worker::from_plan(worker, clock), plan, gate)
         }
         EngineKind::Psync | EngineKind::Mapped => {
-            let engine = Psync::create(&fds, &buffers, &priorities)
+            let engine = Psync::create(&fds, slots, &priorities)
                 .map(|e| (e, EngineSetup::plain(EngineKind::Psync)))
                 .map_err(setup("cannot set the I/O priority (-I)"));
-            drive(
-                engine,
-                Worker::from_plan(worker, clock, &mut buffers),
-                plan,
-                gate,
-            )
+            drive(engine, Worker::from_plan(worker, clock), plan, gate)
         }
         EngineKind::Null => {
-            let engine = Ok((
-                Null::new(plan.slots()),
-                EngineSetup::plain(EngineKind::Null),
-            ));
-            drive(
-                engine,
-                Worker::from_plan(worker, clock, &mut buffers),
-                plan,
-                gate,
-            )
+            let engine = Ok((Null::new(slots), EngineSetup::plain(EngineKind::Null)));
+            drive(engine, Worker::from_plan(worker, clock), plan, gate)
         }
     }
 }
@@ -185,6 +162,16 @@ fn drive<E: Engine, C: Clock>(
         engine: setup.kind,
         source,
     })?;
+    let unanswered = engine.slots().in_flight();
+    if unanswered > 0 {
+        // The engine keeps the memory and the ring of this I/O when it goes.
+        eprintln!(
+            "iospd: thread {}: {unanswered} I/O{} neither completed nor could be cancelled; {} buffers stay allocated until iospd exits",
+            plan.thread,
+            if unanswered == 1 { "" } else { "s" },
+            if unanswered == 1 { "its" } else { "their" },
+        );
+    }
     drop(engine);
     Ok(outcome(worker, failure))
 }

@@ -2,7 +2,8 @@
 //!
 //! Only the halves a target needs are allocated (a read-only test has no write buffers). Write
 //! buffers start with DiskSpd's 0..255 pattern or zeros; [`WriteFill`] refreshes them per write for
-//! `-Zr` and `-Z<size>`. The allocation is freed on drop, after the engine that registered it.
+//! `-Zr` and `-Z<size>`. The buffers are handed to an engine's [`crate::engine::Slots`], which
+//! alone reaches them from then on and frees them when no I/O is in flight.
 
 use std::alloc::{Layout, alloc_zeroed, dealloc};
 use std::ptr::NonNull;
@@ -40,7 +41,9 @@ struct Region {
     start: usize,
     len: usize,
     read: usize,
+    read_len: usize,
     write: usize,
+    write_len: usize,
 }
 
 /// Where the buffers' memory came from.
@@ -61,8 +64,7 @@ pub struct SlotBuffers {
 /// Huge-page size assumed for `-l` mappings (x86-64 and arm64 default).
 const HUGE_PAGE: usize = 2 << 20;
 
-// SAFETY: SlotBuffers owns its allocation exclusively; it is created and used by one worker thread
-// and only moved between threads as a whole.
+// SAFETY: SlotBuffers owns its allocation exclusively and is only moved between threads as a whole.
 unsafe impl Send for SlotBuffers {}
 
 fn round_up(n: usize) -> usize {
@@ -91,7 +93,9 @@ impl SlotBuffers {
                 start: cursor,
                 len,
                 read,
+                read_len: if shape.reads { half } else { 0 },
                 write,
+                write_len: if shape.writes { half } else { 0 },
             });
             cursor += len;
         }
@@ -128,10 +132,12 @@ impl SlotBuffers {
             memory,
             regions,
         };
-        let mut buffers = buffers;
         for (slot, shape) in shapes.iter().enumerate() {
             if shape.writes && shape.fill == InitialFill::Pattern {
-                let buf = buffers.write_buffer(slot as u32, shape.block);
+                let (start, _) = buffers.buffer(slot as u32, Op::Write);
+                // SAFETY: the slot's write buffer holds at least `block` bytes of this
+                // allocation, which nothing else references yet.
+                let buf = unsafe { std::slice::from_raw_parts_mut(start, shape.block) };
                 for (i, byte) in buf.iter_mut().enumerate() {
                     *byte = i as u8;
                 }
@@ -139,68 +145,34 @@ impl SlotBuffers {
         }
         Ok(buffers)
     }
-
-    /// The first `len` bytes of the slot's write buffer, to fill before a write. Panics when `len`
-    /// is more than the slot holds. The worker calls it only for a slot that is not in flight, so
-    /// the kernel is not reading those bytes meanwhile (that contract is the engines').
-    #[inline]
-    pub fn write_buffer(&mut self, slot: u32, len: usize) -> &mut [u8] {
-        let region = self.regions[slot as usize];
-        assert!(
-            len <= region.start + region.len - region.write,
-            "slot {slot} holds fewer than {len} bytes"
-        );
-        // SAFETY: the range lies inside this allocation (checked above), and `&mut self` makes
-        // this the only reference to any of it.
-        unsafe { std::slice::from_raw_parts_mut(self.base.as_ptr().add(region.write), len) }
-    }
 }
 
-impl SlotBuffers {
-    /// The first `len` bytes of the slot's read buffer, to check after a read completed (the
-    /// kernel is done with them).
-    #[inline]
-    pub fn read_buffer(&self, slot: u32, len: usize) -> &[u8] {
-        let region = self.regions[slot as usize];
-        let end = if region.write > region.read {
-            region.write
-        } else {
-            region.start + region.len
-        };
-        assert!(
-            len <= end - region.read,
-            "slot {slot} holds fewer than {len} bytes"
-        );
-        // SAFETY: the range lies inside this allocation (checked above); the slot is not in
-        // flight, so nothing writes to it while the slice lives.
-        unsafe { std::slice::from_raw_parts(self.base.as_ptr().add(region.read), len) }
-    }
-}
-
-impl SlotMemory for SlotBuffers {
-    fn addr(&self, slot: u32, op: Op) -> *mut u8 {
-        let region = self.regions[slot as usize];
-        let offset = match op {
-            Op::Read => region.read,
-            Op::Write => region.write,
-        };
-        // SAFETY: offset < allocation size by construction.
-        unsafe { self.base.as_ptr().add(offset) }
-    }
-
+// SAFETY: the memory is one allocation (heap or mapping) that `base` owns until drop, so it does
+// not move with the value; regions are laid out one after the other, each holding its slot's read
+// half and then its write half (a one-way slot has one half and a zero-length other direction);
+// after `new` fills the write halves, nothing here touches the memory.
+unsafe impl SlotMemory for SlotBuffers {
     fn slots(&self) -> u32 {
         self.regions.len() as u32
     }
 
-    fn regions(&self) -> Vec<libc::iovec> {
-        self.regions
-            .iter()
-            .map(|r| libc::iovec {
-                // SAFETY: start < allocation size by construction.
-                iov_base: unsafe { self.base.as_ptr().add(r.start) } as *mut libc::c_void,
-                iov_len: r.len,
-            })
-            .collect()
+    fn buffer(&self, slot: u32, op: Op) -> (*mut u8, usize) {
+        let region = self.regions[slot as usize];
+        let (offset, len) = match op {
+            Op::Read => (region.read, region.read_len),
+            Op::Write => (region.write, region.write_len),
+        };
+        // SAFETY: offset ≤ the allocation's size by construction.
+        (unsafe { self.base.as_ptr().add(offset) }, len)
+    }
+
+    fn region(&self, slot: u32) -> libc::iovec {
+        let r = self.regions[slot as usize];
+        libc::iovec {
+            // SAFETY: start < allocation size by construction.
+            iov_base: unsafe { self.base.as_ptr().add(r.start) } as *mut libc::c_void,
+            iov_len: r.len,
+        }
     }
 }
 
@@ -257,6 +229,7 @@ impl WriteFill<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::Slots;
 
     fn shape(block: usize, reads: bool, writes: bool, fill: InitialFill) -> SlotShape {
         SlotShape {
@@ -273,10 +246,11 @@ mod tests {
         let buffers = SlotBuffers::new(&shapes, false).unwrap();
         let mut addrs: Vec<usize> = (0..3)
             .flat_map(|s| {
-                [
-                    buffers.addr(s, Op::Read) as usize,
-                    buffers.addr(s, Op::Write) as usize,
-                ]
+                [Op::Read, Op::Write].map(|op| {
+                    let (start, len) = buffers.buffer(s, op);
+                    assert_eq!(len, 4096);
+                    start as usize
+                })
             })
             .collect();
         assert!(addrs.iter().all(|a| a % ALIGN == 0));
@@ -284,14 +258,28 @@ mod tests {
         addrs.dedup();
         assert_eq!(addrs.len(), 6);
         assert_eq!(SlotBuffers::bytes_needed(&shapes), 6 * 4096);
+        for slot in 0..3 {
+            let region = buffers.region(slot);
+            let base = region.iov_base as usize;
+            for op in [Op::Read, Op::Write] {
+                let (start, len) = buffers.buffer(slot, op);
+                assert!(base <= start as usize && start as usize + len <= base + region.iov_len);
+            }
+        }
     }
 
     #[test]
-    fn read_only_slots_have_no_write_half() {
+    fn one_way_slots_have_one_half_and_nothing_the_other_way() {
         let shapes = vec![shape(512, true, false, InitialFill::Pattern); 4];
         assert_eq!(SlotBuffers::bytes_needed(&shapes), 4 * 4096);
         let buffers = SlotBuffers::new(&shapes, false).unwrap();
-        assert_eq!(buffers.regions().len(), 4);
+        assert_eq!(buffers.slots(), 4);
+        assert_eq!(buffers.buffer(0, Op::Read).1, 4096);
+        assert_eq!(buffers.buffer(0, Op::Write).1, 0);
+        let writes =
+            SlotBuffers::new(&[shape(512, false, true, InitialFill::Zero)], false).unwrap();
+        assert_eq!(writes.buffer(0, Op::Read).1, 0);
+        assert_eq!(writes.buffer(0, Op::Write).1, 4096);
     }
 
     #[test]
@@ -300,17 +288,17 @@ mod tests {
             shape(1024, false, true, InitialFill::Pattern),
             shape(1024, false, true, InitialFill::Zero),
         ];
-        let mut buffers = SlotBuffers::new(&shapes, false).unwrap();
-        let pattern = buffers.write_buffer(0, 1024);
+        let mut slots = Slots::new(SlotBuffers::new(&shapes, false).unwrap());
+        let pattern = slots.write_buffer(0, 1024);
         assert_eq!(
             &pattern[250..260],
             &[250, 251, 252, 253, 254, 255, 0, 1, 2, 3]
         );
-        assert!(buffers.write_buffer(1, 1024).iter().all(|&b| b == 0));
+        assert!(slots.write_buffer(1, 1024).iter().all(|&b| b == 0));
         // A slot's buffer is its block rounded up to the alignment, and no more.
-        assert_eq!(buffers.write_buffer(1, 4096).len(), 4096);
+        assert_eq!(slots.write_buffer(1, 4096).len(), 4096);
         let beyond = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            buffers.write_buffer(1, 4097).len()
+            slots.write_buffer(1, 4097).len()
         }));
         assert!(beyond.is_err(), "a slice past the slot's buffer is refused");
     }

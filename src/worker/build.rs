@@ -3,7 +3,7 @@
 
 use std::sync::atomic::AtomicU64;
 
-use super::buffers::{InitialFill, SlotBuffers, SlotShape, WriteFill};
+use super::buffers::{InitialFill, SlotShape, WriteFill};
 use super::offsets::OffsetGen;
 use super::throttle::Throttle;
 use super::{Assignment, Schedule, Worker, WorkerTarget};
@@ -79,9 +79,9 @@ pub struct Plan<'a> {
 }
 
 impl<'a, C: Clock> Worker<'a, C> {
-    /// The worker for a thread plan, over buffers shaped by [`slot_shapes`]. Its schedule is set
-    /// when the start barrier opens.
-    pub fn from_plan(plan: Plan<'a>, clock: C, buffers: &'a mut SlotBuffers) -> Self {
+    /// The worker for a thread plan, to run on an engine whose slots are shaped by
+    /// [`slot_shapes`]. Its schedule is set when the start barrier opens.
+    pub fn from_plan(plan: Plan<'a>, clock: C) -> Self {
         let Plan {
             timespan: ts,
             plan: thread,
@@ -131,7 +131,6 @@ impl<'a, C: Clock> Worker<'a, C> {
             thread: thread.thread,
             targets: worker_targets,
             assignment,
-            buffers,
             rng: Rng::new(thread.seed),
             schedule: Schedule::new(0, 0, 0, 0),
             stop: plan.stop,

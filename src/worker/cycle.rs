@@ -11,20 +11,22 @@ use std::io::{self, Write};
 use std::sync::atomic::Ordering;
 
 use super::accounting::Accounting;
-use super::{MAX_PAUSE, Worker};
+use super::{DRAIN_LIMIT, MAX_PAUSE, MAX_WAIT, Worker};
 use crate::clock::{Clock, Nanos};
-use crate::engine::{Completion, Engine, Io, Op, SlotMemory};
+use crate::engine::{Completion, Engine, Io, Op};
 use crate::stats::IoFailure;
 
 impl<C: Clock> Worker<'_, C> {
-    /// Issues until the schedule ends or a stop is requested, then drains every slot in flight;
-    /// `inflight` holds the I/Os in flight when it returns early with an engine error.
+    /// Issues until the schedule ends or a stop is requested, then drains every slot in flight,
+    /// for up to [`DRAIN_LIMIT`]: an I/O still unanswered then is the run's failure.
     pub(super) fn issue_and_drain<E: Engine>(
         &mut self,
         engine: &mut E,
-        inflight: &mut usize,
     ) -> io::Result<Option<IoFailure>> {
-        let slots = self.buffers.slots() as usize;
+        let slots = engine.slots().len() as usize;
+        let mut inflight: usize = 0;
+        // When the loop stopped issuing.
+        let mut draining_since = None;
         // Slots ready to be filled (taken from the end), staged since the last stamp, reaped.
         let mut free: Vec<u32> = (0..slots as u32).rev().collect();
         let mut batch: Vec<u32> = Vec::with_capacity(slots);
@@ -85,7 +87,7 @@ impl<C: Clock> Worker<'_, C> {
                     }
                     free.swap_remove(i);
                     if op == Op::Write {
-                        let buf = self.buffers.write_buffer(slot, target.block as usize);
+                        let buf = engine.slots().write_buffer(slot, target.block as usize);
                         match &mut self.verify {
                             Some(v) => v.stamp(slot, offset, buf),
                             None => target.fill.prepare(buf, &mut self.rng),
@@ -113,12 +115,12 @@ impl<C: Clock> Worker<'_, C> {
                 for &slot in &batch {
                     started[slot as usize] = stamp;
                 }
-                acct.in_flight(stamp, *inflight);
-                *inflight += batch.len();
+                acct.in_flight(stamp, inflight);
+                inflight += batch.len();
                 batch.clear();
                 entered = stamp;
             }
-            if *inflight == 0 {
+            if inflight == 0 {
                 if !filling {
                     break;
                 }
@@ -161,8 +163,9 @@ impl<C: Clock> Worker<'_, C> {
                     spun_from = self.spin(engine, &mut done)?;
                 }
                 if done.is_empty() {
-                    let wait_for = self.wait_batch.min(*inflight as u32).max(1);
-                    engine.submit(wait_for, self.feed_deadline(now))?;
+                    let wait_for = self.wait_batch.min(inflight as u32).max(1);
+                    let timeout = self.feed_deadline(now).unwrap_or(MAX_WAIT);
+                    engine.submit(wait_for, Some(timeout))?;
                     engine.reap(&mut done, self.completion_depth);
                     self.waits.record_wait(done.len());
                 }
@@ -170,19 +173,42 @@ impl<C: Clock> Worker<'_, C> {
             self.waits.submits += 1;
             now = self.clock.now();
             (filling, window_end) = self.phase(now, filling, window_end);
+            if !filling {
+                let since = *draining_since.get_or_insert(now);
+                if now - since >= DRAIN_LIMIT && done.is_empty() {
+                    // The device stopped answering: the oldest I/O in flight is the failure.
+                    let oldest = engine
+                        .slots()
+                        .in_flight_slots()
+                        .min_by_key(|&s| started[s as usize]);
+                    if let Some(slot) = oldest.filter(|_| failure.is_none()) {
+                        let slot = slot as usize;
+                        let t = owner[slot] as usize;
+                        failure = Some(IoFailure {
+                            thread: self.thread,
+                            target: self.targets[t].index,
+                            op: ops[slot],
+                            offset: offsets[slot],
+                            len: self.targets[t].block,
+                            result: -libc::ETIMEDOUT,
+                        });
+                    }
+                    break;
+                }
+            }
             acct.end_at(window_end);
             acct.engine_call(entered, now);
             if spun_from != 0 {
                 acct.spun(spun_from, now);
             }
-            acct.in_flight(now, *inflight);
+            acct.in_flight(now, inflight);
             // 4. Record: each completion stamped `now` goes to the trace, or stops the run when
             //    it failed, or counts when it lies in the measured window; its slot is free again.
             let counted = now >= self.schedule.warmup_end && now < window_end;
             let interval = (now.saturating_sub(self.schedule.warmup_end) / interval_ns) as usize;
             self.advance_feed(now);
             for completion in done.drain(..) {
-                *inflight -= 1;
+                inflight -= 1;
                 let slot = completion.slot as usize;
                 let t = owner[slot] as usize;
                 let len = self.targets[t].block;
@@ -202,7 +228,9 @@ impl<C: Clock> Worker<'_, C> {
                 let completed = completion.result == len as i32;
                 if let Some(v) = &mut self.verify {
                     let data = match (ops[slot], completed) {
-                        (Op::Read, true) => self.buffers.read_buffer(completion.slot, len as usize),
+                        (Op::Read, true) => {
+                            engine.slots().read_buffer(completion.slot, len as usize)
+                        }
                         _ => &[],
                     };
                     if v.finish(completion.slot, ops[slot], offsets[slot], completed, data)

@@ -26,18 +26,27 @@ use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::rng::Rng;
-use buffers::{SlotBuffers, WriteFill};
+use buffers::WriteFill;
 pub use build::{Plan, slot_shapes};
 use offsets::OffsetGen;
 use throttle::Throttle;
 
 use crate::clock::{Clock, Nanos};
-use crate::engine::{Completion, Engine, Op};
+use crate::engine::{Completion, Engine, Op, settle};
 use crate::stats::{IoFailure, TargetStats, WaitStats};
 
 /// The longest the loop sleeps at once while every slot is held back by pacing, so a stop request
 /// is seen promptly.
 const MAX_PAUSE: Nanos = 10_000_000;
+/// The longest a blocking wait for completions lasts, so a device that stops answering cannot
+/// keep the loop from seeing the end of the schedule or a stop request.
+const MAX_WAIT: Nanos = 100_000_000;
+/// How long the loop waits for the I/O in flight once it stops issuing, before it gives up on a
+/// device that does not answer (the kernel's own command timeouts are 30 s; a healthy device
+/// answers in far less).
+pub const DRAIN_LIMIT: Nanos = 10_000_000_000;
+/// How long the I/O still in flight after the drain gave up gets to complete once cancelled.
+const SETTLE_LIMIT: Nanos = 1_000_000_000;
 
 /// The phase boundaries of a timespan on the clock's axis.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,8 +132,6 @@ pub struct Worker<'a, C: Clock> {
     pub targets: Vec<WorkerTarget<'a>>,
     /// How slots pick targets.
     pub assignment: Assignment,
-    /// The slots' buffers.
-    pub buffers: &'a mut SlotBuffers,
     /// The thread's generator.
     pub rng: Rng,
     /// Phase boundaries.
@@ -158,28 +165,20 @@ pub struct Worker<'a, C: Clock> {
 
 impl<C: Clock> Worker<'_, C> {
     /// Runs warm-up, the measured window and cool-down, then drains. Returns the failed I/O that
-    /// stopped the run early, if any; engine errors are returned as `Err`.
+    /// stopped the run early, if any (an I/O the device never answered is one); engine errors are
+    /// returned as `Err`. I/O still in flight after that (an engine error, a device that stopped
+    /// answering) stops every thread and is cancelled; what the kernel still holds after
+    /// [`SETTLE_LIMIT`] is left in flight, and the engine keeps its memory when it goes.
     pub fn run<E: Engine>(&mut self, engine: &mut E) -> io::Result<Option<IoFailure>> {
-        let mut inflight = 0;
-        let result = self.issue_and_drain(engine, &mut inflight);
-        if result.is_err() {
-            // The engine failed: stop every thread, and give the kernel back every buffer it is
-            // still using before they are freed.
+        let result = self.issue_and_drain(engine);
+        if engine.slots().in_flight() > 0 {
             let _ = self.stop.compare_exchange(
                 0,
                 self.clock.now().max(1),
                 Ordering::SeqCst,
                 Ordering::SeqCst,
             );
-            let mut done = Vec::with_capacity(inflight);
-            for _ in 0..1000 {
-                if inflight == 0 || engine.submit(1, Some(MAX_PAUSE)).is_err() {
-                    break;
-                }
-                engine.reap(&mut done, usize::MAX);
-                inflight = inflight.saturating_sub(done.len());
-                done.clear();
-            }
+            settle(engine, SETTLE_LIMIT);
         }
         result
     }

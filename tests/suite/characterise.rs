@@ -173,7 +173,8 @@ fn a_sweep_runs_every_point_on_one_target_and_reports_each_in_full() {
 }
 
 /// Starts a four-point sweep of 3 s points writing its JSON to `json`, lets `stop` act on it
-/// after 4 s (inside the second point), and returns its exit status, stderr and stdout.
+/// 4 s after its target exists (inside the second point), and returns its exit status, stderr
+/// and stdout.
 fn sweep_stopped_midway(
     dir: &TempDir,
     json: &str,
@@ -196,6 +197,11 @@ fn sweep_stopped_midway(
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
+    // On a loaded machine the start alone can take seconds.
+    let created = std::time::Instant::now();
+    while !dir.join("t.dat").exists() && created.elapsed().as_secs() < 60 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
     std::thread::sleep(std::time::Duration::from_secs(4));
     stop(child.id());
     let output = child.wait_with_output().unwrap();

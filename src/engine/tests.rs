@@ -1,0 +1,133 @@
+//! Every engine against real descriptors: an I/O is checked against its slot where it is pushed,
+//! data lands in the slot's buffer, and I/O that never completes is cancelled.
+
+use std::io::Write;
+use std::os::fd::AsRawFd;
+
+use super::slots::tests::{Heap, io};
+use super::*;
+
+/// A file whose first 8 KiB are 0, 1, …, 255, 0, …
+fn patterned_file() -> std::fs::File {
+    let mut file = tempfile::tempfile().unwrap();
+    let bytes: Vec<u8> = (0..8192u32).map(|i| i as u8).collect();
+    file.write_all(&bytes).unwrap();
+    file
+}
+
+fn slots() -> Slots {
+    Slots::new(Heap(vec![0xee; 12288]))
+}
+
+/// Pushes what no slot can take, then a good read of slot 0; only the read completes, with the
+/// file's bytes in the slot's buffer.
+fn refuses_what_its_slots_cannot_take<E: Engine>(engine: &mut E) {
+    for bad in [
+        io(0, Op::Read, 4097),
+        io(1, Op::Write, 512),
+        io(2, Op::Read, 512),
+    ] {
+        assert!(engine.push(bad).is_err(), "{bad:?} must be refused");
+    }
+    engine.push(io(0, Op::Read, 4096)).unwrap();
+    assert!(
+        engine.push(io(0, Op::Read, 512)).is_err(),
+        "slot 0 is in flight"
+    );
+    let mut done = Vec::new();
+    while done.is_empty() {
+        engine.submit(1, Some(100_000_000)).unwrap();
+        engine.reap(&mut done, usize::MAX);
+    }
+    assert_eq!(
+        done,
+        [Completion {
+            slot: 0,
+            result: 4096
+        }]
+    );
+    let data = engine.slots().read_buffer(0, 4096);
+    assert!(data.iter().enumerate().all(|(i, &b)| b == i as u8));
+    assert_eq!(engine.slots().in_flight(), 0);
+}
+
+#[test]
+fn io_uring_checks_every_io_against_its_slot() {
+    let file = patterned_file();
+    let (mut engine, _) = Uring::new(
+        &[file.as_raw_fd()],
+        &[0],
+        slots(),
+        true,
+        FastPaths::default(),
+    )
+    .unwrap();
+    refuses_what_its_slots_cannot_take(&mut engine);
+}
+
+#[test]
+fn psync_checks_every_io_against_its_slot() {
+    let file = patterned_file();
+    let mut engine = Psync::create(&[file.as_raw_fd()], slots(), &[0]).unwrap();
+    refuses_what_its_slots_cannot_take(&mut engine);
+}
+
+#[test]
+fn mapped_checks_every_io_against_its_slot() {
+    let file = patterned_file();
+    let spec = MapSpec {
+        fd: file.as_raw_fd(),
+        len: 8192,
+        writable: false,
+        flush: None,
+        write_through: false,
+    };
+    let mut engine = Mapped::create(&[spec], slots()).unwrap();
+    refuses_what_its_slots_cannot_take(&mut engine);
+}
+
+#[test]
+fn null_checks_every_io_against_its_slot() {
+    let mut engine = Null::new(slots());
+    assert!(engine.push(io(0, Op::Read, 4097)).is_err());
+    engine.push(io(1, Op::Read, 4096)).unwrap();
+    let mut done = Vec::new();
+    engine.reap(&mut done, usize::MAX);
+    assert_eq!(done.len(), 1);
+    assert_eq!(engine.slots().in_flight(), 0);
+}
+
+#[test]
+fn io_uring_cancels_a_read_that_would_never_complete() {
+    // A read from a pipe nobody writes to stays in flight until it is cancelled.
+    let (reader, writer) = std::io::pipe().unwrap();
+    let (mut engine, _) = Uring::new(
+        &[reader.as_raw_fd()],
+        &[0],
+        slots(),
+        false,
+        FastPaths::default(),
+    )
+    .unwrap();
+    engine.push(io(1, Op::Read, 4096)).unwrap();
+    engine.submit(0, None).unwrap();
+    let mut done = Vec::new();
+    engine.submit(1, Some(20_000_000)).unwrap();
+    engine.reap(&mut done, usize::MAX);
+    assert!(done.is_empty(), "nothing was written to the pipe");
+    assert_eq!(engine.slots().in_flight(), 1);
+    assert_eq!(
+        settle(&mut engine, 1_000_000_000),
+        0,
+        "the read was cancelled"
+    );
+    // The slot is free again: its buffer can be read, and it was never written.
+    assert!(
+        engine
+            .slots()
+            .read_buffer(1, 4096)
+            .iter()
+            .all(|&b| b == 0xee)
+    );
+    drop(writer);
+}
