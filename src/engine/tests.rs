@@ -131,3 +131,54 @@ fn io_uring_cancels_a_read_that_would_never_complete() {
     );
     drop(writer);
 }
+
+#[test]
+fn mapped_reads_of_a_truncated_file_fail_in_every_thread_faulting_at_once() {
+    const PAGES: usize = 256;
+    const THREADS: usize = 4;
+    let file = tempfile::tempfile().unwrap();
+    file.set_len((PAGES * 4096) as u64).unwrap();
+    let mapped = std::sync::Barrier::new(THREADS + 1);
+    let truncated = std::sync::Barrier::new(THREADS + 1);
+    let results: Vec<Vec<i32>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..THREADS)
+            .map(|_| {
+                let (file, mapped, truncated) = (&file, &mapped, &truncated);
+                scope.spawn(move || {
+                    let spec = MapSpec {
+                        fd: file.as_raw_fd(),
+                        len: (PAGES * 4096) as u64,
+                        writable: false,
+                        flush: None,
+                        write_through: false,
+                    };
+                    let mut engine = Mapped::create(&[spec], slots()).unwrap();
+                    mapped.wait();
+                    truncated.wait();
+                    let mut results = Vec::with_capacity(PAGES);
+                    let mut done = Vec::new();
+                    for page in 0..PAGES {
+                        let mut read = io(0, Op::Read, 4096);
+                        read.offset = (page * 4096) as u64;
+                        engine.push(read).unwrap();
+                        engine.submit(1, None).unwrap();
+                        engine.reap(&mut done, 1);
+                        results.push(done.pop().unwrap().result);
+                    }
+                    results
+                })
+            })
+            .collect();
+        mapped.wait();
+        file.set_len(0).unwrap();
+        truncated.wait();
+        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    });
+    for (thread, results) in results.iter().enumerate() {
+        let succeeded = results.iter().filter(|&&r| r != -libc::EFAULT).count();
+        assert_eq!(
+            succeeded, 0,
+            "thread {thread}: {succeeded} reads of a page past the end completed as if it held data"
+        );
+    }
+}

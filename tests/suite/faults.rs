@@ -476,3 +476,64 @@ fn too_few_open_files_for_the_threads_is_refused_before_the_run() {
     );
     assert!(!target.exists(), "nothing was created");
 }
+
+#[test]
+fn a_device_that_stops_answering_ends_the_run_with_its_results_and_keeps_the_buffers_of_its_io() {
+    let test = "faults::a_device_that_stops_answering_ends_the_run_with_its_results_and_keeps_the_buffers_of_its_io";
+    if !util::io_uring_available(test) {
+        return;
+    }
+    let Some(tools) = util::machine::devices(test, &["bindfs", "umount"]) else {
+        return;
+    };
+    // A loop device over a file a FUSE daemon serves: stopping the daemon stops the device.
+    let Some(fuse) = util::machine::FuseDir::new(&tools, test) else {
+        return;
+    };
+    std::fs::File::create(fuse.source("disk.img"))
+        .and_then(|f| f.set_len(256 << 20))
+        .unwrap();
+    let Some(device) = util::machine::LoopDevice::over(&tools, &fuse.served("disk.img"), test)
+    else {
+        return;
+    };
+    let mut child = iospd()
+        .args(["-b4K", "-o8", "-r", "-Sh", "-d4", "-W0", &device.arg()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    fuse.stop();
+    // Four seconds of run, ten of waiting for the device, one for the cancellation, and slack.
+    let began = Instant::now();
+    while child.try_wait().unwrap().is_none() && began.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let ended = child.try_wait().unwrap().is_some();
+    if !ended {
+        let _ = child.kill();
+    }
+    fuse.resume();
+    let output = child.wait_with_output().unwrap();
+    drop(device);
+    assert!(
+        ended,
+        "the run did not end within a minute of its device stopping"
+    );
+    let (out, err) = (stdout(&output), stderr(&output));
+    assert_eq!(output.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("by thread 0 failed: no answer 10 s after the run stopped issuing"),
+        "{err}"
+    );
+    assert!(
+        err.contains("neither completed nor could be cancelled; their buffers stay allocated"),
+        "the I/O the device holds keeps its buffers: {err}"
+    );
+    let read = util::totals(&out, "Read IO");
+    assert!(
+        read.ios > 0,
+        "what completed before the device stopped is reported: {out}"
+    );
+}

@@ -41,7 +41,7 @@ pub fn devices(test: &str, extra: &[&'static str]) -> Option<Tools> {
 pub struct LoopDevice {
     pub device: PathBuf,
     tools: Tools,
-    _dir: TempDir,
+    _dir: Option<TempDir>,
 }
 
 impl LoopDevice {
@@ -58,6 +58,13 @@ impl LoopDevice {
         File::create(&backing)
             .and_then(|f| f.set_len(mib << 20))
             .expect("backing file");
+        let mut device = Self::over(tools, &backing, test)?;
+        device._dir = Some(dir);
+        Some(device)
+    }
+
+    /// A device over an existing file, made with `tools` (from [`devices`]).
+    pub fn over(tools: &Tools, backing: &Path, test: &str) -> Option<Self> {
         match tools.run(
             "losetup",
             &[
@@ -73,7 +80,7 @@ impl LoopDevice {
                 Some(Self {
                     device: PathBuf::from(device),
                     tools: tools.clone(),
-                    _dir: dir,
+                    _dir: None,
                 })
             }
             Err(e) => {
@@ -150,6 +157,90 @@ impl Drop for Mount {
             "umount",
             &["--lazy", &self.dir.path().display().to_string()],
         );
+    }
+}
+
+/// A directory served by a FUSE file system (bindfs, in the foreground) that the test can stop and
+/// resume, as a device that stops answering: every file read through it waits on the daemon.
+/// Dropped, it resumes the daemon, unmounts and waits for it to exit.
+pub struct FuseDir {
+    source: TempDir,
+    mounted: TempDir,
+    daemon: std::process::Child,
+    tools: Tools,
+}
+
+impl FuseDir {
+    /// Serves a fresh directory with `tools` (with `bindfs` and `umount`); `None` (with a printed
+    /// reason) when the mount does not appear.
+    pub fn new(tools: &Tools, test: &str) -> Option<Self> {
+        let (source, mounted) = (TempDir::new(), TempDir::new());
+        let daemon = tools
+            .command("bindfs")
+            .arg("-f")
+            .args([source.path(), mounted.path()])
+            .stdin(std::process::Stdio::null())
+            .spawn()
+            .expect("start bindfs");
+        let fuse = Self {
+            source,
+            mounted,
+            daemon,
+            tools: tools.clone(),
+        };
+        let mount_point = fuse.mounted.path().display().to_string();
+        for _ in 0..500 {
+            let mounts = std::fs::read_to_string("/proc/self/mounts").unwrap_or_default();
+            if mounts
+                .lines()
+                .any(|l| l.split(' ').nth(1) == Some(&mount_point) && l.contains(" fuse"))
+            {
+                return Some(fuse);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        super::skip(
+            test,
+            "bindfs did not mount a FUSE file system (no /dev/fuse?)",
+        );
+        None
+    }
+
+    /// A path in the served directory, written around the daemon.
+    pub fn source(&self, name: &str) -> PathBuf {
+        self.source.join(name)
+    }
+
+    /// The same path as the daemon serves it.
+    pub fn served(&self, name: &str) -> PathBuf {
+        self.mounted.join(name)
+    }
+
+    /// Stops the daemon: reads that miss the page cache wait until it resumes.
+    pub fn stop(&self) {
+        self.signal(libc::SIGSTOP);
+    }
+
+    /// Lets the daemon answer again.
+    pub fn resume(&self) {
+        self.signal(libc::SIGCONT);
+    }
+
+    fn signal(&self, signal: libc::c_int) {
+        // SAFETY: a signal to our own child.
+        unsafe { libc::kill(self.daemon.id() as libc::pid_t, signal) };
+    }
+}
+
+impl Drop for FuseDir {
+    fn drop(&mut self) {
+        self.resume();
+        let _ = self.tools.run(
+            "umount",
+            &["--lazy", &self.mounted.path().display().to_string()],
+        );
+        let _ = self.daemon.kill();
+        let _ = self.daemon.wait();
     }
 }
 

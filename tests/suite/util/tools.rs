@@ -11,6 +11,7 @@ use std::process::{Command, Stdio};
 /// The Debian package of each program the suite may run, named when the program is missing.
 const PACKAGES: &[(&str, &str)] = &[
     ("bash", "bash"),
+    ("bindfs", "bindfs"),
     ("blockdev", "util-linux"),
     ("chromium", "chromium"),
     ("cryptsetup", "cryptsetup-bin"),
