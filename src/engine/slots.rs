@@ -242,6 +242,7 @@ pub(super) mod tests {
         assert!(!slots.release(7), "a completion of no slot frees nothing");
         assert_eq!(slots.in_flight(), 1);
         assert!(slots.claim(&io(0, Op::Write, 4096)).is_ok());
+        assert!(slots.release(0) && slots.release(1));
     }
 
     #[test]
