@@ -12,8 +12,10 @@
 //! 6. When everything is in flight, poll for completions for up to the spin budget before sleeping
 //!    in the kernel, so a wake-up delay does not end up in the measured latency.
 //!
-//! Nothing in the loop allocates, locks or tests the configuration: disabled features are data
-//! (an empty interval table, a pacer with no limit, a progress countdown that never ends).
+//! Nothing in the loop allocates or locks. Four options are tested per I/O, each an `Option` that
+//! is `None` without it: `--verify`, `--trace`, the live feed and the intended-start histogram.
+//! The other features are data when disabled (an empty interval table, a pacer with no limit, a
+//! progress countdown that never ends).
 
 pub mod accounting;
 pub mod buffers;
