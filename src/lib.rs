@@ -4,7 +4,7 @@
 //! into [`cli::RawArgs`] (exactly what was typed); [`profile::resolve`] applies DiskSpd's defaults,
 //! resolves sizes in blocks and checks the cross-option rules, giving a [`profile::Profile`].
 //! [`plan::threads`] decides which thread serves which targets on which CPU;
-//! [`target::prepare`] checks, creates and opens the targets; [`run::execute`] starts the
+//! [`targets::prepare`] checks, creates and opens the targets; [`run::execute`] starts the
 //! threads behind a barrier, each driving its [`engine`] through the [`worker`] loop, and collects
 //! [`stats::RunResults`]. [`report::Report`] computes every printed number once, and
 //! [`report::text`] lays them out as DiskSpd does.
@@ -31,7 +31,7 @@ pub mod session;
 pub mod stats;
 pub mod sweep;
 pub mod system;
-pub mod target;
+pub mod targets;
 pub mod trace;
 pub mod units;
 pub mod verify;

@@ -9,7 +9,7 @@ use crate::profile::Profile;
 use crate::stats::cpu::CpuUsage;
 use crate::stats::{IoFailure, LostTarget, WaitStats};
 use crate::system::SystemInfo;
-use crate::target::distribution::EffectiveRange;
+use crate::targets::distribution::EffectiveRange;
 
 /// The whole report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -70,7 +70,7 @@ pub fn measure<C: Clock>(
         let memlock_notice = check_memory(profile, &plans, 0, (engine, host))?;
         super::descriptors::check(&plans, cleared, engine, crate::system::open_file_limit())?;
         let (checked, mut warnings) =
-            crate::target::check(profile, cleared, profile.fast_paths.iopoll)?;
+            crate::targets::check(profile, cleared, profile.fast_paths.iopoll)?;
         // `--verify`'s tables follow from the targets' sizes, known now.
         let verify_tables = checked.verify_table_bytes(profile);
         if verify_tables > 0 {
@@ -88,7 +88,7 @@ pub fn measure<C: Clock>(
     pending.extend(warnings);
     // Every check has passed everywhere: from here on files are created and written.
     let created = start_streams(&mut cleared.outputs).and_then(|streams| {
-        let notices = crate::target::precreate(&mut checked, cleared, stop)?;
+        let notices = crate::targets::precreate(&mut checked, cleared, stop)?;
         Ok((streams, notices))
     });
     let ((sinks, trace_file), notices) = match created {
@@ -132,7 +132,7 @@ pub fn measure<C: Clock>(
             ));
         }
         let prepared =
-            crate::target::prepare(timespan, index, &mut checked, cleared, stop, verify_run)
+            crate::targets::prepare(timespan, index, &mut checked, cleared, stop, verify_run)
                 .map_err(|error| not_ready(error.into(), peers));
         drop(preparing);
         let (targets, warnings) = match prepared {
@@ -321,7 +321,7 @@ impl<C: Clock> Runner<'_, C> {
         &mut self,
         index: usize,
         plans: &[ThreadPlan],
-        targets: &[crate::target::PreparedTarget],
+        targets: &[crate::targets::PreparedTarget],
         done: &[TimeSpanResults],
     ) -> Result<TimeSpanResults, RunError> {
         let profile = self.profile;

@@ -23,7 +23,7 @@ use crate::profile::{Events, Profile, TimeSpan};
 use crate::stats::intervals::bucket_count;
 use crate::stats::{IoFailure, RunResults, ThreadResults, TimeSpanResults};
 use crate::system::{Host, pin_current_thread};
-use crate::target::PreparedTarget;
+use crate::targets::PreparedTarget;
 use crate::worker::buffers::SlotBuffers;
 use crate::worker::{Schedule, Worker, slot_shapes};
 use monitor::Monitor;
@@ -178,7 +178,7 @@ pub enum RunError {
     Plan(#[from] crate::plan::PlanError),
     /// A target cannot be used as the workload asks, or a file cannot be created.
     #[error(transparent)]
-    Target(#[from] crate::target::TargetError),
+    Target(#[from] crate::targets::TargetError),
     /// The run needs more memory than the process may allocate.
     #[error("{0}")]
     Memory(String),

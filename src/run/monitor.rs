@@ -10,7 +10,7 @@ use crate::events;
 use crate::live::Collector;
 use crate::live::progress::{self, Phase, Progress};
 use crate::stats::{CpuTimes, LostTarget};
-use crate::target::PreparedTarget;
+use crate::targets::PreparedTarget;
 use crate::worker::Schedule;
 
 /// Where a run stands when a periodic action (a checkpoint) runs.

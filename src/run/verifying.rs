@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use crate::profile::TimeSpan;
 use crate::safety::Place;
-use crate::target::PreparedTarget;
+use crate::targets::PreparedTarget;
 use crate::verify::Verifier;
 use crate::verify::state::{self, Saved};
 use crate::verify::table::Blocks;

@@ -347,7 +347,7 @@ pub struct TimeSpanResults {
     /// `-e`: counter changes over the measured window.
     pub counters: Vec<crate::counters::Counter>,
     /// `-rd`: the effective distribution of each target (empty without one).
-    pub distributions: Vec<Vec<crate::target::distribution::EffectiveRange>>,
+    pub distributions: Vec<Vec<crate::targets::distribution::EffectiveRange>>,
 }
 
 /// The measurements of a whole run.

@@ -14,7 +14,7 @@ use crate::plan::{ThreadPlan, ThreadTarget};
 use crate::profile::{CacheMode, Target, TimeSpan, WriteBuffer};
 use crate::rng::Rng;
 use crate::stats::{TargetStats, WaitStats};
-use crate::target::PreparedTarget;
+use crate::targets::PreparedTarget;
 use crate::trace::Tracer;
 
 /// The buffers one thread's slots need: in a `-O` pool every slot may serve every target, so each

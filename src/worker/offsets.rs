@@ -21,8 +21,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::profile::Access;
 use crate::rng::Rng;
-use crate::target::Range;
-use crate::target::distribution::EffectiveRange;
+use crate::targets::Range;
+use crate::targets::distribution::EffectiveRange;
 
 #[derive(Debug)]
 enum Kind<'a> {

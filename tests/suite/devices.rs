@@ -264,8 +264,8 @@ fn running_out_of_space_while_creating_removes_the_partial_file() {
     let place = iospd::safety::Place::locate(&path).unwrap();
     let mut anchor = iospd::safety::Anchor::New(place);
     let stop = std::sync::atomic::AtomicU64::new(0);
-    let content = iospd::target::create::CreateContent::Pattern;
-    let error = iospd::target::create::create(&mut anchor, &path, 64 << 20, content, &stop, false)
+    let content = iospd::targets::create::CreateContent::Pattern;
+    let error = iospd::targets::create::create(&mut anchor, &path, 64 << 20, content, &stop, false)
         .unwrap_err()
         .to_string();
     assert!(

@@ -8,7 +8,7 @@ use proptest::prelude::{
 
 use super::*;
 use crate::profile::{Distribution, DistributionKind, DistributionRange};
-use crate::target::distribution::effective;
+use crate::targets::distribution::effective;
 
 /// Draws per generated case; with the case count below, over three million in all.
 const DRAWS: usize = 12_000;
