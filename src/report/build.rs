@@ -4,7 +4,11 @@
 
 use std::time::SystemTime;
 
-use super::*;
+use super::{
+    CpuUsage, Direction, Directions, DistributionReport, IntervalReport, Latency, Measured,
+    Percentile, Report, SCHEMA_VERSION, Shape, StoppedEarly, Sum, TargetTotals, ThreadReport,
+    ThreadTarget, TimeSpanReport, Tool, Totals, percentile_list, utc_string,
+};
 use crate::profile::{Profile, TimeSpan};
 use crate::stats::cpu::usage_between;
 use crate::stats::intervals::{Interval, iops_stddev, valid};

@@ -1,6 +1,15 @@
 //! A whole run: the checks before anything is written, file creation, and each timespan in turn.
 
-use super::*;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::peers::{Peers, Refusal};
+use super::{Messages, Observers, RunError, RunInput, checkpoint, execute, monitor, verifying};
+use crate::clock::Clock;
+use crate::engine::EngineKind;
+use crate::plan::ThreadPlan;
+use crate::profile::{Profile, TimeSpan};
+use crate::stats::{RunResults, TimeSpanResults};
+use crate::system::Host;
 
 /// Everything a run needs besides the profile and what the safety gate opened.
 pub struct Context<'a, C: Clock> {

@@ -6,11 +6,17 @@
 
 use std::mem::size_of;
 
-use super::*;
+use super::RunError;
+use crate::plan::ThreadPlan;
+use crate::profile::TimeSpan;
 use crate::stats::histogram::LatencyHistogram;
 use crate::stats::intervals::Interval;
+use crate::stats::intervals::bucket_count;
 use crate::stats::timeline::{Directions, Row};
+use crate::system::Host;
 use crate::units::format_size;
+use crate::worker::buffers::SlotBuffers;
+use crate::worker::slot_shapes;
 
 /// What one timespan needs, in bytes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

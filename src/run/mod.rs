@@ -8,24 +8,22 @@
 //! workers to drain and return their statistics.
 
 use std::io;
-use std::os::fd::AsRawFd;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Barrier, OnceLock};
 
 use crate::clock::{Clock, Nanos, monotonic_now};
 use crate::counters;
-use crate::engine::{Engine, EngineKind, EngineSetup, MapSpec, Mapped, Null, Psync, Slots, Uring};
+use crate::engine::{EngineKind, EngineSetup};
 use crate::events;
 use crate::live::progress::Progress;
 use crate::plan::ThreadPlan;
-use crate::profile::{Events, Profile, TimeSpan};
+use crate::profile::{Events, TimeSpan};
 use crate::stats::intervals::bucket_count;
 use crate::stats::{IoFailure, RunResults, ThreadResults, TimeSpanResults};
-use crate::system::{Host, pin_current_thread};
+use crate::system::Host;
 use crate::targets::PreparedTarget;
-use crate::worker::buffers::SlotBuffers;
-use crate::worker::{Schedule, Worker, slot_shapes};
+use crate::worker::Schedule;
 use monitor::Monitor;
 
 /// Set by SIGINT, SIGTERM, SIGHUP and SIGUSR1 to the monotonic time of the first signal.

@@ -1,6 +1,17 @@
 //! A worker thread of a timespan: its buffers and engine, the start barrier, the loop.
 
-use super::*;
+use std::io;
+use std::os::fd::AsRawFd;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::{Counting, RunError, RunInput, StartGate, ThreadOutcome};
+use crate::clock::Clock;
+use crate::engine::{Engine, EngineKind, EngineSetup, MapSpec, Mapped, Null, Psync, Slots, Uring};
+use crate::plan::ThreadPlan;
+use crate::stats::ThreadResults;
+use crate::system::pin_current_thread;
+use crate::worker::buffers::SlotBuffers;
+use crate::worker::{Worker, slot_shapes};
 
 pub(super) fn thread_main<C: Clock>(
     input: &RunInput<'_>,

@@ -236,12 +236,6 @@ impl LatencyHistogram {
         self.sum_of_squares = 0;
     }
 
-    /// The underlying HdrHistogram (for interval logs).
-    pub fn hdr(&self) -> &Histogram<u64> {
-        &self.histogram
-    }
-
-    /// Adds another histogram's samples (exact merge).
     /// Whether [`LatencyHistogram::merge`] with `other` keeps every count and sum in range.
     pub fn can_merge(&self, other: &LatencyHistogram) -> bool {
         self.count().checked_add(other.count()).is_some()

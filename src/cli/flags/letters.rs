@@ -1,6 +1,15 @@
 //! DiskSpd's letters: `-<letter><value>`, one entry each, in the order of DiskSpd's usage.
 
-use super::*;
+use super::{
+    Flag, Group, apply_affinity, apply_buffer_separation, apply_cache, apply_counters,
+    apply_distribution, apply_event, apply_io_ring, apply_result_format, flag_once, no_value, once,
+    positive_size, seconds_or_zero, unit,
+};
+use std::path::PathBuf;
+
+use crate::profile::raw::{SequentialArg, WriteBufferArg};
+use crate::profile::{FlushMode, IoPriority, MAX_OUTSTANDING, MAX_THREADS, Throughput};
+use crate::units::{Size, parse_in_range, parse_size};
 
 /// Every DiskSpd option.
 pub const FLAGS: &[Flag] = &[

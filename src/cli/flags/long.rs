@@ -1,6 +1,10 @@
 //! iospd's own options: `--<name>[=value]`, which no DiskSpd letter can collide with.
 
-use super::*;
+use super::{LongFlag, file_value, flag_once, no_long_value, once, unit};
+use std::path::PathBuf;
+
+use crate::engine::EngineKind;
+use crate::units::parse_in_range;
 
 /// The Linux-only options.
 pub const LONG_FLAGS: &[LongFlag] = &[

@@ -13,9 +13,7 @@ mod tests;
 
 use std::path::PathBuf;
 
-use crate::engine::EngineKind;
-use crate::profile::raw::{RawArgs, SequentialArg, WriteBufferArg};
-use crate::profile::{FlushMode, IoPriority, Throughput};
+use crate::profile::raw::RawArgs;
 use crate::units::{Size, UnitError, parse_in_range, parse_size};
 
 pub use letters::FLAGS;
