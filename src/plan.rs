@@ -19,8 +19,10 @@ pub struct ThreadTarget {
     pub target: usize,
     /// The thread's number among the target's threads (k in k × `-T`).
     pub relative_thread: u32,
-    /// Outstanding I/Os bound to this target (0 in a `-O` pool).
-    pub requests: u32,
+    /// The first of the thread's slots that serve this target.
+    pub first_slot: u32,
+    /// How many slots, from `first_slot`, serve it: its `-o` depth, or the whole `-O` pool.
+    pub slots: u32,
     /// Share of the pool's I/O (`-O`), relative to the other targets of the thread.
     pub weight: u32,
     /// Threads sharing the target (bursts are divided between them).
@@ -45,9 +47,38 @@ pub struct ThreadPlan {
 impl ThreadPlan {
     /// Total outstanding I/Os of the thread.
     pub fn slots(&self) -> u32 {
-        self.pool
-            .unwrap_or_else(|| self.targets.iter().map(|t| t.requests).sum())
+        self.targets
+            .iter()
+            .map(|t| t.first_slot + t.slots)
+            .max()
+            .unwrap_or(0)
     }
+
+    /// The targets (indices into `targets`) the slot serves: one with `-o`, all with `-O`.
+    pub fn served_by(&self, slot: u32) -> impl Iterator<Item = usize> + '_ {
+        self.targets
+            .iter()
+            .enumerate()
+            .filter(move |(_, t)| (t.first_slot..t.first_slot + t.slots).contains(&slot))
+            .map(|(i, _)| i)
+    }
+}
+
+/// Lays out a thread's slots, the one place they are counted: with a `-O` pool every target is
+/// served by all of them; with `-o` each target gets the next `-o` slots. Returns the thread's
+/// total.
+fn lay_out_slots(targets: &mut [ThreadTarget], pool: Option<u32>) -> u64 {
+    let mut next = 0u64;
+    for target in targets {
+        match pool {
+            Some(pool) => (target.first_slot, target.slots) = (0, pool),
+            None => {
+                target.first_slot = next.min(u32::MAX as u64) as u32;
+                next += target.slots as u64;
+            }
+        }
+    }
+    pool.map_or(next, u64::from)
 }
 
 /// An affinity request the machine cannot satisfy.
@@ -110,11 +141,8 @@ pub fn threads(timespan: &TimeSpan, cpus: &[CpuTopology]) -> Result<Vec<ThreadPl
                     targets.push(ThreadTarget {
                         target: i,
                         relative_thread,
-                        requests: if timespan.request_count.is_some() {
-                            0
-                        } else {
-                            t.requests
-                        },
+                        first_slot: 0,
+                        slots: t.requests,
                         weight,
                         sharing_threads: timespan.threads_per_target(t),
                     });
@@ -132,7 +160,8 @@ pub fn threads(timespan: &TimeSpan, cpus: &[CpuTopology]) -> Result<Vec<ThreadPl
                         vec![ThreadTarget {
                             target: i,
                             relative_thread: k,
-                            requests: target.requests,
+                            first_slot: 0,
+                            slots: target.requests,
                             weight: target.weight,
                             sharing_threads: target.threads_per_target,
                         }],
@@ -143,11 +172,8 @@ pub fn threads(timespan: &TimeSpan, cpus: &[CpuTopology]) -> Result<Vec<ThreadPl
         }
     }
     let max = crate::profile::MAX_OUTSTANDING;
-    for (thread, (targets, pool)) in plans.iter().enumerate() {
-        let slots = pool.map_or_else(
-            || targets.iter().map(|t| t.requests as u64).sum(),
-            u64::from,
-        );
+    for (thread, (targets, pool)) in plans.iter_mut().enumerate() {
+        let slots = lay_out_slots(targets, *pool);
         if slots > max {
             return Err(PlanError::TooDeep {
                 thread: thread as u32,
@@ -335,6 +361,15 @@ mod tests {
                 .all(|p| p.targets.len() == 2 && p.slots() == 4 && p.pool.is_none())
         );
         assert_eq!(plans[2].targets[1].relative_thread, 2);
+        // Each target has its own two slots, one after the other.
+        let layout: Vec<(u32, u32)> = plans[0]
+            .targets
+            .iter()
+            .map(|t| (t.first_slot, t.slots))
+            .collect();
+        assert_eq!(layout, [(0, 2), (2, 2)]);
+        let served: Vec<Vec<usize>> = (0..4).map(|s| plans[0].served_by(s).collect()).collect();
+        assert_eq!(served, [vec![0], vec![0], vec![1], vec![1]]);
     }
 
     #[test]
@@ -346,6 +381,15 @@ mod tests {
                 .iter()
                 .all(|p| p.pool == Some(8) && p.slots() == 8)
         );
+        // Every slot of a pool serves every target.
+        let pooled = &threads(&ts, &flat(1)).unwrap()[0];
+        assert!(
+            pooled
+                .targets
+                .iter()
+                .all(|t| (t.first_slot, t.slots) == (0, 8))
+        );
+        assert!((0..8).all(|s| pooled.served_by(s).count() == 2));
         ts.targets[0].weight = 3;
         ts.targets[1].thread_targets = vec![XmlThreadTarget {
             thread: 1,

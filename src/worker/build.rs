@@ -10,7 +10,7 @@ use super::{Assignment, Schedule, Worker, WorkerTarget};
 use crate::clock::{Clock, Nanos};
 use crate::engine::Op;
 use crate::live::Feed;
-use crate::plan::{ThreadPlan, ThreadTarget};
+use crate::plan::ThreadPlan;
 use crate::profile::{CacheMode, Target, TimeSpan, WriteBuffer};
 use crate::rng::Rng;
 use crate::stats::{TargetStats, WaitStats};
@@ -34,20 +34,15 @@ pub fn slot_shapes(ts: &TimeSpan, plan: &ThreadPlan) -> Vec<SlotShape> {
             InitialFill::Pattern
         },
     };
-    let served: Vec<&Target> = plan
-        .targets
-        .iter()
-        .map(|tt| &ts.targets[tt.target])
-        .collect();
-    match plan.pool {
-        Some(pool) => vec![shape(&served); pool as usize],
-        None => plan
-            .targets
-            .iter()
-            .enumerate()
-            .flat_map(|(i, tt)| std::iter::repeat_n(shape(&served[i..=i]), tt.requests as usize))
-            .collect(),
-    }
+    (0..plan.slots())
+        .map(|slot| {
+            let served: Vec<&Target> = plan
+                .served_by(slot)
+                .map(|i| &ts.targets[plan.targets[i].target])
+                .collect();
+            shape(&served)
+        })
+        .collect()
 }
 
 /// Everything a worker is built from besides its clock and buffers.
@@ -89,13 +84,10 @@ impl<'a, C: Clock> Worker<'a, C> {
             shared_offsets,
             ..
         } = plan;
-        let (assignment, first_slots) = assignment(thread);
-        let lanes = |tt: &ThreadTarget| thread.pool.unwrap_or(tt.requests) as usize;
         let worker_targets = thread
             .targets
             .iter()
-            .zip(first_slots)
-            .map(|(tt, first_slot)| {
+            .map(|tt| {
                 let target = &ts.targets[tt.target];
                 let prepared = &targets[tt.target];
                 let burst = target.burst.map(|b| {
@@ -110,7 +102,7 @@ impl<'a, C: Clock> Worker<'a, C> {
                         target.block_size,
                         prepared.range,
                         tt.relative_thread as u64 * target.thread_stride,
-                        lanes(tt),
+                        tt.slots as usize,
                         &prepared.distribution,
                         // DiskSpd ignores -si for a target with one thread: plain sequential.
                         (ts.threads_per_target(target) > 1).then(|| &shared_offsets[tt.target]),
@@ -120,7 +112,7 @@ impl<'a, C: Clock> Worker<'a, C> {
                     write_ratio: target.write_ratio,
                     block: target.block_size as u32,
                     index: tt.target,
-                    first_slot,
+                    first_slot: tt.first_slot,
                     last_op: Op::Read,
                 }
             })
@@ -130,7 +122,7 @@ impl<'a, C: Clock> Worker<'a, C> {
             clock,
             thread: thread.thread,
             targets: worker_targets,
-            assignment,
+            assignment: assignment(thread),
             rng: Rng::new(thread.seed),
             schedule: Schedule::new(0, 0, 0, 0),
             stop: plan.stop,
@@ -162,34 +154,28 @@ impl<'a, C: Clock> Worker<'a, C> {
     }
 }
 
-/// Which slot serves which target, and each target's first slot: fixed ranges of slots (`-o`),
-/// or a `-O` pool whose I/Os draw their target by weight.
-fn assignment(thread: &ThreadPlan) -> (Assignment, Vec<u32>) {
+/// Which slot serves which target: fixed (`-o`), or a `-O` pool whose I/Os draw their target by
+/// weight.
+fn assignment(thread: &ThreadPlan) -> Assignment {
     match thread.pool {
         Some(_) => {
             let mut until = 0u64;
-            let cumulative = thread
-                .targets
-                .iter()
-                .map(|tt| {
-                    until += tt.weight as u64;
-                    until
-                })
-                .collect();
-            (
-                Assignment::Weighted(cumulative),
-                vec![0; thread.targets.len()],
+            Assignment::Weighted(
+                thread
+                    .targets
+                    .iter()
+                    .map(|tt| {
+                        until += tt.weight as u64;
+                        until
+                    })
+                    .collect(),
             )
         }
-        None => {
-            let mut slot_target = Vec::with_capacity(thread.slots() as usize);
-            let mut first_slots = Vec::with_capacity(thread.targets.len());
-            for (i, tt) in thread.targets.iter().enumerate() {
-                first_slots.push(slot_target.len() as u32);
-                slot_target.extend(std::iter::repeat_n(i as u16, tt.requests as usize));
-            }
-            (Assignment::Fixed(slot_target), first_slots)
-        }
+        None => Assignment::Fixed(
+            (0..thread.slots())
+                .map(|slot| thread.served_by(slot).next().unwrap_or(0) as u16)
+                .collect(),
+        ),
     }
 }
 
