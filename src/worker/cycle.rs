@@ -184,14 +184,7 @@ impl<C: Clock> Worker<'_, C> {
                     if let Some(slot) = oldest.filter(|_| failure.is_none()) {
                         let slot = slot as usize;
                         let t = owner[slot] as usize;
-                        failure = Some(IoFailure {
-                            thread: self.thread,
-                            target: self.targets[t].index,
-                            op: ops[slot],
-                            offset: offsets[slot],
-                            len: self.targets[t].block,
-                            result: -libc::ETIMEDOUT,
-                        });
+                        failure = Some(self.failure(t, ops[slot], offsets[slot], -libc::ETIMEDOUT));
                     }
                     break;
                 }
@@ -247,14 +240,8 @@ impl<C: Clock> Worker<'_, C> {
                 }
                 if !completed {
                     if failure.is_none() {
-                        failure = Some(IoFailure {
-                            thread: self.thread,
-                            target: self.targets[t].index,
-                            op: ops[slot],
-                            offset: offsets[slot],
-                            len,
-                            result: completion.result,
-                        });
+                        failure =
+                            Some(self.failure(t, ops[slot], offsets[slot], completion.result));
                         let _ = self.stop.compare_exchange(
                             0,
                             now.max(1),
@@ -287,5 +274,19 @@ impl<C: Clock> Worker<'_, C> {
         }
         acct.finish(&mut self.waits);
         Ok(failure)
+    }
+
+    /// The failed I/O that stops the run: a full block of target `t` (index among the thread's
+    /// targets) that ended with `result`.
+    #[cold]
+    fn failure(&self, t: usize, op: Op, offset: u64, result: i32) -> IoFailure {
+        IoFailure {
+            thread: self.thread,
+            target: self.targets[t].index,
+            op,
+            offset,
+            len: self.targets[t].block,
+            result,
+        }
     }
 }
