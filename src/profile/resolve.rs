@@ -227,118 +227,35 @@ fn substitute_templates(
 
 fn from_command_line(raw: &RawArgs) -> Result<Profile, ProfileError> {
     check_conflicts(raw)?;
-    let block_size = raw.block_size.unwrap_or(super::DEFAULT_BLOCK_SIZE);
-    let bytes = |size: Option<Size>, flag: &str| -> Result<Option<u64>, ProfileError> {
-        size.map(|s| {
-            s.resolve(block_size).ok_or_else(|| {
-                ProfileError::Invalid(format!(
-                    "{flag}: the size in blocks overflows with -b{block_size}; give it in bytes"
-                ))
-            })
-        })
-        .transpose()
-    };
-    let base_offset = bytes(raw.base_offset, "-B")?.unwrap_or(0);
-    let max_size = match bytes(raw.base_length, "-B")? {
-        Some(length) => Some(base_offset.checked_add(length).ok_or_else(|| {
-            ProfileError::Invalid("-B<base>:<length>: the range ends past 16EiB".into())
-        })?),
-        // DiskSpd's -f0 means no limit.
-        None => bytes(raw.max_size, "-f")?.filter(|&max| max != 0),
-    };
-    let random = raw.random.is_some() || raw.random_ratio.is_some();
-    let access = if random {
-        Access::Random {
-            align: bytes(raw.random.flatten(), "-r")?.unwrap_or(block_size),
-            ratio: raw.random_ratio.unwrap_or(100),
-        }
-    } else {
-        let seq = raw.sequential;
-        Access::Sequential {
-            stride: bytes(seq.and_then(|s| s.stride), "-s")?.unwrap_or(block_size),
-            interlocked: seq.is_some_and(|s| s.interlocked),
-            parallel: raw.parallel,
-        }
-    };
-    let distribution = match &raw.distribution {
-        None => None,
-        Some(d) => {
-            let mut ranges = Vec::with_capacity(d.ranges.len() + 1);
-            for &(io_percent, span) in &d.ranges {
-                let span = match d.kind {
-                    DistributionKind::Percent => span.resolve(1).unwrap_or(0),
-                    DistributionKind::Absolute => bytes(Some(span), "-rdabs")?.unwrap_or(0),
-                };
-                ranges.push(DistributionRange { io_percent, span });
-            }
-            Some(
-                Distribution {
-                    kind: d.kind,
-                    ranges,
-                }
-                .complete(),
-            )
-        }
-    };
-    let write_buffer = match &raw.write_buffers {
-        None | Some(WriteBufferArg::RandomEachWrite) => WriteBuffer::Pattern,
-        Some(WriteBufferArg::Zero) => WriteBuffer::Zero,
-        Some(WriteBufferArg::Source { size, file }) => WriteBuffer::Source {
-            size: bytes(Some(*size), "-Z")?.unwrap_or(0),
-            file: file.clone(),
-        },
-    };
+    let sizes = Sizes(raw.block_size.unwrap_or(super::DEFAULT_BLOCK_SIZE));
+    let (base_offset, max_size) = range(raw, sizes)?;
     let template = Target {
-        block_size,
+        block_size: sizes.0,
         base_offset,
         max_size,
-        create_size: bytes(raw.create_size, "-c")?,
+        create_size: sizes.bytes(raw.create_size, "-c")?,
         requests: raw.outstanding.unwrap_or(super::DEFAULT_REQUESTS),
         threads_per_target: raw.threads_per_target.unwrap_or(1),
-        thread_stride: bytes(raw.thread_stride, "-T")?.unwrap_or(0),
-        access,
-        distribution,
+        thread_stride: sizes.bytes(raw.thread_stride, "-T")?.unwrap_or(0),
+        access: access(raw, sizes)?,
+        distribution: distribution(raw, sizes)?,
         write_ratio: raw.write_ratio.unwrap_or(0),
         cache: raw.cache_mode.unwrap_or(CacheMode::Cached),
         write_through: raw.write_through.unwrap_or(false),
         memory_mapped: raw.memory_mapped,
         flush: raw.flush,
-        write_buffer,
+        write_buffer: write_buffer(raw, sizes)?,
         throughput: raw.throughput,
-        burst: match (raw.burst_size, raw.think_time) {
-            (Some(size), Some(think_ms)) => Some(Burst { size, think_ms }),
-            (None, None) => None,
-            _ => {
-                return Err(ProfileError::Conflict {
-                    first: "-i",
-                    second: "-j",
-                    why: "a burst size needs a think time and the other way round; give both",
-                });
-            }
-        },
+        burst: burst(raw)?,
         io_priority: raw.io_priority.unwrap_or(super::IoPriority::Normal),
         hints: raw.hints.unwrap_or_default(),
         large_pages: raw.large_pages,
         ..Target::new(Default::default())
     };
-    let affinity = if raw.no_affinity {
-        Affinity::Disabled
-    } else if raw.affinity_given {
-        Affinity::Pinned {
-            cpus: raw.affinity.clone(),
-            order: CpuOrder {
-                core_aware: raw.core_aware,
-                span_groups: raw.span_groups,
-                efficiency: raw.efficiency.unwrap_or(super::Efficiency::PFirst),
-            },
-        }
-    } else {
-        Affinity::Scheduler
-    };
     let timespan = TimeSpan {
         thread_count: raw.total_threads,
         request_count: raw.requests_per_thread,
-        affinity,
+        affinity: affinity(raw),
         measure_latency: raw.measure_latency,
         iops_interval_ms: raw.iops_interval_ms,
         random_write_data: raw.write_buffers == Some(WriteBufferArg::RandomEachWrite),
@@ -360,6 +277,122 @@ fn from_command_line(raw: &RawArgs) -> Result<Profile, ProfileError> {
         events: raw.events.clone(),
         ..Profile::with_timespans(vec![timespan])
     })
+}
+
+/// Sizes as typed, in bytes with the command line's block size (`-b`).
+#[derive(Clone, Copy)]
+struct Sizes(u64);
+
+impl Sizes {
+    /// `size` in bytes; an error naming `flag` when a size in blocks overflows.
+    fn bytes(self, size: Option<Size>, flag: &str) -> Result<Option<u64>, ProfileError> {
+        size.map(|s| {
+            s.resolve(self.0).ok_or_else(|| {
+                ProfileError::Invalid(format!(
+                    "{flag}: the size in blocks overflows with -b{}; give it in bytes",
+                    self.0
+                ))
+            })
+        })
+        .transpose()
+    }
+}
+
+/// `-B` and `-f`: where the range starts, and where it ends (none: the target's end).
+fn range(raw: &RawArgs, sizes: Sizes) -> Result<(u64, Option<u64>), ProfileError> {
+    let base_offset = sizes.bytes(raw.base_offset, "-B")?.unwrap_or(0);
+    let max_size = match sizes.bytes(raw.base_length, "-B")? {
+        Some(length) => Some(base_offset.checked_add(length).ok_or_else(|| {
+            ProfileError::Invalid("-B<base>:<length>: the range ends past 16EiB".into())
+        })?),
+        // DiskSpd's -f0 means no limit.
+        None => sizes.bytes(raw.max_size, "-f")?.filter(|&max| max != 0),
+    };
+    Ok((base_offset, max_size))
+}
+
+/// `-r`/`-rs` or `-s`/`-si`/`-p`.
+fn access(raw: &RawArgs, sizes: Sizes) -> Result<Access, ProfileError> {
+    Ok(if raw.random.is_some() || raw.random_ratio.is_some() {
+        Access::Random {
+            align: sizes.bytes(raw.random.flatten(), "-r")?.unwrap_or(sizes.0),
+            ratio: raw.random_ratio.unwrap_or(100),
+        }
+    } else {
+        let seq = raw.sequential;
+        Access::Sequential {
+            stride: sizes
+                .bytes(seq.and_then(|s| s.stride), "-s")?
+                .unwrap_or(sizes.0),
+            interlocked: seq.is_some_and(|s| s.interlocked),
+            parallel: raw.parallel,
+        }
+    })
+}
+
+/// `-rdpct`/`-rdabs`, completed to cover the target.
+fn distribution(raw: &RawArgs, sizes: Sizes) -> Result<Option<Distribution>, ProfileError> {
+    let Some(d) = &raw.distribution else {
+        return Ok(None);
+    };
+    let mut ranges = Vec::with_capacity(d.ranges.len() + 1);
+    for &(io_percent, span) in &d.ranges {
+        let span = match d.kind {
+            DistributionKind::Percent => span.resolve(1).unwrap_or(0),
+            DistributionKind::Absolute => sizes.bytes(Some(span), "-rdabs")?.unwrap_or(0),
+        };
+        ranges.push(DistributionRange { io_percent, span });
+    }
+    Ok(Some(
+        Distribution {
+            kind: d.kind,
+            ranges,
+        }
+        .complete(),
+    ))
+}
+
+/// `-Z`: what write buffers hold.
+fn write_buffer(raw: &RawArgs, sizes: Sizes) -> Result<WriteBuffer, ProfileError> {
+    Ok(match &raw.write_buffers {
+        None | Some(WriteBufferArg::RandomEachWrite) => WriteBuffer::Pattern,
+        Some(WriteBufferArg::Zero) => WriteBuffer::Zero,
+        Some(WriteBufferArg::Source { size, file }) => WriteBuffer::Source {
+            size: sizes.bytes(Some(*size), "-Z")?.unwrap_or(0),
+            file: file.clone(),
+        },
+    })
+}
+
+/// `-i` and `-j`, which come together.
+fn burst(raw: &RawArgs) -> Result<Option<Burst>, ProfileError> {
+    match (raw.burst_size, raw.think_time) {
+        (Some(size), Some(think_ms)) => Ok(Some(Burst { size, think_ms })),
+        (None, None) => Ok(None),
+        _ => Err(ProfileError::Conflict {
+            first: "-i",
+            second: "-j",
+            why: "a burst size needs a think time and the other way round; give both",
+        }),
+    }
+}
+
+/// `-a`, `-n` and their ordering options.
+fn affinity(raw: &RawArgs) -> Affinity {
+    if raw.no_affinity {
+        Affinity::Disabled
+    } else if raw.affinity_given {
+        Affinity::Pinned {
+            cpus: raw.affinity.clone(),
+            order: CpuOrder {
+                core_aware: raw.core_aware,
+                span_groups: raw.span_groups,
+                efficiency: raw.efficiency.unwrap_or(super::Efficiency::PFirst),
+            },
+        }
+    } else {
+        Affinity::Scheduler
+    }
 }
 
 /// Option pairs DiskSpd rejects on the command line.

@@ -119,133 +119,160 @@ fn validate_timespan(
                 "'{path}': a thread pool (-F/<ThreadCount>) and threads per target (-t/<ThreadsPerFile>) cannot be combined; use one"
             )));
         }
-        if pool {
-            let rule = if target.throughput.is_some() {
-                Some("-g throughput control")
-            } else if target.burst.is_some() {
-                Some("-j think time")
-            } else if matches!(target.access, Access::Sequential { parallel: true, .. }) {
-                Some("-p parallel I/O")
-            } else {
-                None
-            };
-            if let Some(what) = rule {
-                return Err(invalid(format!(
-                    "{what} cannot be used with -O outstanding requests per thread; drop one"
-                )));
-            }
-            if target.weight == 0 {
-                return Err(invalid(format!(
-                    "'{path}': a target of a -O thread pool needs a non-zero <Weight>"
-                )));
-            }
-            let count = ts.thread_count.unwrap_or(0);
-            if let Some(tt) = target.thread_targets.iter().find(|tt| tt.thread >= count) {
-                return Err(invalid(format!(
-                    "'{path}': <ThreadTarget> names thread {}, but the pool has {count} threads (0..{})",
-                    tt.thread,
-                    count.saturating_sub(1)
-                )));
-            }
-        } else if !target.thread_targets.is_empty() {
+        validate_pool(ts, target, pool)?;
+        validate_access(target, threads, warnings)?;
+        validate_target(profile, target)?;
+    }
+    Ok(())
+}
+
+/// The rules of a `-O` pool (and of `<ThreadTargets>`, which only a pool may have).
+fn validate_pool(ts: &TimeSpan, target: &Target, pool: bool) -> Result<(), ProfileError> {
+    let path = target.path.display();
+    if pool {
+        let rule = if target.throughput.is_some() {
+            Some("-g throughput control")
+        } else if target.burst.is_some() {
+            Some("-j think time")
+        } else if matches!(target.access, Access::Sequential { parallel: true, .. }) {
+            Some("-p parallel I/O")
+        } else {
+            None
+        };
+        if let Some(what) = rule {
             return Err(invalid(format!(
-                "'{path}': <ThreadTargets> need both <ThreadCount> and <RequestCount> in the timespan"
+                "{what} cannot be used with -O outstanding requests per thread; drop one"
             )));
         }
-        match target.access {
-            Access::Random { .. } => {
+        if target.weight == 0 {
+            return Err(invalid(format!(
+                "'{path}': a target of a -O thread pool needs a non-zero <Weight>"
+            )));
+        }
+        let count = ts.thread_count.unwrap_or(0);
+        if let Some(tt) = target.thread_targets.iter().find(|tt| tt.thread >= count) {
+            return Err(invalid(format!(
+                "'{path}': <ThreadTarget> names thread {}, but the pool has {count} threads (0..{})",
+                tt.thread,
+                count.saturating_sub(1)
+            )));
+        }
+    } else if !target.thread_targets.is_empty() {
+        return Err(invalid(format!(
+            "'{path}': <ThreadTargets> need both <ThreadCount> and <RequestCount> in the timespan"
+        )));
+    }
+    Ok(())
+}
+
+/// The rules of the access pattern: random against `-T`, sequential against `-rd`, `-p`, `-si`
+/// and `-T` with the target's thread count.
+fn validate_access(
+    target: &Target,
+    threads: u32,
+    warnings: &mut Vec<String>,
+) -> Result<(), ProfileError> {
+    let path = target.path.display();
+    match target.access {
+        Access::Random { .. } => {
+            if target.thread_stride > 0 {
+                return Err(invalid(format!(
+                    "'{path}': -T conflicts with random I/O (-r); drop -T"
+                )));
+            }
+        }
+        Access::Sequential {
+            interlocked,
+            parallel,
+            ..
+        } => {
+            if target.distribution.is_some() {
+                return Err(invalid(format!(
+                    "'{path}': random distributions (-rd) apply only to random I/O; add -r"
+                )));
+            }
+            if parallel && target.requests == 1 {
+                warnings.push(
+                    "WARNING: -p does not have effect unless outstanding I/O count (-o) is > 1"
+                        .into(),
+                );
+            }
+            if interlocked {
                 if target.thread_stride > 0 {
+                    return Err(invalid(format!("'{path}': -si conflicts with -T; use one")));
+                }
+                if threads < 2 {
+                    warnings.push("WARNING: single-threaded test, -si ignored".into());
+                }
+            } else {
+                if threads > 1 && target.thread_stride == 0 && !parallel {
+                    warnings.push(format!(
+                        "WARNING: {threads} threads read '{path}' sequentially from the same start, so the target does not see a sequential pattern; consider -si or -T"
+                    ));
+                }
+                if threads < 2 && target.thread_stride > 0 {
                     return Err(invalid(format!(
-                        "'{path}': -T conflicts with random I/O (-r); drop -T"
+                        "-T staggers the start offsets of several threads, but '{path}' has one thread; add -t2 or more, or drop -T"
                     )));
                 }
             }
-            Access::Sequential {
-                interlocked,
-                parallel,
-                ..
-            } => {
-                if target.distribution.is_some() {
-                    return Err(invalid(format!(
-                        "'{path}': random distributions (-rd) apply only to random I/O; add -r"
-                    )));
-                }
-                if parallel && target.requests == 1 {
-                    warnings.push(
-                        "WARNING: -p does not have effect unless outstanding I/O count (-o) is > 1"
-                            .into(),
-                    );
-                }
-                if interlocked {
-                    if target.thread_stride > 0 {
-                        return Err(invalid(format!("'{path}': -si conflicts with -T; use one")));
-                    }
-                    if threads < 2 {
-                        warnings.push("WARNING: single-threaded test, -si ignored".into());
-                    }
-                } else {
-                    if threads > 1 && target.thread_stride == 0 && !parallel {
-                        warnings.push(format!(
-                            "WARNING: {threads} threads read '{path}' sequentially from the same start, so the target does not see a sequential pattern; consider -si or -T"
-                        ));
-                    }
-                    if threads < 2 && target.thread_stride > 0 {
-                        return Err(invalid(format!(
-                            "-T staggers the start offsets of several threads, but '{path}' has one thread; add -t2 or more, or drop -T"
-                        )));
-                    }
-                }
-            }
         }
-        if let Some(distribution) = &target.distribution {
-            validate_distribution(target, distribution)?;
-        }
-        if let WriteBuffer::Source { size, .. } = target.write_buffer
-            && size < target.block_size
-        {
-            return Err(invalid(format!(
-                "-Z: the write source buffer ({size} bytes) is smaller than the block size ({}); make it at least -Z{}",
-                target.block_size, target.block_size
-            )));
-        }
-        if target.memory_mapped && target.cache == super::CacheMode::DisableOsCache {
-            return Err(invalid(
-                "unbuffered I/O (-Su or -Sh) cannot be used with memory-mapped I/O (-Sm); drop one",
-            ));
-        }
-        if !target.memory_mapped && target.flush.is_some() {
-            return Err(invalid(
-                "a memory-mapped flush mode (-N) needs memory-mapped I/O (-Sm); add -Sm or drop -N",
-            ));
-        }
-        if let Some(max) = target.max_size
-            && max <= target.base_offset
-        {
-            return Err(invalid(format!(
-                "-f{max} ends the range at or before the base offset -B{}; make -f larger than -B",
-                target.base_offset
-            )));
-        }
-        if target.path.as_os_str().is_empty() && profile.action == Action::Run {
-            return Err(invalid(
-                "a target's path is empty; give the file or device path in <Path>",
-            ));
-        }
-        if target.is_template() && profile.action == Action::Run {
-            return Err(invalid(format!(
-                "template target '{path}' was not substituted; name a target for it after the options"
-            )));
-        }
-        if target.block_size == 0 || target.block_size >= 1 << 32 {
-            return Err(invalid(format!(
-                "'{path}': the block size must be 1 byte to 4GiB"
-            )));
-        }
-        if target.requests == 0 || target.threads_per_target == 0 {
-            return Err(invalid(format!(
-                "'{path}': outstanding I/Os and threads must be at least 1"
-            )));
-        }
+    }
+    Ok(())
+}
+
+/// The rules of one target on its own: distribution, write source, caching and mapping, range,
+/// path, block size, depth.
+fn validate_target(profile: &Profile, target: &Target) -> Result<(), ProfileError> {
+    let path = target.path.display();
+    if let Some(distribution) = &target.distribution {
+        validate_distribution(target, distribution)?;
+    }
+    if let WriteBuffer::Source { size, .. } = target.write_buffer
+        && size < target.block_size
+    {
+        return Err(invalid(format!(
+            "-Z: the write source buffer ({size} bytes) is smaller than the block size ({}); make it at least -Z{}",
+            target.block_size, target.block_size
+        )));
+    }
+    if target.memory_mapped && target.cache == super::CacheMode::DisableOsCache {
+        return Err(invalid(
+            "unbuffered I/O (-Su or -Sh) cannot be used with memory-mapped I/O (-Sm); drop one",
+        ));
+    }
+    if !target.memory_mapped && target.flush.is_some() {
+        return Err(invalid(
+            "a memory-mapped flush mode (-N) needs memory-mapped I/O (-Sm); add -Sm or drop -N",
+        ));
+    }
+    if let Some(max) = target.max_size
+        && max <= target.base_offset
+    {
+        return Err(invalid(format!(
+            "-f{max} ends the range at or before the base offset -B{}; make -f larger than -B",
+            target.base_offset
+        )));
+    }
+    if target.path.as_os_str().is_empty() && profile.action == Action::Run {
+        return Err(invalid(
+            "a target's path is empty; give the file or device path in <Path>",
+        ));
+    }
+    if target.is_template() && profile.action == Action::Run {
+        return Err(invalid(format!(
+            "template target '{path}' was not substituted; name a target for it after the options"
+        )));
+    }
+    if target.block_size == 0 || target.block_size >= 1 << 32 {
+        return Err(invalid(format!(
+            "'{path}': the block size must be 1 byte to 4GiB"
+        )));
+    }
+    if target.requests == 0 || target.threads_per_target == 0 {
+        return Err(invalid(format!(
+            "'{path}': outstanding I/Os and threads must be at least 1"
+        )));
     }
     Ok(())
 }

@@ -267,7 +267,17 @@ fn merge_timespan(
     percentiles: &[f64],
     ranks: Option<&[RankHost]>,
 ) -> Result<TimeSpanReport, String> {
-    let windows = windows(index, parts);
+    let mut merged = outcome(parts);
+    merged.measured = merge_measured(index, parts, percentiles, ranks)?;
+    if merged.measured.is_some() {
+        merged.trace = merge_traces(parts)?;
+    }
+    Ok(merged)
+}
+
+/// What the timespan's runs say about how it went: the earliest start, and any interruption,
+/// failure, lost target or verify counts among them.
+fn outcome(parts: &[(&Report, &TimeSpanReport)]) -> TimeSpanReport {
     let first = parts[0].1;
     let earliest = parts
         .iter()
@@ -275,9 +285,7 @@ fn merge_timespan(
         .min_by(|a, b| a.start_unix_s.total_cmp(&b.start_unix_s))
         .expect("at least one run")
         .clone();
-    let disjoint = disjoint(&windows);
-    let seconds = union_length(windows.clone());
-    let mut merged = TimeSpanReport {
+    TimeSpanReport {
         start_time_utc: earliest.start_time_utc,
         start_unix_s: earliest.start_unix_s,
         engine: first.engine,
@@ -300,9 +308,46 @@ fn merge_timespan(
                 all
             }),
         measured: None,
+    }
+}
+
+/// The `--trace` counts of the runs that traced, added up.
+fn merge_traces(
+    parts: &[(&Report, &TimeSpanReport)],
+) -> Result<Option<crate::stats::TraceCounts>, String> {
+    let traced: Vec<_> = parts.iter().filter_map(|(_, t)| t.trace.as_ref()).collect();
+    if traced.is_empty() {
+        return Ok(None);
+    }
+    let sum = |pick: fn(&crate::stats::TraceCounts) -> u64| {
+        traced
+            .iter()
+            .try_fold(0u64, |sum, t| sum.checked_add(pick(t)))
+            .ok_or_else(|| crate::stats::Overflow.to_string())
     };
+    Ok(Some(crate::stats::TraceCounts {
+        records: sum(|t| t.records)?,
+        dropped: sum(|t| t.dropped)?,
+        lost: sum(|t| t.lost)?,
+        error: traced.iter().find_map(|t| t.error.clone()),
+    }))
+}
+
+/// One run's measured window, where it began, and the rank that ran it.
+type Window<'a> = (f64, &'a Measured, Option<&'a RankHost>);
+
+/// The measured results of the timespan's runs together; `None` when none measured anything.
+fn merge_measured(
+    index: usize,
+    parts: &[(&Report, &TimeSpanReport)],
+    percentiles: &[f64],
+    ranks: Option<&[RankHost]>,
+) -> Result<Option<Measured>, String> {
+    let windows = windows(index, parts);
+    let disjoint = disjoint(&windows);
+    let seconds = union_length(windows.clone());
     // Runs in time order, so concatenated series come out in order.
-    let mut measured: Vec<(f64, &Measured, Option<&RankHost>)> = parts
+    let mut measured: Vec<Window> = parts
         .iter()
         .enumerate()
         .filter_map(|(run, (report, ts))| {
@@ -313,22 +358,16 @@ fn merge_timespan(
         })
         .collect();
     measured.sort_by(|a, b| a.0.total_cmp(&b.0));
-    if measured.is_empty() {
-        return Ok(merged);
-    }
-    let origin = measured[0].0;
+    let Some(&(origin, first, _)) = measured.first() else {
+        return Ok(None);
+    };
     let interval_ms = parts[0]
         .0
         .profile
         .timespans
         .get(index)
         .and_then(|t| t.iops_interval_ms);
-    let mut totals = Pair::default();
-    let mut per_path: Vec<(String, Pair)> = Vec::new();
-    let mut threads = Vec::new();
-    let mut timeline = Vec::new();
-    let mut cpu: BTreeMap<u32, (f64, CpuUsage)> = BTreeMap::new();
-    let mut counters: Vec<crate::counters::Counter> = Vec::new();
+    let mut sums = Sums::default();
     for &(start, m, rank) in &measured {
         // Concurrent runs: how many `-D` buckets later this one's window began.
         let series = match interval_ms {
@@ -336,14 +375,91 @@ fn merge_timespan(
             Some(ms) => Series::Align(((start - origin) * 1e3 / ms as f64).round() as usize),
             None => Series::Align(0),
         };
-        totals.add(&m.totals, series)?;
+        sums.add(m, rank, series, interval_ms, percentiles)?;
+        sums.add_timeline(m, (start - origin) * 1e3, disjoint);
+    }
+    let Sums {
+        totals,
+        per_path,
+        threads,
+        mut timeline,
+        cpu,
+        counters,
+    } = sums;
+    timeline.sort_by(|a, b| a.start_ms.total_cmp(&b.start_ms));
+    if !disjoint {
+        timeline = crate::stats::timeline::Row::merge_coinciding(timeline);
+    }
+    let (cpu, cpu_average) = cpu_means(cpu);
+    let mut affinity: Vec<u32> = measured
+        .iter()
+        .flat_map(|(_, m, _)| m.effective_affinity.iter().copied())
+        .collect();
+    affinity.sort_unstable();
+    affinity.dedup();
+    let load = load(disjoint, &measured, &threads, seconds);
+    Ok(Some(Measured {
+        duration_s: seconds,
+        thread_count: load.threads,
+        depth: load.depth,
+        achieved_depth: load.achieved_depth,
+        submits_per_s: load.submits_per_s,
+        effective_affinity: affinity,
+        cpu,
+        cpu_average,
+        totals: directions(
+            &totals.read,
+            &totals.write,
+            seconds,
+            interval_ms,
+            percentiles,
+        ),
+        targets: per_path
+            .into_iter()
+            .map(|(path, pair)| TargetTotals {
+                path,
+                directions: directions(&pair.read, &pair.write, seconds, interval_ms, percentiles),
+            })
+            .collect(),
+        threads,
+        counters,
+        distributions: first.distributions.clone(),
+        steady_state: crate::stats::timeline::steady_state(&timeline),
+        timeline,
+    }))
+}
+
+/// What the runs' measured windows add up to, run by run.
+#[derive(Default)]
+struct Sums {
+    totals: Pair,
+    per_path: Vec<(String, Pair)>,
+    threads: Vec<ThreadReport>,
+    timeline: Vec<crate::stats::timeline::Row>,
+    /// Per CPU: seconds of runs that saw it, and its usage weighted by them.
+    cpu: BTreeMap<u32, (f64, CpuUsage)>,
+    counters: Vec<crate::counters::Counter>,
+}
+
+impl Sums {
+    /// Adds one run's totals, targets, threads (renumbered after those before), CPU use and
+    /// counters.
+    fn add(
+        &mut self,
+        m: &Measured,
+        rank: Option<&RankHost>,
+        series: Series,
+        interval_ms: Option<u32>,
+        percentiles: &[f64],
+    ) -> Result<(), String> {
+        self.totals.add(&m.totals, series)?;
         for target in &m.targets {
-            match per_path.iter_mut().find(|(p, _)| *p == target.path) {
+            match self.per_path.iter_mut().find(|(p, _)| *p == target.path) {
                 Some((_, pair)) => pair.add(&target.directions, series)?,
                 None => {
                     let mut pair = Pair::default();
                     pair.add(&target.directions, series)?;
-                    per_path.push((target.path.clone(), pair));
+                    self.per_path.push((target.path.clone(), pair));
                 }
             }
         }
@@ -364,8 +480,8 @@ fn merge_timespan(
                     ..t.clone()
                 });
             }
-            threads.push(ThreadReport {
-                thread: threads.len() as u32,
+            self.threads.push(ThreadReport {
+                thread: self.threads.len() as u32,
                 cpu: thread.cpu,
                 depth: thread.depth,
                 achieved_depth: thread.achieved_depth,
@@ -383,19 +499,8 @@ fn merge_timespan(
                 targets,
             });
         }
-        for row in &m.timeline {
-            let mut row = row.clone();
-            let offset_ms = (start - origin) * 1e3;
-            row.start_ms += if disjoint || row.length_ms <= 0.0 {
-                offset_ms
-            } else {
-                // Whole intervals, so that concurrent runs' rows coincide.
-                (offset_ms / row.length_ms).round() * row.length_ms
-            };
-            timeline.push(row);
-        }
         for usage in &m.cpu {
-            let entry = cpu.entry(usage.cpu).or_insert((
+            let entry = self.cpu.entry(usage.cpu).or_insert((
                 0.0,
                 CpuUsage {
                     cpu: usage.cpu,
@@ -406,21 +511,36 @@ fn merge_timespan(
             entry.0 += m.duration_s;
         }
         for counter in &m.counters {
-            match counters.iter_mut().find(|c| c.key == counter.key) {
+            match self.counters.iter_mut().find(|c| c.key == counter.key) {
                 Some(c) => {
                     c.value = c
                         .value
                         .checked_add(counter.value)
                         .ok_or_else(|| crate::stats::Overflow.to_string())?
                 }
-                None => counters.push(counter.clone()),
+                None => self.counters.push(counter.clone()),
             }
         }
+        Ok(())
     }
-    timeline.sort_by(|a, b| a.start_ms.total_cmp(&b.start_ms));
-    if !disjoint {
-        timeline = crate::stats::timeline::Row::merge_coinciding(timeline);
+
+    /// Adds one run's `-D` rows, moved to where its window began (`offset_ms` after the first).
+    fn add_timeline(&mut self, m: &Measured, offset_ms: f64, disjoint: bool) {
+        for row in &m.timeline {
+            let mut row = row.clone();
+            row.start_ms += if disjoint || row.length_ms <= 0.0 {
+                offset_ms
+            } else {
+                // Whole intervals, so that concurrent runs' rows coincide.
+                (offset_ms / row.length_ms).round() * row.length_ms
+            };
+            self.timeline.push(row);
+        }
     }
+}
+
+/// Each CPU's usage over the runs that saw it, and their mean.
+fn cpu_means(cpu: BTreeMap<u32, (f64, CpuUsage)>) -> (Vec<CpuUsage>, CpuUsage) {
     let cpu: Vec<CpuUsage> = cpu
         .into_values()
         .map(|(weight, mut usage)| {
@@ -429,90 +549,50 @@ fn merge_timespan(
         })
         .collect();
     let n = cpu.len().max(1) as f64;
-    let mut cpu_average = CpuUsage::default();
+    let mut average = CpuUsage::default();
     for usage in &cpu {
-        add_weighted(&mut cpu_average, usage, 1.0 / n);
+        add_weighted(&mut average, usage, 1.0 / n);
     }
-    let first_measured = measured[0].1;
-    let mut affinity: Vec<u32> = measured
-        .iter()
-        .flat_map(|(_, m, _)| m.effective_affinity.iter().copied())
-        .collect();
-    affinity.sort_unstable();
-    affinity.dedup();
-    // Runs at the same time add their threads and depths; runs one after another do not (only
-    // one ran at a time): the most of any run, and the time-weighted depth and submit rate.
-    let (thread_count, depth, achieved_depth, submits_per_s) = if disjoint {
+    (cpu, average)
+}
+
+/// Threads, depths and submit rate of the merged window.
+struct Load {
+    threads: usize,
+    depth: u32,
+    achieved_depth: f64,
+    submits_per_s: f64,
+}
+
+/// Runs at the same time add their threads and depths; runs one after another do not (only one
+/// ran at a time): the most of any run, and the time-weighted depth and submit rate.
+fn load(disjoint: bool, measured: &[Window], threads: &[ThreadReport], seconds: f64) -> Load {
+    if disjoint {
         let weight = |m: &Measured| m.duration_s / seconds.max(f64::MIN_POSITIVE);
-        (
-            measured
+        Load {
+            threads: measured
                 .iter()
                 .map(|(_, m, _)| m.thread_count)
                 .max()
                 .unwrap_or(0),
-            measured.iter().map(|(_, m, _)| m.depth).max().unwrap_or(0),
-            measured
+            depth: measured.iter().map(|(_, m, _)| m.depth).max().unwrap_or(0),
+            achieved_depth: measured
                 .iter()
                 .map(|(_, m, _)| m.achieved_depth * weight(m))
                 .sum(),
-            measured
+            submits_per_s: measured
                 .iter()
                 .map(|(_, m, _)| m.submits_per_s * weight(m))
                 .sum(),
-        )
+        }
     } else {
-        (
-            threads.len(),
-            threads.iter().map(|t| t.depth).sum(),
-            threads.iter().map(|t| t.achieved_depth).sum(),
-            threads.iter().map(|t| t.submits_per_s).sum(),
-        )
-    };
-    merged.measured = Some(Measured {
-        duration_s: seconds,
-        thread_count,
-        depth,
-        achieved_depth,
-        submits_per_s,
-        effective_affinity: affinity,
-        cpu,
-        cpu_average,
-        totals: directions(
-            &totals.read,
-            &totals.write,
-            seconds,
-            interval_ms,
-            percentiles,
-        ),
-        targets: per_path
-            .into_iter()
-            .map(|(path, pair)| TargetTotals {
-                path,
-                directions: directions(&pair.read, &pair.write, seconds, interval_ms, percentiles),
-            })
-            .collect(),
-        threads,
-        counters,
-        distributions: first_measured.distributions.clone(),
-        steady_state: crate::stats::timeline::steady_state(&timeline),
-        timeline,
-    });
-    let traced: Vec<_> = parts.iter().filter_map(|(_, t)| t.trace.as_ref()).collect();
-    if !traced.is_empty() {
-        let sum = |pick: fn(&crate::stats::TraceCounts) -> u64| {
-            traced
-                .iter()
-                .try_fold(0u64, |sum, t| sum.checked_add(pick(t)))
-                .ok_or_else(|| crate::stats::Overflow.to_string())
-        };
-        merged.trace = Some(crate::stats::TraceCounts {
-            records: sum(|t| t.records)?,
-            dropped: sum(|t| t.dropped)?,
-            lost: sum(|t| t.lost)?,
-            error: traced.iter().find_map(|t| t.error.clone()),
-        });
+        Load {
+            threads: threads.len(),
+            depth: threads.iter().map(|t| t.depth).sum(),
+            achieved_depth: threads.iter().map(|t| t.achieved_depth).sum(),
+            submits_per_s: threads.iter().map(|t| t.submits_per_s).sum(),
+        }
     }
-    Ok(merged)
 }
 
 fn add_weighted(sum: &mut CpuUsage, usage: &CpuUsage, weight: f64) {

@@ -10,6 +10,7 @@ use crate::plan::ThreadPlan;
 use crate::profile::{Profile, TimeSpan};
 use crate::stats::{RunResults, TimeSpanResults};
 use crate::system::Host;
+use crate::targets::Checked;
 
 /// Everything a run needs besides the profile and what the safety gate opened.
 pub struct Context<'a, C: Clock> {
@@ -51,47 +52,12 @@ pub fn measure<C: Clock>(
         checkpoint,
     } = messages;
     pending.append(&mut cleared.notices);
-    // The memory check below: said at once when it cannot be made in full, since a run it lets
-    // through may be killed before any held-back line is printed.
-    match host.memory_available() {
-        None => warn(
-            "iospd: the memory this process may allocate cannot be read (no /proc/meminfo, and sysinfo failed): the run is not checked against it, and may be killed for want of memory without a word",
-        ),
-        Some(available) => {
-            if let Some(caveat) = &available.caveat {
-                warn(caveat);
-            }
-        }
-    }
-    let checks = (|| {
-        let allowed = host.allowed_cpus();
-        let cpus: Vec<_> = host
-            .system_info()
-            .cpus
-            .into_iter()
-            .filter(|c| allowed.contains(&c.cpu))
-            .collect();
-        let plans: Vec<Vec<ThreadPlan>> = profile
-            .timespans
-            .iter()
-            .map(|ts| crate::plan::threads(ts, &cpus))
-            .collect::<Result<_, _>>()?;
-        let memlock_notice = check_memory(profile, &plans, 0, (engine, host))?;
-        super::descriptors::check(&plans, cleared, engine, crate::system::open_file_limit())?;
-        let (checked, mut warnings) =
-            crate::targets::check(profile, cleared, profile.fast_paths.iopoll)?;
-        // `--verify`'s tables follow from the targets' sizes, known now.
-        let verify_tables = checked.verify_table_bytes(profile);
-        if verify_tables > 0 {
-            check_memory(profile, &plans, verify_tables, (engine, host))?;
-        }
-        if let Some(available) = host.memory_available() {
-            warnings.extend(checked.page_cache_note(profile, available.bytes));
-        }
-        Ok::<_, RunError>((allowed.len(), plans, memlock_notice, checked, warnings))
-    })();
+    warn_when_memory_is_unknown(host, warn);
     let (cpus, plans, memlock_notice, mut checked, warnings) =
-        agree(checks, |v| peers.checked(v))?.0;
+        agree(check_all(profile, cleared, engine, host), |v| {
+            peers.checked(v)
+        })?
+        .0;
     let memlock_predicted = memlock_notice.is_some();
     pending.extend(memlock_notice);
     pending.extend(warnings);
@@ -157,27 +123,7 @@ pub fn measure<C: Clock>(
             warn(&warning);
         }
         let ran = runner.timespan(index, &plans, &targets, &timespans);
-        let ended = match ran {
-            // The peers refused to start it: every process knows already.
-            Err(RunError::Refused(refusal)) => Err(RunError::Refused(refusal)),
-            ran => {
-                if let Ok(current) = &ran {
-                    peers.keep(&|| RunResults {
-                        timespans: timespans.iter().chain([current]).cloned().collect(),
-                        aborted: None,
-                        unsaved: None,
-                    });
-                }
-                let stopped = ran.as_ref().is_ok_and(|results| {
-                    results.failure.is_some()
-                        || results.lost.is_some()
-                        || results.interrupted
-                        || results.window.is_none()
-                });
-                agree(ran, |v| peers.done(v.map(|()| stopped)))
-            }
-        };
-        let (results, stopped) = match ended {
+        let (results, stopped) = match ended(ran, &timespans, peers) {
             Ok(ended) => ended,
             Err(error) if timespans.is_empty() => return Err(error),
             Err(error) => {
@@ -202,6 +148,96 @@ pub fn measure<C: Clock>(
         aborted,
         unsaved,
     })
+}
+
+/// The memory check in [`check_all`]: said at once when it cannot be made in full, since a run it
+/// lets through may be killed before any held-back line is printed.
+fn warn_when_memory_is_unknown(host: &dyn Host, warn: &dyn Fn(&str)) {
+    match host.memory_available() {
+        None => warn(
+            "iospd: the memory this process may allocate cannot be read (no /proc/meminfo, and sysinfo failed): the run is not checked against it, and may be killed for want of memory without a word",
+        ),
+        Some(available) => {
+            if let Some(caveat) = &available.caveat {
+                warn(caveat);
+            }
+        }
+    }
+}
+
+/// What every check before anything is written yields: the CPUs this process may use, each
+/// timespan's thread plans, the note about locked memory (if any), the checked targets and the
+/// warnings held back until the load starts.
+type Checks = (
+    usize,
+    Vec<Vec<ThreadPlan>>,
+    Option<String>,
+    Checked,
+    Vec<String>,
+);
+
+/// Every remaining check, in order: thread placement, memory (buffers and statistics), open
+/// files, every timespan's targets, then memory again with `--verify`'s tables.
+fn check_all(
+    profile: &Profile,
+    cleared: &crate::safety::Cleared,
+    engine: EngineKind,
+    host: &dyn Host,
+) -> Result<Checks, RunError> {
+    let allowed = host.allowed_cpus();
+    let cpus: Vec<_> = host
+        .system_info()
+        .cpus
+        .into_iter()
+        .filter(|c| allowed.contains(&c.cpu))
+        .collect();
+    let plans: Vec<Vec<ThreadPlan>> = profile
+        .timespans
+        .iter()
+        .map(|ts| crate::plan::threads(ts, &cpus))
+        .collect::<Result<_, _>>()?;
+    let memlock_notice = check_memory(profile, &plans, 0, (engine, host))?;
+    super::descriptors::check(&plans, cleared, engine, crate::system::open_file_limit())?;
+    let (checked, mut warnings) =
+        crate::targets::check(profile, cleared, profile.fast_paths.iopoll)?;
+    // `--verify`'s tables follow from the targets' sizes, known now.
+    let verify_tables = checked.verify_table_bytes(profile);
+    if verify_tables > 0 {
+        check_memory(profile, &plans, verify_tables, (engine, host))?;
+    }
+    if let Some(available) = host.memory_available() {
+        warnings.extend(checked.page_cache_note(profile, available.bytes));
+    }
+    Ok((allowed.len(), plans, memlock_notice, checked, warnings))
+}
+
+/// How a timespan ended, agreed with the peers: its results, and whether the run stops there (a
+/// failure, a lost target, an interruption, or no measured window).
+fn ended(
+    ran: Result<TimeSpanResults, RunError>,
+    before: &[TimeSpanResults],
+    peers: &dyn Peers,
+) -> Result<(TimeSpanResults, bool), RunError> {
+    match ran {
+        // The peers refused to start it: every process knows already.
+        Err(RunError::Refused(refusal)) => Err(RunError::Refused(refusal)),
+        ran => {
+            if let Ok(current) = &ran {
+                peers.keep(&|| RunResults {
+                    timespans: before.iter().chain([current]).cloned().collect(),
+                    aborted: None,
+                    unsaved: None,
+                });
+            }
+            let stopped = ran.as_ref().is_ok_and(|results| {
+                results.failure.is_some()
+                    || results.lost.is_some()
+                    || results.interrupted
+                    || results.window.is_none()
+            });
+            agree(ran, |v| peers.done(v.map(|()| stopped)))
+        }
+    }
 }
 
 /// `--pause`: idles between timespans in steps of 100 ms; false when a stop came meanwhile.
