@@ -11,6 +11,7 @@ pub mod html;
 pub mod inputs;
 pub mod json;
 pub mod merge;
+pub mod metric;
 mod model;
 pub mod noise;
 pub mod repetitions;

@@ -15,7 +15,7 @@
 //! would see two or more pairs called changed, and a comparison shows up to 18 lines.
 
 use super::Report;
-use super::compare::{DIRECTIONS, Metric};
+use super::metric::{DIRECTIONS, Metric};
 use crate::stats::confidence::{Spread, t_995};
 
 /// Where a comparison's floors come from.
