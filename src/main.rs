@@ -6,21 +6,25 @@ use std::process::ExitCode;
 
 use iospd::cli::{self, CliError, Command};
 use iospd::cluster::Cluster;
+use iospd::commands::Route;
 use iospd::console::{out, say};
 use iospd::run::Refusal;
 use iospd::{EXIT_BAD_INPUT, Error, profile, session};
 
 fn main() -> ExitCode {
     let argv: Vec<OsString> = std::env::args_os().collect();
-    let code = match iospd::commands::dispatch(&argv[1..]) {
-        Some(Ok(code)) => code,
-        Some(Err(error)) => {
-            say(&format!("iospd: {error}"));
-            error.exit_code()
-        }
-        None => {
+    let route = iospd::commands::route(&argv[1..]);
+    let code = match route {
+        Route::Tool => match iospd::commands::dispatch(&argv[1..]) {
+            Ok(code) => code,
+            Err(error) => {
+                say(&format!("iospd: {error}"));
+                error.exit_code()
+            }
+        },
+        Route::Sweep | Route::Run => {
             let cluster = Cluster::join();
-            match app(&argv, &cluster) {
+            match app(route, &argv, &cluster) {
                 Ok(code) => code,
                 Err(Error::Cli(CliError::NoArguments)) => {
                     let _ = out(&iospd::commands::help::usage());
@@ -41,12 +45,12 @@ fn main() -> ExitCode {
     ExitCode::from(code)
 }
 
-fn app(argv: &[OsString], cluster: &Cluster) -> Result<u8, Error> {
+fn app(route: Route, argv: &[OsString], cluster: &Cluster) -> Result<u8, Error> {
     let command_line: Vec<String> = argv
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    if argv.get(1).is_some_and(|a| a == "sweep") {
+    if route == Route::Sweep {
         let resolved = iospd::sweep::resolve(&argv[2..], command_line.join(" "))?;
         return session::act(&resolved.profile, resolved.warnings, cluster);
     }

@@ -111,7 +111,12 @@ pub fn usage() -> String {
     text
 }
 
-/// `iospd help <name>` and `iospd <name> --help`.
+/// Whether `name` is one of iospd's own commands.
+pub fn is_command(name: &str) -> bool {
+    SUBCOMMANDS.iter().any(|c| c.name == name)
+}
+
+/// `iospd help <name>` and `iospd <name> --help`: a command's description and usage line.
 pub fn command_usage(name: &str) -> Option<String> {
     let c = SUBCOMMANDS.iter().find(|c| c.name == name)?;
     Some(format!("{}\n\nusage: {}\n", c.about, c.usage))

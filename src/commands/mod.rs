@@ -73,14 +73,47 @@ impl ToolError {
     }
 }
 
-/// Runs the subcommand named by the first argument, or returns `None` when it names none.
-pub fn dispatch(args: &[OsString]) -> Option<Result<u8, ToolError>> {
-    let (name, rest) = args.split_first()?;
+/// What a command line asks for. [`route`] is the one place that reads the first argument.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    /// One of iospd's own commands (`report`, `merge`, `sweep --slo`, `help`, …): [`dispatch`].
+    Tool,
+    /// `sweep` without `--slo`: a run of one timespan per point, on the cluster.
+    Sweep,
+    /// DiskSpd's command line: a run, on the cluster.
+    Run,
+}
+
+/// What `args` (the arguments after the program name) ask for.
+pub fn route(args: &[OsString]) -> Route {
+    let Some(first) = args.first().and_then(|a| a.to_str()) else {
+        return Route::Run;
+    };
+    match first {
+        // A sweep with a latency target searches, one child run per step; without one it is a
+        // run of many timespans. Its help (`--help`, or `-h` alone) is the command's.
+        "sweep" => {
+            let rest: Vec<_> = args[1..].iter().map(|a| a.to_string_lossy()).collect();
+            let help = rest.iter().any(|a| a == "--help") || rest == ["-h"];
+            if help || rest.iter().any(|a| a.starts_with("--slo=")) {
+                Route::Tool
+            } else {
+                Route::Sweep
+            }
+        }
+        name if help::is_command(name) => Route::Tool,
+        _ => Route::Run,
+    }
+}
+
+/// Runs the command [`route`] found to be a [`Route::Tool`].
+pub fn dispatch(args: &[OsString]) -> Result<u8, ToolError> {
+    let (name, rest) = args.split_first().expect("a routed command has a name");
     let rest: Vec<String> = rest
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    let name = name.to_str()?;
+    let name = name.to_str().expect("a routed command's name is UTF-8");
     // `<command> --help` and `iospd help [command]`; `-h` too for the commands that read results
     // (the others take DiskSpd's options, where `-h` means `-Sh`).
     let file_tool = matches!(name, "report" | "merge" | "compare" | "trace-dump");
@@ -89,15 +122,15 @@ pub fn dispatch(args: &[OsString]) -> Option<Result<u8, ToolError>> {
         .any(|a| a == "--help" || (file_tool && a == "-h"))
         && let Some(text) = help::command_usage(name)
     {
-        return Some(say_out(&text));
+        return say_out(&text);
     }
     // `-h` alone, where it would mean `-Sh`: nothing to run, so a request for help.
     if !file_tool && rest == ["-h"] && help::command_usage(name).is_some() {
-        return Some(Err(ToolError::Usage(format!(
+        return Err(ToolError::Usage(format!(
             "'-h' is DiskSpd's old spelling of -Sh (no caching), and nothing else was given; for usage run iospd {name} --help"
-        ))));
+        )));
     }
-    Some(match name {
+    match name {
         "help" => match rest.first() {
             None => say_out(&help::usage()),
             Some(command) => match help::command_usage(command) {
@@ -113,10 +146,9 @@ pub fn dispatch(args: &[OsString]) -> Option<Result<u8, ToolError>> {
         "compare" => compare::run(&rest),
         "preset" => preset::run(&rest),
         "verify" => verify::run(&rest),
-        // A sweep with a latency target searches; without one it is a run of many timespans.
-        "sweep" if rest.iter().any(|a| a.starts_with("--slo=")) => slo::run(&rest),
-        _ => return None,
-    })
+        "sweep" => slo::run(&rest),
+        other => unreachable!("'{other}' is not routed to a command"),
+    }
 }
 
 /// Writes a subcommand's text to stdout; a stdout that cannot be written is the command's error.
@@ -179,4 +211,22 @@ pub fn split_args<'a>(
         files: positional,
         options,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_argument_is_read_in_one_place() {
+        let route_of = |line: &str| route(&line.split(' ').map(OsString::from).collect::<Vec<_>>());
+        assert_eq!(route_of("report r.json"), Route::Tool);
+        assert_eq!(route_of("help sweep"), Route::Tool);
+        assert_eq!(route_of("sweep -o1,2 -d1 t.dat"), Route::Sweep);
+        assert_eq!(route_of("sweep --slo=p99:1ms -b4K t.dat"), Route::Tool);
+        assert_eq!(route_of("sweep --help"), Route::Tool);
+        assert_eq!(route_of("sweep -h"), Route::Tool);
+        assert_eq!(route_of("-b4K -r t.dat"), Route::Run);
+        assert_eq!(route_of("t.dat"), Route::Run);
+    }
 }
