@@ -294,14 +294,6 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
         })
         .cloned()
         .collect();
-    if let Some(bad) = base
-        .iter()
-        .find(|a| a.starts_with("-o") || a.starts_with("-g") || a.starts_with("-R"))
-    {
-        return Err(usage(format!(
-            "'{bad}' cannot be given with --slo: the search sets the depth (-o), the pacing (-g) and reads JSON results (-R)"
-        )));
-    }
     if base.len() < 2 {
         return Err(usage(
             "give the workload and one target, for example: iospd sweep --slo=p99:2ms -b4K -r -Sh -d10 /mnt/t.dat".into(),
@@ -394,6 +386,21 @@ fn workload(base: &[String]) -> Result<(u32, u32), ToolError> {
             "give the workload and one target, for example: iospd sweep --slo=p99:2ms -b4K -r -Sh -d10 /mnt/t.dat".into(),
         ));
     };
+    // What the search sets itself, read by field: -o (not -oc, which it keeps), -g, -R.
+    let set = [
+        (raw.outstanding.is_some(), "-o", "the depth"),
+        (raw.throughput.is_some(), "-g", "the pacing"),
+        (
+            raw.result_format.is_some(),
+            "-R",
+            "the result format (JSON)",
+        ),
+    ];
+    if let Some((_, flag, what)) = set.iter().find(|(given, _, _)| *given) {
+        return Err(refused(format!(
+            "{flag} cannot be given with --slo: the search sets {what} of each step; drop it"
+        )));
+    }
     let resolved =
         crate::profile::resolve(&raw, String::new()).map_err(|e| refused(e.to_string()))?;
     let timespan = resolved
@@ -489,6 +496,23 @@ mod tests {
 
     fn words(line: &str) -> Vec<String> {
         line.split(' ').map(str::to_string).collect()
+    }
+
+    #[test]
+    fn what_the_search_sets_is_refused_by_field_not_by_spelling() {
+        for (line, flag) in [
+            ("-o4 t.dat", "-o"),
+            ("-b4K -g100i t.dat", "-g"),
+            ("-Rxml t.dat", "-R"),
+        ] {
+            let error = workload(&words(line)).unwrap_err().to_string();
+            assert!(
+                error.starts_with(&format!("{flag} cannot be given with --slo")),
+                "{error}"
+            );
+        }
+        // -oc is the completion batch, which the search keeps.
+        assert_eq!(workload(&words("-oc8 -d2 t.dat")).unwrap(), (1, 2));
     }
 
     #[test]
