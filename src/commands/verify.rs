@@ -12,6 +12,7 @@ use super::{ToolError, split_args};
 use crate::report::text::verify::found_text;
 use crate::verify::format::{self, Expect, Kind, Pattern};
 use crate::verify::state::State;
+use crate::verify::table::Blocks;
 use crate::verify::{Found, VerifyCounts};
 
 /// The command's synopsis (also in `iospd help`).
@@ -66,7 +67,7 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
     let mut lost = 0;
     for (index, (target, path)) in state.targets.iter().zip(&paths).enumerate() {
         let blocks = target.table().map_err(input)?;
-        let mut file = open(path)?;
+        let file = open(path)?;
         // Blocks past the target's end now (truncated, or a smaller device) are lost.
         let size = size_of(&file, path)?;
         let present = (size.saturating_sub(blocks.base) / target.block).min(blocks.len() as u64);
@@ -74,64 +75,7 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
         let gone = (present..blocks.len())
             .filter(|&i| target.created || blocks.generation(i) > 0)
             .count() as u64;
-        let pattern = Pattern::new(state.run_id, target.block as usize);
-        let mut counts = VerifyCounts::default();
-        let per = (CHUNK / target.block).max(1) as usize;
-        let mut buf = Aligned::new(per * target.block as usize);
-        let mut i = 0;
-        while i < present {
-            let n = per.min(present - i);
-            let offset = blocks.base + i as u64 * target.block;
-            let bytes = &mut buf.slice()[..n * target.block as usize];
-            let mut read = file.read_exact_at(bytes, offset);
-            if read
-                .as_ref()
-                .is_err_and(|e| e.raw_os_error() == Some(libc::EINVAL))
-            {
-                // The device's logical block is larger than the run's: read through the cache.
-                file = File::open(path).map_err(|e| ToolError::Input {
-                    path: path.clone(),
-                    why: e.to_string(),
-                })?;
-                read = file.read_exact_at(bytes, offset);
-            }
-            read.map_err(|e| ToolError::Input {
-                path: path.clone(),
-                why: format!("reading {} bytes at offset {offset}: {e}", bytes.len()),
-            })?;
-            for (j, block) in bytes.chunks(target.block as usize).enumerate() {
-                let generation = blocks.generation(i + j) as u64;
-                let unknown = generation == 0 && !target.created;
-                if unknown && !state.partial {
-                    counts.skipped += 1;
-                    continue;
-                }
-                let at = offset + j as u64 * target.block;
-                let expect = Expect {
-                    run_id: state.run_id,
-                    offset: at,
-                    generation,
-                };
-                let checked = match format::check(block, &expect, &pattern) {
-                    // A partial state: the run may have written the block again since.
-                    Err(m) if state.partial && m.kind == Kind::Newer => Ok(()),
-                    // A block the saved state knew nothing of: this run's only if it says so.
-                    Err(m) if unknown && m.found.is_none_or(|h| h.run_id != state.run_id) => {
-                        counts.skipped += 1;
-                        continue;
-                    }
-                    checked => checked,
-                };
-                counts.record(checked.map_err(|mismatch| Found {
-                    target: index,
-                    offset: at,
-                    len: target.block as u32,
-                    thread: None,
-                    mismatch,
-                }));
-            }
-            i += n;
-        }
+        let counts = check_target(&state, index, (file, path), &blocks, present)?;
         let shown = path.display().to_string();
         out.push_str(&format!(
             "  '{shown}': {} blocks verified, {} skipped (never written), {} bad\n",
@@ -152,7 +96,109 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
         all.add(counts);
     }
     let bad = all.failed.total() + lost;
-    out.push_str(&match bad {
+    out.push_str(&verdict(&all, lost));
+    super::print(&out)?;
+    Ok(if bad == 0 {
+        0
+    } else {
+        crate::exit::EXIT_RUN_ERROR
+    })
+}
+
+/// Reads the first `present` blocks of target `index` in chunks and checks each against what
+/// the state says the run last wrote there.
+fn check_target(
+    state: &State,
+    index: usize,
+    (mut file, path): (File, &Path),
+    blocks: &Blocks,
+    present: usize,
+) -> Result<VerifyCounts, ToolError> {
+    let target = &state.targets[index];
+    let pattern = Pattern::new(state.run_id, target.block as usize);
+    let mut counts = VerifyCounts::default();
+    let per = (CHUNK / target.block).max(1) as usize;
+    let mut buf = Aligned::new(per * target.block as usize);
+    let mut i = 0;
+    while i < present {
+        let n = per.min(present - i);
+        let offset = blocks.base + i as u64 * target.block;
+        let bytes = &mut buf.slice()[..n * target.block as usize];
+        let mut read = file.read_exact_at(bytes, offset);
+        if read
+            .as_ref()
+            .is_err_and(|e| e.raw_os_error() == Some(libc::EINVAL))
+        {
+            // The device's logical block is larger than the run's: read through the cache.
+            file = File::open(path).map_err(|e| ToolError::Input {
+                path: path.to_path_buf(),
+                why: e.to_string(),
+            })?;
+            read = file.read_exact_at(bytes, offset);
+        }
+        read.map_err(|e| ToolError::Input {
+            path: path.to_path_buf(),
+            why: format!("reading {} bytes at offset {offset}: {e}", bytes.len()),
+        })?;
+        for (j, block) in bytes.chunks(target.block as usize).enumerate() {
+            let at = offset + j as u64 * target.block;
+            check_block(
+                state,
+                index,
+                (at, blocks.generation(i + j) as u64),
+                block,
+                &pattern,
+                &mut counts,
+            );
+        }
+        i += n;
+    }
+    Ok(counts)
+}
+
+/// Checks one block at `at` whose last write the state records as `generation` (0: none).
+fn check_block(
+    state: &State,
+    index: usize,
+    (at, generation): (u64, u64),
+    block: &[u8],
+    pattern: &Pattern,
+    counts: &mut VerifyCounts,
+) {
+    let target = &state.targets[index];
+    let unknown = generation == 0 && !target.created;
+    if unknown && !state.partial {
+        counts.skipped += 1;
+        return;
+    }
+    let expect = Expect {
+        run_id: state.run_id,
+        offset: at,
+        generation,
+    };
+    let checked = match format::check(block, &expect, pattern) {
+        // A partial state: the run may have written the block again since.
+        Err(m) if state.partial && m.kind == Kind::Newer => Ok(()),
+        // A block the saved state knew nothing of: this run's only if it says so.
+        Err(m) if unknown && m.found.is_none_or(|h| h.run_id != state.run_id) => {
+            counts.skipped += 1;
+            return;
+        }
+        checked => checked,
+    };
+    counts.record(checked.map_err(|mismatch| Found {
+        target: index,
+        offset: at,
+        len: target.block as u32,
+        thread: None,
+        mismatch,
+    }));
+}
+
+/// The last line: every block right, or how many were bad and how.
+fn verdict(all: &VerifyCounts, lost: u64) -> String {
+    let bad = all.failed.total() + lost;
+    match bad {
         0 => format!("every one of {} blocks is right\n", all.verified),
         _ => format!(
             "{bad} bad block(s) of {}: {}\n",
@@ -170,13 +216,7 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
             .collect::<Vec<_>>()
             .join(", ")
         ),
-    });
-    super::print(&out)?;
-    Ok(if bad == 0 {
-        0
-    } else {
-        crate::exit::EXIT_RUN_ERROR
-    })
+    }
 }
 
 /// A target's size now: a block device's, or a file's length.
