@@ -297,14 +297,7 @@ pub fn execute<'s, C: Clock>(
         observers.keep_rows,
         observers.sinks,
     );
-    let (trace_writer, tracers) = match &observers.trace {
-        Some(_) => {
-            let threads: Vec<u32> = input.plans.iter().map(|p| p.thread).collect();
-            let (writer, tracers) = crate::trace::writer::channels(&threads);
-            (Some(writer), tracers.into_iter().map(Some).collect())
-        }
-        None => (None, input.plans.iter().map(|_| None).collect::<Vec<_>>()),
-    };
+    let (trace_writer, tracers) = tracing(input, observers.trace.is_some());
     let trace_file = observers.trace;
     let mut monitor = Monitor::new(
         clock,
@@ -386,22 +379,15 @@ pub fn execute<'s, C: Clock>(
     };
     let window = (window_end > schedule.warmup_end && !gate.aborted.load(Ordering::SeqCst))
         .then(|| window_end - schedule.warmup_end);
+    // Stopped by a request, not by a failure or a lost target; cut short when that came before
+    // the measured window's end.
+    let requested = stop_at != 0 && failure.is_none() && lost.is_none();
+    let cut_short = requested && stop_at < schedule.measure_end && window.is_some();
     Ok(TimeSpanResults {
         counters: counters::deltas(&input.counters, &samples.0, &samples.1),
         engine,
-        interrupted: stop_at != 0 && failure.is_none() && lost.is_none(),
-        // Cut short: the stop came before the measured window's end.
-        stopped_by: (stop_at != 0
-            && stop_at < schedule.measure_end
-            && window.is_some()
-            && failure.is_none()
-            && lost.is_none())
-        .then(|| {
-            stopped_by.unwrap_or_else(|| match STOP_SIGNAL.load(Ordering::SeqCst) {
-                0 => "a stop request".to_string(),
-                signal => crate::exit::signal_name(signal),
-            })
-        }),
+        interrupted: requested,
+        stopped_by: cut_short.then(|| stopped_by.unwrap_or_else(stop_request_name)),
         failure,
         lost,
         trace,
@@ -409,6 +395,30 @@ pub fn execute<'s, C: Clock>(
         lateness_ns,
         ..input.results(start_time, window, threads, cpu, collected.rows)
     })
+}
+
+/// What stopped the run when no observer named it: the signal, or a plain stop request.
+fn stop_request_name() -> String {
+    match STOP_SIGNAL.load(Ordering::SeqCst) {
+        0 => "a stop request".to_string(),
+        signal => crate::exit::signal_name(signal),
+    }
+}
+
+/// With `--trace`, the writer and each thread's tracer; else none.
+fn tracing(
+    input: &RunInput<'_>,
+    traced: bool,
+) -> (
+    Option<crate::trace::writer::Writer>,
+    Vec<Option<crate::trace::Tracer>>,
+) {
+    if !traced {
+        return (None, input.plans.iter().map(|_| None).collect());
+    }
+    let threads: Vec<u32> = input.plans.iter().map(|p| p.thread).collect();
+    let (writer, tracers) = crate::trace::writer::channels(&threads);
+    (Some(writer), tracers.into_iter().map(Some).collect())
 }
 
 /// The live collector and each thread's feed, when something collects intervals.
