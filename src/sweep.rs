@@ -9,7 +9,7 @@
 use std::ffi::OsString;
 
 use crate::Error;
-use crate::cli::{self, CliError, Command};
+use crate::cli::line::Line;
 use crate::profile::{self, Profile, ProfileError, Resolved, Sweep};
 
 /// The options a sweep may list, outermost first (queue depth varies fastest).
@@ -24,28 +24,27 @@ pub fn resolve(args: &[OsString], command_line: String) -> Result<Resolved, Erro
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    let mut axes: Vec<(usize, String, Vec<String>)> = Vec::new();
+    let line = Line::lex(&args)?;
+    let mut axes: Vec<(String, Vec<String>)> = Vec::new();
     for axis in AXES {
-        let found: Vec<usize> = args
-            .iter()
-            .enumerate()
-            .filter(|(_, a)| a.starts_with(axis) && a.len() > axis.len() && is_axis(a, axis))
-            .map(|(i, _)| i)
-            .collect();
-        if let Some(&at) = found.last() {
-            let values: Vec<String> = args[at][axis.len()..]
-                .split(',')
-                .map(str::to_string)
-                .collect();
-            if values.iter().any(String::is_empty) {
-                return Err(invalid(format!(
-                    "'{}' lists an empty value; list values with commas, for example {axis}1,2,4",
-                    args[at]
-                )));
-            }
-            if values.len() > 1 {
-                axes.push((at, axis.to_string(), values));
-            }
+        let given = line.values(axis);
+        let Some(list) = given.first() else {
+            continue;
+        };
+        if given.len() > 1 {
+            return Err(invalid(format!(
+                "{axis} is given {} times; give it once, listing its values with commas: {axis}1,2,4",
+                given.len()
+            )));
+        }
+        let values: Vec<String> = list.split(',').map(str::to_string).collect();
+        if values.iter().any(String::is_empty) {
+            return Err(invalid(format!(
+                "'{axis}{list}' lists an empty value; list values with commas, for example {axis}1,2,4"
+            )));
+        }
+        if values.len() > 1 {
+            axes.push((axis.to_string(), values));
         }
     }
     if axes.is_empty() {
@@ -63,15 +62,11 @@ pub fn resolve(args: &[OsString], command_line: String) -> Result<Resolved, Erro
     let mut merged: Option<(Profile, Vec<String>)> = None;
     let mut repeat = 1;
     for point in &points {
-        let mut argv = args.clone();
-        for ((at, axis, _), value) in axes.iter().zip(point) {
-            argv[*at] = format!("{axis}{value}");
+        let mut at_point = line.clone();
+        for ((axis, _), value) in axes.iter().zip(point) {
+            at_point.set(&format!("{axis}{value}"));
         }
-        let os: Vec<OsString> = argv.iter().map(OsString::from).collect();
-        let mut raw = match cli::parse(&os)? {
-            Command::Run(raw) => raw,
-            _ => return Err(CliError::NoArguments.into()),
-        };
+        let mut raw = at_point.raw()?;
         // Repetitions run the whole sweep over (below), so drift touches every point alike.
         repeat = raw.repeat.take().unwrap_or(1);
         let Resolved { profile, warnings } = profile::resolve(&raw, command_line.clone())?;
@@ -96,25 +91,16 @@ pub fn resolve(args: &[OsString], command_line: String) -> Result<Resolved, Erro
         profile.repeat = repeat;
     }
     profile.sweep = Some(Sweep {
-        axes: axes.iter().map(|(_, axis, _)| axis.clone()).collect(),
+        axes: axes.iter().map(|(axis, _)| axis.clone()).collect(),
         points,
     });
     Ok(Resolved { profile, warnings })
 }
 
-/// Whether `token` gives `axis` a value: the letter is followed by a digit (`-o32`, `-b4K`), not
-/// by another option's letters.
-fn is_axis(token: &str, axis: &str) -> bool {
-    token[axis.len()..]
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_digit())
-}
-
 /// Every combination of the axes' values, the last axis varying fastest.
-fn combinations(axes: &[(usize, String, Vec<String>)]) -> Vec<Vec<String>> {
+fn combinations(axes: &[(String, Vec<String>)]) -> Vec<Vec<String>> {
     let mut points: Vec<Vec<String>> = vec![Vec::new()];
-    for (_, _, values) in axes {
+    for (_, values) in axes {
         points = points
             .into_iter()
             .flat_map(|p| {
@@ -188,5 +174,16 @@ mod tests {
         assert!(empty.contains("empty value"), "{empty}");
         let bad = sweep("-o1,x t.dat").unwrap_err();
         assert_eq!(bad.exit_code(), crate::EXIT_BAD_INPUT);
+        let twice = sweep("-o1,2 -o4 t.dat").unwrap_err().to_string();
+        assert!(twice.contains("-o is given 2 times"), "{twice}");
+    }
+
+    #[test]
+    fn the_completion_batch_is_not_a_depth_axis() {
+        // -oc8 is another option of the letter o; the sweep keeps it at every point.
+        let p = sweep("-oc8 -o1,4 -bsp -b4K,8K t.dat").unwrap();
+        assert_eq!(p.sweep.as_ref().unwrap().axes, ["-b", "-o"]);
+        let depths: Vec<u32> = p.timespans.iter().map(|t| t.targets[0].requests).collect();
+        assert_eq!(depths, [1, 4, 1, 4]);
     }
 }

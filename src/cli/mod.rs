@@ -6,6 +6,7 @@
 pub mod flags;
 pub mod help;
 pub mod lex;
+pub mod line;
 
 use std::ffi::OsString;
 

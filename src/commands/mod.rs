@@ -17,6 +17,8 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
+use crate::cli::line::Line;
+
 /// A subcommand that cannot do its work.
 #[derive(Debug, Error)]
 pub enum ToolError {
@@ -93,9 +95,14 @@ pub fn route(args: &[OsString]) -> Route {
         // A sweep with a latency target searches, one child run per step; without one it is a
         // run of many timespans. Its help (`--help`, or `-h` alone) is the command's.
         "sweep" => {
-            let rest: Vec<_> = args[1..].iter().map(|a| a.to_string_lossy()).collect();
+            let rest: Vec<String> = args[1..]
+                .iter()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect();
             let help = rest.iter().any(|a| a == "--help") || rest == ["-h"];
-            if help || rest.iter().any(|a| a.starts_with("--slo=")) {
+            // A command line the lexer refuses goes to the run's parser, which says why.
+            let searches = Line::lex(&rest).is_ok_and(|line| line.has("--slo"));
+            if help || searches {
                 Route::Tool
             } else {
                 Route::Sweep

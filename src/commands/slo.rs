@@ -15,6 +15,7 @@
 //! runs.
 
 use super::ToolError;
+use crate::cli::line::Line;
 use crate::report::Report;
 use crate::report::slo::{PacedStep, RampStep, SloSearch, duration};
 
@@ -266,13 +267,18 @@ fn paced_step(
 /// Runs the search; `args` are the sweep's arguments with `--slo=` among them.
 pub fn run(args: &[String]) -> Result<u8, ToolError> {
     let usage = |why: String| ToolError::Usage(why);
-    let slo = args
-        .iter()
-        .find_map(|a| a.strip_prefix("--slo="))
-        .ok_or_else(|| usage("--slo=<pXX:latency> is missing".into()))?;
-    let (percentile, target_ns) = parse_slo(slo).map_err(usage)?;
-    let output = args.iter().find_map(|a| a.strip_prefix("--output="));
-    let repeat = match args.iter().find_map(|a| a.strip_prefix("--repeat=")) {
+    let mut base = Line::lex(args).map_err(|e| usage(e.to_string()))?;
+    // The search's own options; what is left is the workload.
+    let mine = |base: &mut Line, name: &str| {
+        let value = base.values(name).pop();
+        base.remove(name);
+        value
+    };
+    let slo =
+        mine(&mut base, "--slo").ok_or_else(|| usage("--slo=<pXX:latency> is missing".into()))?;
+    let (percentile, target_ns) = parse_slo(&slo).map_err(usage)?;
+    let output = mine(&mut base, "--output");
+    let repeat = match mine(&mut base, "--repeat") {
         None => 1,
         Some(n) => n
             .parse::<u32>()
@@ -284,23 +290,10 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
                 ))
             })?,
     };
-    let mut base: Vec<String> = args
-        .iter()
-        .filter(|a| {
-            !["--slo=", "--output=", "--repeat="]
-                .iter()
-                .any(|o| a.starts_with(o))
-                && a.as_str() != "-L"
-        })
-        .cloned()
-        .collect();
-    if base.len() < 2 {
-        return Err(usage(
-            "give the workload and one target, for example: iospd sweep --slo=p99:2ms -b4K -r -Sh -d10 /mnt/t.dat".into(),
-        ));
-    }
     let (threads, duration_s) = workload(&base)?;
-    let target = base.last().cloned().unwrap_or_default();
+    let target = base.targets().pop().unwrap_or_default();
+    let target = target.to_string_lossy();
+    let output = output.as_deref();
     let (format, place) = match output {
         None => (None, None),
         Some(path) => {
@@ -321,7 +314,7 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
             (Some(format), place)
         }
     };
-    base.insert(base.len() - 1, "-L".into());
+    base.set("-L");
     let mut probe = Runs {
         child: super::child::Child::this()?,
         base,
@@ -376,16 +369,14 @@ enum SloFormat {
 /// The workload's threads (`-t` per target, or a `-F` pool) and measured seconds (`-d`, or DiskSpd's
 /// default when none is typed), read as a run reads them: through the one flag table and the
 /// profile's rules.
-fn workload(base: &[String]) -> Result<(u32, u32), ToolError> {
-    let args: Vec<std::ffi::OsString> = base.iter().map(Into::into).collect();
+fn workload(base: &Line) -> Result<(u32, u32), ToolError> {
     let refused = |why: String| ToolError::Usage(why);
-    let crate::cli::Command::Run(raw) =
-        crate::cli::parse(&args).map_err(|e| refused(e.to_string()))?
-    else {
+    if base.targets().is_empty() {
         return Err(refused(
             "give the workload and one target, for example: iospd sweep --slo=p99:2ms -b4K -r -Sh -d10 /mnt/t.dat".into(),
         ));
-    };
+    }
+    let raw = base.raw().map_err(|e| refused(e.to_string()))?;
     // What the search sets itself, read by field: -o (not -oc, which it keeps), -g, -R.
     let set = [
         (raw.outstanding.is_some(), "-o", "the depth"),
@@ -416,19 +407,18 @@ fn workload(base: &[String]) -> Result<(u32, u32), ToolError> {
 
 /// The base command line of a run `scale` times as long as its `duration_s`, whether or not `-d`
 /// was typed.
-fn scaled(base: &[String], duration_s: u32, scale: u32) -> Vec<String> {
-    if scale <= 1 {
-        return base.to_vec();
+fn scaled(base: &Line, duration_s: u32, scale: u32) -> Line {
+    let mut line = base.clone();
+    if scale > 1 {
+        line.set(&format!("-d{}", duration_s.saturating_mul(scale)));
     }
-    let mut args = vec![format!("-d{}", duration_s.saturating_mul(scale))];
-    args.extend(base.iter().filter(|a| !a.starts_with("-d")).cloned());
-    args
+    line
 }
 
 /// The probe of real use: each step an iospd run of the base command line.
 struct Runs {
     child: super::child::Child,
-    base: Vec<String>,
+    base: Line,
     /// The workload's measured seconds, which a longer step multiplies.
     duration_s: u32,
     percentile: f64,
@@ -438,12 +428,13 @@ impl Runs {
     /// Runs the base command with `extra` options (and `scale` times its duration), printing the
     /// line.
     fn run(&self, extra: &[String], scale: u32) -> Result<(Report, String), ToolError> {
-        let mut args = scaled(&self.base, self.duration_s, scale);
-        let target = args.pop().unwrap_or_default();
-        args.extend(extra.iter().cloned());
-        args.push(format!("--percentiles={}", self.percentile));
-        args.push("-Rjson".into());
-        args.push(target);
+        let mut step = scaled(&self.base, self.duration_s, scale);
+        for option in extra {
+            step.set(option);
+        }
+        step.set(&format!("--percentiles={}", self.percentile));
+        step.set("-Rjson");
+        let args = step.args();
         let line = super::child::shell_line(&args);
         super::print(&format!("    $ {line}\n"))?;
         Ok((self.child.report(&args)?, line))
@@ -494,8 +485,8 @@ fn measured(report: &Report) -> Option<&crate::report::Measured> {
 mod tests {
     use super::*;
 
-    fn words(line: &str) -> Vec<String> {
-        line.split(' ').map(str::to_string).collect()
+    fn words(line: &str) -> Line {
+        Line::lex(&line.split(' ').map(str::to_string).collect::<Vec<_>>()).unwrap()
     }
 
     #[test]
@@ -528,7 +519,7 @@ mod tests {
     fn a_longer_step_runs_longer_whether_or_not_d_was_typed() {
         assert_eq!(
             scaled(&words("-b4K t.dat"), 10, 2),
-            words("-d20 -b4K t.dat")
+            words("-b4K -d20 t.dat")
         );
         assert_eq!(
             scaled(&words("-d3 -b4K t.dat"), 3, 4),

@@ -16,6 +16,7 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         letter: '?',
         group: Group::General,
+        forms: &[],
         usage: &[("-?", "display usage information")],
         apply: |v, raw| {
             no_value(v)?;
@@ -26,6 +27,7 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         letter: ':',
         group: Group::General,
+        forms: &[],
         usage: &[(
             "-:<flags>",
             "DiskSpd experiment flags, echoed in the report (iospd's pacing is always precise)",
@@ -44,6 +46,7 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         letter: 'a',
         group: Group::General,
+        forms: &[],
         usage: &[
             (
                 "-a / -ag",
@@ -76,6 +79,7 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         letter: 'b',
         group: Group::General,
+        forms: &["s"],
         usage: &[
             ("-b<size>", "block size in bytes or K/M/G [default=64K]"),
             (
@@ -105,6 +109,7 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         letter: 'B',
         group: Group::General,
+        forms: &[],
         usage: &[(
             "-B<base>[:length]",
             "use only the target range starting at <base> (and <length> bytes long) [default=0]",
@@ -127,6 +132,7 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         letter: 'c',
         group: Group::General,
+        forms: &[],
         usage: &[(
             "-c<size>",
             "create file targets of this size, filled with real data (pattern, -Z zeros, -Zr random)",
@@ -141,6 +147,7 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         letter: 'C',
         group: Group::General,
+        forms: &[],
         usage: &[(
             "-C<seconds>",
             "cool-down: load continues after the measured window, not counted [default=0]",
@@ -150,6 +157,7 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         letter: 'd',
         group: Group::General,
+        forms: &[],
         usage: &[("-d<seconds>", "measured duration [default=10]")],
         apply: |v, raw| {
             let seconds = parse_in_range(v, 1, u32::MAX as u64).map_err(|e| unit(e, "-d60"))?;
@@ -159,6 +167,7 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         letter: 'D',
         group: Group::General,
+        forms: &[],
         usage: &[(
             "-D[ms]",
             "count IOPS per interval per thread per target (IopsStdDev, time series) [default interval=1000]",
@@ -175,6 +184,7 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         letter: 'e',
         group: Group::Counters,
+        forms: &[],
         usage: &[
             (
                 "-eDISK_IO",
@@ -207,6 +217,7 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         letter: 'f',
         group: Group::General,
+        forms: &[],
         usage: &[
             (
                 "-f<size>",
@@ -238,6 +249,7 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         letter: 'F',
         group: Group::General,
+        forms: &[],
         usage: &[(
             "-F<count>",
             "total threads; every thread serves every target (conflicts with -t)",
@@ -250,6 +262,7 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         letter: 'g',
         group: Group::General,
+        forms: &[],
         usage: &[
             (
                 "-g<bytes per ms>",
@@ -276,6 +289,7 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         letter: 'h',
         group: Group::General,
+        forms: &[],
         usage: &[("-h", "deprecated, same as -Sh")],
         apply: |v, raw| {
             no_value(v)?;
@@ -285,6 +299,7 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         letter: 'i',
         group: Group::General,
+        forms: &[],
         usage: &[(
             "-i<count>",
             "I/Os per burst, split between the threads of a target; needs -j",
@@ -299,6 +314,7 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         letter: 'j',
         group: Group::General,
+        forms: &[],
         usage: &[(
             "-j<ms>",
             "think time between bursts in milliseconds; needs -i",
@@ -313,6 +329,7 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         letter: 'I',
         group: Group::General,
+        forms: &[],
         usage: &[(
             "-I<1|2|3>",
             "I/O priority: 1 idle class, 2 best-effort lowest, 3 normal [default]",
@@ -334,6 +351,7 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         letter: 'l',
         group: Group::General,
+        forms: &[],
         usage: &[("-l", "I/O buffers on huge pages (needs vm.nr_hugepages)")],
         apply: |v, raw| {
             no_value(v)?;
@@ -343,6 +361,7 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         letter: 'L',
         group: Group::General,
+        forms: &[],
         usage: &[(
             "-L",
             "measure latency: averages, deviations and percentile tables",
@@ -355,6 +374,7 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         letter: 'n',
         group: Group::General,
+        forms: &[],
         usage: &[(
             "-n",
             "no CPU affinity (iospd's default; accepted for DiskSpd command lines)",
@@ -367,6 +387,7 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         letter: 'N',
         group: Group::General,
+        forms: &[],
         usage: &[(
             "-N<v|n|i>",
             "memory-mapped writes: v msync the range, n flush cache lines and fence, i flush without fence",
@@ -384,6 +405,7 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         letter: 'o',
         group: Group::General,
+        forms: &["c"],
         usage: &[
             (
                 "-o<count>",
@@ -406,6 +428,7 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         letter: 'O',
         group: Group::General,
+        forms: &[],
         usage: &[(
             "-O<count>",
             "outstanding I/Os per thread with -F; each goes to a target chosen by weight",
@@ -418,6 +441,7 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         letter: 'p',
         group: Group::General,
+        forms: &[],
         usage: &[(
             "-p",
             "parallel sequential: every outstanding I/O of a thread walks its own copy of the sequence",
@@ -430,6 +454,7 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         letter: 'P',
         group: Group::General,
+        forms: &[],
         usage: &[(
             "-P[count]",
             "print a progress dot every <count> completions per thread [default=65536]",
@@ -446,6 +471,7 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         letter: 'r',
         group: Group::General,
+        forms: &["s", "d"],
         usage: &[
             (
                 "-r[align]",
@@ -483,6 +509,7 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         letter: 'R',
         group: Group::General,
+        forms: &[],
         usage: &[
             (
                 "-R<text|xml|json>",
@@ -502,6 +529,7 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         letter: 's',
         group: Group::General,
+        forms: &[],
         usage: &[
             (
                 "-s[stride]",
@@ -534,6 +562,7 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         letter: 'S',
         group: Group::General,
+        forms: &[],
         usage: &[
             ("-S / -Su", "bypass the OS page cache (O_DIRECT)"),
             ("-Sb", "use the OS page cache [default]"),
@@ -546,6 +575,7 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         letter: 't',
         group: Group::General,
+        forms: &[],
         usage: &[(
             "-t<count>",
             "threads per target [default=1] (conflicts with -F)",
@@ -558,6 +588,7 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         letter: 'T',
         group: Group::General,
+        forms: &[],
         usage: &[(
             "-T<offset>",
             "start offset stride between the threads of a target (thread k starts at k×offset)",
@@ -572,6 +603,7 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         letter: 'u',
         group: Group::General,
+        forms: &[],
         usage: &[(
             "-u[n][batch][p]",
             "io_uring waits for <batch> completions (p: percent of outstanding) [default 25%]; n: no registered buffers",
@@ -581,6 +613,7 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         letter: 'v',
         group: Group::General,
+        forms: &[],
         usage: &[
             ("-v", "verbose: timestamped progress lines on stdout"),
             (
@@ -597,6 +630,7 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         letter: 'w',
         group: Group::General,
+        forms: &[],
         usage: &[(
             "-w<percent>",
             "percentage of writes [default=0]; WRITES DESTROY THE TARGET'S DATA",
@@ -612,6 +646,7 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         letter: 'W',
         group: Group::General,
+        forms: &[],
         usage: &[(
             "-W<seconds>",
             "warm-up: load runs before the measured window, not counted [default=5]",
@@ -621,6 +656,7 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         letter: 'x',
         group: Group::General,
+        forms: &[],
         usage: &[(
             "-x",
             "Windows completion routines; refused (io_uring already reaps completions in batches)",
@@ -632,6 +668,7 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         letter: 'X',
         group: Group::General,
+        forms: &[],
         usage: &[(
             "-X<file>",
             "run an XML profile; combines only with -v -vs -z -R -W -d -C -: -bs and template targets",
@@ -648,6 +685,7 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         letter: 'y',
         group: Group::Synchronization,
+        forms: &[],
         usage: &[
             (
                 "-ys<name>",
@@ -672,6 +710,7 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         letter: 'z',
         group: Group::General,
+        forms: &[],
         usage: &[(
             "-z[seed]",
             "random seed [default=0; bare -z picks one from the clock]; thread k uses seed+k",
@@ -688,6 +727,7 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         letter: 'Z',
         group: Group::WriteBuffers,
+        forms: &[],
         usage: &[
             (
                 "-Z",

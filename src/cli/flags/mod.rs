@@ -65,6 +65,9 @@ pub struct Flag {
     pub letter: char,
     /// Where the usage lists it.
     pub group: Group,
+    /// Starts of the value that make another option of the same letter (`-oc8` is the completion
+    /// batch, not `-o`): a command line replaces one without touching the other.
+    pub forms: &'static [&'static str],
     /// Usage lines: the syntax and what it does.
     pub usage: &'static [(&'static str, &'static str)],
     /// Reads the value.
