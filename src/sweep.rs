@@ -4,7 +4,7 @@
 //! depth varies fastest, then block size, write ratio and threads; `--repeat=N` runs the whole
 //! sweep N times over (so drift touches every point alike). The [`Sweep`] the profile carries names
 //! each point's values, and the report's sweep table and knee are computed from it
-//! (see [`crate::report::sweep`]).
+//! (see [`crate::report::analysis::sweep`]).
 
 use std::ffi::OsString;
 

@@ -18,7 +18,7 @@ use super::clocks::{Exchange, Offset, estimate};
 use super::link::Link;
 use super::message::{Message, Verdict};
 use crate::clock::monotonic_now;
-use crate::report::cluster::RankClock;
+use crate::report::analysis::cluster::RankClock;
 use crate::run::{Alone, Peers, Refusal, Start};
 
 /// Ping-pongs per rank and measurement.

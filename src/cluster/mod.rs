@@ -31,7 +31,7 @@ use std::time::{Duration, SystemTime};
 
 use crate::console::shout;
 use crate::profile::Profile;
-use crate::report::cluster::RankClock;
+use crate::report::analysis::cluster::RankClock;
 use crate::run::Refusal;
 pub use expand::Whoami;
 use link::Link;

@@ -1,13 +1,13 @@
 //! The end of a run across hosts: every rank hands rank 0 its report, how its run ended and when
 //! it heard of each start; rank 0 merges them into the one report (see
-//! [`crate::report::cluster`]) and words how the whole run ended.
+//! [`crate::report::analysis::cluster`]) and words how the whole run ended.
 
 use serde::{Deserialize, Serialize};
 
 use super::Cluster;
 use crate::profile::Profile;
 use crate::report::Report;
-use crate::report::cluster::{Member, combine};
+use crate::report::analysis::cluster::{Member, combine};
 
 /// What one rank hands rank 0.
 #[derive(Debug, Serialize, Deserialize)]

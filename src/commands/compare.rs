@@ -1,5 +1,5 @@
 //! `iospd compare BASE.json NEW.json`: the two runs side by side (see
-//! [`crate::report::compare`]).
+//! [`crate::report::analysis::compare`]).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -7,9 +7,11 @@ use std::path::{Path, PathBuf};
 use super::report::load;
 use super::{ToolError, split_args};
 use crate::report::Report;
-use crate::report::compare::{RepeatedLine, TimeSpanComparison, compare, compare_repetitions};
-use crate::report::inputs::{first_difference, system_differences, workload};
-use crate::report::noise::{FloorSource, Floors};
+use crate::report::analysis::compare::{
+    RepeatedLine, TimeSpanComparison, compare, compare_repetitions,
+};
+use crate::report::analysis::inputs::{first_difference, system_differences, workload};
+use crate::report::analysis::noise::{FloorSource, Floors};
 
 /// The command's synopsis (also in `iospd help`).
 pub const USAGE: &str = "iospd compare [--noise-from=<repeated.json>] <base.json> <new.json>";

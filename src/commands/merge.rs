@@ -1,7 +1,7 @@
 //! `iospd merge A.json B.json … [--output=M.json] [-Rtext|-Rxml|-Rjson] [--allow-mixed]`: one
-//! result from many runs (see [`crate::report::merge`]); JSON into a pipe, text on a terminal,
+//! result from many runs (see [`crate::report::analysis::merge`]); JSON into a pipe, text on a terminal,
 //! unless a format or an output name says otherwise. The same run twice is refused, and runs of
-//! different workloads unless `--allow-mixed` ([`crate::report::inputs`]).
+//! different workloads unless `--allow-mixed` ([`crate::report::analysis::inputs`]).
 
 use std::path::{Path, PathBuf};
 
@@ -43,11 +43,13 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
         .iter()
         .map(|f| load(Path::new(f)))
         .collect::<Result<Vec<_>, _>>()?;
-    crate::report::inputs::check(&runs, &args.files, allow_mixed).map_err(ToolError::Usage)?;
-    let mut merged = crate::report::merge::merge(&runs).map_err(|why| ToolError::Input {
-        path: PathBuf::from(args.files.join(" ")),
-        why,
-    })?;
+    crate::report::analysis::inputs::check(&runs, &args.files, allow_mixed)
+        .map_err(ToolError::Usage)?;
+    let mut merged =
+        crate::report::analysis::merge::merge(&runs).map_err(|why| ToolError::Input {
+            path: PathBuf::from(args.files.join(" ")),
+            why,
+        })?;
     if allow_mixed {
         // Every input's parameters, where the report prints its command line.
         let lines: Vec<String> = runs
@@ -57,7 +59,7 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
             .collect();
         merged.profile.command_line = format!("iospd merge --allow-mixed of {}", lines.join(" | "));
     }
-    for line in crate::report::merge::relation(&runs) {
+    for line in crate::report::analysis::merge::relation(&runs) {
         eprintln!("iospd merge: {line}");
     }
     emit(&merged, format, place)?;

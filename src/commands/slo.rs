@@ -17,7 +17,8 @@
 use super::ToolError;
 use crate::cli::line::Line;
 use crate::report::Report;
-use crate::report::slo::{PacedStep, RampStep, SloSearch, duration};
+use crate::report::analysis::slo::{PacedStep, RampStep, SloSearch};
+use crate::report::render::slo::{self as render, duration};
 
 /// A ramp step that gains less than this is saturation.
 const SATURATION_GAIN: f64 = 0.10;
@@ -329,14 +330,14 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
     };
     let line = format!("iospd sweep {}", args.join(" "));
     let result = search(&mut probe, goal, line, &mut |text| super::print(text))?;
-    super::print(&format!("\n{}", result.render_text()))?;
+    super::print(&format!("\n{}", render::text(&result)))?;
     if let (Some(format), Some(mut place)) = (format, place) {
         let text = match format {
             SloFormat::Json => {
                 serde_json::to_string_pretty(&result).expect("a search serialises") + "\n"
             }
-            SloFormat::Csv => result.render_csv(),
-            SloFormat::Text => result.render_text(),
+            SloFormat::Csv => render::csv(&result),
+            SloFormat::Text => render::text(&result),
         };
         place
             .replace_with(text.as_bytes())
@@ -682,11 +683,7 @@ mod tests {
         assert_eq!(result.answer, None);
         assert!(result.steps.len() < 20, "{}", result.steps.len());
         assert!(result.bracket[1] < CAPACITY / 1000.0 * 2.0);
-        assert!(
-            result
-                .render_text()
-                .contains("answer: no rate tried met p99")
-        );
+        assert!(render::text(&result).contains("answer: no rate tried met p99"));
     }
 
     #[test]
@@ -728,7 +725,7 @@ mod tests {
     fn the_outputs_carry_every_step() {
         let mut device = Device::new(1.0);
         let result = searched(&mut device, goal(1_000_000, 1));
-        let csv = result.render_csv();
+        let csv = render::csv(&result);
         assert_eq!(
             csv.lines().count(),
             1 + result.ramp.len() + result.steps.len()

@@ -9,7 +9,7 @@ use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use super::{ToolError, split_args};
-use crate::report::text::verify::found_text;
+use crate::report::render::text::verify::found_text;
 use crate::verify::format::{self, Expect, Kind, Pattern};
 use crate::verify::state::State;
 use crate::verify::table::Blocks;

@@ -3,24 +3,9 @@
 //! names that say so; the formatters (one per file) only convert units and lay numbers out. The
 //! model serialises as the JSON results.
 
-mod build;
-pub mod cluster;
-pub mod compare;
-pub mod csv;
-pub mod html;
-pub mod inputs;
-pub mod json;
-pub mod merge;
-pub mod metric;
+pub mod analysis;
 mod model;
-pub mod noise;
-pub mod repetitions;
-pub mod slo;
-pub mod svg;
-pub mod sweep;
-mod sweep_html;
-pub mod text;
-pub mod xml;
+pub mod render;
 
 use std::time::SystemTime;
 
@@ -28,8 +13,9 @@ use crate::profile::{Profile, ResultFormat};
 use crate::system::SystemInfo;
 
 use crate::stats::cpu::CpuUsage;
-pub(crate) use build::{directions, totals_over};
+pub(crate) use analysis::build::{directions, totals_over};
 pub use model::*;
+use render::{csv, html, json, text, xml};
 
 /// The JSON schema version of [`Report`].
 pub const SCHEMA_VERSION: u32 = 1;

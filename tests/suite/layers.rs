@@ -188,3 +188,24 @@ fn the_check_finds_an_edge_against_the_order() {
     assert_eq!(names["EXIT_RUN_ERROR"], "exit");
     assert_eq!(names["Error"], "error");
 }
+
+/// `report/analysis` computes and `report/render` lays out: nothing that computes reaches for a
+/// renderer (so a renderer can change, or a format be added, without touching the analysis).
+#[test]
+fn the_report_analysis_never_uses_a_renderer() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/report/analysis");
+    let mut files = Vec::new();
+    crate::util::rust_files(&root, &mut files);
+    assert!(files.len() > 5, "the analysis files under {root:?}");
+    let wrong: Vec<String> = files
+        .iter()
+        .filter(|f| {
+            let text = without_test_code(&std::fs::read_to_string(f).unwrap());
+            text.lines()
+                .filter(|l| !l.trim_start().starts_with("//"))
+                .any(|l| l.contains("report::render") || l.contains("super::render"))
+        })
+        .map(|f| f.display().to_string())
+        .collect();
+    assert!(wrong.is_empty(), "analysis that uses a renderer: {wrong:?}");
+}

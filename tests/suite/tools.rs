@@ -370,7 +370,7 @@ fn hostile_numbers_in_a_result_are_refused_or_handled_never_a_panic() {
             ] {
                 let _ = report.render(format);
             }
-            if let Ok(merged) = iospd::report::merge::merge(&[base.clone(), report]) {
+            if let Ok(merged) = iospd::report::analysis::merge::merge(&[base.clone(), report]) {
                 let _ = merged.render(iospd::profile::ResultFormat::Text);
             }
             true

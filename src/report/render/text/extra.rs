@@ -3,8 +3,8 @@
 
 use std::fmt::Write as _;
 
-use super::super::{Measured, ThreadReport};
 use crate::counters::Counter;
+use crate::report::{Measured, ThreadReport};
 
 /// DiskSpd's ETW block, with the Linux counters that stand in for its event groups.
 pub(super) fn counters_text(out: &mut String, counters: &[Counter]) {

@@ -3,8 +3,8 @@
 
 use std::fmt::Write as _;
 
-use super::svg::{Chart, Scale, Series, escape, render as svg};
-use super::sweep::SweepReport;
+use crate::report::analysis::sweep::SweepReport;
+use crate::report::render::svg::{Chart, Scale, Series, escape, render as svg};
 
 const COLORS: [&str; 8] = [
     "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
@@ -39,7 +39,8 @@ pub fn section(page: &mut String, s: &SweepReport) {
         for (label, pick) in [
             (
                 "p50",
-                (|p: &super::sweep::SweepPoint| p.p50_ns) as fn(&_) -> Option<u64>,
+                (|p: &crate::report::analysis::sweep::SweepPoint| p.p50_ns)
+                    as fn(&_) -> Option<u64>,
             ),
             ("p99", |p| p.p99_ns),
         ] {

@@ -5,7 +5,7 @@
 use crate::profile::{Access, CacheMode, Throughput, TimeSpan};
 use crate::units::format_size;
 
-use super::Report;
+use crate::report::Report;
 
 /// The workload of each timespan of `report`, as a short DiskSpd-like description.
 pub fn workload(report: &Report) -> Vec<String> {

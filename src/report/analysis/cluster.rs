@@ -10,9 +10,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::merge::merge_labelled;
-use super::{CpuUsage, RankHost, Report, TimeSpanReport};
 use crate::profile::Profile;
+use crate::report::analysis::merge::merge_labelled;
+use crate::report::{CpuUsage, RankHost, Report, TimeSpanReport};
 
 /// How a timespan's start was agreed, as one run saw it (`--start-at`, or the ranks of a run
 /// across hosts).
@@ -175,8 +175,8 @@ pub fn combine(profile: &Profile, members: &[Member]) -> Result<Report, String> 
     let ranks: Vec<RankHost> = members.iter().map(|m| m.rank.clone()).collect();
     let mut merged = merge_labelled(&reports, Some(&ranks))?;
     merged.profile = profile.clone();
-    merged.repetitions = super::repetitions::of(&merged);
-    merged.sweep = super::sweep::of(&merged);
+    merged.repetitions = crate::report::analysis::repetitions::of(&merged);
+    merged.sweep = crate::report::analysis::sweep::of(&merged);
     for (index, timespan) in merged.timespans.iter_mut().enumerate() {
         let warmup_ns = profile
             .timespans

@@ -1,10 +1,10 @@
 //! DiskSpd's XML results (`-Rxml`): the same element tree, units and precision, with paths
 //! escaped. `doc/iospd-results.xsd` describes exactly what this writes.
 
-use super::{
+use crate::profile::xml::{Out, escape, profile_xml};
+use crate::report::{
     Direction, Directions, Measured, Report, ThreadReport, TimeSpanReport, xml_percentiles,
 };
-use crate::profile::xml::{Out, escape, profile_xml};
 use crate::system::{CacheKind, SystemInfo, parse_cpu_list};
 
 const NS_PER_MS: f64 = 1_000_000.0;
@@ -44,7 +44,7 @@ pub fn render(report: &Report) -> String {
 }
 
 /// iospd: `--repeat`, each timespan's repetitions and their agreement.
-fn repetitions(out: &mut Out, r: &super::repetitions::RepetitionsReport) {
+fn repetitions(out: &mut Out, r: &crate::report::analysis::repetitions::RepetitionsReport) {
     out.open_with("Repetitions", &format!("Repeat=\"{}\"", r.repeat));
     for g in &r.groups {
         // Not <TimeSpan>: parsers that look for every TimeSpan element must find only results.

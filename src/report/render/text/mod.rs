@@ -15,8 +15,8 @@ pub mod verify;
 
 use std::fmt::Write as _;
 
-use super::{Report, Totals};
 use crate::engine::EngineSetup;
+use crate::report::{Report, Totals};
 pub use profile::profile_text;
 pub use system::system_text;
 
@@ -71,9 +71,6 @@ pub fn render(report: &Report) -> String {
     }
     out
 }
-
-/// The last line of a `--checkpoint` report.
-pub const PARTIAL: &str = "\nPartial results: a --checkpoint written while the run went on; the numbers cover the measured window up to it.\n";
 
 /// How a timespan's I/O was driven: the engine that ran and the spin budget the threads used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

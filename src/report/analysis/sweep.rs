@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Report, TimeSpanReport};
+use crate::report::{Report, TimeSpanReport};
 use crate::stats::confidence::Spread;
 
 /// A step that gains less than this share of IOPS (while p99 rises) is past the knee.
@@ -189,7 +189,7 @@ fn stopped(ts: &TimeSpanReport) -> bool {
     ts.interrupted || ts.failure.is_some() || ts.lost_target.is_some() || ts.measured.is_none()
 }
 
-pub(super) fn point(timespan: usize, values: &[String], ts: &TimeSpanReport) -> SweepPoint {
+pub(crate) fn point(timespan: usize, values: &[String], ts: &TimeSpanReport) -> SweepPoint {
     let m = ts.measured.as_ref();
     let total = m.map(|m| &m.totals.total);
     let latency = total.and_then(|t| t.latency.as_ref());

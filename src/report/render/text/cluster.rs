@@ -4,10 +4,10 @@
 
 use std::fmt::Write as _;
 
-use super::super::TimeSpanReport;
-use super::super::cluster::{Aggregate, ClusterReport, StartReport};
 use super::MIB;
 use crate::plan::cpu_list;
+use crate::report::TimeSpanReport;
+use crate::report::analysis::cluster::{Aggregate, ClusterReport, StartReport};
 use crate::system::ClockState;
 
 pub(super) fn start_text(out: &mut String, ts: &TimeSpanReport, clock: &ClockState) {

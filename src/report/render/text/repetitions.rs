@@ -3,8 +3,8 @@
 
 use std::fmt::Write as _;
 
-use super::super::repetitions::{RepetitionGroup, RepetitionsReport};
 use super::{MIB, NS_PER_MS, STARS};
+use crate::report::analysis::repetitions::{RepetitionGroup, RepetitionsReport};
 use crate::stats::confidence::{STEADY_WINDOW, Spread, SteadyState};
 
 pub(super) fn repetitions_text(out: &mut String, r: &RepetitionsReport) {
@@ -72,7 +72,7 @@ fn group_text(out: &mut String, g: &RepetitionGroup, unstable_share: f64) {
     let _ = writeln!(
         out,
         "verdict: {}",
-        super::super::repetitions::verdict_words(g, unstable_share)
+        crate::report::analysis::repetitions::verdict_words(g, unstable_share)
     );
     match &g.steady_state {
         Some(s) => steady_line(out, "runs", s),
@@ -90,7 +90,7 @@ pub(super) fn steady_line(out: &mut String, rounds: &str, s: &SteadyState) {
     let _ = writeln!(
         out,
         "{}",
-        super::super::repetitions::steady_words(rounds, s)
+        crate::report::analysis::repetitions::steady_words(rounds, s)
     );
 }
 

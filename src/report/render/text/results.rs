@@ -3,12 +3,12 @@
 
 use std::fmt::Write as _;
 
-use super::super::{Direction, Directions, Latency, Measured, TEXT_ROWS};
 use super::profile::size_or_zero;
 use super::{MIB, NS_PER_MS, extra};
 use crate::engine::Op;
 use crate::plan::cpu_list;
 use crate::profile::{Profile, TimeSpan};
+use crate::report::{Direction, Directions, Latency, Measured, TEXT_ROWS};
 use crate::stats::cpu::CpuUsage;
 use crate::system::SystemInfo;
 use crate::units::format_size;

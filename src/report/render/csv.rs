@@ -4,8 +4,8 @@
 
 use std::fmt::Write as _;
 
-use super::Report;
-use super::sweep::{SweepPoint, of as sweep_of};
+use crate::report::Report;
+use crate::report::analysis::sweep::{SweepPoint, of as sweep_of};
 
 /// The rows.
 pub fn render(report: &Report) -> String {
@@ -34,7 +34,7 @@ pub fn render(report: &Report) -> String {
             .timespans
             .iter()
             .enumerate()
-            .map(|(i, ts)| super::sweep::point(i + 1, &[], ts))
+            .map(|(i, ts)| crate::report::analysis::sweep::point(i + 1, &[], ts))
             .collect(),
     };
     for (i, p) in points.iter().enumerate() {

@@ -14,8 +14,8 @@
 //! hence Student's quantile. 99 % rather than 95 %: at 95 % one series of 20 identical pairs in four
 //! would see two or more pairs called changed, and a comparison shows up to 18 lines.
 
-use super::Report;
-use super::metric::{DIRECTIONS, Metric};
+use crate::report::Report;
+use crate::report::analysis::metric::{DIRECTIONS, Metric};
 use crate::stats::confidence::{Spread, t_995};
 
 /// Where a comparison's floors come from.

@@ -3,8 +3,8 @@
 
 use std::fmt::Write as _;
 
-use super::super::sweep::SweepReport;
 use super::{MIB, STARS};
+use crate::report::analysis::sweep::SweepReport;
 
 pub(super) fn sweep_text(out: &mut String, command_line: &str, s: &SweepReport) {
     let _ = write!(out, "\nSweep: {command_line}\n{STARS}\n\n");

@@ -1,8 +1,8 @@
 //! What two results are compared on: the metrics of a direction (rates, mean and percentile
 //! latencies) and the directions, with where each is read in a report and in its `-D` series.
-//! Shared by [`super::compare`] and [`super::noise`].
+//! Shared by [`crate::report::analysis::compare`] and [`crate::report::analysis::noise`].
 
-use super::{Direction, Directions, Measured};
+use crate::report::{Direction, Directions, Measured};
 use crate::stats::timeline::{Point, Row};
 
 /// What is compared, per direction.

@@ -6,8 +6,8 @@
 
 use std::fmt::Write as _;
 
-use super::svg::{Chart, Scale, Series, escape, render as svg};
-use super::{Direction, Directions, Measured, Report, TimeSpanReport};
+use crate::report::render::svg::{Chart, Scale, Series, escape, render as svg};
+use crate::report::{Direction, Directions, Measured, Report, TimeSpanReport};
 use crate::stats::timeline::{Point, Row};
 
 const READ: &str = "#1f77b4";
@@ -53,12 +53,18 @@ pub fn render(report: &Report) -> String {
     }
     system(&mut page, report);
     if let Some(sweep) = &report.sweep {
-        super::sweep_html::section(&mut page, sweep);
+        crate::report::render::sweep_html::section(&mut page, sweep);
     }
     let _ = writeln!(
         page,
         "<h2>Input parameters</h2><pre>{}</pre>",
-        escape(super::text::profile_text(&report.profile, &super::text::driven(report)).trim())
+        escape(
+            crate::report::render::text::profile_text(
+                &report.profile,
+                &crate::report::render::text::driven(report)
+            )
+            .trim()
+        )
     );
     for (i, ts) in report.timespans.iter().enumerate() {
         timespan(&mut page, report, i, ts);
@@ -66,7 +72,7 @@ pub fn render(report: &Report) -> String {
     let _ = writeln!(
         page,
         "<h2>Full report</h2><details><summary>The DiskSpd-layout text report</summary><pre>{}</pre></details>\n</body></html>",
-        escape(&super::text::render(report))
+        escape(&crate::report::render::text::render(report))
     );
     page
 }
@@ -88,16 +94,16 @@ fn system(page: &mut String, report: &Report) {
 
 /// `--repeat`: each timespan's mean IOPS with its interval, the verdict and the steady state, at
 /// the top, where the answer belongs.
-fn repetitions(page: &mut String, r: &super::repetitions::RepetitionsReport) {
+fn repetitions(page: &mut String, r: &crate::report::analysis::repetitions::RepetitionsReport) {
     let _ = writeln!(page, "<h2>Repetitions: each timespan × {}</h2>", r.repeat);
     for g in &r.groups {
-        let verdict = super::repetitions::verdict_words(g, r.unstable_share);
+        let verdict = crate::report::analysis::repetitions::verdict_words(g, r.unstable_share);
         let steady = g.steady_state.as_ref().map_or(
             format!(
                 "steady state (SNIA PTS): needs {} measured runs",
                 crate::stats::confidence::STEADY_WINDOW
             ),
-            |s| super::repetitions::steady_words("runs", s),
+            |s| crate::report::analysis::repetitions::steady_words("runs", s),
         );
         let class = if g.unstable { "warn" } else { "note" };
         let _ = writeln!(
@@ -178,7 +184,7 @@ fn timespan(page: &mut String, report: &Report, index: usize, ts: &TimeSpanRepor
         m.duration_s, m.thread_count, m.cpu_average.usage, m.achieved_depth, m.depth
     );
     if let Some(s) = &m.steady_state {
-        let words = super::repetitions::steady_words("-D intervals", s);
+        let words = crate::report::analysis::repetitions::steady_words("-D intervals", s);
         let class = if s.reached { "note" } else { "warn" };
         let _ = writeln!(page, "<p class=\"{class}\">{}</p>", escape(&words));
     }
@@ -237,8 +243,8 @@ fn verify(page: &mut String, profile_ts: &crate::profile::TimeSpan, ts: &TimeSpa
     if !v.first.is_empty() {
         let mut lines = String::new();
         for found in &v.first {
-            let path = super::text::verify::target_name(profile_ts, found.target);
-            super::text::verify::found_text(&mut lines, &path, v.run_id, found);
+            let path = crate::report::render::text::verify::target_name(profile_ts, found.target);
+            crate::report::render::text::verify::found_text(&mut lines, &path, v.run_id, found);
         }
         let _ = writeln!(page, "<pre>{}</pre>", escape(&lines));
     }
@@ -472,7 +478,7 @@ mod tests {
             "/tests/golden/results.json"
         ))
         .unwrap();
-        let mut report: super::Report = serde_json::from_str(&text).unwrap();
+        let mut report: crate::report::Report = serde_json::from_str(&text).unwrap();
         report.complete().unwrap();
         let page = super::render(&report);
         assert!(page.starts_with("<!DOCTYPE html>") && page.ends_with("</html>\n"));

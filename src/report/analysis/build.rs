@@ -4,12 +4,12 @@
 
 use std::time::SystemTime;
 
-use super::{
+use crate::profile::{Profile, TimeSpan};
+use crate::report::{
     CpuUsage, Direction, Directions, DistributionReport, IntervalReport, Latency, Measured,
     Percentile, Report, SCHEMA_VERSION, Shape, StoppedEarly, Sum, TargetTotals, ThreadReport,
     ThreadTarget, TimeSpanReport, Tool, Totals, percentile_list, utc_string,
 };
-use crate::profile::{Profile, TimeSpan};
 use crate::stats::cpu::usage_between;
 use crate::stats::intervals::{Interval, iops_stddev, valid};
 use crate::stats::{OpStats, RunResults, TimeSpanResults};
@@ -63,13 +63,13 @@ impl Report {
                 failure: r.failure.clone(),
                 lost_target: r.lost.clone(),
                 trace: r.trace.clone(),
-                start: r
-                    .lateness_ns
-                    .map(|lateness_ns| super::cluster::StartReport {
+                start: r.lateness_ns.map(|lateness_ns| {
+                    crate::report::analysis::cluster::StartReport {
                         at: crate::wall::rfc3339(r.start_time),
                         at_unix_ns: crate::wall::unix_ns(r.start_time),
                         lateness_ns,
-                    }),
+                    }
+                }),
                 cluster: None,
                 verify: r.verify.clone(),
                 measured: r
@@ -93,8 +93,8 @@ impl Report {
             partial: false,
             partial_why: None,
         };
-        report.repetitions = super::repetitions::of(&report);
-        report.sweep = super::sweep::of(&report);
+        report.repetitions = crate::report::analysis::repetitions::of(&report);
+        report.sweep = crate::report::analysis::sweep::of(&report);
         report
     }
 
@@ -127,7 +127,7 @@ impl Report {
     pub fn partial_line(&self) -> Option<String> {
         self.partial.then(|| match &self.partial_why {
             Some(why) => format!("Partial results: {why}"),
-            None => super::text::PARTIAL.trim().to_string(),
+            None => "Partial results: a --checkpoint written while the run went on; the numbers cover the measured window up to it.".to_string(),
         })
     }
 }

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Report, TimeSpanReport};
+use crate::report::{Report, TimeSpanReport};
 use crate::stats::confidence::{Spread, SteadyState, outliers, steady_state};
 
 /// A result is called unstable when the 95 % interval of its mean IOPS is wider than this share of

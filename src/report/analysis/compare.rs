@@ -3,7 +3,7 @@
 //! chance explains.
 //!
 //! A change is real only when it passes two tests. First the run-to-run floor
-//! ([`super::noise`]): how far two single runs of the workload differ with nothing changed, which
+//! ([`crate::report::analysis::noise`]): how far two single runs of the workload differ with nothing changed, which
 //! nothing inside the two runs can tell (identical back-to-back runs shift as a whole while each is
 //! steady), so it is measured from repetitions or else iospd's wide defaults. Then each run's own
 //! steadiness: its `-D` intervals (and time series rows for the percentiles) are cut into
@@ -15,9 +15,9 @@
 //! beyond every batch of the other): one stalled batch cannot hide a change every batch shows.
 //! Repeated runs on both sides (`--repeat`) give the firm verdict from the spread between runs.
 
-use super::metric::{DIRECTIONS, Metric};
-use super::noise::Floors;
-use super::{Direction, Measured, Report};
+use crate::report::analysis::metric::{DIRECTIONS, Metric};
+use crate::report::analysis::noise::Floors;
+use crate::report::{Direction, Measured, Report};
 use crate::stats::confidence::{Spread, difference};
 
 /// One metric of one direction in both runs.
@@ -33,7 +33,7 @@ pub struct Line {
     pub new: f64,
     /// `(new − base) / base` in percent; `None` when the base is 0.
     pub change_percent: Option<f64>,
-    /// How far two runs of the workload differ by chance, in percent ([`super::noise`]).
+    /// How far two runs of the workload differ by chance, in percent ([`crate::report::analysis::noise`]).
     pub floor_percent: f64,
     /// The floor was measured from repetitions, not iospd's default.
     pub floor_measured: bool,
@@ -259,7 +259,7 @@ pub fn compare(base: &Report, new: &Report, floors: &Floors) -> Vec<Option<TimeS
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::noise::floor_percent;
+    use crate::report::analysis::noise::floor_percent;
 
     fn line(change_percent: f64, floor: f64, band: Option<f64>, separated: bool) -> Line {
         Line {

@@ -15,7 +15,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{
+use crate::report::{
     CpuUsage, Direction, Directions, Measured, RankHost, Report, TargetTotals, ThreadReport,
     ThreadTarget, TimeSpanReport, directions, percentile_list, totals_over,
 };
@@ -256,8 +256,8 @@ pub(crate) fn merge_labelled(
         partial: runs.iter().any(|r| r.partial),
         partial_why: runs.iter().find_map(|r| r.partial_why.clone()),
     };
-    merged.repetitions = super::repetitions::of(&merged);
-    merged.sweep = super::sweep::of(&merged);
+    merged.repetitions = crate::report::analysis::repetitions::of(&merged);
+    merged.sweep = crate::report::analysis::sweep::of(&merged);
     Ok(merged)
 }
 
@@ -639,7 +639,7 @@ mod tests {
                 ios: i.count,
                 ..OpStats::default()
             };
-            super::super::build::direction(&stats, 1.0, Some(1000), &[])
+            crate::report::analysis::build::direction(&stats, 1.0, Some(1000), &[])
         };
         let mut merged = report(&a).stats().unwrap();
         merged.try_merge(&report(&b).stats().unwrap()).unwrap();

@@ -2,7 +2,7 @@
 //! (`_ns`, `_bytes`, `_per_s`, `_percent`); `doc/iospd-results.schema.json` documents the layout,
 //! and every latency histogram is included in HdrHistogram's V2 format so that runs merge exactly.
 
-use super::Report;
+use crate::report::Report;
 
 /// The JSON document, pretty-printed, with a final newline.
 pub fn render(report: &Report) -> String {

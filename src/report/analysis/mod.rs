@@ -1,0 +1,14 @@
+//! What the report computes: the model built from the measurements ([`build`]), runs merged
+//! ([`merge`]), compared ([`compare`], [`noise`], [`metric`]), repeated ([`repetitions`]), swept
+//! ([`sweep`]), searched ([`slo`]) and gathered across ranks ([`cluster`]). Nothing here formats.
+
+pub(crate) mod build;
+pub mod cluster;
+pub mod compare;
+pub mod inputs;
+pub mod merge;
+pub mod metric;
+pub mod noise;
+pub mod repetitions;
+pub mod slo;
+pub mod sweep;

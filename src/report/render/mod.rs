@@ -1,0 +1,11 @@
+//! The report's formats, one module each: they lay out what [`crate::report::analysis`] computed
+//! and convert units, and compute nothing. A new format is a new module here.
+
+pub mod csv;
+pub mod html;
+pub mod json;
+pub mod slo;
+pub mod svg;
+mod sweep_html;
+pub mod text;
+pub mod xml;
