@@ -6,6 +6,7 @@
 pub mod analysis;
 mod model;
 pub mod render;
+pub mod table;
 
 use std::time::SystemTime;
 

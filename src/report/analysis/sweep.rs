@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::report::table::{Audience, Cell, Column, Table};
 use crate::report::{Report, TimeSpanReport};
 use crate::stats::confidence::Spread;
 
@@ -164,6 +165,104 @@ pub fn of(report: &Report) -> Option<SweepReport> {
     })
 }
 
+/// The table of points every format shows (text and HTML for a sweep; CSV for any run, a row per
+/// timespan when it is no sweep): parameters, rates, latency, CPU, achieved depth, and whether a
+/// point is a knee or was cut short.
+pub fn table(report: &Report, sweep: Option<&SweepReport>) -> Table {
+    let points: Vec<SweepPoint> = match sweep {
+        Some(s) => s.points.clone(),
+        None => report
+            .timespans
+            .iter()
+            .enumerate()
+            .map(|(i, ts)| point(i + 1, &[], ts))
+            .collect(),
+    };
+    let axes: &[String] = sweep.map_or(&[], |s| &s.axes);
+    let knees = sweep.map_or_else(Vec::new, SweepReport::knees);
+    let repeated = points.iter().any(|p| p.ios_per_s_ci95.is_some());
+    let verified = report.timespans.iter().any(|t| t.verify.is_some());
+    let mut columns = vec![Column::new("point", "timespan")];
+    columns.extend(
+        axes.iter()
+            .map(|a| Column::new(a, a.trim_start_matches('-'))),
+    );
+    let ci = Column::new("±95% CI", "ios_per_s_ci95");
+    columns.extend([
+        Column::new("measured", "measured").only(Audience::Programs),
+        Column::new("I/O per s", "ios_per_s"),
+        if repeated {
+            ci
+        } else {
+            ci.only(Audience::Programs)
+        },
+        Column::new("MiB/s", "mib_per_s"),
+        Column::new("AvgLat", "mean_us"),
+        Column::new("p50", "p50_us"),
+        Column::new("p99", "p99_us"),
+        Column::new("p99.9", "p999_us"),
+        Column::new("CPU %", "cpu_percent"),
+        Column::new("depth", "achieved_depth"),
+        Column::new("knee", "knee").only(Audience::Programs),
+    ]);
+    if verified {
+        for key in [
+            "blocks_written",
+            "blocks_verified",
+            "blocks_skipped",
+            "blocks_failed",
+        ] {
+            columns.push(Column::new(key, key).only(Audience::Programs));
+        }
+    }
+    columns.push(Column::new("", "note").only(Audience::People));
+    let mut table = Table::new(columns);
+    for (i, p) in points.iter().enumerate() {
+        let mut row = vec![Cell::Count(p.timespan as u64)];
+        row.extend(p.values.iter().map(|v| Cell::Value(v.clone())));
+        let figure = |cell: Cell| if p.measured { cell } else { Cell::Empty };
+        let latency = |ns: Option<f64>| figure(Cell::Duration(ns));
+        let knee = knees.contains(&i);
+        row.extend([
+            Cell::Flag(p.measured),
+            figure(Cell::Fixed(p.ios_per_s, 2)),
+            p.ios_per_s_ci95.map_or(Cell::Empty, |c| Cell::Fixed(c, 2)),
+            figure(Cell::Fixed(p.bytes_per_s / 1_048_576.0, 2)),
+            latency(p.mean_ns),
+            latency(p.p50_ns.map(|v| v as f64)),
+            latency(p.p99_ns.map(|v| v as f64)),
+            latency(p.p999_ns.map(|v| v as f64)),
+            figure(Cell::Fixed(p.cpu_percent, 2)),
+            figure(Cell::Fixed(p.achieved_depth, 2)),
+            Cell::Flag(knee),
+        ]);
+        if verified {
+            let v = report
+                .timespans
+                .get(p.timespan.saturating_sub(1))
+                .and_then(|t| t.verify.as_ref());
+            match v {
+                Some(v) => row
+                    .extend([v.written, v.verified, v.skipped, v.failed.total()].map(Cell::Count)),
+                None => row.extend([Cell::Empty, Cell::Empty, Cell::Empty, Cell::Empty]),
+            }
+        }
+        let note = match (p.measured, p.cut_short) {
+            (false, true) if p.runs.is_empty() => "not run (the sweep stopped before it)",
+            (false, _) => "not measured (the sweep stopped)",
+            (true, true) => "<- cut short",
+            (true, false) if knee => "<- knee",
+            (true, false) => "",
+        };
+        row.push(match note {
+            "" => Cell::Empty,
+            note => Cell::Text(note.into()),
+        });
+        table.push(row);
+    }
+    table
+}
+
 /// A point the sweep never reached.
 fn not_run(timespan: usize, values: &[String]) -> SweepPoint {
     SweepPoint {
@@ -189,7 +288,7 @@ fn stopped(ts: &TimeSpanReport) -> bool {
     ts.interrupted || ts.failure.is_some() || ts.lost_target.is_some() || ts.measured.is_none()
 }
 
-pub(crate) fn point(timespan: usize, values: &[String], ts: &TimeSpanReport) -> SweepPoint {
+fn point(timespan: usize, values: &[String], ts: &TimeSpanReport) -> SweepPoint {
     let m = ts.measured.as_ref();
     let total = m.map(|m| &m.totals.total);
     let latency = total.and_then(|t| t.latency.as_ref());

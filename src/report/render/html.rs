@@ -53,7 +53,7 @@ pub fn render(report: &Report) -> String {
     }
     system(&mut page, report);
     if let Some(sweep) = &report.sweep {
-        crate::report::render::sweep_html::section(&mut page, sweep);
+        crate::report::render::sweep_html::section(&mut page, report, sweep);
     }
     let _ = writeln!(
         page,

@@ -7,5 +7,6 @@ pub mod json;
 pub mod slo;
 pub mod svg;
 mod sweep_html;
+pub mod table;
 pub mod text;
 pub mod xml;

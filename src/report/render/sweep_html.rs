@@ -3,15 +3,16 @@
 
 use std::fmt::Write as _;
 
-use crate::report::analysis::sweep::SweepReport;
-use crate::report::render::svg::{Chart, Scale, Series, escape, render as svg};
+use crate::report::Report;
+use crate::report::analysis::sweep::{SweepReport, table};
+use crate::report::render::svg::{Chart, Scale, Series, render as svg};
 
 const COLORS: [&str; 8] = [
     "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
 ];
 
 /// The section, for a report that is a sweep.
-pub fn section(page: &mut String, s: &SweepReport) {
+pub fn section(page: &mut String, report: &Report, s: &SweepReport) {
     page.push_str("<h2>Sweep</h2>");
     let name = |fixed: &[String]| -> String {
         let parts: Vec<String> = s
@@ -91,35 +92,10 @@ pub fn section(page: &mut String, s: &SweepReport) {
             series: depth,
         }));
     }
-    page.push_str("<table><tr><th>point</th>");
-    for axis in &s.axes {
-        let _ = write!(page, "<th>{}</th>", escape(axis));
-    }
-    page.push_str("<th>IOPS</th><th>MiB/s</th><th>mean</th><th>p50</th><th>p99</th><th>p99.9</th><th>CPU %</th><th>depth</th><th class=\"l\">knee</th></tr>");
-    let knees = s.knees();
-    for (i, p) in s.points.iter().enumerate() {
-        let us = |ns: Option<f64>| ns.map_or(String::new(), crate::units::format_duration);
-        let _ = write!(page, "<tr><td>{}</td>", p.timespan);
-        for v in &p.values {
-            let _ = write!(page, "<td>{}</td>", escape(v));
-        }
-        let _ = write!(
-            page,
-            "<td>{:.2}</td><td>{:.2}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}</td><td>{:.2}</td><td class=\"l\">{}</td></tr>",
-            p.ios_per_s,
-            p.bytes_per_s / 1_048_576.0,
-            us(p.mean_ns),
-            us(p.p50_ns.map(|v| v as f64)),
-            us(p.p99_ns.map(|v| v as f64)),
-            us(p.p999_ns.map(|v| v as f64)),
-            p.cpu_percent,
-            p.achieved_depth,
-            if knees.contains(&i) { "knee" } else { "" }
-        );
-    }
+    page.push_str(&super::table::html(&table(report, Some(s))));
     let _ = writeln!(
         page,
-        "</table><p class=\"note\">The knee of a series is the last point before a step gains less than {:.0}% IOPS while p99 still rises.</p>",
+        "<p class=\"note\">The knee of a series is the last point before a step gains less than {:.0}% IOPS while p99 still rises.</p>",
         s.knee_gain * 100.0
     );
 }

@@ -29,7 +29,7 @@ const MIB: f64 = 1024.0 * 1024.0;
 pub fn render(report: &Report) -> String {
     if let Some(s) = &report.sweep {
         let mut out = String::new();
-        sweep::sweep_text(&mut out, &report.profile.command_line, s);
+        sweep::sweep_text(&mut out, report, s);
         if let Some(r) = &report.repetitions {
             repetitions::repetitions_text(&mut out, r);
         }

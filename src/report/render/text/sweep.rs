@@ -3,67 +3,14 @@
 
 use std::fmt::Write as _;
 
-use super::{MIB, STARS};
-use crate::report::analysis::sweep::SweepReport;
+use super::STARS;
+use crate::report::Report;
+use crate::report::analysis::sweep::{SweepReport, table};
 
-pub(super) fn sweep_text(out: &mut String, command_line: &str, s: &SweepReport) {
-    let _ = write!(out, "\nSweep: {command_line}\n{STARS}\n\n");
-    out.push_str("point");
-    for axis in &s.axes {
-        let _ = write!(out, " | {axis:>5}");
-    }
+pub(super) fn sweep_text(out: &mut String, report: &Report, s: &SweepReport) {
+    let _ = write!(out, "\nSweep: {}\n{STARS}\n\n", report.profile.command_line);
+    out.push_str(&crate::report::render::table::text(&table(report, Some(s))));
     let repeated = s.points.iter().any(|p| p.ios_per_s_ci95.is_some());
-    out.push_str(" |  I/O per s");
-    if repeated {
-        out.push_str(" | ±95% CI ");
-    }
-    out.push_str(" |    MiB/s   |  AvgLat  |    p50   |    p99   |   p99.9  | CPU % | depth\n");
-    let width = 5 + 8 * s.axes.len() + 96 + if repeated { 11 } else { 0 };
-    let _ = writeln!(out, "{}", "-".repeat(width));
-    let knees = s.knees();
-    for (i, p) in s.points.iter().enumerate() {
-        let _ = write!(out, "{:5}", p.timespan);
-        for value in &p.values {
-            let _ = write!(out, " | {value:>5}");
-        }
-        if !p.measured {
-            out.push_str(if p.runs.is_empty() && p.cut_short {
-                " | not run (the sweep stopped before it)\n"
-            } else {
-                " | not measured (the sweep stopped)\n"
-            });
-            continue;
-        }
-        let ms = |ns: Option<f64>| {
-            format!(
-                "{:>8}",
-                ns.map_or("N/A".to_string(), crate::units::format_duration)
-            )
-        };
-        let _ = write!(out, " | {:10.2}", p.ios_per_s);
-        if repeated {
-            let _ = write!(out, " | {:8.2}", p.ios_per_s_ci95.unwrap_or(0.0));
-        }
-        let _ = writeln!(
-            out,
-            " | {:10.2} | {} | {} | {} | {} | {:5.1} | {:6.2}{}",
-            p.bytes_per_s / MIB,
-            ms(p.mean_ns),
-            ms(p.p50_ns.map(|v| v as f64)),
-            ms(p.p99_ns.map(|v| v as f64)),
-            ms(p.p999_ns.map(|v| v as f64)),
-            p.cpu_percent,
-            p.achieved_depth,
-            if p.cut_short {
-                "  <- cut short"
-            } else if knees.contains(&i) {
-                "  <- knee"
-            } else {
-                ""
-            }
-        );
-    }
-    let _ = writeln!(out, "{}", "-".repeat(width));
     let _ = writeln!(
         out,
         "latency from each I/O's start{}; the knee is the last point before a step of {} gains less than {:.0}% IOPS while p99 still rises",
