@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::profile::Profile;
 use crate::report::analysis::merge::merge_labelled;
+use crate::report::table::{Cell, Column, Table};
 use crate::report::{CpuUsage, RankHost, Report, TimeSpanReport};
 
 /// How a timespan's start was agreed, as one run saw it (`--start-at`, or the ranks of a run
@@ -167,6 +168,98 @@ pub struct RankClock {
     /// How far ahead rank 0 placed the start when it chose it (the same for every rank).
     pub margin_ns: u64,
 }
+
+impl ClusterReport {
+    /// Every rank's clock, start and I/O: a row per rank.
+    pub fn ranks_table(&self) -> Table {
+        let mut table = Table::new(vec![
+            Column::new("rank", "rank"),
+            Column::new("host", "host"),
+            Column::new("offset", "clock_offset_us"),
+            Column::new("+/-", "clock_uncertainty_us"),
+            Column::new("drift", "clock_drift_us"),
+            Column::new("late", "lateness_us"),
+            Column::new("threads", "threads"),
+            Column::new("I/Os", "ios"),
+            Column::new("MiB/s", "mib_per_s"),
+            Column::new("I/O per s", "ios_per_s"),
+        ]);
+        for r in &self.ranks {
+            table.push(vec![
+                Cell::Count(r.rank.into()),
+                Cell::Text(r.host.clone()),
+                Cell::Duration(Some(r.clock_offset_ns as f64)),
+                Cell::Duration(Some(r.clock_uncertainty_ns as f64)),
+                Cell::Duration(Some(r.clock_drift_ns as f64)),
+                Cell::Duration(Some(r.lateness_ns as f64)),
+                Cell::Count(r.threads as u64),
+                Cell::Count(r.ios),
+                Cell::Fixed(r.bytes_per_s / MIB, 2),
+                Cell::Fixed(r.ios_per_s, 2),
+            ]);
+        }
+        table
+    }
+
+    /// Every host's ranks, I/O and CPU: a row per host.
+    pub fn hosts_table(&self) -> Table {
+        let mut table = Table::new(vec![
+            Column::new("host", "host"),
+            Column::new("ranks", "ranks"),
+            Column::new("threads", "threads"),
+            Column::new("I/Os", "ios"),
+            Column::new("MiB/s", "mib_per_s"),
+            Column::new("I/O per s", "ios_per_s"),
+            Column::new("CPU %", "cpu_percent"),
+            Column::new("User %", "user_percent"),
+            Column::new("Kernel %", "kernel_percent"),
+        ]);
+        for h in &self.hosts {
+            table.push(vec![
+                Cell::Text(h.host.clone()),
+                Cell::Text(crate::plan::cpu_list(&h.ranks)),
+                Cell::Count(h.threads as u64),
+                Cell::Count(h.ios),
+                Cell::Fixed(h.bytes_per_s / MIB, 2),
+                Cell::Fixed(h.ios_per_s, 2),
+                Cell::Fixed(h.cpu.usage, 2),
+                Cell::Fixed(h.cpu.user, 2),
+                Cell::Fixed(h.cpu.kernel, 2),
+            ]);
+        }
+        table
+    }
+
+    /// The aggregate rate of all ranks counted both ways: over the common measured window, and
+    /// from the first start to the last end (as IOR counts).
+    pub fn aggregates_table(&self) -> Table {
+        let mut table = Table::new(vec![
+            Column::new("aggregate", "aggregate"),
+            Column::new("seconds", "seconds"),
+            Column::new("I/Os", "ios"),
+            Column::new("MiB/s", "mib_per_s"),
+            Column::new("I/O per s", "ios_per_s"),
+        ]);
+        for (name, a) in [
+            ("common measured window", &self.common_window),
+            (
+                "first start to last end (as IOR counts)",
+                &self.first_to_last,
+            ),
+        ] {
+            table.push(vec![
+                Cell::Text(name.into()),
+                Cell::Fixed(a.duration_s, 3),
+                Cell::Count(a.ios),
+                Cell::Fixed(a.bytes_per_s / MIB, 2),
+                Cell::Fixed(a.ios_per_s, 2),
+            ]);
+        }
+        table
+    }
+}
+
+const MIB: f64 = 1_048_576.0;
 
 /// The report of a run across hosts: `members` in rank order, merged, under `profile` (the
 /// profile as given, before each rank expanded `{rank}` and `{host}`).

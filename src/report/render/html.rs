@@ -256,56 +256,17 @@ fn cluster(page: &mut String, ts: &TimeSpanReport) {
     let _ = write!(
         page,
         "<h3>Ranks and hosts</h3><p>{} ranks on {} hosts. Start skew {}; clock offsets known to ±{}; \
-         the start was placed {:.1} ms ahead.</p><table><tr><th class=\"l\">aggregate</th><th>seconds</th><th>I/Os</th><th>IOPS</th><th>MiB/s</th></tr>",
+         the start was placed {} ahead.</p>",
         c.ranks.len(),
         c.hosts.len(),
         duration(c.start_skew_ns as f64),
         duration(c.clock_uncertainty_ns as f64),
-        c.start_margin_ns as f64 / 1e6
+        duration(c.start_margin_ns as f64)
     );
-    for (label, a) in [
-        ("common measured window", &c.common_window),
-        ("first start to last end (IOR)", &c.first_to_last),
-    ] {
-        let _ = write!(
-            page,
-            "<tr><td class=\"l\">{label}</td><td>{:.3}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td></tr>",
-            a.duration_s,
-            a.ios,
-            a.ios_per_s,
-            a.bytes_per_s / 1_048_576.0
-        );
+    for table in [c.aggregates_table(), c.ranks_table(), c.hosts_table()] {
+        page.push_str(&super::table::html(&table));
     }
-    page.push_str("</table><table><tr><th>rank</th><th class=\"l\">host</th><th>offset</th><th>±</th><th>drift</th><th>late</th><th>I/Os</th><th>IOPS</th><th>MiB/s</th></tr>");
-    for r in &c.ranks {
-        let _ = write!(
-            page,
-            "<tr><td>{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td></tr>",
-            r.rank,
-            escape(&r.host),
-            duration(r.clock_offset_ns as f64),
-            duration(r.clock_uncertainty_ns as f64),
-            duration(r.clock_drift_ns as f64),
-            duration(r.lateness_ns as f64),
-            r.ios,
-            r.ios_per_s,
-            r.bytes_per_s / 1_048_576.0
-        );
-    }
-    page.push_str("</table><table><tr><th class=\"l\">host</th><th>ranks</th><th>I/Os</th><th>IOPS</th><th>MiB/s</th><th>CPU %</th></tr>");
-    for h in &c.hosts {
-        let _ = write!(
-            page,
-            "<tr><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{:.1}</td></tr>",
-            escape(&h.host),
-            crate::plan::cpu_list(&h.ranks),
-            h.ios,
-            h.ios_per_s,
-            h.bytes_per_s / 1_048_576.0,
-            h.cpu.usage
-        );
-    }
-    page.push_str("</table>\n");
+    page.push('\n');
 }
 
 fn over_time(page: &mut String, report: &Report, index: usize, m: &Measured) {

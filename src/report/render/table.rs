@@ -65,7 +65,11 @@ pub fn text(table: &Table) -> String {
             .collect();
         // An empty last cell leaves no dangling separator.
         let joined = parts.join(" | ");
-        joined.trim_end().trim_end_matches('|').trim_end().to_string()
+        joined
+            .trim_end()
+            .trim_end_matches('|')
+            .trim_end()
+            .to_string()
     };
     let headings: Vec<String> = columns.iter().map(|c| c.heading.clone()).collect();
     let rule = "-".repeat(widths.iter().sum::<usize>() + 3 * widths.len().saturating_sub(1));

@@ -4,10 +4,9 @@
 
 use std::fmt::Write as _;
 
-use super::MIB;
-use crate::plan::cpu_list;
 use crate::report::TimeSpanReport;
-use crate::report::analysis::cluster::{Aggregate, ClusterReport, StartReport};
+use crate::report::analysis::cluster::{ClusterReport, StartReport};
+use crate::report::render::table;
 use crate::system::ClockState;
 
 pub(super) fn start_text(out: &mut String, ts: &TimeSpanReport, clock: &ClockState) {
@@ -19,8 +18,6 @@ pub(super) fn start_text(out: &mut String, ts: &TimeSpanReport, clock: &ClockSta
     }
     if let Some(cluster) = &ts.cluster {
         ranks_text(out, cluster);
-        hosts_text(out, cluster);
-        aggregates_text(out, cluster);
     }
 }
 
@@ -77,68 +74,11 @@ fn ranks_text(out: &mut String, c: &ClusterReport) {
         c.ranks.len(),
         if hosts == 1 { "" } else { "s" }
     );
-    out.push_str("rank | host             |      offset |        +/- |      drift |       late | threads |     I/Os     |    MiB/s   |  I/O per s\n");
-    let rule = "-".repeat(127);
-    let _ = writeln!(out, "{rule}");
-    for r in &c.ranks {
-        let _ = writeln!(
-            out,
-            "{:4} | {:<16} | {:>11} | {:>10} | {:>10} | {:>10} | {:7} | {:12} | {:10.2} | {:10.2}",
-            r.rank,
-            r.host,
-            duration(r.clock_offset_ns as f64),
-            duration(r.clock_uncertainty_ns as f64),
-            duration(r.clock_drift_ns as f64),
-            duration(r.lateness_ns as f64),
-            r.threads,
-            r.ios,
-            r.bytes_per_s / MIB,
-            r.ios_per_s
-        );
-    }
-    let _ = writeln!(out, "{rule}");
-}
-
-fn hosts_text(out: &mut String, c: &ClusterReport) {
-    out.push_str("\nHosts\nhost             | ranks      | threads |     I/Os     |    MiB/s   |  I/O per s |  CPU % | User % | Kernel %\n");
-    let rule = "-".repeat(110);
-    let _ = writeln!(out, "{rule}");
-    for h in &c.hosts {
-        let _ = writeln!(
-            out,
-            "{:<16} | {:<10} | {:7} | {:12} | {:10.2} | {:10.2} | {:6.2} | {:6.2} | {:8.2}",
-            h.host,
-            cpu_list(&h.ranks),
-            h.threads,
-            h.ios,
-            h.bytes_per_s / MIB,
-            h.ios_per_s,
-            h.cpu.usage,
-            h.cpu.user,
-            h.cpu.kernel
-        );
-    }
-    let _ = writeln!(out, "{rule}");
-}
-
-fn aggregates_text(out: &mut String, c: &ClusterReport) {
+    out.push_str(&table::text(&c.ranks_table()));
+    out.push_str("\nHosts\n");
+    out.push_str(&table::text(&c.hosts_table()));
     out.push_str("\nAggregate rate of all ranks\n");
-    let row = |out: &mut String, name: &str, a: &Aggregate| {
-        let _ = writeln!(
-            out,
-            "  {name:<44} {:8.3}s | {:12} I/Os | {:10.2} MiB/s | {:10.2} I/O per s",
-            a.duration_s,
-            a.ios,
-            a.bytes_per_s / MIB,
-            a.ios_per_s
-        );
-    };
-    row(out, "over the common measured window:", &c.common_window);
-    row(
-        out,
-        "first start to last end (as IOR counts):",
-        &c.first_to_last,
-    );
+    out.push_str(&table::text(&c.aggregates_table()));
 }
 
 #[cfg(test)]
