@@ -337,9 +337,7 @@ fn measured(
         kernel: cpu.iter().map(|c| c.kernel).sum::<f64>() / n,
         idle: cpu.iter().map(|c| c.idle).sum::<f64>() / n,
     };
-    let mut effective_affinity: Vec<u32> = results.threads.iter().filter_map(|t| t.cpu).collect();
-    effective_affinity.sort_unstable();
-    effective_affinity.dedup();
+    let effective_affinity: Vec<u32> = results.threads.iter().filter_map(|t| t.cpu).collect();
     let interval_ms = ts.iops_interval_ms;
     let path_of = |target: usize| ts.targets[target].path.display().to_string();
     let (mut read, mut write) = (OpStats::default(), OpStats::default());
@@ -415,27 +413,110 @@ fn measured(
             ranges: ranges.clone(),
         })
         .collect();
-    Measured {
-        duration_s: seconds,
-        thread_count: results.threads.len(),
-        depth: threads.iter().map(|t| t.depth).sum(),
-        achieved_depth: threads.iter().map(|t| t.achieved_depth).sum(),
-        submits_per_s: threads.iter().map(|t| t.submits_per_s).sum(),
-        effective_affinity,
-        cpu,
-        cpu_average,
-        totals: directions(&read, &write, seconds, interval_ms, percentiles),
-        targets: per_path
-            .into_iter()
-            .map(|(path, r, w)| TargetTotals {
-                path,
-                directions: directions(&r, &w, seconds, interval_ms, percentiles),
-            })
-            .collect(),
-        threads,
-        counters: results.counters.clone(),
-        distributions,
-        steady_state: crate::stats::timeline::steady_state(&results.timeline),
-        timeline: results.timeline.clone(),
+    Measured::new(
+        MeasuredParts {
+            seconds,
+            interval_ms,
+            load: Load::of(&threads),
+            read,
+            write,
+            per_path,
+            threads,
+            cpu_average,
+            cpu,
+            effective_affinity,
+            counters: results.counters.clone(),
+            distributions,
+            timeline: results.timeline.clone(),
+        },
+        percentiles,
+    )
+}
+
+/// How many threads ran a measured window, how many I/Os they kept in flight (asked and
+/// time-weighted) and how often they submitted.
+pub(crate) struct Load {
+    pub threads: usize,
+    pub depth: u32,
+    pub achieved_depth: f64,
+    pub submits_per_s: f64,
+}
+
+impl Load {
+    /// Threads that ran side by side: their sums.
+    pub(crate) fn of(threads: &[ThreadReport]) -> Load {
+        Load {
+            threads: threads.len(),
+            depth: threads.iter().map(|t| t.depth).sum(),
+            achieved_depth: threads.iter().map(|t| t.achieved_depth).sum(),
+            submits_per_s: threads.iter().map(|t| t.submits_per_s).sum(),
+        }
+    }
+}
+
+/// What a measured window is made of: its length, its statistics (all, and per path) and what was
+/// seen on the machine. [`Measured::new`] computes every printed figure from it, for one run's
+/// results and for runs merged alike.
+pub(crate) struct MeasuredParts {
+    pub seconds: f64,
+    pub interval_ms: Option<u32>,
+    pub load: Load,
+    pub read: OpStats,
+    pub write: OpStats,
+    pub per_path: Vec<(String, OpStats, OpStats)>,
+    pub threads: Vec<ThreadReport>,
+    pub cpu_average: CpuUsage,
+    pub cpu: Vec<CpuUsage>,
+    /// The CPUs threads ran on, in any order, repeats allowed.
+    pub effective_affinity: Vec<u32>,
+    pub counters: Vec<crate::counters::Counter>,
+    pub distributions: Vec<DistributionReport>,
+    pub timeline: Vec<crate::stats::timeline::Row>,
+}
+
+impl Measured {
+    /// The figures of a measured window: totals and per-path directions with their percentiles,
+    /// the CPUs threads ran on, the steady state of its time series.
+    pub(crate) fn new(parts: MeasuredParts, percentiles: &[f64]) -> Measured {
+        let MeasuredParts {
+            seconds,
+            interval_ms,
+            load,
+            read,
+            write,
+            per_path,
+            threads,
+            cpu_average,
+            cpu,
+            mut effective_affinity,
+            counters,
+            distributions,
+            timeline,
+        } = parts;
+        effective_affinity.sort_unstable();
+        effective_affinity.dedup();
+        Measured {
+            duration_s: seconds,
+            thread_count: load.threads,
+            depth: load.depth,
+            achieved_depth: load.achieved_depth,
+            submits_per_s: load.submits_per_s,
+            effective_affinity,
+            cpu,
+            cpu_average,
+            totals: directions(&read, &write, seconds, interval_ms, percentiles),
+            targets: per_path
+                .into_iter()
+                .map(|(path, r, w)| TargetTotals {
+                    path,
+                    directions: directions(&r, &w, seconds, interval_ms, percentiles),
+                })
+                .collect(),
+            threads,
+            counters,
+            distributions,
+            steady_state: crate::stats::timeline::steady_state(&timeline),
+            timeline,
+        }
     }
 }

@@ -15,9 +15,10 @@
 
 use std::collections::BTreeMap;
 
+use crate::report::analysis::build::{Load, MeasuredParts};
 use crate::report::{
-    CpuUsage, Direction, Directions, Measured, RankHost, Report, TargetTotals, ThreadReport,
-    ThreadTarget, TimeSpanReport, directions, percentile_list, totals_over,
+    CpuUsage, Direction, Directions, Measured, RankHost, Report, ThreadReport, ThreadTarget,
+    TimeSpanReport, directions, percentile_list, totals_over,
 };
 use crate::stats::OpStats;
 use crate::stats::intervals::Interval;
@@ -391,42 +392,31 @@ fn merge_measured(
         timeline = crate::stats::timeline::Row::merge_coinciding(timeline);
     }
     let (cpu, cpu_average) = cpu_means(cpu);
-    let mut affinity: Vec<u32> = measured
+    let effective_affinity: Vec<u32> = measured
         .iter()
         .flat_map(|(_, m, _)| m.effective_affinity.iter().copied())
         .collect();
-    affinity.sort_unstable();
-    affinity.dedup();
-    let load = load(disjoint, &measured, &threads, seconds);
-    Ok(Some(Measured {
-        duration_s: seconds,
-        thread_count: load.threads,
-        depth: load.depth,
-        achieved_depth: load.achieved_depth,
-        submits_per_s: load.submits_per_s,
-        effective_affinity: affinity,
-        cpu,
-        cpu_average,
-        totals: directions(
-            &totals.read,
-            &totals.write,
+    Ok(Some(Measured::new(
+        MeasuredParts {
             seconds,
             interval_ms,
-            percentiles,
-        ),
-        targets: per_path
-            .into_iter()
-            .map(|(path, pair)| TargetTotals {
-                path,
-                directions: directions(&pair.read, &pair.write, seconds, interval_ms, percentiles),
-            })
-            .collect(),
-        threads,
-        counters,
-        distributions: first.distributions.clone(),
-        steady_state: crate::stats::timeline::steady_state(&timeline),
-        timeline,
-    }))
+            load: load(disjoint, &measured, &threads, seconds),
+            read: totals.read,
+            write: totals.write,
+            per_path: per_path
+                .into_iter()
+                .map(|(path, pair)| (path, pair.read, pair.write))
+                .collect(),
+            threads,
+            cpu_average,
+            cpu,
+            effective_affinity,
+            counters,
+            distributions: first.distributions.clone(),
+            timeline,
+        },
+        percentiles,
+    )))
 }
 
 /// What the runs' measured windows add up to, run by run.
@@ -556,14 +546,6 @@ fn cpu_means(cpu: BTreeMap<u32, (f64, CpuUsage)>) -> (Vec<CpuUsage>, CpuUsage) {
     (cpu, average)
 }
 
-/// Threads, depths and submit rate of the merged window.
-struct Load {
-    threads: usize,
-    depth: u32,
-    achieved_depth: f64,
-    submits_per_s: f64,
-}
-
 /// Runs at the same time add their threads and depths; runs one after another do not (only one
 /// ran at a time): the most of any run, and the time-weighted depth and submit rate.
 fn load(disjoint: bool, measured: &[Window], threads: &[ThreadReport], seconds: f64) -> Load {
@@ -586,12 +568,7 @@ fn load(disjoint: bool, measured: &[Window], threads: &[ThreadReport], seconds: 
                 .sum(),
         }
     } else {
-        Load {
-            threads: threads.len(),
-            depth: threads.iter().map(|t| t.depth).sum(),
-            achieved_depth: threads.iter().map(|t| t.achieved_depth).sum(),
-            submits_per_s: threads.iter().map(|t| t.submits_per_s).sum(),
-        }
+        Load::of(threads)
     }
 }
 
