@@ -83,41 +83,9 @@ pub fn resolve(raw: &RawArgs, command_line: String) -> Result<Resolved, ProfileE
         checkpoint_s: raw.checkpoint_s,
         quiet: raw.quiet,
     };
-    if let Some(at) = raw.start_at {
-        if let Err(past) = at.duration_since(std::time::SystemTime::now()) {
-            return Err(ProfileError::Invalid(format!(
-                "--start-at={} is {:.1} s in the past; give a time in the future, for example a minute from now: --start-at=$(date -u -d '+1 min' +%FT%TZ)",
-                crate::wall::rfc3339(at),
-                past.duration().as_secs_f64()
-            )));
-        }
-        let ahead = at
-            .duration_since(std::time::SystemTime::now())
-            .unwrap_or_default();
-        if ahead > std::time::Duration::from_secs(START_AT_HORIZON_S) {
-            return Err(ProfileError::Invalid(format!(
-                "--start-at={} is {:.1} days away, and iospd waits at most {} days (it would create its files now and then sit idle); give a time within a week, or start the run nearer the time",
-                crate::wall::rfc3339(at),
-                ahead.as_secs_f64() / 86_400.0,
-                START_AT_HORIZON_S / 86_400
-            )));
-        }
-        profile.start_at_unix_ns = Some(crate::wall::unix_ns(at));
-    }
+    profile.start_at_unix_ns = raw.start_at.map(start_at).transpose()?;
     profile.pause_s = raw.pause_s.unwrap_or(0);
-    profile.verify = match (raw.verify, &raw.verify_state) {
-        (None, None) => None,
-        (None, Some(_)) => {
-            return Err(ProfileError::Invalid(
-                "--verify-state saves what --verify wrote, and --verify is not given; add --verify"
-                    .into(),
-            ));
-        }
-        (Some(stop_at_first), state) => Some(crate::profile::Verify {
-            stop_at_first,
-            state: state.clone(),
-        }),
-    };
+    profile.verify = verify(raw)?;
     if let Some(seconds) = raw.peer_timeout_s {
         profile.peer_timeout_s = seconds;
     }
@@ -127,21 +95,7 @@ pub fn resolve(raw: &RawArgs, command_line: String) -> Result<Resolved, ProfileE
         ));
     }
     for ts in &mut profile.timespans {
-        if let Some(seed) = raw.seed {
-            ts.seed = seed;
-        }
-        if let Some(d) = raw.duration {
-            ts.duration_s = d;
-        }
-        if let Some(w) = raw.warmup {
-            ts.warmup_s = w;
-        }
-        if let Some(c) = raw.cooldown {
-            ts.cooldown_s = c;
-        }
-        if raw.buffer_separation.is_some() {
-            ts.buffer_separation = raw.buffer_separation;
-        }
+        override_timespan(ts, raw);
     }
     if let Some(times) = raw.repeat.filter(|&n| n > 1) {
         let given = std::mem::take(&mut profile.timespans);
@@ -152,6 +106,64 @@ pub fn resolve(raw: &RawArgs, command_line: String) -> Result<Resolved, ProfileE
     }
     let warnings = validate(&profile)?;
     Ok(Resolved { profile, warnings })
+}
+
+/// `--start-at`: a time within [`START_AT_HORIZON_S`] from now, in ns since the epoch.
+fn start_at(at: std::time::SystemTime) -> Result<u64, ProfileError> {
+    if let Err(past) = at.duration_since(std::time::SystemTime::now()) {
+        return Err(ProfileError::Invalid(format!(
+            "--start-at={} is {:.1} s in the past; give a time in the future, for example a minute from now: --start-at=$(date -u -d '+1 min' +%FT%TZ)",
+            crate::wall::rfc3339(at),
+            past.duration().as_secs_f64()
+        )));
+    }
+    let ahead = at
+        .duration_since(std::time::SystemTime::now())
+        .unwrap_or_default();
+    if ahead > std::time::Duration::from_secs(START_AT_HORIZON_S) {
+        return Err(ProfileError::Invalid(format!(
+            "--start-at={} is {:.1} days away, and iospd waits at most {} days (it would create its files now and then sit idle); give a time within a week, or start the run nearer the time",
+            crate::wall::rfc3339(at),
+            ahead.as_secs_f64() / 86_400.0,
+            START_AT_HORIZON_S / 86_400
+        )));
+    }
+    Ok(crate::wall::unix_ns(at))
+}
+
+/// `--verify[=…]` and `--verify-state`, which needs it.
+fn verify(raw: &RawArgs) -> Result<Option<crate::profile::Verify>, ProfileError> {
+    match (raw.verify, &raw.verify_state) {
+        (None, None) => Ok(None),
+        (None, Some(_)) => Err(ProfileError::Invalid(
+            "--verify-state saves what --verify wrote, and --verify is not given; add --verify"
+                .into(),
+        )),
+        (Some(stop_at_first), state) => Ok(Some(crate::profile::Verify {
+            stop_at_first,
+            state: state.clone(),
+        })),
+    }
+}
+
+/// What the command line sets for every timespan, over a profile's (`-X` with `-z`, `-d`, `-W`,
+/// `-C`, `-bs…`).
+fn override_timespan(ts: &mut crate::profile::TimeSpan, raw: &RawArgs) {
+    if let Some(seed) = raw.seed {
+        ts.seed = seed;
+    }
+    if let Some(d) = raw.duration {
+        ts.duration_s = d;
+    }
+    if let Some(w) = raw.warmup {
+        ts.warmup_s = w;
+    }
+    if let Some(c) = raw.cooldown {
+        ts.cooldown_s = c;
+    }
+    if raw.buffer_separation.is_some() {
+        ts.buffer_separation = raw.buffer_separation;
+    }
 }
 
 fn from_xml(raw: &RawArgs, path: &Path) -> Result<Profile, ProfileError> {

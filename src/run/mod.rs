@@ -372,13 +372,7 @@ pub fn execute<'s, C: Clock>(
     event_error?;
     let (threads, engine, failure, trace) = gather(input, outcomes, trace_result)?;
     let stop_at = stop.load(Ordering::SeqCst);
-    let window_end = if stop_at == 0 {
-        schedule.measure_end
-    } else {
-        stop_at.min(schedule.measure_end)
-    };
-    let window = (window_end > schedule.warmup_end && !gate.aborted.load(Ordering::SeqCst))
-        .then(|| window_end - schedule.warmup_end);
+    let window = measured_window(&schedule, stop_at, gate.aborted.load(Ordering::SeqCst));
     // Stopped by a request, not by a failure or a lost target; cut short when that came before
     // the measured window's end.
     let requested = stop_at != 0 && failure.is_none() && lost.is_none();
@@ -395,6 +389,16 @@ pub fn execute<'s, C: Clock>(
         lateness_ns,
         ..input.results(start_time, window, threads, cpu, collected.rows)
     })
+}
+
+/// The measured window's length: from the warm-up's end to its planned end or the stop (`stop_at`,
+/// 0 for none), whichever came first; none when the run was aborted or stopped before it began.
+fn measured_window(schedule: &Schedule, stop_at: Nanos, aborted: bool) -> Option<Nanos> {
+    let end = match stop_at {
+        0 => schedule.measure_end,
+        at => at.min(schedule.measure_end),
+    };
+    (end > schedule.warmup_end && !aborted).then(|| end - schedule.warmup_end)
 }
 
 /// What stopped the run when no observer named it: the signal, or a plain stop request.
@@ -650,5 +654,21 @@ impl RunError {
                 message: other.to_string(),
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_window_ends_at_its_plan_or_the_stop_and_is_none_before_it_began() {
+        let s = Schedule::new(0, 1, 2, 0);
+        let second = 1_000_000_000;
+        assert_eq!(measured_window(&s, 0, false), Some(2 * second));
+        assert_eq!(measured_window(&s, second + 5, false), Some(5));
+        assert_eq!(measured_window(&s, 9 * second, false), Some(2 * second));
+        assert_eq!(measured_window(&s, second, false), None);
+        assert_eq!(measured_window(&s, 0, true), None);
     }
 }
