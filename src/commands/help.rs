@@ -276,59 +276,62 @@ pub fn completions(shell: &str) -> Option<String> {
             cases(&|name, words| format!("        {name}) options=({words}) ;;\n")),
             firsts(&|name, words| format!("        {name}) first=({words}) ;;\n")),
         ),
-        "fish" => {
-            let mut s = String::from(
-                "# iospd completion for fish: put it in ~/.config/fish/completions/iospd.fish\n",
-            );
-            for c in SUBCOMMANDS {
-                let _ = writeln!(
-                    s,
-                    "complete -c iospd -n '__fish_use_subcommand' -a {} -d '{}'",
-                    c.name,
-                    c.about.replace('\'', "\\'")
-                );
-                for option in c.options {
-                    let _ = writeln!(
-                        s,
-                        "complete -c iospd -n '__fish_seen_subcommand_from {}' -l {}{}",
-                        c.name,
-                        option.trim_end_matches('='),
-                        if option.ends_with('=') { " -r" } else { "" }
-                    );
-                }
-                let first = (c.first)();
-                if !first.is_empty() {
-                    let _ = writeln!(
-                        s,
-                        "complete -c iospd -n '__fish_seen_subcommand_from {}' -f -a '{}'",
-                        c.name,
-                        first.join(" ")
-                    );
-                }
-            }
-            for (flag, word) in LONG_FLAGS.iter().zip(&long) {
-                let name = word.trim_start_matches("--").trim_end_matches('=');
-                let _ = writeln!(
-                    s,
-                    "complete -c iospd -l {name}{} -d '{}'",
-                    if word.ends_with('=') { " -r" } else { "" },
-                    flag.usage.1.replace('\'', "\\'")
-                );
-            }
-            for flag in FLAGS {
-                if let Some((_, doc)) = flag.usage.first() {
-                    let _ = writeln!(
-                        s,
-                        "complete -c iospd -o '{}' -d '{}'",
-                        flag.letter,
-                        doc.replace('\'', "\\'")
-                    );
-                }
-            }
-            s
-        }
+        "fish" => fish(&long),
         _ => return None,
     })
+}
+
+/// The fish script: fish describes each option and command itself, so it takes no case arms.
+fn fish(long: &[String]) -> String {
+    let mut s = String::from(
+        "# iospd completion for fish: put it in ~/.config/fish/completions/iospd.fish\n",
+    );
+    for c in SUBCOMMANDS {
+        let _ = writeln!(
+            s,
+            "complete -c iospd -n '__fish_use_subcommand' -a {} -d '{}'",
+            c.name,
+            c.about.replace('\'', "\\'")
+        );
+        for option in c.options {
+            let _ = writeln!(
+                s,
+                "complete -c iospd -n '__fish_seen_subcommand_from {}' -l {}{}",
+                c.name,
+                option.trim_end_matches('='),
+                if option.ends_with('=') { " -r" } else { "" }
+            );
+        }
+        let first = (c.first)();
+        if !first.is_empty() {
+            let _ = writeln!(
+                s,
+                "complete -c iospd -n '__fish_seen_subcommand_from {}' -f -a '{}'",
+                c.name,
+                first.join(" ")
+            );
+        }
+    }
+    for (flag, word) in LONG_FLAGS.iter().zip(long) {
+        let name = word.trim_start_matches("--").trim_end_matches('=');
+        let _ = writeln!(
+            s,
+            "complete -c iospd -l {name}{} -d '{}'",
+            if word.ends_with('=') { " -r" } else { "" },
+            flag.usage.1.replace('\'', "\\'")
+        );
+    }
+    for flag in FLAGS {
+        if let Some((_, doc)) = flag.usage.first() {
+            let _ = writeln!(
+                s,
+                "complete -c iospd -o '{}' -d '{}'",
+                flag.letter,
+                doc.replace('\'', "\\'")
+            );
+        }
+    }
+    s
 }
 
 #[cfg(test)]
