@@ -94,6 +94,11 @@ impl Line {
             .collect()
     }
 
+    /// Adds a target after the others.
+    pub fn add_target(&mut self, path: PathBuf) {
+        self.tokens.push(Token::Target(path));
+    }
+
     /// The values the option of `text` is given (`"-o"` finds `-o32` but not `-oc8`; a long option
     /// given without `=` has the value "").
     pub fn values(&self, text: &str) -> Vec<String> {

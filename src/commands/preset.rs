@@ -8,6 +8,7 @@
 use std::fmt::Write as _;
 
 use super::{ToolError, child};
+use crate::cli::line::Line;
 use crate::report::Report;
 
 /// One test of a suite: its name and its options (the suite adds size, duration, repetitions and
@@ -191,18 +192,22 @@ pub fn command_lines(
         .tests
         .iter()
         .map(|test| {
-            let mut args = vec![
+            let words: Vec<String> = test.args.split_whitespace().map(str::to_string).collect();
+            let mut line = Line::lex(&words).expect("a preset's options lex");
+            // The target is the user's, one argument whatever it holds; the run reads it.
+            line.add_target(target.into());
+            for option in [
                 format!("-c{size}"),
                 format!("-d{seconds}"),
                 format!("-W{}", preset.warmup),
-            ];
-            args.extend(test.args.split_whitespace().map(str::to_string));
-            if runs > 1 {
-                args.push(format!("--repeat={runs}"));
+                "-Rjson".to_string(),
+            ] {
+                line.set(&option);
             }
-            args.push("-Rjson".into());
-            args.push(target.to_string());
-            args
+            if runs > 1 {
+                line.set(&format!("--repeat={runs}"));
+            }
+            line.args()
         })
         .collect()
 }
