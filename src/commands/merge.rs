@@ -21,14 +21,13 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
         .iter()
         .find_map(|a| a.strip_prefix("--output="))
         .map(PathBuf::from);
-    let explicit = args.iter().any(|a| a.starts_with("-R")) || output.is_some();
     let (format, rest) = format_of(args, output.as_deref(), USAGE)?;
     // JSON for a pipe or a file; on a terminal, the text a person reads.
     let terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
-    let format = match (explicit, terminal) {
-        (true, _) => format,
-        (false, true) => ResultFormat::Text,
-        (false, false) => ResultFormat::Json,
+    let format = match (format, terminal) {
+        (Some(format), _) => format,
+        (None, true) => ResultFormat::Text,
+        (None, false) => ResultFormat::Json,
     };
     let args = split_args(&rest, OPTIONS, USAGE)?;
     let allow_mixed = args.option("allow-mixed").is_some();

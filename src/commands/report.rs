@@ -127,49 +127,43 @@ pub fn check_output(output: Option<&Path>, inputs: &[&str]) -> Result<Option<Pla
     Ok(Some(place))
 }
 
-/// The format from `-R…` among `args`, or from the output's extension; text by default.
+/// The format `-R…` (read by the run's flag table: `-Rtext`, `-Rxml`, `-Rjson`) or the output's
+/// extension asks for, `None` when neither says, and the arguments without `-R…`.
 pub fn format_of(
     args: &[String],
     output: Option<&Path>,
     usage: &str,
-) -> Result<(ResultFormat, Vec<String>), ToolError> {
-    let mut format = None;
+) -> Result<(Option<ResultFormat>, Vec<String>), ToolError> {
+    let mut raw = crate::cli::RawArgs::default();
     let mut rest = Vec::new();
     for arg in args {
-        match arg.strip_prefix("-R") {
-            Some(name) => {
-                let parsed = match name {
-                    "text" => ResultFormat::Text,
-                    "xml" => ResultFormat::Xml,
-                    "json" => ResultFormat::Json,
-                    _ => {
-                        return Err(ToolError::Usage(format!(
-                            "'{arg}' is not -Rtext, -Rxml or -Rjson; usage: {usage}"
-                        )));
-                    }
-                };
-                if format.replace(parsed).is_some() {
-                    return Err(ToolError::Usage(format!(
-                        "give one -R format; usage: {usage}"
-                    )));
-                }
-            }
-            None => rest.push(arg.clone()),
+        let Some(value) = arg.strip_prefix("-R") else {
+            rest.push(arg.clone());
+            continue;
+        };
+        if raw.result_format.is_some() {
+            return Err(ToolError::Usage(format!(
+                "give one -R format; usage: {usage}"
+            )));
+        }
+        let read = crate::cli::flags::apply_result_format(value, &mut raw);
+        if read.is_err() || raw.print_profile || raw.print_system {
+            return Err(ToolError::Usage(format!(
+                "'{arg}' is not -Rtext, -Rxml or -Rjson; usage: {usage}"
+            )));
         }
     }
-    let from_output = output.map(|p| {
-        ResultFormat::from_path(p).ok_or_else(|| {
-            ToolError::Usage(format!(
-                "'{}' does not end in .txt, .xml, .json, .html or .csv; the extension picks the format",
-                p.display()
-            ))
+    let from_output = output
+        .map(|p| {
+            ResultFormat::from_path(p).ok_or_else(|| {
+                ToolError::Usage(format!(
+                    "'{}' does not end in .txt, .xml, .json, .html or .csv; the extension picks the format",
+                    p.display()
+                ))
+            })
         })
-    });
-    Ok(match (format, from_output) {
-        (Some(f), _) => (f, rest),
-        (None, Some(f)) => (f?, rest),
-        (None, None) => (ResultFormat::Text, rest),
-    })
+        .transpose()?;
+    Ok((raw.result_format.or(from_output), rest))
 }
 
 /// Runs the subcommand.
@@ -179,6 +173,7 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
         .find_map(|a| a.strip_prefix("--output="))
         .map(PathBuf::from);
     let (format, rest) = format_of(args, output.as_deref(), USAGE)?;
+    let format = format.unwrap_or(ResultFormat::Text);
     let args = split_args(&rest, OPTIONS, USAGE)?;
     let [input] = args.files.as_slice() else {
         return Err(ToolError::Usage(format!(
