@@ -209,3 +209,75 @@ fn the_report_analysis_never_uses_a_renderer() {
         .collect();
     assert!(wrong.is_empty(), "analysis that uses a renderer: {wrong:?}");
 }
+
+/// The report's model (`report/model/`) is plain data that uses neither the analysis nor the
+/// renderers, and the analysis modules use each other without a cycle.
+#[test]
+fn the_report_model_stands_alone_and_the_analysis_has_no_cycle() {
+    let report = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/report");
+    let code = |file: &Path| -> Vec<String> {
+        without_test_code(&std::fs::read_to_string(file).unwrap())
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .map(str::to_string)
+            .collect()
+    };
+    let mut model = Vec::new();
+    crate::util::rust_files(&report.join("model"), &mut model);
+    assert!(!model.is_empty(), "the model's files");
+    for file in &model {
+        let uses = code(file)
+            .into_iter()
+            .filter(|l| l.contains("analysis::") || l.contains("render::"))
+            .collect::<Vec<_>>();
+        assert!(uses.is_empty(), "{}: {uses:?}", file.display());
+    }
+    let mut files = Vec::new();
+    crate::util::rust_files(&report.join("analysis"), &mut files);
+    let name = |f: &Path| f.file_stem().unwrap().to_string_lossy().into_owned();
+    let edges: BTreeMap<String, Vec<String>> = files
+        .iter()
+        .map(|f| {
+            let me = name(f);
+            let mut used: Vec<String> = code(f)
+                .iter()
+                .flat_map(|l| {
+                    l.match_indices("analysis::")
+                        .map(|(at, _)| l[at + 10..].to_string())
+                })
+                .map(|rest| {
+                    rest.chars()
+                        .take_while(|c| c.is_alphanumeric() || *c == '_')
+                        .collect()
+                })
+                .filter(|m: &String| *m != me && !m.is_empty())
+                .collect();
+            used.sort();
+            used.dedup();
+            (me, used)
+        })
+        .collect();
+    // Depth-first search for a path back to where it began.
+    fn reaches(
+        edges: &BTreeMap<String, Vec<String>>,
+        from: &str,
+        to: &str,
+        seen: &mut Vec<String>,
+    ) -> bool {
+        edges.get(from).into_iter().flatten().any(|next| {
+            next == to
+                || (!seen.contains(next) && {
+                    seen.push(next.clone());
+                    reaches(edges, next, to, seen)
+                })
+        })
+    }
+    let cyclic: Vec<&String> = edges
+        .keys()
+        .filter(|m| reaches(&edges, m, m, &mut Vec::new()))
+        .collect();
+    assert!(
+        cyclic.is_empty(),
+        "analysis modules on a cycle: {cyclic:?} ({edges:?})"
+    );
+}

@@ -63,12 +63,10 @@ impl Report {
                 failure: r.failure.clone(),
                 lost_target: r.lost.clone(),
                 trace: r.trace.clone(),
-                start: r.lateness_ns.map(|lateness_ns| {
-                    crate::report::analysis::cluster::StartReport {
-                        at: crate::wall::rfc3339(r.start_time),
-                        at_unix_ns: crate::wall::unix_ns(r.start_time),
-                        lateness_ns,
-                    }
+                start: r.lateness_ns.map(|lateness_ns| crate::report::StartReport {
+                    at: crate::wall::rfc3339(r.start_time),
+                    at_unix_ns: crate::wall::unix_ns(r.start_time),
+                    lateness_ns,
                 }),
                 cluster: None,
                 verify: r.verify.clone(),

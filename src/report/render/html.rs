@@ -94,7 +94,7 @@ fn system(page: &mut String, report: &Report) {
 
 /// `--repeat`: each timespan's mean IOPS with its interval, the verdict and the steady state, at
 /// the top, where the answer belongs.
-fn repetitions(page: &mut String, r: &crate::report::analysis::repetitions::RepetitionsReport) {
+fn repetitions(page: &mut String, r: &crate::report::RepetitionsReport) {
     let _ = writeln!(page, "<h2>Repetitions: each timespan × {}</h2>", r.repeat);
     for g in &r.groups {
         let verdict = crate::report::analysis::repetitions::verdict_words(g, r.unstable_share);

@@ -4,7 +4,8 @@
 use std::fmt::Write as _;
 
 use crate::report::Report;
-use crate::report::analysis::sweep::{SweepReport, table};
+use crate::report::SweepReport;
+use crate::report::analysis::sweep::table;
 use crate::report::render::svg::{Chart, Scale, Series, render as svg};
 
 const COLORS: [&str; 8] = [
@@ -40,8 +41,7 @@ pub fn section(page: &mut String, report: &Report, s: &SweepReport) {
         for (label, pick) in [
             (
                 "p50",
-                (|p: &crate::report::analysis::sweep::SweepPoint| p.p50_ns)
-                    as fn(&_) -> Option<u64>,
+                (|p: &crate::report::SweepPoint| p.p50_ns) as fn(&_) -> Option<u64>,
             ),
             ("p99", |p| p.p99_ns),
         ] {

@@ -44,7 +44,7 @@ pub fn render(report: &Report) -> String {
 }
 
 /// iospd: `--repeat`, each timespan's repetitions and their agreement.
-fn repetitions(out: &mut Out, r: &crate::report::analysis::repetitions::RepetitionsReport) {
+fn repetitions(out: &mut Out, r: &crate::report::RepetitionsReport) {
     out.open_with("Repetitions", &format!("Repeat=\"{}\"", r.repeat));
     for g in &r.groups {
         // Not <TimeSpan>: parsers that look for every TimeSpan element must find only results.

@@ -5,8 +5,8 @@
 use std::fmt::Write as _;
 
 use crate::report::TimeSpanReport;
-use crate::report::analysis::cluster::{ClusterReport, StartReport};
 use crate::report::render::table;
+use crate::report::{ClusterReport, StartReport};
 use crate::system::ClockState;
 
 pub(super) fn start_text(out: &mut String, ts: &TimeSpanReport, clock: &ClockState) {

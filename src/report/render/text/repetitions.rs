@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::{MIB, NS_PER_MS, STARS};
-use crate::report::analysis::repetitions::{RepetitionGroup, RepetitionsReport};
+use crate::report::{RepetitionGroup, RepetitionsReport};
 use crate::stats::confidence::{STEADY_WINDOW, Spread, SteadyState};
 
 pub(super) fn repetitions_text(out: &mut String, r: &RepetitionsReport) {

@@ -5,7 +5,8 @@ use std::fmt::Write as _;
 
 use super::STARS;
 use crate::report::Report;
-use crate::report::analysis::sweep::{SweepReport, table};
+use crate::report::SweepReport;
+use crate::report::analysis::sweep::table;
 
 pub(super) fn sweep_text(out: &mut String, report: &Report, s: &SweepReport) {
     let _ = write!(out, "\nSweep: {}\n{STARS}\n\n", report.profile.command_line);

@@ -1,6 +1,14 @@
 //! The report's model: every number any format prints, in base units under names that say so,
 //! as the JSON results serialise it.
 
+mod cluster;
+mod repetitions;
+mod sweep;
+
+pub use cluster::{Aggregate, ClusterReport, HostReport, RankReport, StartReport};
+pub use repetitions::{RepetitionGroup, RepetitionsReport};
+pub use sweep::{Series, SweepPoint, SweepReport};
+
 use serde::{Deserialize, Serialize};
 
 use crate::counters::Counter;
@@ -28,10 +36,10 @@ pub struct Report {
     pub totals: Option<Totals>,
     /// `iospd sweep`: a row per point and the knees.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sweep: Option<super::analysis::sweep::SweepReport>,
+    pub sweep: Option<SweepReport>,
     /// `--repeat`: how the repetitions of each timespan agree.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub repetitions: Option<super::analysis::repetitions::RepetitionsReport>,
+    pub repetitions: Option<RepetitionsReport>,
     /// A `--checkpoint` written while the run went on: the numbers cover it up to then.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub partial: bool,
@@ -74,10 +82,10 @@ pub struct TimeSpanReport {
     pub trace: Option<crate::stats::TraceCounts>,
     /// How the start was agreed (`--start-at`, or the ranks of a run across hosts).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub start: Option<super::analysis::cluster::StartReport>,
+    pub start: Option<StartReport>,
     /// A run across hosts: every rank's clock and start, the hosts, the aggregate rates.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cluster: Option<super::analysis::cluster::ClusterReport>,
+    pub cluster: Option<ClusterReport>,
     /// `--verify`: blocks written and checked over the whole timespan (warm-up and cool-down
     /// included), failures by kind, and the first bad blocks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
