@@ -117,7 +117,14 @@ pub enum PlanError {
 }
 
 /// Lays out the threads of a timespan. `cpus` are the CPUs this process may run on.
-pub fn threads(timespan: &TimeSpan, cpus: &[CpuTopology]) -> Result<Vec<ThreadPlan>, PlanError> {
+///
+/// Thread i is pinned to the `(first + i)`-th CPU of the placement, wrapping: `first` is where
+/// this process's round robin starts (0 on its own; further on for a second process on the host).
+pub fn threads(
+    timespan: &TimeSpan,
+    cpus: &[CpuTopology],
+    first: usize,
+) -> Result<Vec<ThreadPlan>, PlanError> {
     let mut plans: Vec<(Vec<ThreadTarget>, Option<u32>)> = Vec::new();
     match timespan.thread_count {
         Some(count) => {
@@ -188,7 +195,7 @@ pub fn threads(timespan: &TimeSpan, cpus: &[CpuTopology]) -> Result<Vec<ThreadPl
         .enumerate()
         .map(|(i, (targets, pool))| ThreadPlan {
             thread: i as u32,
-            cpu: (!placement.is_empty()).then(|| placement[i % placement.len()]),
+            cpu: (!placement.is_empty()).then(|| placement[(first + i) % placement.len()]),
             seed: timespan.seed as u64 + i as u64,
             targets,
             pool,
@@ -324,7 +331,12 @@ mod tests {
 
     #[test]
     fn threads_per_target() {
-        let plans = threads(&timespan(&["-t2", "-o4", "-z10", "-a", "a", "b"]), &flat(3)).unwrap();
+        let plans = threads(
+            &timespan(&["-t2", "-o4", "-z10", "-a", "a", "b"]),
+            &flat(3),
+            0,
+        )
+        .unwrap();
         assert_eq!(plans.len(), 4);
         let summary: Vec<(u32, Option<u32>, u64, usize, u32)> = plans
             .iter()
@@ -353,7 +365,7 @@ mod tests {
 
     #[test]
     fn fixed_pool_serves_every_target() {
-        let plans = threads(&timespan(&["-F3", "-o2", "a", "b"]), &flat(1)).unwrap();
+        let plans = threads(&timespan(&["-F3", "-o2", "a", "b"]), &flat(1), 0).unwrap();
         assert_eq!(plans.len(), 3);
         assert!(
             plans
@@ -376,13 +388,13 @@ mod tests {
     fn request_pool_with_weights_and_thread_targets() {
         let mut ts = timespan(&["-F2", "-O8", "a", "b"]);
         assert!(
-            threads(&ts, &flat(1))
+            threads(&ts, &flat(1), 0)
                 .unwrap()
                 .iter()
                 .all(|p| p.pool == Some(8) && p.slots() == 8)
         );
         // Every slot of a pool serves every target.
-        let pooled = &threads(&ts, &flat(1)).unwrap()[0];
+        let pooled = &threads(&ts, &flat(1), 0).unwrap()[0];
         assert!(
             pooled
                 .targets
@@ -395,7 +407,7 @@ mod tests {
             thread: 1,
             weight: 5,
         }];
-        let plans = threads(&ts, &flat(1)).unwrap();
+        let plans = threads(&ts, &flat(1), 0).unwrap();
         assert_eq!(plans[0].targets.len(), 1, "thread 0 does not use b");
         assert_eq!(
             plans[1]
@@ -411,23 +423,26 @@ mod tests {
             weight: 0,
         }];
         assert_eq!(
-            threads(&ts, &flat(1)).unwrap_err(),
+            threads(&ts, &flat(1), 0).unwrap_err(),
             PlanError::IdleThread(0)
         );
     }
 
     #[test]
     fn explicit_and_disabled_affinity() {
-        let plans = threads(&timespan(&["-t3", "-a1", "a"]), &flat(2)).unwrap();
+        let plans = threads(&timespan(&["-t3", "-a1", "a"]), &flat(2), 0).unwrap();
         assert!(plans.iter().all(|p| p.cpu == Some(1)));
-        let plans = threads(&timespan(&["-n", "a"]), &flat(2)).unwrap();
+        let plans = threads(&timespan(&["-n", "a"]), &flat(2), 0).unwrap();
         assert_eq!(plans[0].cpu, None);
-        let plans = threads(&timespan(&["a"]), &flat(2)).unwrap();
-        assert_eq!(
-            plans[0].cpu, None,
-            "the scheduler places threads by default"
-        );
-        let err = threads(&timespan(&["-a5", "a"]), &flat(4)).unwrap_err();
+        // DiskSpd's default: round-robin over the CPUs this process may use, in CPU order.
+        let plans = threads(&timespan(&["-t3", "a"]), &flat(2), 0).unwrap();
+        let cpus: Vec<_> = plans.iter().map(|p| p.cpu).collect();
+        assert_eq!(cpus, [Some(0), Some(1), Some(0)]);
+        // A second process on the host starts its round robin after the first one's threads.
+        let plans = threads(&timespan(&["-t3", "a"]), &flat(4), 3).unwrap();
+        let cpus: Vec<_> = plans.iter().map(|p| p.cpu).collect();
+        assert_eq!(cpus, [Some(3), Some(0), Some(1)]);
+        let err = threads(&timespan(&["-a5", "a"]), &flat(4), 0).unwrap_err();
         assert_eq!(
             err,
             PlanError::UnavailableCpu {

@@ -29,7 +29,11 @@ pub fn act(profile: &Profile, warnings: Vec<String>, cluster: &Cluster) -> Resul
     let host = LinuxHost;
     let printed = match &profile.action {
         Action::Run => return measure(profile, warnings, cluster),
-        Action::PrintProfile => out(&report::profile_document(profile, profile.result_format)),
+        Action::PrintProfile => out(&report::profile_document(
+            profile,
+            &host.system_info(),
+            profile.result_format,
+        )),
         Action::PrintSystem => out(&report::system_document(
             &host.system_info(),
             host.wall_clock(),

@@ -60,6 +60,7 @@ fn io_uring_checks_every_io_against_its_slot() {
         slots(),
         true,
         FastPaths::default(),
+        &[],
     )
     .unwrap();
     refuses_what_its_slots_cannot_take(&mut engine);
@@ -107,6 +108,7 @@ fn io_uring_cancels_a_read_that_would_never_complete() {
         slots(),
         false,
         FastPaths::default(),
+        &[],
     )
     .unwrap();
     engine.push(io(1, Op::Read, 4096)).unwrap();

@@ -364,7 +364,10 @@ impl TimeSpan {
             seed: 0,
             thread_count: None,
             request_count: None,
-            affinity: Affinity::Scheduler,
+            affinity: Affinity::Pinned {
+                cpus: Vec::new(),
+                order: CpuOrder::default(),
+            },
             measure_latency: false,
             iops_interval_ms: None,
             random_write_data: false,
@@ -405,19 +408,17 @@ impl Default for TimeSpan {
 
 /// Thread placement on CPUs.
 ///
-/// DiskSpd pins every thread by default. iospd leaves placement to the scheduler unless `-a` asks
-/// for pinning: a pinned thread's CPU mask is inherited by the kernel's io_uring worker threads,
-/// which then compete with the thread on one CPU whenever the kernel hands I/O to them (devices
-/// without non-blocking submission such as zram, buffered reads that miss the page cache). On zram
-/// that cut throughput by a third.
+/// DiskSpd pins every thread by default, round-robin over the CPUs (the process may use), and so
+/// does iospd. A pinned thread's io_uring workers are given every CPU the process may use (see
+/// [`crate::engine::Uring::new`]) rather than inheriting the thread's one CPU.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "mode", rename_all = "snake_case")]
 pub enum Affinity {
-    /// No pinning: the scheduler places threads (iospd's default).
-    Scheduler,
-    /// `-n`: no pinning, said explicitly.
+    /// `-n`: no pinning; the scheduler places threads. (Reports of older versions, which did not
+    /// pin by default, say `scheduler`.)
+    #[serde(alias = "scheduler")]
     Disabled,
-    /// `-a…`: thread i runs on the i-th CPU of the ordered list, wrapping.
+    /// DiskSpd's default and `-a…`: thread i runs on the i-th CPU of the ordered list, wrapping.
     Pinned {
         /// The CPUs named with `-a`; empty means every CPU this process may use.
         cpus: Vec<u32>,
@@ -503,6 +504,29 @@ pub enum BufferSeparation {
     SystemDefault,
     /// `-bsp`: thread-optimized (every iospd thread allocates its own page-aligned buffers).
     ThreadOptimized,
+}
+
+impl BufferSeparation {
+    /// The policy a timespan runs with: `-bs…` when given, else DiskSpd 2.3's thread-optimized
+    /// default.
+    pub fn of(given: Option<BufferSeparation>) -> BufferSeparation {
+        given.unwrap_or(BufferSeparation::ThreadOptimized)
+    }
+
+    /// How far apart two threads' buffers start, in bytes (0: wherever the allocator puts them).
+    /// Thread-optimized puts each thread's buffers in the span one cache line of page-directory
+    /// entries maps (8-byte entries): `line / 8` entries, each mapping `page / 8` pages of `page`
+    /// bytes — 16MiB with 4KiB pages and 64-byte lines, as DiskSpd 2.3 computes it.
+    pub fn bytes(self, page: u64, line: u64) -> u64 {
+        const ENTRY: u64 = 8;
+        match self {
+            BufferSeparation::SystemDefault => 0,
+            BufferSeparation::ThreadOptimized => {
+                let line = if line == 0 { 64 } else { line };
+                (line / ENTRY) * (page / ENTRY) * page
+            }
+        }
+    }
 }
 
 /// How a thread waits when all its I/O is in flight.

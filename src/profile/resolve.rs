@@ -389,11 +389,12 @@ fn burst(raw: &RawArgs) -> Result<Option<Burst>, ProfileError> {
     }
 }
 
-/// `-a`, `-n` and their ordering options.
+/// `-a`, `-n` and their ordering options. Without `-n` threads are pinned round-robin, as
+/// DiskSpd pins them: over the `-a` CPUs, or every CPU this process may use.
 fn affinity(raw: &RawArgs) -> Affinity {
     if raw.no_affinity {
         Affinity::Disabled
-    } else if raw.affinity_given {
+    } else {
         Affinity::Pinned {
             cpus: raw.affinity.clone(),
             order: CpuOrder {
@@ -402,8 +403,6 @@ fn affinity(raw: &RawArgs) -> Affinity {
                 efficiency: raw.efficiency.unwrap_or(super::Efficiency::PFirst),
             },
         }
-    } else {
-        Affinity::Scheduler
     }
 }
 
@@ -491,6 +490,17 @@ mod tests {
     }
 
     #[test]
+    fn thread_optimized_separation_is_one_cache_line_of_directory_entries() {
+        // DiskSpd 2.3's unit tests: 4KiB pages with 64-byte lines, 8KiB pages with 128-byte lines.
+        use crate::profile::BufferSeparation;
+        let default = BufferSeparation::of(None);
+        assert_eq!(default, BufferSeparation::ThreadOptimized);
+        assert_eq!(default.bytes(4096, 64), 16 << 20);
+        assert_eq!(default.bytes(8192, 128), 128 << 20);
+        assert_eq!(BufferSeparation::SystemDefault.bytes(4096, 64), 0);
+    }
+
+    #[test]
     fn diskspd_defaults() {
         let profile = resolve_strs(&["t.dat"]).unwrap().profile;
         let ts = &profile.timespans[0];
@@ -498,7 +508,13 @@ mod tests {
             (ts.duration_s, ts.warmup_s, ts.cooldown_s, ts.seed),
             (10, 5, 0, 0)
         );
-        assert_eq!(ts.affinity, Affinity::Scheduler);
+        assert_eq!(
+            ts.affinity,
+            Affinity::Pinned {
+                cpus: vec![],
+                order: CpuOrder::default()
+            }
+        );
         assert_eq!(ts.thread_count, None);
         let t = &ts.targets[0];
         assert_eq!(

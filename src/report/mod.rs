@@ -78,10 +78,12 @@ impl Report {
 }
 
 /// What `-Rp` prints: the resolved profile in `format`.
-pub fn profile_document(profile: &Profile, format: ResultFormat) -> String {
+pub fn profile_document(profile: &Profile, system: &SystemInfo, format: ResultFormat) -> String {
     match format {
         ResultFormat::Text | ResultFormat::Html | ResultFormat::Csv => {
-            text::profile_text(profile, &[])
+            let mut out = text::profile_text(profile, system);
+            text::beyond::profile_text(&mut out, profile, system);
+            out
         }
         ResultFormat::Xml => crate::profile::xml::write_profile(profile),
         ResultFormat::Json => {

@@ -81,6 +81,7 @@ pub fn measure<C: Clock>(
         checkpoint,
         peers,
         cpus,
+        allowed_cpus: host.allowed_cpus(),
         memlock_predicted,
         sinks,
         trace: trace_file,
@@ -194,7 +195,10 @@ fn check_all(
     let plans: Vec<Vec<ThreadPlan>> = profile
         .timespans
         .iter()
-        .map(|ts| crate::plan::threads(ts, &cpus))
+        .map(|ts| {
+            let first = crate::system::local_rank() * ts.total_threads() as usize;
+            crate::plan::threads(ts, &cpus, first)
+        })
         .collect::<Result<_, _>>()?;
     let memlock_notice = check_memory(profile, &plans, 0, (engine, host))?;
     super::descriptors::check(&plans, cleared, engine, crate::system::open_file_limit())?;
@@ -351,6 +355,8 @@ struct Runner<'a, C: Clock> {
     peers: &'a dyn Peers,
     /// CPUs the run may use.
     cpus: usize,
+    /// Which they are.
+    allowed_cpus: Vec<u32>,
     /// The memlock notice was given before the run.
     memlock_predicted: bool,
     sinks: Vec<Box<dyn crate::live::Sink>>,
@@ -383,6 +389,12 @@ impl<C: Clock> Runner<'_, C> {
             events: &profile.events,
             counters: profile.counters,
             fast_paths: profile.fast_paths,
+            buffer_separation: self
+                .host
+                .system_info()
+                .buffer_separation(timespan.buffer_separation)
+                as usize,
+            worker_cpus: &self.allowed_cpus,
         };
         let keep_rows = timespan.iops_interval_ms.is_some();
         let progress =

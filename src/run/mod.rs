@@ -99,6 +99,10 @@ pub struct RunInput<'a> {
     pub fast_paths: crate::engine::FastPaths,
     /// `--verify`: the timespan's verifier.
     pub verify: Option<&'a crate::verify::Verifier>,
+    /// `-bs`: where each thread's buffers start, in bytes (a multiple of this; 0 for a page).
+    pub buffer_separation: usize,
+    /// The CPUs this process may use: where a pinned thread's io_uring workers may run.
+    pub worker_cpus: &'a [u32],
 }
 
 /// Where a run's messages go.

@@ -38,7 +38,11 @@ pub(super) fn thread_main<C: Clock>(
         if let Some(cpu) = plan.cpu {
             pin_current_thread(cpu).map_err(|e| setup_error("cannot pin to its CPU", e))?;
         }
-        let buffers = SlotBuffers::new(&slot_shapes(ts, plan), large_pages).map_err(|e| {
+        let buffers = SlotBuffers::new(
+            &slot_shapes(ts, plan),
+            large_pages,
+            input.buffer_separation,
+        ).map_err(|e| {
             let what = if large_pages {
                 "cannot allocate I/O buffers on huge pages (-l needs free huge pages: raise vm.nr_hugepages)"
             } else {
@@ -114,6 +118,11 @@ pub(super) fn thread_main<C: Clock>(
                 slots,
                 ts.io_ring.is_none_or(|r| r.registered_buffers),
                 input.fast_paths,
+                if plan.cpu.is_some() {
+                    input.worker_cpus
+                } else {
+                    &[]
+                },
             )
             .map_err(setup("cannot set up io_uring"));
             drive(engine, Worker::from_plan(worker, clock), plan, gate)

@@ -6,6 +6,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::profile::BufferSeparation;
+
 /// One logical CPU's place in the topology.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CpuTopology {
@@ -77,6 +79,13 @@ pub struct SystemInfo {
 }
 
 impl SystemInfo {
+    /// Bytes between threads' buffers under `-bs` (see [`BufferSeparation::bytes`]), with this
+    /// machine's page size and its first cache's line size.
+    pub fn buffer_separation(&self, given: Option<BufferSeparation>) -> u64 {
+        let line = self.caches.first().map_or(64, |c| c.line as u64);
+        BufferSeparation::of(given).bytes(self.page_size, line)
+    }
+
     fn distinct(&self, key: impl Fn(&CpuTopology) -> (u32, u32)) -> usize {
         let mut keys: Vec<(u32, u32)> = self.cpus.iter().map(key).collect();
         keys.sort_unstable();

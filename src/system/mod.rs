@@ -202,6 +202,20 @@ impl Host for LinuxHost {
     }
 }
 
+/// This process's place among the processes a launcher started on this host (0 when alone or
+/// first): where its threads' round robin over the host's CPUs starts, so that ranks sharing a
+/// host do not all pin their first thread to the same CPU.
+pub fn local_rank() -> usize {
+    [
+        "OMPI_COMM_WORLD_LOCAL_RANK",
+        "MPI_LOCALRANKID",
+        "SLURM_LOCALID",
+    ]
+    .iter()
+    .find_map(|name| std::env::var(name).ok()?.trim().parse().ok())
+    .unwrap_or(0)
+}
+
 /// Pins the calling thread to one CPU.
 pub fn pin_current_thread(cpu: u32) -> std::io::Result<()> {
     // SAFETY: cpu_set_t is plain data; CPU_SET writes inside it for cpu < CPU_SETSIZE (checked by

@@ -80,8 +80,10 @@ impl SlotBuffers {
             .sum()
     }
 
-    /// Allocates and initialises the buffers of every slot, on huge pages with `huge_pages`.
-    pub fn new(shapes: &[SlotShape], huge_pages: bool) -> std::io::Result<Self> {
+    /// Allocates and initialises the buffers of every slot, on huge pages with `huge_pages`; otherwise
+    /// at an address that is a multiple of `separation` (`-bs`; a page when smaller), so that two
+    /// threads' buffers never share that span.
+    pub fn new(shapes: &[SlotShape], huge_pages: bool, separation: usize) -> std::io::Result<Self> {
         let mut regions = Vec::with_capacity(shapes.len());
         let mut cursor = 0;
         for shape in shapes {
@@ -120,7 +122,8 @@ impl SlotBuffers {
                 Memory::HugePages(len),
             )
         } else {
-            let layout = Layout::from_size_align(cursor.max(ALIGN), ALIGN)
+            let align = separation.max(ALIGN).next_power_of_two();
+            let layout = Layout::from_size_align(cursor.max(ALIGN), align)
                 .map_err(|_| std::io::Error::from(std::io::ErrorKind::OutOfMemory))?;
             // SAFETY: the layout has a non-zero size.
             let base = NonNull::new(unsafe { alloc_zeroed(layout) })
@@ -243,7 +246,7 @@ mod tests {
     #[test]
     fn halves_are_aligned_and_disjoint() {
         let shapes = vec![shape(4096, true, true, InitialFill::Pattern); 3];
-        let buffers = SlotBuffers::new(&shapes, false).unwrap();
+        let buffers = SlotBuffers::new(&shapes, false, 0).unwrap();
         let mut addrs: Vec<usize> = (0..3)
             .flat_map(|s| {
                 [Op::Read, Op::Write].map(|op| {
@@ -269,15 +272,26 @@ mod tests {
     }
 
     #[test]
+    fn each_threads_buffers_start_on_the_separation() {
+        let separation = 16 << 20;
+        let shapes = vec![shape(4096, true, true, InitialFill::Pattern); 2];
+        let a = SlotBuffers::new(&shapes, false, separation).unwrap();
+        let b = SlotBuffers::new(&shapes, false, separation).unwrap();
+        let (a, b) = (a.region(0).iov_base as usize, b.region(0).iov_base as usize);
+        assert_eq!((a % separation, b % separation), (0, 0));
+        assert!(a.abs_diff(b) >= separation);
+    }
+
+    #[test]
     fn one_way_slots_have_one_half_and_nothing_the_other_way() {
         let shapes = vec![shape(512, true, false, InitialFill::Pattern); 4];
         assert_eq!(SlotBuffers::bytes_needed(&shapes), 4 * 4096);
-        let buffers = SlotBuffers::new(&shapes, false).unwrap();
+        let buffers = SlotBuffers::new(&shapes, false, 0).unwrap();
         assert_eq!(buffers.slots(), 4);
         assert_eq!(buffers.buffer(0, Op::Read).1, 4096);
         assert_eq!(buffers.buffer(0, Op::Write).1, 0);
         let writes =
-            SlotBuffers::new(&[shape(512, false, true, InitialFill::Zero)], false).unwrap();
+            SlotBuffers::new(&[shape(512, false, true, InitialFill::Zero)], false, 0).unwrap();
         assert_eq!(writes.buffer(0, Op::Read).1, 0);
         assert_eq!(writes.buffer(0, Op::Write).1, 4096);
     }
@@ -288,7 +302,7 @@ mod tests {
             shape(1024, false, true, InitialFill::Pattern),
             shape(1024, false, true, InitialFill::Zero),
         ];
-        let mut slots = Slots::new(SlotBuffers::new(&shapes, false).unwrap());
+        let mut slots = Slots::new(SlotBuffers::new(&shapes, false, 0).unwrap());
         let pattern = slots.write_buffer(0, 1024);
         assert_eq!(
             &pattern[250..260],

@@ -82,11 +82,19 @@ fn repeat_runs_the_timespans_again_and_reports_their_agreement() {
     );
     assert!(text.contains("verdict: "));
     assert!(text.contains("Results for timespan 3:"));
-    // "Input parameters" lists the repeated timespan once, with how often it runs.
+    // "Input parameters" lists the repeated timespan once, as given; iospd's own section says
+    // which given timespan each result repeats.
     let parameters = &text[..text.find("System information:").unwrap()];
     assert!(
-        parameters.contains("  timespan:   1 × 3 (--repeat; results for timespans 1, 2, 3)\n"),
+        parameters.contains("  timespan:   1\n") && !parameters.contains("timespan:   2"),
         "{parameters}"
+    );
+    let beyond = &text[text.find("Beyond DiskSpd:").unwrap()..];
+    assert!(
+        beyond.contains(
+            "  timespan:   3\n  -------------\n    --repeat: run 3 of 3 of timespan 1 as given\n"
+        ),
+        "{beyond}"
     );
     assert_eq!(
         parameters.matches("  timespan: ").count(),

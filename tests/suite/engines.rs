@@ -175,14 +175,14 @@ fn io_uring_random_reads() {
     }
     let _guard = serial();
     let report = random_reads("io_uring");
-    assert!(report.contains("    using io_uring"), "{report}");
+    assert!(report.contains("    engine: io_uring"), "{report}");
 }
 
 #[test]
 fn psync_random_reads() {
     let _guard = serial();
     let report = random_reads("psync");
-    assert!(report.contains("using synchronous I/O (pread/pwrite)"));
+    assert!(report.contains("engine: synchronous I/O (pread/pwrite)"));
 }
 
 fn zero_blocks(path: &std::path::Path) -> usize {
@@ -357,7 +357,7 @@ fn io_uring_blocked_by_seccomp_falls_back_to_psync() {
         "{err}"
     );
     let report = stdout(&output);
-    assert!(report.contains("using synchronous I/O"));
+    assert!(report.contains("engine: synchronous I/O"));
     assert!(totals(&report, "Read IO").ios > 0);
 }
 

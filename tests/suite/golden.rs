@@ -247,9 +247,9 @@ fn diskspd_line(line: &str) -> bool {
         || cpu(line)
 }
 
-/// DiskSpd's text block comes first in each timespan's results, line for line in DiskSpd's forms;
-/// iospd's own lines (achieved depth, warnings, the open-loop chart, time statistics) only follow
-/// it, so a parser written for DiskSpd's text reads iospd's unchanged.
+/// DiskSpd's text comes first, line for line in DiskSpd's forms; iospd's own lines (achieved depth,
+/// warnings, the open-loop chart, time statistics) only follow it, under `Beyond DiskSpd:`, so a
+/// parser written for DiskSpd's text reads iospd's unchanged.
 #[test]
 fn the_diskspd_block_comes_first_and_holds_only_diskspd_lines() {
     let dir = TempDir::new();
@@ -282,8 +282,14 @@ fn the_diskspd_block_comes_first_and_holds_only_diskspd_lines() {
     let lines: Vec<&str> = results.lines().collect();
     let extras = lines
         .iter()
-        .position(|l| l.starts_with("queue depth:"))
-        .expect("iospd's achieved depth line");
+        .position(|l| *l == "Beyond DiskSpd:")
+        .expect("iospd's own section");
+    assert!(
+        lines[extras..]
+            .iter()
+            .any(|l| l.trim_start().starts_with("queue depth:")),
+        "the achieved depth is in iospd's section"
+    );
     for line in &lines[..extras] {
         assert!(
             diskspd_line(line),

@@ -31,7 +31,7 @@ fn memory_mapped_reads_and_writes_reach_the_file() {
         let output = run_iospd(&args);
         assert!(output.status.success(), "{flush}: {}", stderr(&output));
         let report = stdout(&output);
-        assert!(report.contains("using memory-mapped I/O"), "{flush}");
+        assert!(report.contains("engine: memory-mapped I/O"), "{flush}");
         assert!(totals(&report, "Read IO").ios > 0 && totals(&report, "Write IO").ios > 0);
         assert!(
             zero_blocks(std::path::Path::new(&path)) > 0,

@@ -88,12 +88,20 @@ pub(crate) fn resolve(line: &str) -> Result<profile::Resolved, String> {
 fn profile_echo_for_many_command_lines() {
     assert!(LINES.len() >= 40);
     let mut golden = String::new();
+    // A fixed machine: 4KiB pages and no cache facts (64-byte lines assumed), for a stable file.
+    let system = iospd::system::SystemInfo {
+        page_size: 4096,
+        kernel: "Linux".into(),
+        ..Default::default()
+    };
     for line in LINES {
         golden.push_str(&format!("=== iospd -Rp {line}\n"));
         match resolve(line) {
-            Ok(resolved) => {
-                golden.push_str(&profile_document(&resolved.profile, ResultFormat::Text))
-            }
+            Ok(resolved) => golden.push_str(&profile_document(
+                &resolved.profile,
+                &system,
+                ResultFormat::Text,
+            )),
             Err(message) => golden.push_str(&format!("error: {message}\n")),
         }
     }

@@ -268,7 +268,6 @@ fn affinity(el: &Element) -> Result<Affinity, XmlError> {
         (true, _, _) => {
             return Err(el.error("DisableAffinity is true but CPUs or an order are given; use one"));
         }
-        (false, true, None) => Affinity::Scheduler,
         (false, _, order) => Affinity::Pinned {
             cpus,
             order: order.unwrap_or_default(),

@@ -58,13 +58,7 @@ pub fn render(report: &Report) -> String {
     let _ = writeln!(
         page,
         "<h2>Input parameters</h2><pre>{}</pre>",
-        escape(
-            crate::report::render::text::profile_text(
-                &report.profile,
-                &crate::report::render::text::driven(report)
-            )
-            .trim()
-        )
+        escape(crate::report::render::text::profile_text(&report.profile, &report.system).trim())
     );
     for (i, ts) in report.timespans.iter().enumerate() {
         timespan(&mut page, report, i, ts);

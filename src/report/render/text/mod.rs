@@ -1,9 +1,11 @@
 //! The text report, laid out like DiskSpd 2.3 so that people and parsers that read DiskSpd's output
 //! read this one: the same sections, blank lines, column widths and units. One file per section:
 //! the input parameters (`profile`), the system (`system`), each timespan's results (`results`)
-//! and the optional tables after them (`extra`), then how the start was agreed and, across hosts,
-//! the ranks and hosts (`cluster`).
+//! and the optional tables after them (`extra`). Everything iospd adds comes after DiskSpd's whole
+//! report, under `Beyond DiskSpd:` (`beyond`): the engine, achieved depth, time statistics, how the
+//! start was agreed and, across hosts, the ranks and hosts (`cluster`), verification, repetitions.
 
+pub mod beyond;
 mod cluster;
 mod extra;
 mod profile;
@@ -41,7 +43,7 @@ pub fn render(report: &Report) -> String {
         out.push_str(&stopped.line());
         out.push_str("\n\n");
     }
-    out.push_str(&profile_text(&report.profile, &driven(report)));
+    out.push_str(&profile_text(&report.profile, &report.system));
     let start = report
         .timespans
         .first()
@@ -53,14 +55,11 @@ pub fn render(report: &Report) -> String {
             None => out.push_str("The test was interrupted before the measurements began. No results are displayed.\n"),
             Some(m) => results::results_text(&mut out, &report.profile, &report.profile.timespans[i], m, &report.system),
         }
-        if let Some(v) = &ts.verify {
-            verify::verify_text(&mut out, &report.profile.timespans[i], v);
-        }
-        cluster::start_text(&mut out, ts, &report.system.clock);
     }
     if let Some(totals) = &report.totals {
         totals_text(&mut out, totals);
     }
+    beyond::report_text(&mut out, report, &driven(report));
     if let Some(r) = &report.repetitions {
         repetitions::repetitions_text(&mut out, r);
     }

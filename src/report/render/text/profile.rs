@@ -4,17 +4,18 @@
 use std::fmt::Write as _;
 
 use super::{Driven, line};
-use crate::engine::{EngineKind, EngineSetup};
+use crate::engine::EngineKind;
 use crate::plan::cpu_list;
 use crate::profile::{
     Access, Affinity, Batch, BufferSeparation, CacheMode, DistributionKind, Efficiency, FlushMode,
     IoPriority, Profile, Spin, Target, Throughput, TimeSpan, WriteBuffer,
 };
+use crate::system::SystemInfo;
 use crate::units::format_size;
 
-/// `Command Line` and `Input parameters` (what `-Rp` prints). `ran` describes each timespan that
-/// ran; when it is empty, the requested engine and wait policy are shown.
-pub fn profile_text(profile: &Profile, ran: &[Driven]) -> String {
+/// `Command Line` and `Input parameters` as DiskSpd 2.3 prints them (what `-Rp` prints before
+/// iospd's own lines); `system` gives the buffer separation's size.
+pub fn profile_text(profile: &Profile, system: &SystemInfo) -> String {
     let mut out = String::new();
     let _ = write!(out, "\nCommand Line: {}\n\n", profile.command_line);
     if profile.experiment_flags != 0 {
@@ -28,41 +29,28 @@ pub fn profile_text(profile: &Profile, ran: &[Driven]) -> String {
     if profile.verbose {
         out.push_str("  using verbose mode\n");
     }
-    // `--repeat=N` runs the given timespans N times over: each is listed once, with how often it
-    // runs and which timespans of the results are its repetitions.
-    let repeat = profile.repeat.max(1) as usize;
-    let given = profile.timespans.len() / repeat;
-    for (i, ts) in profile.timespans.iter().take(given.max(1)).enumerate() {
-        let driven = ran.get(i).copied().unwrap_or(Driven {
-            engine: EngineSetup::plain(profile.engine),
-            spin_ns: None,
-        });
-        if repeat > 1 {
-            let runs: Vec<String> = (0..repeat)
-                .map(|k| (k * given + i + 1).to_string())
-                .collect();
-            let _ = writeln!(
-                out,
-                "  timespan: {:3} × {repeat} (--repeat; results for timespans {})\n  -------------",
-                i + 1,
-                runs.join(", ")
-            );
-        } else {
-            let _ = writeln!(out, "  timespan: {:3}\n  -------------", i + 1);
-        }
-        timespan_text(&mut out, ts, driven, profile.spin);
+    // `--repeat=N` runs the given timespans N times over: each is listed once, as given (which
+    // timespans of the results are its repetitions is said after DiskSpd's report).
+    for (i, ts) in given_timespans(profile).iter().enumerate() {
+        let _ = writeln!(out, "  timespan: {:3}\n  -------------", i + 1);
+        timespan_text(&mut out, ts, system);
         out.push('\n');
     }
     out
 }
 
-fn timespan_text(out: &mut String, ts: &TimeSpan, driven: Driven, spin: Spin) {
+/// The timespans as given on the command line or in the profile (without `--repeat`'s copies).
+pub(super) fn given_timespans(profile: &Profile) -> &[TimeSpan] {
+    let repeat = profile.repeat.max(1) as usize;
+    let given = (profile.timespans.len() / repeat).max(1);
+    &profile.timespans[..given.min(profile.timespans.len())]
+}
+
+/// A timespan's lines in `TimeSpan::GetText`'s order and wording.
+fn timespan_text(out: &mut String, ts: &TimeSpan, system: &SystemInfo) {
     line(out, 4, format_args!("duration: {}s", ts.duration_s));
     line(out, 4, format_args!("warm up time: {}s", ts.warmup_s));
     line(out, 4, format_args!("cool down time: {}s", ts.cooldown_s));
-    if ts.affinity == Affinity::Disabled {
-        line(out, 4, "affinity disabled");
-    }
     if ts.measure_latency {
         line(out, 4, "measuring latency");
     }
@@ -76,13 +64,42 @@ fn timespan_text(out: &mut String, ts: &TimeSpan, driven: Driven, spin: Spin) {
     line(out, 4, format_args!("random seed: {}", ts.seed));
     if let Some(threads) = ts.thread_count {
         line(out, 4, format_args!("thread pool with {threads} threads"));
-        if let Some(requests) = ts.request_count {
-            line(
-                out,
-                4,
-                format_args!("number of outstanding I/O operations per thread: {requests}"),
-            );
-        }
+        line(
+            out,
+            4,
+            format_args!(
+                "number of outstanding I/O operations per thread: {}",
+                ts.request_count.unwrap_or(0)
+            ),
+        );
+    }
+    if let Some(ring) = ts.io_ring {
+        let batch = match ring.batch {
+            Batch::Count(n) => n.to_string(),
+            Batch::Percent(p) => format!("{p}%"),
+        };
+        let registered = if ring.registered_buffers {
+            " with registered buffers"
+        } else {
+            ""
+        };
+        line(
+            out,
+            4,
+            format_args!("using IoRing (batch size: {batch}){registered}"),
+        );
+    }
+    affinity_text(out, &ts.affinity);
+    let separation = match BufferSeparation::of(ts.buffer_separation) {
+        BufferSeparation::SystemDefault => "system default".to_string(),
+        BufferSeparation::ThreadOptimized => format!(
+            "thread optimized ({})",
+            format_size(system.buffer_separation(ts.buffer_separation))
+        ),
+    };
+    line(out, 4, format_args!("buffer separation: {separation}"));
+    if let Some(depth) = ts.completion_depth {
+        line(out, 4, format_args!("completion depth: {depth}"));
     }
     if ts.random_write_data {
         line(out, 4, "generating random data for each write IO");
@@ -93,13 +110,50 @@ fn timespan_text(out: &mut String, ts: &TimeSpan, driven: Driven, spin: Spin) {
         );
         line(out, 15, "be compared to other results using the -Zr flag");
     }
+    for target in &ts.targets {
+        target_text(out, target, ts);
+    }
+}
+
+/// `affinity disabled`, or how threads are assigned to CPUs and, with `-a`, which CPUs.
+fn affinity_text(out: &mut String, affinity: &Affinity) {
+    let Affinity::Pinned { cpus, order } = affinity else {
+        line(out, 4, "affinity disabled");
+        return;
+    };
+    let efficiency = match order.efficiency {
+        Efficiency::PFirst => "P-cores first",
+        Efficiency::FillPFirst => "fill P-cores first",
+        Efficiency::EFirst => "E-cores first",
+        Efficiency::FillEFirst => "fill E-cores first",
+        Efficiency::Unordered => "no P/E order",
+    };
+    let traversal = if order.core_aware {
+        "core-aware"
+    } else {
+        "cpu order"
+    };
+    let groups = if order.span_groups {
+        "span groups"
+    } else {
+        "fill groups"
+    };
+    line(
+        out,
+        4,
+        format_args!("affinity assignment: {traversal}, {groups}, {efficiency}"),
+    );
+    if !cpus.is_empty() {
+        line(out, 4, format_args!("affinity (cpu): {}", cpu_list(cpus)));
+    }
+}
+
+/// iospd's own input lines for a timespan (after DiskSpd's report): the engine that ran, or the
+/// one requested when nothing ran yet, and how its threads waited for completions.
+pub(super) fn engine_text(out: &mut String, ts: &TimeSpan, driven: Driven, spin: Spin) {
     let engine = driven.engine;
     match engine.kind {
         EngineKind::IoUring => {
-            let batch = ts.io_ring.map(|r| match r.batch {
-                Batch::Count(n) => format!(" (batch size: {n})"),
-                Batch::Percent(p) => format!(" (batch size: {p}%)"),
-            });
             let registered = if engine.registered_buffers
                 || (driven.spin_ns.is_none() && ts.io_ring.is_none_or(|r| r.registered_buffers))
             {
@@ -107,15 +161,11 @@ fn timespan_text(out: &mut String, ts: &TimeSpan, driven: Driven, spin: Spin) {
             } else {
                 ""
             };
-            line(
-                out,
-                4,
-                format_args!("using io_uring{}{registered}", batch.unwrap_or_default()),
-            );
+            line(out, 4, format_args!("engine: io_uring{registered}"));
         }
-        EngineKind::Psync => line(out, 4, "using synchronous I/O (pread/pwrite)"),
-        EngineKind::Null => line(out, 4, "using the null engine (no I/O is performed)"),
-        EngineKind::Mapped => line(out, 4, "using memory-mapped I/O (mmap and memcpy)"),
+        EngineKind::Psync => line(out, 4, "engine: synchronous I/O (pread/pwrite)"),
+        EngineKind::Null => line(out, 4, "engine: null (no I/O is performed)"),
+        EngineKind::Mapped => line(out, 4, "engine: memory-mapped I/O (mmap and memcpy)"),
     }
     match (driven.spin_ns, spin) {
         // pread/pwrite, memcpy and the null engine complete each I/O inside its call.
@@ -143,48 +193,6 @@ fn timespan_text(out: &mut String, ts: &TimeSpan, driven: Driven, spin: Spin) {
                 Spin::AUTO_US
             ),
         ),
-    }
-    if let Affinity::Pinned { cpus, order } = &ts.affinity {
-        let efficiency = match order.efficiency {
-            Efficiency::PFirst => "P-cores first",
-            Efficiency::FillPFirst => "fill P-cores first",
-            Efficiency::EFirst => "E-cores first",
-            Efficiency::FillEFirst => "fill E-cores first",
-            Efficiency::Unordered => "no P/E order",
-        };
-        line(
-            out,
-            4,
-            format_args!(
-                "affinity assignment: {}, {}, {efficiency}",
-                if order.core_aware {
-                    "core-aware"
-                } else {
-                    "cpu order"
-                },
-                if order.span_groups {
-                    "span groups"
-                } else {
-                    "fill groups"
-                }
-            ),
-        );
-        if !cpus.is_empty() {
-            line(out, 4, format_args!("affinity (cpu): {}", cpu_list(cpus)));
-        }
-    }
-    match ts.buffer_separation {
-        Some(BufferSeparation::ThreadOptimized) => {
-            line(out, 4, "buffer separation: thread optimized")
-        }
-        Some(BufferSeparation::SystemDefault) => line(out, 4, "buffer separation: system default"),
-        None => {}
-    }
-    if let Some(depth) = ts.completion_depth {
-        line(out, 4, format_args!("completion depth: {depth}"));
-    }
-    for target in &ts.targets {
-        target_text(out, target, ts);
     }
 }
 

@@ -13,9 +13,8 @@ use crate::stats::cpu::CpuUsage;
 use crate::system::SystemInfo;
 use crate::units::format_size;
 
-/// DiskSpd's block first, in `ResultParser.cpp`'s order and wording (so a DiskSpd text parser reads
-/// it unchanged), then iospd's own lines: achieved depth, warnings, the open-loop latency chart,
-/// time statistics, steady state.
+/// DiskSpd's block, in `ResultParser.cpp`'s order and wording (so a DiskSpd text parser reads it
+/// unchanged); iospd's own lines for the timespan are in the `Beyond DiskSpd` section.
 pub(super) fn results_text(
     out: &mut String,
     profile: &Profile,
@@ -71,37 +70,6 @@ pub(super) fn results_text(
     }
     if profile.verbose_stats {
         extra::wait_text(out, &m.threads, latency || iops_stddev);
-    }
-    iospd_lines(out, profile, m, latency);
-}
-
-/// What iospd adds after DiskSpd's block.
-fn iospd_lines(out: &mut String, profile: &Profile, m: &Measured, latency: bool) {
-    let _ = writeln!(
-        out,
-        "\nqueue depth:\t\t{:.2} achieved of {} (time-weighted I/Os in flight)",
-        m.achieved_depth, m.depth
-    );
-    for t in m.threads.iter().filter(|t| t.generator_limited()) {
-        let _ = writeln!(
-            out,
-            "WARNING: thread {} was busy on a CPU {:.0}% of the measured time (not counting polling): iospd itself, not the device, may be the limit; add threads (-t) and compare",
-            t.thread,
-            t.on_cpu_percent - t.spin_percent
-        );
-    }
-    if latency && m.totals.total.latency_from_intended.is_some() {
-        out.push_str(
-            "\nTotal latency distribution from intended start (-g pacing: includes time an I/O waited to be issued):\n",
-        );
-        latency_chart_of(out, &m.totals, |dir| dir.latency_from_intended.as_ref());
-    }
-    if profile.verbose_stats {
-        extra::time_text(out, &m.threads);
-    }
-    if let Some(s) = &m.steady_state {
-        out.push('\n');
-        super::repetitions::steady_line(out, "-D intervals", s);
     }
 }
 
@@ -242,7 +210,11 @@ fn latency_chart(out: &mut String, d: &Directions) {
 }
 
 /// The percentile table of the latency `pick` chooses (from submission, or from intended start).
-fn latency_chart_of(out: &mut String, d: &Directions, pick: fn(&Direction) -> Option<&Latency>) {
+pub(super) fn latency_chart_of(
+    out: &mut String,
+    d: &Directions,
+    pick: fn(&Direction) -> Option<&Latency>,
+) {
     out.push_str("  %-ile |  Read (ms) | Write (ms) | Total (ms)\n");
     out.push_str("----------------------------------------------\n");
     let cell = |dir: &Direction, p: f64| {

@@ -19,7 +19,6 @@ pub fn system_text(system: &SystemInfo, start: &str) -> String {
         field("active power scheme", &system.power_scheme);
     }
     field("page size", &format_size(system.page_size));
-    field("kernel", &system.kernel);
     out.push('\n');
     let mut field = |label: &str, value: String| {
         let _ = writeln!(out, "  {:<22}{value}", format!("{label}:"));

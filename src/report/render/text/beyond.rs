@@ -1,0 +1,110 @@
+//! `Beyond DiskSpd:`: what iospd adds, printed after DiskSpd's whole report so that a script
+//! written for DiskSpd's text reads everything above the heading unchanged. Run-wide lines first,
+//! then each timespan's additions under its number: the engine and how its threads waited, the
+//! achieved depth, generator warnings, the open-loop chart, time statistics, steady state, the
+//! `--verify` counts and how the start was agreed.
+
+use std::fmt::Write as _;
+
+use super::profile::{engine_text, given_timespans};
+use super::{Driven, cluster, extra, line, results, verify};
+use crate::engine::EngineSetup;
+use crate::profile::Profile;
+use crate::report::{Measured, Report};
+use crate::system::SystemInfo;
+
+/// The heading a parser can stop at.
+pub const HEADING: &str = "Beyond DiskSpd:";
+
+/// The section for a report that ran: every timespan of the results.
+pub(super) fn report_text(out: &mut String, report: &Report, ran: &[Driven]) {
+    heading(out, &report.system);
+    let profile = &report.profile;
+    for (i, ts) in report.timespans.iter().enumerate() {
+        let spec = &profile.timespans[i];
+        timespan_heading(out, profile, i);
+        if let Some(driven) = ran.get(i) {
+            engine_text(out, spec, *driven, profile.spin);
+        }
+        if let Some(m) = &ts.measured {
+            measured_text(out, profile, spec.measure_latency, m);
+        }
+        if let Some(v) = &ts.verify {
+            verify::verify_text(out, spec, v);
+        }
+        cluster::start_text(out, ts, &report.system.clock);
+    }
+}
+
+/// The section for `-Rp`: the engine each given timespan asks for.
+pub fn profile_text(out: &mut String, profile: &Profile, system: &SystemInfo) {
+    heading(out, system);
+    for (i, ts) in given_timespans(profile).iter().enumerate() {
+        timespan_heading(out, profile, i);
+        let requested = Driven {
+            engine: EngineSetup::plain(profile.engine),
+            spin_ns: None,
+        };
+        engine_text(out, ts, requested, profile.spin);
+    }
+}
+
+fn heading(out: &mut String, system: &SystemInfo) {
+    let _ = write!(out, "\n{HEADING}\n\n");
+    line(out, 2, format_args!("kernel: {}", system.kernel));
+}
+
+/// `timespan: N` as DiskSpd numbers them; with `--repeat`, which given timespan a run repeats.
+fn timespan_heading(out: &mut String, profile: &Profile, index: usize) {
+    let _ = writeln!(out, "\n  timespan: {:3}\n  -------------", index + 1);
+    let repeat = profile.repeat.max(1) as usize;
+    if repeat > 1 {
+        let given = given_timespans(profile).len();
+        line(
+            out,
+            4,
+            format_args!(
+                "--repeat: run {} of {repeat} of timespan {} as given",
+                index / given + 1,
+                index % given + 1
+            ),
+        );
+    }
+}
+
+/// What a measured timespan adds: achieved depth, generator warnings, the open-loop chart, time
+/// statistics, steady state.
+fn measured_text(out: &mut String, profile: &Profile, latency: bool, m: &Measured) {
+    line(
+        out,
+        4,
+        format_args!(
+            "queue depth: {:.2} achieved of {} (time-weighted I/Os in flight)",
+            m.achieved_depth, m.depth
+        ),
+    );
+    for t in m.threads.iter().filter(|t| t.generator_limited()) {
+        line(
+            out,
+            4,
+            format_args!(
+                "WARNING: thread {} was busy on a CPU {:.0}% of the measured time (not counting polling): iospd itself, not the device, may be the limit; add threads (-t) and compare",
+                t.thread,
+                t.on_cpu_percent - t.spin_percent
+            ),
+        );
+    }
+    if latency && m.totals.total.latency_from_intended.is_some() {
+        out.push_str(
+            "\nLatency from intended start (-g pacing: includes time an I/O waited to be issued):\n",
+        );
+        results::latency_chart_of(out, &m.totals, |dir| dir.latency_from_intended.as_ref());
+    }
+    if profile.verbose_stats {
+        extra::time_text(out, &m.threads);
+    }
+    if let Some(s) = &m.steady_state {
+        out.push('\n');
+        super::repetitions::steady_line(out, "-D intervals", s);
+    }
+}
