@@ -60,7 +60,6 @@ fn io_uring_checks_every_io_against_its_slot() {
         slots(),
         true,
         FastPaths::default(),
-        &[],
     )
     .unwrap();
     refuses_what_its_slots_cannot_take(&mut engine);
@@ -108,7 +107,6 @@ fn io_uring_cancels_a_read_that_would_never_complete() {
         slots(),
         false,
         FastPaths::default(),
-        &[],
     )
     .unwrap();
     engine.push(io(1, Op::Read, 4096)).unwrap();
@@ -183,4 +181,78 @@ fn mapped_reads_of_a_truncated_file_fail_in_every_thread_faulting_at_once() {
             "thread {thread}: {succeeded} reads of a page past the end completed as if it held data"
         );
     }
+}
+
+/// The CPUs allowed for a kernel thread named `iou-wrk-<tid>` of this process, one per worker.
+fn worker_masks(tid: i32) -> Vec<usize> {
+    let mut masks = Vec::new();
+    for task in std::fs::read_dir("/proc/self/task").unwrap().flatten() {
+        let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
+        if comm.trim() != format!("iou-wrk-{tid}") {
+            continue;
+        }
+        let status = std::fs::read_to_string(task.path().join("status")).unwrap();
+        let list = status
+            .lines()
+            .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+            .unwrap();
+        masks.push(crate::system::parse_cpu_list(list).len());
+    }
+    masks
+}
+
+#[test]
+fn a_pinned_threads_io_uring_workers_may_run_on_every_allowed_cpu() {
+    use crate::system::{Host, LinuxHost, allow_current_thread, pin_current_thread};
+    let allowed = LinuxHost.allowed_cpus();
+    assert!(
+        allowed.len() >= 2,
+        "this test needs two CPUs the process may use; it has {allowed:?}"
+    );
+    let file = patterned_file();
+    std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                // SAFETY: gettid has no preconditions.
+                let tid = unsafe { libc::gettid() };
+                // Pinned first: the worker the kernel starts copies the one CPU...
+                pin_current_thread(allowed[0]).unwrap();
+                let (mut pinned, _) = Uring::new(
+                    &[file.as_raw_fd()],
+                    &[0],
+                    slots(),
+                    false,
+                    FastPaths::default(),
+                )
+                .unwrap();
+                pinned.start_worker().unwrap();
+                assert_eq!(worker_masks(tid), [1]);
+                // ...until it is widened.
+                assert_eq!(crate::system::widen_io_workers(&allowed), 1);
+                assert_eq!(worker_masks(tid), [allowed.len()]);
+                drop(pinned);
+            })
+            .join()
+            .unwrap();
+        scope
+            .spawn(|| {
+                // SAFETY: gettid has no preconditions.
+                let tid = unsafe { libc::gettid() };
+                // Started while the thread may run anywhere, the worker keeps that after the pin.
+                allow_current_thread(&allowed).unwrap();
+                let (mut engine, _) = Uring::new(
+                    &[file.as_raw_fd()],
+                    &[0],
+                    slots(),
+                    false,
+                    FastPaths::default(),
+                )
+                .unwrap();
+                engine.start_worker().unwrap();
+                pin_current_thread(allowed[0]).unwrap();
+                assert_eq!(worker_masks(tid), [allowed.len()]);
+            })
+            .join()
+            .unwrap();
+    });
 }

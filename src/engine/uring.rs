@@ -46,27 +46,17 @@ pub fn probe() -> io::Result<()> {
 impl Uring {
     /// Sets up a ring for the calling thread over its targets (with their I/O priorities) and
     /// slots, registering the slots' buffers when `register_buffers` and the kernel allow it.
-    ///
-    /// `worker_cpus`, when not empty, are the CPUs the kernel's io-wq workers for this ring may
-    /// run on. They would otherwise inherit the calling thread's mask: a thread pinned to one CPU
-    /// (DiskSpd's default) would share it with every worker the kernel hands its I/O to (devices
-    /// without non-blocking submission such as zram, buffered reads that miss the page cache).
     pub fn new(
         fds: &[RawFd],
         priorities: &[u16],
         slots: Slots,
         register_buffers: bool,
         fast: FastPaths,
-        worker_cpus: &[u32],
     ) -> io::Result<(Uring, EngineSetup)> {
         let count = slots.len().max(1);
         let entries = count.next_power_of_two().min(MAX_SQ_ENTRIES);
         let cq_entries = (count.next_power_of_two() * 2).max(entries * 2);
         let (ring, defer_taskrun) = build_ring(entries, cq_entries, fast)?;
-        if !worker_cpus.is_empty() {
-            // Best effort: a kernel without it (before 5.14) keeps the inherited mask.
-            let _ = ring.submitter().register_iowq_aff(&cpu_set(worker_cpus));
-        }
         let fixed_files = ring.submitter().register_files(fds).is_ok();
         let regions = slots.regions();
         let fixed_buffers = register_buffers
@@ -94,6 +84,32 @@ impl Uring {
             },
             setup,
         ))
+    }
+
+    /// Starts the kernel's worker thread for this ring's thread (io-wq) now, by passing it a no-op
+    /// and waiting for it. A worker copies the CPU mask of the thread that starts it, and the
+    /// kernel keeps a mask the thread asked for on every worker it starts later (even one given
+    /// with `IORING_REGISTER_IOWQ_AFF`): a thread pinned to one CPU (DiskSpd's default) would
+    /// share that CPU with every worker the kernel hands its I/O to (zram, buffered reads that miss
+    /// the page cache). Started while the thread may still run anywhere, the worker keeps that mask
+    /// after the thread is pinned, and one worker serves the I/O that does not block.
+    pub fn start_worker(&mut self) -> io::Result<()> {
+        let nop = opcode::Nop::new()
+            .build()
+            .flags(squeue::Flags::ASYNC)
+            .user_data(u64::MAX);
+        // SAFETY: a no-op refers to no memory.
+        unsafe { self.ring.submission().push(&nop) }.map_err(|_| io::Error::other("ring full"))?;
+        self.ring.submitter().submit_and_wait(1)?;
+        let mut seen = false;
+        for cqe in self.ring.completion() {
+            seen |= cqe.user_data() == u64::MAX;
+        }
+        if seen {
+            Ok(())
+        } else {
+            Err(io::Error::other("the no-op did not complete"))
+        }
     }
 
     #[inline]
@@ -163,20 +179,6 @@ impl Uring {
             },
         }
     }
-}
-
-/// A CPU set of `cpus` (those at or past `CPU_SETSIZE` cannot be named and are left out).
-fn cpu_set(cpus: &[u32]) -> libc::cpu_set_t {
-    // SAFETY: cpu_set_t is plain data, valid all zeros.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    for &cpu in cpus
-        .iter()
-        .filter(|&&c| (c as usize) < libc::CPU_SETSIZE as usize)
-    {
-        // SAFETY: the CPU number is below CPU_SETSIZE, inside the set.
-        unsafe { libc::CPU_SET(cpu as usize, &mut set) };
-    }
-    set
 }
 
 fn build_ring(entries: u32, cq_entries: u32, fast: FastPaths) -> io::Result<(IoUring, bool)> {

@@ -312,6 +312,9 @@ pub fn execute<'s, C: Clock>(
         Progress::on_terminal(observers.progress),
         observers.peers,
     );
+    if input.engine == EngineKind::IoUring && input.plans.iter().any(|p| p.cpu.is_some()) {
+        monitor.spread_io_workers(input.worker_cpus);
+    }
     if let Some((period, action)) = observers.periodic {
         monitor.every(period, action);
         if let Some(collector) = monitor.collector() {

@@ -51,7 +51,13 @@ pub struct Monitor<'a, C: Clock> {
     window: Option<(SystemTime, Vec<CpuTimes>)>,
     /// The other processes of the measurement, told of this one's stop and telling of theirs.
     peers: &'a dyn super::Peers,
+    /// Pinned threads on io_uring: the CPUs their kernel workers may use, and when they were last
+    /// widened to them.
+    io_workers: Option<(&'a [u32], Nanos)>,
 }
+
+/// How often a new io_uring worker of a pinned thread is looked for.
+const WIDEN_EVERY: Nanos = 100_000_000;
 
 impl<'a, C: Clock> Monitor<'a, C> {
     /// Watches `targets`, `stop` and `peers`; collects with `collector` and shows `progress` when
@@ -79,7 +85,15 @@ impl<'a, C: Clock> Monitor<'a, C> {
             periodic: None,
             window: None,
             peers,
+            io_workers: None,
         }
+    }
+
+    /// Keeps the kernel's io_uring workers of pinned threads free to run on any of `cpus` (see
+    /// [`crate::system::widen_io_workers`]): looked at now and every tenth of a second.
+    pub fn spread_io_workers(&mut self, cpus: &'a [u32]) {
+        crate::system::widen_io_workers(cpus);
+        self.io_workers = Some((cpus, monotonic_now()));
     }
 
     /// The stop request it watches.
@@ -199,6 +213,13 @@ impl<'a, C: Clock> Monitor<'a, C> {
     }
 
     fn tick(&mut self, now: Nanos) {
+        if let Some((cpus, last)) = &mut self.io_workers {
+            let real = monotonic_now();
+            if real.saturating_sub(*last) >= WIDEN_EVERY {
+                *last = real;
+                crate::system::widen_io_workers(cpus);
+            }
+        }
         let Some(schedule) = self.schedule else {
             return;
         };

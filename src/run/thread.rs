@@ -13,6 +13,23 @@ use crate::system::pin_current_thread;
 use crate::worker::buffers::SlotBuffers;
 use crate::worker::{Worker, slot_shapes};
 
+/// A pinned thread's ring with its kernel worker started while the thread may run on any of
+/// `allowed` (see [`Uring::start_worker`]); the thread is pinned to `cpu` again after. Without
+/// SQPOLL only: its kernel thread does the submitting.
+fn worker_off_the_threads_cpu(
+    (mut engine, setup): (Uring, EngineSetup),
+    cpu: u32,
+    allowed: &[u32],
+) -> io::Result<(Uring, EngineSetup)> {
+    if setup.sqpoll || allowed.len() < 2 {
+        return Ok((engine, setup));
+    }
+    crate::system::allow_current_thread(allowed)?;
+    let started = engine.start_worker();
+    pin_current_thread(cpu)?;
+    started.map(|()| (engine, setup))
+}
+
 pub(super) fn thread_main<C: Clock>(
     input: &RunInput<'_>,
     plan: &ThreadPlan,
@@ -118,12 +135,11 @@ pub(super) fn thread_main<C: Clock>(
                 slots,
                 ts.io_ring.is_none_or(|r| r.registered_buffers),
                 input.fast_paths,
-                if plan.cpu.is_some() {
-                    input.worker_cpus
-                } else {
-                    &[]
-                },
             )
+            .and_then(|engine| match plan.cpu {
+                Some(cpu) => worker_off_the_threads_cpu(engine, cpu, input.worker_cpus),
+                None => Ok(engine),
+            })
             .map_err(setup("cannot set up io_uring"));
             drive(engine, Worker::from_plan(worker, clock), plan, gate)
         }

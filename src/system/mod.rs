@@ -218,14 +218,75 @@ pub fn local_rank() -> usize {
 
 /// Pins the calling thread to one CPU.
 pub fn pin_current_thread(cpu: u32) -> std::io::Result<()> {
-    // SAFETY: cpu_set_t is plain data; CPU_SET writes inside it for cpu < CPU_SETSIZE (checked by
-    // the option parser's limit); sched_setaffinity reads it.
+    allow_current_thread(&[cpu])
+}
+
+/// Lets this process's io_uring worker threads (`iou-wrk-*`) that may run on fewer than `cpus` run
+/// on any of them; returns how many it widened. The kernel starts a worker with the CPU mask of
+/// the thread whose I/O it takes over and keeps that thread's requested mask on it: a thread
+/// pinned to one CPU (DiskSpd's default) would share that CPU with every worker the kernel hands
+/// its I/O to (zram, buffered reads that miss the page cache), as if the work were its own.
+pub fn widen_io_workers(cpus: &[u32]) -> usize {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return 0;
+    };
+    let set = cpu_set(cpus);
+    let wanted = cpus
+        .iter()
+        .filter(|&&c| (c as usize) < libc::CPU_SETSIZE as usize)
+        .count() as i32;
+    let mut widened = 0;
+    for task in tasks.flatten() {
+        let Some(tid) = task
+            .file_name()
+            .to_str()
+            .and_then(|t| t.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        let is_worker = std::fs::read_to_string(task.path().join("comm"))
+            .is_ok_and(|comm| comm.starts_with("iou-wrk-"));
+        if !is_worker {
+            continue;
+        }
+        // SAFETY: cpu_set_t is plain data, valid all zeros; the calls read and write at most its
+        // size.
+        unsafe {
+            let mut current: libc::cpu_set_t = std::mem::zeroed();
+            let size = std::mem::size_of::<libc::cpu_set_t>();
+            if libc::sched_getaffinity(tid, size, &mut current) == 0
+                && libc::CPU_COUNT(&current) < wanted
+                && libc::sched_setaffinity(tid, size, &set) == 0
+            {
+                widened += 1;
+            }
+        }
+    }
+    widened
+}
+
+fn cpu_set(cpus: &[u32]) -> libc::cpu_set_t {
+    // SAFETY: cpu_set_t is plain data, valid all zeros; CPU_SET writes inside it for a CPU below
+    // CPU_SETSIZE.
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(cpu as usize, &mut set);
-        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
-            return Err(std::io::Error::last_os_error());
+        for &cpu in cpus
+            .iter()
+            .filter(|&&c| (c as usize) < libc::CPU_SETSIZE as usize)
+        {
+            libc::CPU_SET(cpu as usize, &mut set);
         }
+        set
+    }
+}
+
+/// Lets the calling thread run on any of `cpus` (those at or past `CPU_SETSIZE` cannot be named
+/// and are left out).
+pub fn allow_current_thread(cpus: &[u32]) -> std::io::Result<()> {
+    let set = cpu_set(cpus);
+    // SAFETY: sched_setaffinity reads at most the set's size.
+    if unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) } != 0 {
+        return Err(std::io::Error::last_os_error());
     }
     Ok(())
 }

@@ -3,14 +3,14 @@
 
 use std::fmt::Write as _;
 
-use super::profile::size_or_zero;
 use super::{MIB, NS_PER_MS, extra};
 use crate::engine::Op;
 use crate::plan::cpu_list;
-use crate::profile::{Profile, TimeSpan};
-use crate::report::{Direction, Directions, Latency, Measured, TEXT_ROWS};
+use crate::profile::{DistributionKind, Profile, Target, TimeSpan};
+use crate::report::{Direction, Directions, DistributionReport, Latency, Measured, TEXT_ROWS};
 use crate::stats::cpu::CpuUsage;
 use crate::system::SystemInfo;
+use crate::targets::distribution::EffectiveRange;
 use crate::units::format_size;
 
 /// DiskSpd's block, in `ResultParser.cpp`'s order and wording (so a DiskSpd text parser reads it
@@ -40,7 +40,7 @@ pub(super) fn results_text(
     out.push('\n');
     cpu_table(out, &m.cpu, &m.cpu_average, system);
     if !m.distributions.is_empty() {
-        distributions_text(out, ts, m);
+        distributions_text(out, ts, &m.distributions);
     }
     let latency = ts.measure_latency;
     let iops_stddev = ts.iops_interval_ms.is_some();
@@ -124,34 +124,122 @@ fn cpu_table(out: &mut String, cpus: &[CpuUsage], average: &CpuUsage, system: &S
     let _ = writeln!(out, "{rule}\n{pad}avg.{}", percents(average));
 }
 
-fn distributions_text(out: &mut String, ts: &TimeSpan, m: &Measured) {
+/// `Effective IO Distributions` as `_PrintEffectiveDistributions` writes it: targets whose
+/// effective ranges are the same are listed together (each with its threads) above one set of
+/// ranges, groups in the order of their ranges; ranges that get no I/O are left out, and a
+/// distribution trimmed by the target's size shows every share with one decimal.
+fn distributions_text(out: &mut String, ts: &TimeSpan, distributions: &[DistributionReport]) {
     out.push_str("\nEffective IO Distributions\n--------------------------\n");
-    for d in &m.distributions {
-        let threads = match (d.threads.first(), d.threads.last()) {
-            (Some(a), Some(b)) if a != b => format!("{a} - {b}"),
-            (Some(a), _) => a.to_string(),
-            _ => String::new(),
-        };
-        let _ = writeln!(out, "target: {} [thread: {threads}]", d.path);
-        let base = ts
-            .targets
+    let spec = |path: &str| {
+        ts.targets
             .iter()
-            .find(|t| t.path.display().to_string() == d.path)
-            .map_or(0, |t| t.base_offset);
-        for r in &d.ranges {
-            let io = if r.io_percent.fract() == 0.0 {
-                format!("{:>3}%", r.io_percent)
-            } else {
-                format!("{:>5.1}%", r.io_percent)
-            };
-            let _ = writeln!(
-                out,
-                "    {io} of IO => [{:>9} -{:>10})",
-                size_or_zero(base + r.start),
-                format_size(base + r.start + r.length)
-            );
+            .find(|t| t.path.display().to_string() == path)
+    };
+    let mut groups: Vec<(&[EffectiveRange], Vec<&DistributionReport>)> = Vec::new();
+    for d in distributions {
+        match groups
+            .iter_mut()
+            .find(|(ranges, _)| *ranges == d.ranges.as_slice())
+        {
+            Some((_, members)) => members.push(d),
+            None => groups.push((&d.ranges, vec![d])),
         }
     }
+    groups.sort_by(|a, b| ranges_order(a.0, b.0));
+    for (ranges, mut members) in groups {
+        members.sort_by(|a, b| a.path.cmp(&b.path));
+        for d in &members {
+            let _ = writeln!(
+                out,
+                "target: {} [thread:{}]",
+                d.path,
+                thread_list(&d.threads)
+            );
+        }
+        let target = spec(&members[0].path);
+        let base = target.map_or(0, |t| t.base_offset);
+        let trimmed = target.is_some_and(|t| trimmed(t, ranges));
+        for r in ranges.iter().filter(|r| r.io_percent > 0.0) {
+            let share = if trimmed {
+                format!("    {:.1}%", r.io_percent)
+            } else {
+                format!("   {:3}%", r.io_percent.round() as u64)
+            };
+            let start = if base + r.start == 0 {
+                "     0   ".to_string()
+            } else {
+                format!("{:>9}", format_size(base + r.start))
+            };
+            let end = format_size(base + r.start + r.length);
+            let _ = writeln!(out, "{share} of IO => [{start} - {end:>9})");
+        }
+    }
+}
+
+/// DiskSpd orders distinct distributions by their ranges: each range's cumulative I/O share, its
+/// share, its start and its length, in turn.
+fn ranges_order(a: &[EffectiveRange], b: &[EffectiveRange]) -> std::cmp::Ordering {
+    let keys = |ranges: &[EffectiveRange]| {
+        let mut before = 0.0;
+        ranges
+            .iter()
+            .map(|r| {
+                let key = (before, r.io_percent, r.start, r.length);
+                before += r.io_percent;
+                key
+            })
+            .collect::<Vec<_>>()
+    };
+    let (a, b) = (keys(a), keys(b));
+    for (x, y) in a.iter().zip(&b) {
+        let order =
+            x.0.total_cmp(&y.0)
+                .then(x.1.total_cmp(&y.1))
+                .then(x.2.cmp(&y.2))
+                .then(x.3.cmp(&y.3));
+        if order.is_ne() {
+            return order;
+        }
+    }
+    a.len().cmp(&b.len())
+}
+
+/// Whether an absolute distribution lost ranges past the end of the target, so that the shares
+/// printed are re-scaled to the ranges left.
+fn trimmed(target: &Target, ranges: &[EffectiveRange]) -> bool {
+    target.distribution.as_ref().is_some_and(|d| {
+        let given = d.ranges.iter().filter(|r| r.io_percent > 0).count();
+        let kept = ranges.iter().filter(|r| r.io_percent > 0.0).count();
+        d.kind == DistributionKind::Absolute && kept < given
+    })
+}
+
+/// Threads as DiskSpd lists them: each one after a space, a run of three or more as `a - b`.
+fn thread_list(threads: &[u32]) -> String {
+    let mut sorted = threads.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < sorted.len() {
+        let mut j = i;
+        while j + 1 < sorted.len() && sorted[j + 1] == sorted[j] + 1 {
+            j += 1;
+        }
+        match j - i {
+            0 => {
+                let _ = write!(out, " {}", sorted[i]);
+            }
+            1 => {
+                let _ = write!(out, " {} {}", sorted[i], sorted[j]);
+            }
+            _ => {
+                let _ = write!(out, " {} - {}", sorted[i], sorted[j]);
+            }
+        }
+        i = j + 1;
+    }
+    out
 }
 
 fn section_table(out: &mut String, m: &Measured, op: Option<Op>, latency: bool, iops_stddev: bool) {
@@ -230,6 +318,137 @@ pub(super) fn latency_chart_of(
             "{label:>7} | {:>10} | {:>10} | {total:10.3}",
             cell(&d.read, p),
             cell(&d.write, p)
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::{Access, Distribution, DistributionRange};
+
+    fn range(io_percent: f64, start: u64, length: u64) -> EffectiveRange {
+        EffectiveRange {
+            io_percent,
+            start,
+            length,
+        }
+    }
+
+    fn report(path: &str, threads: &[u32], ranges: &[EffectiveRange]) -> DistributionReport {
+        DistributionReport {
+            path: path.into(),
+            threads: threads.to_vec(),
+            ranges: ranges.to_vec(),
+        }
+    }
+
+    fn timespan(kind: DistributionKind, given: &[(u32, u64)], paths: &[&str]) -> TimeSpan {
+        let mut ts = TimeSpan::new();
+        for path in paths {
+            let mut t = Target::new((*path).into());
+            t.access = Access::Random {
+                align: 4096,
+                ratio: 100,
+            };
+            t.distribution = Some(Distribution {
+                kind,
+                ranges: given
+                    .iter()
+                    .map(|&(io_percent, span)| DistributionRange { io_percent, span })
+                    .collect(),
+            });
+            ts.targets.push(t);
+        }
+        ts
+    }
+
+    const KIB: u64 = 1024;
+
+    /// -rdpct10/10:10/10:0/10 on 100KiB: DiskSpd 2.3's Test_PrintEffectiveDistributionPct.
+    fn pct() -> Vec<EffectiveRange> {
+        vec![
+            range(10.0, 0, 8 * KIB),
+            range(10.0, 8 * KIB, 12 * KIB),
+            range(0.0, 20 * KIB, 8 * KIB),
+            range(80.0, 28 * KIB, 72 * KIB),
+        ]
+    }
+
+    fn text(ts: &TimeSpan, reports: &[DistributionReport]) -> String {
+        let mut out = String::new();
+        distributions_text(&mut out, ts, reports);
+        out
+    }
+
+    #[test]
+    fn effective_distributions_print_as_diskspd_2_3() {
+        let given = [(10, 10), (10, 10), (0, 10), (80, 70)];
+        let ts = timespan(
+            DistributionKind::Percent,
+            &given,
+            &["testfile.dat", "testfile2.dat"],
+        );
+        let ranges = "    10% of IO => [     0    -      8KiB)\n    10% of IO => [     8KiB -     20KiB)\n    80% of IO => [    28KiB -    100KiB)\n";
+        let head = "\nEffective IO Distributions\n--------------------------\n";
+        for (threads, list) in [
+            (&[0][..], "0"),
+            (&[0, 1], "0 1"),
+            (&[0, 1, 2], "0 - 2"),
+            (&[0, 1, 2, 4], "0 - 2 4"),
+        ] {
+            assert_eq!(
+                text(&ts, &[report("testfile.dat", threads, &pct())]),
+                format!("{head}target: testfile.dat [thread: {list}]\n{ranges}")
+            );
+        }
+        // Two targets with one distribution: listed together above one set of ranges.
+        assert_eq!(
+            text(
+                &ts,
+                &[
+                    report("testfile2.dat", &[2], &pct()),
+                    report("testfile.dat", &[0, 1], &pct())
+                ]
+            ),
+            format!(
+                "{head}target: testfile.dat [thread: 0 1]\ntarget: testfile2.dat [thread: 2]\n{ranges}"
+            )
+        );
+        // Two distributions (one target of 100KiB, one of 1MiB): each with its own ranges.
+        let mib = vec![
+            range(10.0, 0, 100 * KIB),
+            range(10.0, 100 * KIB, 104 * KIB),
+            range(0.0, 204 * KIB, 100 * KIB),
+            range(80.0, 304 * KIB, 720 * KIB),
+        ];
+        assert_eq!(
+            text(
+                &ts,
+                &[
+                    report("testfile.dat", &[0], &pct()),
+                    report("testfile2.dat", &[1], &mib)
+                ]
+            ),
+            format!(
+                "{head}target: testfile.dat [thread: 0]\n{ranges}target: testfile2.dat [thread: 1]\n    10% of IO => [     0    -    100KiB)\n    10% of IO => [   100KiB -    204KiB)\n    80% of IO => [   304KiB -      1MiB)\n"
+            )
+        );
+    }
+
+    #[test]
+    fn a_trimmed_absolute_distribution_shows_one_decimal_on_every_row() {
+        // -rdabs10/50k:20/10k:30/1G on a 100KiB target (DiskSpd 2.3's unit test); 50.0 too.
+        let given = [(10, 50 * KIB), (20, 10 * KIB), (30, 1 << 30), (40, 0)];
+        let ts = timespan(DistributionKind::Absolute, &given, &["testfile.dat"]);
+        let ranges = [
+            range(100.0 / 6.0, 0, 50 * KIB),
+            range(100.0 / 3.0, 50 * KIB, 10 * KIB),
+            range(50.0, 60 * KIB, 40 * KIB),
+        ];
+        assert_eq!(
+            text(&ts, &[report("testfile.dat", &[0], &ranges)]),
+            "\nEffective IO Distributions\n--------------------------\ntarget: testfile.dat [thread: 0]\n    16.7% of IO => [     0    -     50KiB)\n    33.3% of IO => [    50KiB -     60KiB)\n    50.0% of IO => [    60KiB -    100KiB)\n"
         );
     }
 }
