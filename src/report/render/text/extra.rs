@@ -4,47 +4,88 @@
 use std::fmt::Write as _;
 
 use crate::counters::Counter;
+use crate::profile::Counters;
 use crate::report::{Measured, ThreadReport};
 
-/// DiskSpd's ETW block, with the Linux counters that stand in for its event groups.
-pub(super) fn counters_text(out: &mut String, counters: &[Counter]) {
+/// A group's counters: DiskSpd's name and the Linux counter's key (empty: none, printed as 0).
+type Fields<'a> = &'a [(&'a str, &'a str)];
+
+/// DiskSpd's ETW block (`_DisplayETW`): for each `-e` group given, DiskSpd's heading and counter
+/// names, in its order, filled from the Linux counters that stand in for them (`counters.rs`); a
+/// counter Linux does not have prints 0. (The ETW session's buffer statistics describe Windows'
+/// tracing and are left out.)
+pub(super) fn counters_text(out: &mut String, groups: &Counters, counters: &[Counter]) {
     out.push_str("\n\n\nETW:\n----\n\n");
-    let value = |key: &str| counters.iter().find(|c| c.key == key).map(|c| c.value);
-    let groups: [(&str, &[(&str, &str)]); 4] = [
+    let value = |key: &str| {
+        counters
+            .iter()
+            .find(|c| c.key == key)
+            .map_or(0, |c| c.value)
+    };
+    let page_faults: &[(&str, &str)] = &[
+        ("Copy on Write", ""),
+        ("Demand Zero fault", "memory.minor_faults"),
+        ("Guard Page fault", ""),
+        ("Hard page fault", "memory.major_faults"),
+        ("Transition fault", ""),
+    ];
+    let registry: Vec<(&str, &str)> = [
+        "NtCreateKey",
+        "NtDeleteKey",
+        "NtDeleteValueKey",
+        "NtEnumerateKey",
+        "NtEnumerateValueKey",
+        "NtFlushKey",
+        "KcbDump/create",
+        "NtOpenKey",
+        "NtQueryKey",
+        "NtQueryMultipleValueKey",
+        "NtQueryValueKey",
+        "NtSetInformationKey",
+        "NtSetValueKey",
+    ]
+    .map(|name| (name, ""))
+    .to_vec();
+    let tasks: &[(&str, &str)] = &[("Start", "tasks.created"), ("End", "tasks.ended")];
+    let blocks: [(bool, &str, Fields); 8] = [
         (
+            groups.disk_io,
             "Disk I/O",
             &[("Read", "disk.reads"), ("Write", "disk.writes")],
         ),
+        (groups.image_load, "Load Image", &[("Load Image", "")]),
+        (groups.memory_page_faults, "Memory Page Faults", page_faults),
         (
-            "Memory Page Faults",
-            &[
-                ("All page faults", "memory.page_faults"),
-                ("Hard page fault", "memory.major_faults"),
-            ],
+            groups.memory_hard_faults && !groups.memory_page_faults,
+            "Memory Hard Faults",
+            &[("Hard page fault", "memory.major_faults")],
         ),
         (
+            groups.network,
             "Network",
             &[
+                ("Accept", "net.tcp_accepts"),
+                ("Connect", "net.tcp_connects"),
+                ("Disconnect", "net.tcp_disconnects"),
+                ("Reconnect", ""),
+                ("Retransmit", "net.tcp_retransmitted"),
                 ("TCP/IP Send", "net.tcp_sent"),
                 ("TCP/IP Receive", "net.tcp_received"),
-                ("Retransmit", "net.tcp_retransmitted"),
                 ("UDP/IP Send", "net.udp_sent"),
                 ("UDP/IP Receive", "net.udp_received"),
             ],
         ),
-        ("Process and Thread", &[("Tasks created", "tasks.created")]),
+        (groups.process, "Process", tasks),
+        (groups.registry, "Registry", &registry),
+        (groups.thread, "Thread", tasks),
     ];
-    for (group, fields) in groups {
-        let present: Vec<(&str, u64)> = fields
-            .iter()
-            .filter_map(|(name, key)| value(key).map(|v| (*name, v)))
-            .collect();
-        if present.is_empty() {
+    for (given, heading, fields) in blocks {
+        if !given {
             continue;
         }
-        let _ = writeln!(out, "\t{group}");
-        for (name, v) in present {
-            let _ = writeln!(out, "\t\t{name}: {v}");
+        let _ = writeln!(out, "\t{heading}");
+        for (name, key) in fields {
+            let _ = writeln!(out, "\t\t{name}: {}", value(key));
         }
     }
 }

@@ -66,7 +66,7 @@ pub(super) fn results_text(
         latency_chart(out, &m.totals);
     }
     if profile.counters.any() {
-        extra::counters_text(out, &m.counters);
+        extra::counters_text(out, &profile.counters, &m.counters);
     }
     if profile.verbose_stats {
         extra::wait_text(out, &m.threads, latency || iops_stddev);
