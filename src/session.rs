@@ -12,7 +12,7 @@ use crate::cluster::{Cluster, Finished};
 use crate::console::{out, say};
 use crate::exit::EXIT_RUN_ERROR;
 use crate::profile::{Action, Profile};
-use crate::report::{self, Report, utc_string};
+use crate::report::{self, Report};
 use crate::safety::LinuxView;
 use crate::stats::RunResults;
 use crate::system::{Host, LinuxHost};
@@ -105,7 +105,7 @@ fn measure(template: &Profile, warnings: Vec<String>, cluster: &Cluster) -> Resu
         if profile.verbose {
             let _ = out(&format!(
                 "{}: {line}\n",
-                utc_string(std::time::SystemTime::now())
+                crate::wall::local_stamp(std::time::SystemTime::now())
             ));
         }
     };

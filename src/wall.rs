@@ -35,6 +35,31 @@ pub fn utc_string(time: SystemTime) -> String {
     )
 }
 
+/// DiskSpd 2.3's stamp on a `-v` progress line: local time, `YYYY-MM-DDTHH:MM:SS`.
+pub fn local_stamp(time: SystemTime) -> String {
+    let seconds = time
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs()) as libc::time_t;
+    // SAFETY: tm is plain data, valid all zeros; localtime_r (which reads the zone setting on
+    // first use) writes only the tm it is given and returns null on failure (checked).
+    let local = unsafe {
+        let mut tm: libc::tm = std::mem::zeroed();
+        (!libc::localtime_r(&seconds, &mut tm).is_null()).then_some(tm)
+    };
+    match local {
+        Some(tm) => format!(
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
+            tm.tm_year + 1900,
+            tm.tm_mon + 1,
+            tm.tm_mday,
+            tm.tm_hour,
+            tm.tm_min,
+            tm.tm_sec
+        ),
+        None => rfc3339(time),
+    }
+}
+
 /// Nanoseconds since the epoch (0 before it).
 pub fn unix_ns(time: SystemTime) -> u64 {
     time.duration_since(SystemTime::UNIX_EPOCH)
@@ -49,6 +74,23 @@ pub fn from_unix_ns(ns: u64) -> SystemTime {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn local_stamps_are_diskspds() {
+        let stamp = local_stamp(SystemTime::UNIX_EPOCH + Duration::from_secs(1_718_282_096));
+        // Local time: the date and hour depend on the zone, the form does not.
+        let bytes = stamp.as_bytes();
+        assert_eq!(stamp.len(), 19, "{stamp}");
+        for (i, b) in bytes.iter().enumerate() {
+            match i {
+                4 | 7 => assert_eq!(*b, b'-'),
+                10 => assert_eq!(*b, b'T'),
+                13 | 16 => assert_eq!(*b, b':'),
+                _ => assert!(b.is_ascii_digit(), "{stamp}"),
+            }
+        }
+        assert_eq!(&stamp[17..], "56", "seconds are the same in every zone");
+    }
 
     #[test]
     fn utc_dates() {

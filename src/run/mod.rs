@@ -363,7 +363,7 @@ pub fn execute<'s, C: Clock>(
     });
     let (lost, collector, stopped_by) = monitor.finish();
     let collected = collector.map(|c| c.finish()).unwrap_or_default();
-    log("finished test");
+    log("finished test...");
     let Phases {
         start_time,
         schedule,
@@ -534,9 +534,8 @@ fn control<C: Clock>(
     if gate.aborted.load(Ordering::SeqCst) {
         return phases;
     }
-    if ts.warmup_s > 0 {
-        log("starting warm up...");
-    }
+    // DiskSpd's progress messages (IORequestGenerator), each phase said even when it is empty.
+    log("starting warm up...");
     monitor.wait_until(schedule.warmup_end);
     (phases.cpu.0, phases.samples.0) = sample(host, input.counters);
     monitor.window_began(start_time, phases.cpu.0.clone());
@@ -546,9 +545,7 @@ fn control<C: Clock>(
     (phases.cpu.1, phases.samples.1) = sample(host, input.counters);
     let finish = set_event(&input.events.signal_finish);
     phases.event_error = std::mem::replace(&mut phases.event_error, Ok(())).and(finish);
-    if ts.cooldown_s > 0 {
-        log("starting cool down...");
-    }
+    log("starting cool down...");
     monitor.wait_until(schedule.end);
     phases
 }

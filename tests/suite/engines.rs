@@ -486,14 +486,34 @@ fn verbose_and_progress_dots() {
     ]);
     assert!(output.status.success(), "{}", stderr(&output));
     let out = stdout(&output);
-    for phase in [
-        "starting warm up...",
-        "starting measurements...",
-        "finished test",
-    ] {
-        assert!(out.contains(phase), "missing {phase:?}");
-    }
-    assert!(out.contains("UTC: starting"), "lines are timestamped");
+    // DiskSpd 2.3's progress lines: local "YYYY-MM-DDTHH:MM:SS: " and its messages, every phase
+    // said (a cool-down of 0 s too), in order. Progress dots run on before a stamp, as DiskSpd's do.
+    let stamped = |l: &str| -> Option<usize> {
+        (0..l.len().saturating_sub(20)).find(|&i| {
+            let b = &l.as_bytes()[i..i + 21];
+            b.iter().enumerate().all(|(k, c)| match k {
+                4 | 7 => *c == b'-',
+                10 => *c == b'T',
+                13 | 16 | 19 => *c == b':',
+                20 => *c == b' ',
+                _ => c.is_ascii_digit(),
+            })
+        })
+    };
+    let said: Vec<&str> = out
+        .lines()
+        .filter_map(|l| stamped(l).map(|i| &l[i + 21..]))
+        .collect();
+    assert_eq!(
+        said,
+        [
+            "starting warm up...",
+            "starting measurements...",
+            "starting cool down...",
+            "finished test...",
+        ],
+        "{out}"
+    );
     assert!(out.contains("......"), "progress dots");
 }
 
