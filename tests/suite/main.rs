@@ -1,5 +1,7 @@
 //! The integration suite, one binary: the command line as a user meets it (`cli`, `hostile`),
-//! whole runs on a fake clock compared byte for byte (`golden`, `formats`, `profiles`), real I/O
+//! whole runs on a fake clock compared byte for byte (`golden`, `formats`, `profiles`), the text
+//! report against DiskSpd's layout written a second time from its format strings (`diskspd_text`),
+//! real I/O
 //! (`engines`, `options`, `observe`), the safety gate on real devices and files (`devices`,
 //! `signatures`, `races`, `faults`), the subcommands (`tools`), the HTML report in a browser
 //! (`html`), repeated runs and their statistics (`characterise`) and runs across processes (`cluster`: `--start-at`, and `mpirun` with
@@ -13,6 +15,7 @@ mod children;
 mod cli;
 mod cluster;
 mod devices;
+mod diskspd_text;
 mod engines;
 mod faults;
 mod formats;
