@@ -469,6 +469,69 @@ mod tests {
         out[out.find("      IO Distribution:").unwrap()..].to_string()
     }
 
+    /// The timespan lines (before the first target) that `args` resolve to.
+    fn timespan_lines(args: &[&str], system: &SystemInfo) -> String {
+        let args: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
+        let crate::cli::Command::Run(raw) = crate::cli::parse(&args).unwrap() else {
+            panic!("not a run")
+        };
+        let profile = crate::profile::resolve(&raw, "iospd".into())
+            .unwrap()
+            .profile;
+        let mut out = String::new();
+        timespan_text(&mut out, &profile.timespans[0], system);
+        out[..out.find("    path: ").unwrap()].to_string()
+    }
+
+    fn machine(page_size: u64) -> SystemInfo {
+        SystemInfo {
+            page_size,
+            ..SystemInfo::default()
+        }
+    }
+
+    #[test]
+    fn timespan_lines_match_diskspd_2_3() {
+        let four_k = machine(4096);
+        // DiskSpd 2.3's Test_ParseProfile (defaults) and Test_ParseResults (-D, -u).
+        assert_eq!(
+            timespan_lines(&["t.dat"], &four_k),
+            "    duration: 10s\n    warm up time: 5s\n    cool down time: 0s\n    random seed: 0\n    affinity assignment: cpu order, fill groups, P-cores first\n    buffer separation: thread optimized (16MiB)\n"
+        );
+        assert_eq!(
+            timespan_lines(&["-D", "-u", "t.dat"], &four_k),
+            "    duration: 10s\n    warm up time: 5s\n    cool down time: 0s\n    gathering IOPS at intervals of 1000ms\n    random seed: 0\n    using IoRing (batch size: 25%) with registered buffers\n    affinity assignment: cpu order, fill groups, P-cores first\n    buffer separation: thread optimized (16MiB)\n"
+        );
+        // 8KiB pages with 128-byte lines: Test_PrintProfileBufferSeparation8KPage128BLine.
+        let mut eight_k = machine(8192);
+        eight_k.caches.push(crate::system::CacheInfo {
+            level: 3,
+            kind: crate::system::CacheKind::Unified,
+            size: 32 << 20,
+            line: 128,
+            ways: 16,
+            cpus: "0".into(),
+        });
+        assert!(
+            timespan_lines(&["t.dat"], &eight_k)
+                .contains("\n    buffer separation: thread optimized (128MiB)\n")
+        );
+        assert!(
+            timespan_lines(&["-bsn", "t.dat"], &four_k)
+                .ends_with("\n    buffer separation: system default\n")
+        );
+        // -n in the affinity line's place; -F without -O; completion depth, then -Zr last.
+        assert_eq!(
+            timespan_lines(&["-n", "-F2", "-oc4", "-Zr", "-L", "t.dat"], &four_k),
+            "    duration: 10s\n    warm up time: 5s\n    cool down time: 0s\n    measuring latency\n    random seed: 0\n    thread pool with 2 threads\n    number of outstanding I/O operations per thread: 0\n    affinity disabled\n    buffer separation: thread optimized (16MiB)\n    completion depth: 4\n    generating random data for each write IO\n      WARNING: this increases the CPU cost of issuing writes and should only\n               be compared to other results using the -Zr flag\n"
+        );
+        assert!(
+            timespan_lines(&["-a1,0", "-ac", "t.dat"], &four_k).contains(
+                "\n    affinity assignment: core-aware, fill groups, P-cores first\n    affinity (cpu): 0-1\n"
+            )
+        );
+    }
+
     #[test]
     fn distributions_print_as_diskspd_2_3() {
         // The expected lines are DiskSpd 2.3's own unit-test output.
