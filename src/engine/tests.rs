@@ -183,6 +183,19 @@ fn mapped_reads_of_a_truncated_file_fail_in_every_thread_faulting_at_once() {
     }
 }
 
+/// A ring over `file` with one slot set and nothing registered.
+fn plain_ring(file: &std::fs::File) -> Uring {
+    let (ring, _) = Uring::new(
+        &[file.as_raw_fd()],
+        &[0],
+        slots(),
+        false,
+        FastPaths::default(),
+    )
+    .unwrap();
+    ring
+}
+
 /// The CPUs allowed for a kernel thread named `iou-wrk-<tid>` of this process, one per worker.
 fn worker_masks(tid: i32) -> Vec<usize> {
     let mut masks = Vec::new();
@@ -217,14 +230,7 @@ fn a_pinned_threads_io_uring_workers_may_run_on_every_allowed_cpu() {
                 let tid = unsafe { libc::gettid() };
                 // Pinned first: the worker the kernel starts copies the one CPU...
                 pin_current_thread(allowed[0]).unwrap();
-                let (mut pinned, _) = Uring::new(
-                    &[file.as_raw_fd()],
-                    &[0],
-                    slots(),
-                    false,
-                    FastPaths::default(),
-                )
-                .unwrap();
+                let mut pinned = plain_ring(&file);
                 pinned.start_worker().unwrap();
                 assert_eq!(worker_masks(tid), [1]);
                 // ...until it is widened.
@@ -240,14 +246,7 @@ fn a_pinned_threads_io_uring_workers_may_run_on_every_allowed_cpu() {
                 let tid = unsafe { libc::gettid() };
                 // Started while the thread may run anywhere, the worker keeps that after the pin.
                 allow_current_thread(&allowed).unwrap();
-                let (mut engine, _) = Uring::new(
-                    &[file.as_raw_fd()],
-                    &[0],
-                    slots(),
-                    false,
-                    FastPaths::default(),
-                )
-                .unwrap();
+                let mut engine = plain_ring(&file);
                 engine.start_worker().unwrap();
                 pin_current_thread(allowed[0]).unwrap();
                 assert_eq!(worker_masks(tid), [allowed.len()]);
