@@ -656,29 +656,43 @@ fn distributions(out: &mut String, ts: &Value, m: &Value) {
             .collect()
     };
     groups.sort_by(|a, b| key(a.0).partial_cmp(&key(b.0)).unwrap());
-    for (r, mut members) in groups {
-        members.sort_by_key(|d| d["path"].as_str().unwrap().to_string());
+    for (r, members) in groups {
+        // `map<string, set<UINT32>>`: one line per path, its threads in order.
+        let mut paths: std::collections::BTreeMap<&str, std::collections::BTreeSet<u64>> =
+            Default::default();
         for d in &members {
-            let mut threads: Vec<u64> = d["threads"].as_array().unwrap().iter().map(u).collect();
-            threads.sort_unstable();
+            paths
+                .entry(d["path"].as_str().unwrap())
+                .or_default()
+                .extend(d["threads"].as_array().unwrap().iter().map(u));
+        }
+        for (path, threads) in &paths {
+            // The run-writing loop of `_PrintEffectiveDistributions`, step for step.
             let mut text = String::new();
-            let mut i = 0;
-            while i < threads.len() {
-                let mut j = i;
-                while j + 1 < threads.len() && threads[j + 1] == threads[j] + 1 {
-                    j += 1;
+            let (mut last, mut run) = (u64::MAX, 0);
+            for &th in threads {
+                if last != u64::MAX {
+                    if last + 1 == th {
+                        last = th;
+                        run += 1;
+                        continue;
+                    }
+                    if run > 1 {
+                        text += " -";
+                    }
+                    text += &format!(" {last}");
                 }
-                text += &match j - i {
-                    0 => format!(" {}", threads[i]),
-                    1 => format!(" {} {}", threads[i], threads[j]),
-                    _ => format!(" {} - {}", threads[i], threads[j]),
-                };
-                i = j + 1;
+                text += &format!(" {th}");
+                last = th;
+                run = 0;
             }
-            out.push_str(&format!(
-                "target: {} [thread:{text}]\n",
-                d["path"].as_str().unwrap()
-            ));
+            if run > 1 {
+                text += " -";
+            }
+            if run > 0 {
+                text += &format!(" {last}");
+            }
+            out.push_str(&format!("target: {path} [thread:{text}]\n"));
         }
         let spec = ts["targets"]
             .as_array()
@@ -1007,6 +1021,18 @@ fn the_text_before_iospds_own_section_is_diskspds() {
             "<dir>/b.dat",
         ],
         &["-c2M", "-d1", "-W0", "-F2", "-b8K", "-s", "<dir>/a.dat"],
+        // One path given twice: its threads (0 and 2) on one line of the distributions.
+        &[
+            "-c1M",
+            "-d1",
+            "-W0",
+            "-b4K",
+            "-r",
+            "-rdpct10/10:90/90",
+            "<dir>/a.dat",
+            "<dir>/b.dat",
+            "<dir>/a.dat",
+        ],
         &[
             "-c2M",
             "-d1",

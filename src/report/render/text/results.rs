@@ -1,6 +1,7 @@
 //! `Results for timespan N`: test time, threads and depth, CPU, the Total/Read/Write tables and the
 //! latency percentiles.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use super::{MIB, NS_PER_MS, extra};
@@ -146,15 +147,17 @@ fn distributions_text(out: &mut String, ts: &TimeSpan, distributions: &[Distribu
         }
     }
     groups.sort_by(|a, b| ranges_order(a.0, b.0));
-    for (ranges, mut members) in groups {
-        members.sort_by(|a, b| a.path.cmp(&b.path));
+    for (ranges, members) in groups {
+        // One line per path, as DiskSpd keys them: a path given twice lists both its threads.
+        let mut paths: BTreeMap<&str, BTreeSet<u32>> = BTreeMap::new();
         for d in &members {
-            let _ = writeln!(
-                out,
-                "target: {} [thread:{}]",
-                d.path,
-                thread_list(&d.threads)
-            );
+            paths
+                .entry(d.path.as_str())
+                .or_default()
+                .extend(d.threads.iter().copied());
+        }
+        for (path, threads) in &paths {
+            let _ = writeln!(out, "target: {path} [thread:{}]", thread_list(threads));
         }
         let target = spec(&members[0].path);
         let base = target.map_or(0, |t| t.base_offset);
@@ -214,30 +217,35 @@ fn trimmed(target: &Target, ranges: &[EffectiveRange]) -> bool {
     })
 }
 
-/// Threads as DiskSpd lists them: each one after a space, a run of three or more as `a - b`.
-fn thread_list(threads: &[u32]) -> String {
-    let mut sorted = threads.to_vec();
-    sorted.sort_unstable();
-    sorted.dedup();
+/// A thread list as `_PrintEffectiveDistributions` writes it: a run of three or more as `a - b`,
+/// a pair as `a b`, and a thread alone before a gap twice (`0 0 2`: DiskSpd prints the end of the
+/// run it closes even when that run is the one thread it has just printed), kept so that the text
+/// is DiskSpd's for any parser that reads it.
+fn thread_list(threads: &BTreeSet<u32>) -> String {
     let mut out = String::new();
-    let mut i = 0;
-    while i < sorted.len() {
-        let mut j = i;
-        while j + 1 < sorted.len() && sorted[j + 1] == sorted[j] + 1 {
-            j += 1;
+    let mut last: Option<u32> = None;
+    let mut run = 0;
+    for &thread in threads {
+        if let Some(previous) = last {
+            if previous + 1 == thread {
+                last = Some(thread);
+                run += 1;
+                continue;
+            }
+            if run > 1 {
+                out.push_str(" -");
+            }
+            let _ = write!(out, " {previous}");
         }
-        match j - i {
-            0 => {
-                let _ = write!(out, " {}", sorted[i]);
-            }
-            1 => {
-                let _ = write!(out, " {} {}", sorted[i], sorted[j]);
-            }
-            _ => {
-                let _ = write!(out, " {} - {}", sorted[i], sorted[j]);
-            }
+        let _ = write!(out, " {thread}");
+        last = Some(thread);
+        run = 0;
+    }
+    if let Some(previous) = last.filter(|_| run > 0) {
+        if run > 1 {
+            out.push_str(" -");
         }
-        i = j + 1;
+        let _ = write!(out, " {previous}");
     }
     out
 }
@@ -396,6 +404,11 @@ mod tests {
             (&[0, 1], "0 1"),
             (&[0, 1, 2], "0 - 2"),
             (&[0, 1, 2, 4], "0 - 2 4"),
+            (&[0, 1, 3], "0 1 3"),
+            // DiskSpd's loop writes a lone thread before a gap twice.
+            (&[0, 2], "0 0 2"),
+            (&[0, 1, 2, 4, 6], "0 - 2 4 4 6"),
+            (&[3, 2, 1, 0], "0 - 3"),
         ] {
             assert_eq!(
                 text(&ts, &[report("testfile.dat", threads, &pct())]),
@@ -413,6 +426,20 @@ mod tests {
             ),
             format!(
                 "{head}target: testfile.dat [thread: 0 1]\ntarget: testfile2.dat [thread: 2]\n{ranges}"
+            )
+        );
+        // One path given twice (threads 0 and 2; thread 1 on another path): one line for it.
+        assert_eq!(
+            text(
+                &ts,
+                &[
+                    report("testfile.dat", &[0], &pct()),
+                    report("testfile2.dat", &[1], &pct()),
+                    report("testfile.dat", &[2], &pct())
+                ]
+            ),
+            format!(
+                "{head}target: testfile.dat [thread: 0 0 2]\ntarget: testfile2.dat [thread: 1]\n{ranges}"
             )
         );
         // Two distributions (one target of 100KiB, one of 1MiB): each with its own ranges.
