@@ -82,7 +82,7 @@ pub fn profile_document(profile: &Profile, system: &SystemInfo, format: ResultFo
     match format {
         ResultFormat::Text | ResultFormat::Html | ResultFormat::Csv => {
             let mut out = text::profile_text(profile, system);
-            text::beyond::profile_text(&mut out, profile, system);
+            text::beyond::profile_text(&mut out, profile);
             out
         }
         ResultFormat::Xml => crate::profile::xml::write_profile(profile),

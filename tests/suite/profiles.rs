@@ -91,7 +91,6 @@ fn profile_echo_for_many_command_lines() {
     // A fixed machine: 4KiB pages and no cache facts (64-byte lines assumed), for a stable file.
     let system = iospd::system::SystemInfo {
         page_size: 4096,
-        kernel: "Linux".into(),
         ..Default::default()
     };
     for line in LINES {

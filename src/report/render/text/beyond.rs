@@ -36,9 +36,10 @@ pub(super) fn report_text(out: &mut String, report: &Report, ran: &[Driven]) {
     }
 }
 
-/// The section for `-Rp`: the engine each given timespan asks for.
-pub fn profile_text(out: &mut String, profile: &Profile, system: &SystemInfo) {
-    heading(out, system);
+/// The section for `-Rp`: the engine each given timespan asks for. Like DiskSpd's `-Rp`, it says
+/// nothing of the machine (no kernel line), so a profile prints the same wherever it is read.
+pub fn profile_text(out: &mut String, profile: &Profile) {
+    let _ = writeln!(out, "\n{HEADING}");
     for (i, ts) in given_timespans(profile).iter().enumerate() {
         timespan_heading(out, profile, i);
         let requested = Driven {
