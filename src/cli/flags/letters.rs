@@ -238,12 +238,22 @@ pub const FLAGS: &[Flag] = &[
             if v.is_empty() || !v.chars().all(|c| matches!(c, 'r' | 's' | 't')) {
                 return Err("expects a size (-f10G) or hint letters r, s, t (-frs)".into());
             }
-            let hints = crate::profile::Hints {
-                random_access: v.contains('r'),
-                sequential_scan: v.contains('s'),
-                temporary: v.contains('t'),
-            };
-            once(&mut raw.hints, hints)
+            // DiskSpd takes the hints one by one (-fr -fs) or together (-frs); a hint given
+            // twice is an option given twice.
+            let hints = raw.hints.get_or_insert_default();
+            for (letter, hint) in [
+                ('r', &mut hints.random_access),
+                ('s', &mut hints.sequential_scan),
+                ('t', &mut hints.temporary),
+            ] {
+                if v.matches(letter).count() > usize::from(!*hint) {
+                    return Err(format!(
+                        "the hint '{letter}' was already given; give each hint once"
+                    ));
+                }
+                *hint |= v.contains(letter);
+            }
+            Ok(())
         },
     },
     Flag {

@@ -125,6 +125,18 @@ fn max_size_and_hints() {
     );
     let hints = apply("-frs").unwrap().hints.unwrap();
     assert!(hints.random_access && hints.sequential_scan && !hints.temporary);
+    // One by one, as DiskSpd takes them; a hint given twice is refused.
+    let mut raw = RawArgs::default();
+    apply_to("-fs", &mut raw).unwrap();
+    apply_to("-ft", &mut raw).unwrap();
+    let hints = raw.hints.unwrap();
+    assert!(!hints.random_access && hints.sequential_scan && hints.temporary);
+    assert!(
+        apply_to("-frs", &mut raw)
+            .unwrap_err()
+            .contains("'s' was already given")
+    );
+    assert!(apply("-fss").is_err());
     assert!(apply("-fq").is_err());
     assert!(apply("-f").is_err());
 }
