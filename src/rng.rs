@@ -43,6 +43,21 @@ impl Rng {
     }
 }
 
+/// For the samplers of `rand_distr` (`--distribution`), which draw from the thread's generator.
+impl rand_core::RngCore for Rng {
+    fn next_u32(&mut self) -> u32 {
+        (Rng::next_u64(self) >> 32) as u32
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        Rng::next_u64(self)
+    }
+
+    fn fill_bytes(&mut self, dst: &mut [u8]) {
+        rand_core::impls::fill_bytes_via_next(self, dst)
+    }
+}
+
 /// SplitMix64: advances `state` and returns its next 64 well-mixed bits. For values that must
 /// follow from a seed alone (the `--verify` pattern, stamp masks, run ids), not for the threads.
 #[inline]

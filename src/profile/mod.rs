@@ -22,7 +22,7 @@ use crate::engine::EngineKind;
 pub use resolve::{Resolved, resolve};
 pub use target::{
     Access, Burst, CacheMode, Distribution, DistributionKind, DistributionRange, FlushMode, Hints,
-    IoPriority, Target, ThreadTarget, Throughput, WriteBuffer,
+    IoPriority, Skew, Target, ThreadTarget, Throughput, WriteBuffer,
 };
 pub use validate::validate;
 

@@ -80,6 +80,8 @@ pub struct RawArgs {
     pub random_ratio: Option<u8>,
     /// `-rdpct…`/`-rdabs…`: distribution of random offsets.
     pub distribution: Option<DistributionArg>,
+    /// `--distribution=zipf|pareto|normal`: skewed random offsets.
+    pub skew: Option<crate::profile::Skew>,
     /// `-s[i][stride]`: sequential I/O.
     pub sequential: Option<SequentialArg>,
     /// `-p`: parallel sequential streams per outstanding I/O.

@@ -178,6 +178,16 @@ fn from_xml(raw: &RawArgs, path: &Path) -> Result<Profile, ProfileError> {
     }
     let mut profile = xml::read_profile(path)?;
     substitute_templates(&mut profile, &raw.targets)?;
+    if raw.distribution.is_some() {
+        return Err(ProfileError::Invalid(
+            "--distribution=zoned… cannot be combined with -X: put a <Distribution> in the profile's targets".into(),
+        ));
+    }
+    if let Some(skew) = raw.skew {
+        for target in profile.timespans.iter_mut().flat_map(|ts| &mut ts.targets) {
+            target.skew = Some(skew);
+        }
+    }
     Ok(profile)
 }
 
@@ -251,6 +261,7 @@ fn from_command_line(raw: &RawArgs) -> Result<Profile, ProfileError> {
         thread_stride: sizes.bytes(raw.thread_stride, "-T")?.unwrap_or(0),
         access: access(raw, sizes)?,
         distribution: distribution(raw, sizes)?,
+        skew: raw.skew,
         write_ratio: raw.write_ratio.unwrap_or(0),
         cache: raw.cache_mode.unwrap_or(CacheMode::Cached),
         write_through: raw.write_through.unwrap_or(false),

@@ -33,6 +33,9 @@ pub struct Target {
     pub access: Access,
     /// `-rdpct`/`-rdabs`: non-uniform random offsets.
     pub distribution: Option<Distribution>,
+    /// `--distribution=zipf|pareto|normal`: random offsets drawn with a skew.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skew: Option<Skew>,
     /// `-w`: percent of writes.
     pub write_ratio: u8,
     /// Page-cache use.
@@ -79,6 +82,7 @@ impl Target {
                 parallel: false,
             },
             distribution: None,
+            skew: None,
             write_ratio: 0,
             cache: CacheMode::Cached,
             write_through: false,
@@ -166,6 +170,45 @@ impl Distribution {
             span: rest,
         });
         self
+    }
+}
+
+/// `--distribution`: how random offsets are skewed towards a hot set of blocks (fio's
+/// `random_distribution`). Parameters are finite and in range (checked when parsed).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Skew {
+    /// The block of popularity rank k (from 1) is drawn with probability ∝ 1/k^θ; hot blocks are
+    /// scattered over the range.
+    Zipf {
+        /// θ > 0: the larger, the hotter the hottest blocks.
+        theta: f64,
+    },
+    /// The hottest fraction h of the blocks takes 1 − h of the I/O (0.2: the 80/20 rule), and so
+    /// on within every fraction; hot blocks are scattered over the range.
+    Pareto {
+        /// 0 < h < 1.
+        h: f64,
+    },
+    /// A bell centred on the middle of the range, its standard deviation this percent of the
+    /// range (draws outside the range are drawn again).
+    Normal {
+        /// 0 < σ ≤ 100.
+        sigma_percent: f64,
+    },
+}
+
+// Parameters are never NaN: they are parsed as finite numbers in range.
+impl Eq for Skew {}
+
+/// As `--distribution` takes it: `zipf:1.2`, `pareto:0.2`, `normal:10`.
+impl std::fmt::Display for Skew {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Skew::Zipf { theta } => write!(f, "zipf:{theta}"),
+            Skew::Pareto { h } => write!(f, "pareto:{h}"),
+            Skew::Normal { sigma_percent } => write!(f, "normal:{sigma_percent}"),
+        }
     }
 }
 

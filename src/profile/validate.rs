@@ -191,6 +191,11 @@ fn validate_access(
                     "'{path}': random distributions (-rd) apply only to random I/O; add -r"
                 )));
             }
+            if target.skew.is_some() {
+                return Err(invalid(format!(
+                    "'{path}': --distribution skews random offsets and this target is sequential; add -r"
+                )));
+            }
             if parallel && target.requests == 1 {
                 warnings.push(
                     "WARNING: -p does not have effect unless outstanding I/O count (-o) is > 1"
@@ -226,6 +231,11 @@ fn validate_access(
 fn validate_target(profile: &Profile, target: &Target) -> Result<(), ProfileError> {
     let path = target.path.display();
     if let Some(distribution) = &target.distribution {
+        if target.skew.is_some() {
+            return Err(invalid(format!(
+                "'{path}': --distribution and a -rd distribution both choose where random I/O goes; use one"
+            )));
+        }
         validate_distribution(target, distribution)?;
     }
     if let WriteBuffer::Source { size, .. } = target.write_buffer

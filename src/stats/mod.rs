@@ -121,6 +121,38 @@ pub struct TargetStats {
     pub read: OpStats,
     /// Writes.
     pub write: OpStats,
+    /// `--distribution`: how the measured I/Os fell on the hot sets.
+    pub skew: SkewCounts,
+}
+
+/// `--distribution`: the measured I/Os of a target and how many fell in each of its hot sets (the
+/// hottest 1 % and 10 % of its positions).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SkewCounts {
+    /// The aligned positions offsets were drawn from (0 without `--distribution`).
+    pub positions: u64,
+    /// Measured I/Os.
+    pub ios: u64,
+    /// Of those, in the hottest 1 % and 10 % of the positions.
+    pub hot: [u64; 2],
+}
+
+impl SkewCounts {
+    /// One measured I/O, in these hot sets.
+    #[inline]
+    pub fn count(&mut self, hot: [bool; 2]) {
+        self.ios += 1;
+        self.hot[0] += hot[0] as u64;
+        self.hot[1] += hot[1] as u64;
+    }
+
+    /// Another thread's or run's counts on the same target.
+    pub fn merge(&mut self, other: &SkewCounts) {
+        self.positions = self.positions.max(other.positions);
+        self.ios += other.ios;
+        self.hot[0] += other.hot[0];
+        self.hot[1] += other.hot[1];
+    }
 }
 
 impl TargetStats {
@@ -130,6 +162,7 @@ impl TargetStats {
             target,
             read: OpStats::new(intervals),
             write: OpStats::new(intervals),
+            skew: SkewCounts::default(),
         }
     }
 

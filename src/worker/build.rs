@@ -106,7 +106,8 @@ impl<'a, C: Clock> Worker<'a, C> {
                         &prepared.distribution,
                         // DiskSpd ignores -si for a target with one thread: plain sequential.
                         (ts.threads_per_target(target) > 1).then(|| &shared_offsets[tt.target]),
-                    ),
+                    )
+                    .with_skew(target.skew),
                     throttle: Throttle::new(target.throughput, target.block_size, burst),
                     fill: write_fill(ts, target, prepared),
                     write_ratio: target.write_ratio,
@@ -118,7 +119,7 @@ impl<'a, C: Clock> Worker<'a, C> {
             })
             .collect();
         let ring = ts.io_ring;
-        Worker {
+        let mut worker = Worker {
             clock,
             thread: thread.thread,
             targets: worker_targets,
@@ -150,7 +151,11 @@ impl<'a, C: Clock> Worker<'a, C> {
             verify: plan
                 .verify
                 .map(|v| v.thread(thread.thread, thread.slots() as usize)),
+        };
+        for (target, stats) in worker.targets.iter().zip(&mut worker.stats) {
+            stats.skew.positions = target.offsets.skewed_positions().unwrap_or(0);
         }
+        worker
     }
 }
 

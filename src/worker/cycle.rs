@@ -252,6 +252,9 @@ impl<C: Clock> Worker<'_, C> {
                     }
                 } else if counted {
                     let latency = now - started[slot];
+                    if let Some(hot) = self.targets[t].offsets.hot(offsets[slot]) {
+                        self.stats[t].skew.count(hot);
+                    }
                     let stats = self.stats[t].op_mut(ops[slot]);
                     stats.record(len as u64, latency, interval);
                     if let Some(h) = &mut stats.from_intended {

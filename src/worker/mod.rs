@@ -22,6 +22,7 @@ pub mod buffers;
 mod build;
 mod cycle;
 pub mod offsets;
+pub mod skew;
 pub mod throttle;
 
 use std::io;

@@ -19,7 +19,8 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::profile::Access;
+use super::skew::SkewDraw;
+use crate::profile::{Access, Skew};
 use crate::rng::Rng;
 use crate::targets::Range;
 use crate::targets::distribution::EffectiveRange;
@@ -55,6 +56,7 @@ pub struct OffsetGen<'a> {
     lanes: Vec<u64>,
     spans: Vec<Span>,
     random_percent: u64,
+    skew: Option<SkewDraw>,
 }
 
 impl<'a> OffsetGen<'a> {
@@ -104,7 +106,31 @@ impl<'a> OffsetGen<'a> {
             lanes: vec![start; lanes],
             spans,
             random_percent,
+            skew: None,
         }
+    }
+
+    /// Random offsets drawn with this skew (`--distribution`) instead of uniformly.
+    pub fn with_skew(mut self, skew: Option<Skew>) -> Self {
+        self.skew = skew.map(|s| SkewDraw::new(s, self.positions));
+        self
+    }
+
+    /// With `--distribution`: whether `offset` lies in each hot set of
+    /// [`super::skew::HOT_PERCENTS`].
+    #[inline]
+    pub fn hot(&self, offset: u64) -> Option<[bool; 2]> {
+        let skew = self.skew.as_ref()?;
+        let position = offset
+            .saturating_sub(self.base)
+            .checked_div(self.align)
+            .unwrap_or(0);
+        Some(skew.hot(position))
+    }
+
+    /// With `--distribution`: the positions drawn from.
+    pub fn skewed_positions(&self) -> Option<u64> {
+        self.skew.as_ref().map(|_| self.positions)
     }
 
     /// The offset of the next I/O on `lane` (the slot's index among the target's slots), and
@@ -159,6 +185,9 @@ impl<'a> OffsetGen<'a> {
 
     #[inline]
     fn random(&self, rng: &mut Rng) -> u64 {
+        if let Some(skew) = &self.skew {
+            return skew.next(rng) * self.align;
+        }
         if self.spans.is_empty() {
             return rng.below(self.positions) * self.align;
         }

@@ -10,6 +10,7 @@
 
 mod util;
 
+mod access;
 mod characterise;
 mod children;
 mod cli;

@@ -280,6 +280,14 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         },
     },
     LongFlag {
+        name: "distribution",
+        usage: (
+            "--distribution=<zipf:θ|pareto:h|normal:σ%|zoned:…>",
+            "skew random offsets (-r) to a hot set: zipf:1.2, pareto:0.2 (20 % of blocks take 80 % of I/O), normal:10; zoned:90/10 is -rdpct90/10",
+        ),
+        apply: |v, raw| super::apply_skew(v, raw),
+    },
+    LongFlag {
         name: "percentiles",
         usage: (
             "--percentiles=<p,p,…>",

@@ -5,7 +5,7 @@ use super::{MAX_CPU, flag_once, once, unit};
 use crate::profile::raw::{DistributionArg, RawArgs};
 use crate::profile::{
     Batch, BufferSeparation, CacheMode, DistributionKind, Efficiency, EtwTimer, IoRing,
-    ResultFormat,
+    ResultFormat, Skew,
 };
 use crate::units::{Size, parse_in_range, parse_size};
 
@@ -202,6 +202,49 @@ pub fn apply_distribution(spec: &str, raw: &mut RawArgs) -> Result<(), String> {
             ranges: parsed,
         },
     )
+}
+
+/// `--distribution=zipf:<θ>|pareto:<h>|normal:<σ%>`, or `zoned:<IO%>/<target%>:…` and
+/// `zoned_abs:<IO%>/<size>:…`, fio's names for DiskSpd's `-rdpct` and `-rdabs`.
+pub fn apply_skew(spec: Option<&str>, raw: &mut RawArgs) -> Result<(), String> {
+    const EXAMPLE: &str =
+        "for example --distribution=zipf:1.2, pareto:0.2, normal:10 or zoned:90/10";
+    let spec = spec
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| format!("expects a distribution; {EXAMPLE}"))?;
+    let (kind, value) = spec.split_once(':').unwrap_or((spec, ""));
+    if raw.skew.is_some() || raw.distribution.is_some() {
+        return Err("a distribution was already given (by --distribution or -rd); give one".into());
+    }
+    let number = |name: &str, low: f64, high: f64, inclusive_high: bool, example: &str| {
+        let x: f64 = value.parse().ok().filter(|x: &f64| x.is_finite()).ok_or_else(|| {
+            format!("'{value}' is not a number; {kind} takes {name}, for example --distribution={example}")
+        })?;
+        let fits = x > low && (x < high || (inclusive_high && x == high));
+        let upper = if inclusive_high { "at most" } else { "below" };
+        match fits {
+            true => Ok(x),
+            false => Err(format!(
+                "{kind}'s {name} must be above {low} and {upper} {high}, not {value}; for example --distribution={example}"
+            )),
+        }
+    };
+    let skew = match kind {
+        "zipf" => Skew::Zipf {
+            theta: number("θ", 0.0, 10.0, true, "zipf:1.2")?,
+        },
+        "pareto" => Skew::Pareto {
+            h: number("h", 0.0, 1.0, false, "pareto:0.2")?,
+        },
+        "normal" => Skew::Normal {
+            sigma_percent: number("σ (percent of the range)", 0.0, 100.0, true, "normal:10")?,
+        },
+        "zoned" => return apply_distribution(&format!("pct{value}"), raw),
+        "zoned_abs" => return apply_distribution(&format!("abs{value}"), raw),
+        other => return Err(format!("'{other}' is not a distribution; {EXAMPLE}")),
+    };
+    raw.skew = Some(skew);
+    Ok(())
 }
 
 /// `-eDISK_IO` and the other ETW groups, and the clock/buffer letters.

@@ -4,16 +4,17 @@
 
 use std::time::SystemTime;
 
-use crate::profile::{Profile, TimeSpan};
+use crate::profile::{Profile, Skew, TimeSpan};
 use crate::report::{
-    CpuUsage, Direction, Directions, DistributionReport, IntervalReport, Latency, Measured,
-    Percentile, Report, SCHEMA_VERSION, Shape, StoppedEarly, Sum, TargetTotals, ThreadReport,
-    ThreadTarget, TimeSpanReport, Tool, Totals, percentile_list, utc_string,
+    CpuUsage, Direction, Directions, DistributionReport, HotSet, IntervalReport, Latency, Measured,
+    Percentile, Report, SCHEMA_VERSION, Shape, SkewReport, StoppedEarly, Sum, TargetTotals,
+    ThreadReport, ThreadTarget, TimeSpanReport, Tool, Totals, percentile_list, utc_string,
 };
 use crate::stats::cpu::usage_between;
 use crate::stats::intervals::{Interval, iops_stddev, valid};
-use crate::stats::{OpStats, RunResults, TimeSpanResults};
+use crate::stats::{OpStats, RunResults, SkewCounts, TimeSpanResults};
 use crate::system::SystemInfo;
+use crate::worker::skew::{HOT_PERCENTS, expected_share, hot_blocks};
 
 /// Sums over every timespan that measured something, when the profile has several (`planned`).
 pub(crate) fn totals_over(planned: usize, timespans: &[TimeSpanReport]) -> Option<Totals> {
@@ -340,6 +341,7 @@ fn measured(
     let path_of = |target: usize| ts.targets[target].path.display().to_string();
     let (mut read, mut write) = (OpStats::default(), OpStats::default());
     let mut per_path: Vec<(String, OpStats, OpStats)> = Vec::new();
+    let mut skews = Vec::new();
     let mut threads = Vec::with_capacity(results.threads.len());
     for thread in &results.threads {
         let mut targets = Vec::with_capacity(thread.targets.len());
@@ -353,6 +355,9 @@ fn measured(
                     w.merge(&stats.write);
                 }
                 None => per_path.push((path.clone(), stats.read.clone(), stats.write.clone())),
+            }
+            if let Some(skew) = ts.targets[stats.target].skew {
+                add_skew(&mut skews, &path, skew, &stats.skew);
             }
             targets.push(ThreadTarget {
                 target: stats.target,
@@ -425,6 +430,7 @@ fn measured(
             effective_affinity,
             counters: results.counters.clone(),
             distributions,
+            skews,
             timeline: results.timeline.clone(),
         },
         percentiles,
@@ -469,7 +475,51 @@ pub(crate) struct MeasuredParts {
     pub effective_affinity: Vec<u32>,
     pub counters: Vec<crate::counters::Counter>,
     pub distributions: Vec<DistributionReport>,
+    /// `--distribution`: per path, the skew and its hot-set counts.
+    pub skews: Vec<(String, Skew, SkewCounts)>,
     pub timeline: Vec<crate::stats::timeline::Row>,
+}
+
+/// Adds a thread's (or a run's) hot-set counts on `path` to those of the others.
+pub(crate) fn add_skew(
+    skews: &mut Vec<(String, Skew, SkewCounts)>,
+    path: &str,
+    skew: Skew,
+    counts: &SkewCounts,
+) {
+    match skews.iter_mut().find(|(p, _, _)| p == path) {
+        Some((_, _, sum)) => sum.merge(counts),
+        None => skews.push((path.to_string(), skew, *counts)),
+    }
+}
+
+/// The hot sets of a skewed target: measured shares against the closed form.
+fn skew_report((path, skew, counts): (String, Skew, SkewCounts)) -> SkewReport {
+    let share = |ios: u64| match counts.ios {
+        0 => 0.0,
+        all => ios as f64 / all as f64 * 100.0,
+    };
+    let hot_sets = HOT_PERCENTS
+        .iter()
+        .zip(counts.hot)
+        .map(|(&percent, ios)| {
+            let positions = hot_blocks(counts.positions, percent);
+            HotSet {
+                percent_of_positions: percent,
+                positions,
+                ios,
+                measured_percent: share(ios),
+                expected_percent: expected_share(skew, counts.positions, positions) * 100.0,
+            }
+        })
+        .collect();
+    SkewReport {
+        path,
+        distribution: skew,
+        positions: counts.positions,
+        ios: counts.ios,
+        hot_sets,
+    }
 }
 
 impl Measured {
@@ -489,6 +539,7 @@ impl Measured {
             mut effective_affinity,
             counters,
             distributions,
+            skews,
             timeline,
         } = parts;
         effective_affinity.sort_unstable();
@@ -513,6 +564,7 @@ impl Measured {
             threads,
             counters,
             distributions,
+            skews: skews.into_iter().map(skew_report).collect(),
             steady_state: crate::stats::timeline::steady_state(&timeline),
             timeline,
         }

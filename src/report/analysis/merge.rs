@@ -413,10 +413,27 @@ fn merge_measured(
             effective_affinity,
             counters,
             distributions: first.distributions.clone(),
+            skews: skews(&measured),
             timeline,
         },
         percentiles,
     )))
+}
+
+/// The runs' hot-set counts together, per path.
+fn skews(measured: &[Window]) -> Vec<(String, crate::profile::Skew, crate::stats::SkewCounts)> {
+    let mut sums = Vec::new();
+    for (_, m, _) in measured {
+        for r in &m.skews {
+            let counts = crate::stats::SkewCounts {
+                positions: r.positions,
+                ios: r.ios,
+                hot: [0, 1].map(|i| r.hot_sets.get(i).map_or(0, |h| h.ios)),
+            };
+            super::build::add_skew(&mut sums, &r.path, r.distribution, &counts);
+        }
+    }
+    sums
 }
 
 /// What the runs' measured windows add up to, run by run.

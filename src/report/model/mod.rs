@@ -126,6 +126,9 @@ pub struct Measured {
     pub counters: Vec<Counter>,
     /// `-rd` distributions as applied to each target.
     pub distributions: Vec<DistributionReport>,
+    /// `--distribution`: per target, the hot sets' share of the measured I/O.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skews: Vec<SkewReport>,
     /// `-D`: per interval, every thread merged: each target and all together, with percentiles.
     pub timeline: Vec<crate::stats::timeline::Row>,
     /// `-D`: SNIA's steady-state test over the IOPS of the last five whole intervals.
@@ -361,6 +364,37 @@ pub struct DistributionReport {
     pub threads: Vec<u32>,
     /// The effective ranges, relative to the base offset.
     pub ranges: Vec<EffectiveRange>,
+}
+
+/// `--distribution` on one target: what was asked, over how many positions, and the share of the
+/// measured I/O its hottest positions took, measured and by the distribution's closed form.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SkewReport {
+    /// The path.
+    pub path: String,
+    /// The distribution asked.
+    pub distribution: crate::profile::Skew,
+    /// Aligned positions the offsets were drawn from.
+    pub positions: u64,
+    /// Measured I/Os.
+    pub ios: u64,
+    /// The hottest 1 % and 10 % of the positions.
+    pub hot_sets: Vec<HotSet>,
+}
+
+/// The hottest positions of a skewed target and the I/O they took.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HotSet {
+    /// Percent of the positions (1, 10).
+    pub percent_of_positions: u64,
+    /// That many positions (at least one).
+    pub positions: u64,
+    /// Measured I/Os on them.
+    pub ios: u64,
+    /// Their share of the measured I/O, percent.
+    pub measured_percent: f64,
+    /// Their share by the distribution's closed form, percent.
+    pub expected_percent: f64,
 }
 
 /// Sums over several timespans.

@@ -1,5 +1,5 @@
 //! DiskSpd's XML results (`-Rxml`): the same element tree, units and precision, with paths
-//! escaped. `doc/iospd-results.xsd` describes exactly what this writes.
+//! escaped. `doc/iospd.xsd` describes exactly what this writes.
 
 use crate::profile::xml::{Out, escape, profile_xml};
 use crate::report::{
@@ -218,6 +218,9 @@ fn timespan(out: &mut Out, report: &Report, index: usize, ts: &TimeSpanReport) {
     if let Some(s) = &m.steady_state {
         steady_state(out, s);
     }
+    for s in &m.skews {
+        skew(out, s);
+    }
     if let Some(v) = &ts.verify {
         verify(out, profile_ts, v);
     }
@@ -422,6 +425,26 @@ fn verify(out: &mut Out, ts: &crate::profile::TimeSpan, v: &crate::verify::Verif
         out.line(&format!("<Bad {attrs}/>"));
     }
     out.close("Verify");
+}
+
+/// `--distribution`: a target's hot sets and their share of the measured I/O.
+fn skew(out: &mut Out, s: &crate::report::SkewReport) {
+    out.line(&format!(
+        "<SkewedAccess Path=\"{}\" Distribution=\"{}\" Positions=\"{}\" IOCount=\"{}\">",
+        escape(&s.path),
+        s.distribution,
+        s.positions,
+        s.ios
+    ));
+    out.depth += 1;
+    for h in &s.hot_sets {
+        out.line(&format!(
+            "<HotSet PercentOfPositions=\"{}\" Positions=\"{}\" IOCount=\"{}\" MeasuredPercent=\"{:.4}\" ExpectedPercent=\"{:.4}\"/>",
+            h.percent_of_positions, h.positions, h.ios, h.measured_percent, h.expected_percent
+        ));
+    }
+    out.depth -= 1;
+    out.line("</SkewedAccess>");
 }
 
 /// SNIA's steady-state verdict (of repetitions, or of `-D` intervals).

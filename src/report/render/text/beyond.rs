@@ -10,7 +10,7 @@ use super::profile::{engine_text, given_timespans};
 use super::{Driven, cluster, extra, line, results, verify};
 use crate::engine::EngineSetup;
 use crate::profile::Profile;
-use crate::report::{Measured, Report};
+use crate::report::{Measured, Report, SkewReport};
 use crate::system::SystemInfo;
 
 /// The heading a parser can stop at.
@@ -47,6 +47,15 @@ pub fn profile_text(out: &mut String, profile: &Profile) {
             spin_ns: None,
         };
         engine_text(out, ts, requested, profile.spin);
+        for t in ts.targets.iter().filter(|t| t.skew.is_some()) {
+            if let Some(skew) = t.skew {
+                line(
+                    out,
+                    4,
+                    format_args!("--distribution={skew}: {}", t.path.display()),
+                );
+            }
+        }
     }
 }
 
@@ -73,6 +82,28 @@ fn timespan_heading(out: &mut String, profile: &Profile, index: usize) {
     }
 }
 
+/// `--distribution`: the hot sets' share of the measured I/O against the closed form.
+fn skew_text(out: &mut String, s: &SkewReport) {
+    line(
+        out,
+        4,
+        format_args!(
+            "--distribution={} on {}: {} I/Os over {} positions",
+            s.distribution, s.path, s.ios, s.positions
+        ),
+    );
+    for h in &s.hot_sets {
+        line(
+            out,
+            6,
+            format_args!(
+                "hottest {:>2}% ({} positions): {:6.2}% of the I/O (closed form {:6.2}%)",
+                h.percent_of_positions, h.positions, h.measured_percent, h.expected_percent
+            ),
+        );
+    }
+}
+
 /// What a measured timespan adds: achieved depth, generator warnings, the open-loop chart, time
 /// statistics, steady state.
 fn measured_text(out: &mut String, profile: &Profile, latency: bool, m: &Measured) {
@@ -84,6 +115,9 @@ fn measured_text(out: &mut String, profile: &Profile, latency: bool, m: &Measure
             m.achieved_depth, m.depth
         ),
     );
+    for s in &m.skews {
+        skew_text(out, s);
+    }
     for t in m.threads.iter().filter(|t| t.generator_limited()) {
         line(
             out,
