@@ -15,6 +15,7 @@ pub mod cluster;
 pub mod commands;
 pub mod console;
 pub mod counters;
+pub mod data;
 pub mod engine;
 mod error;
 pub mod events;

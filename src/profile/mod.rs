@@ -21,8 +21,8 @@ use crate::engine::EngineKind;
 
 pub use resolve::{Resolved, resolve};
 pub use target::{
-    Access, Burst, CacheMode, Distribution, DistributionKind, DistributionRange, FlushMode, Hints,
-    IoPriority, Skew, Target, ThreadTarget, Throughput, WriteBuffer,
+    Access, Burst, CacheMode, Compress, Distribution, DistributionKind, DistributionRange,
+    FlushMode, Hints, IoPriority, Skew, Target, ThreadTarget, Throughput, WriteBuffer,
 };
 pub use validate::validate;
 

@@ -80,6 +80,8 @@ pub struct RawArgs {
     pub random_ratio: Option<u8>,
     /// `-rdpct…`/`-rdabs…`: distribution of random offsets.
     pub distribution: Option<DistributionArg>,
+    /// `--compress=<ratio>[:<chunk>]`: compressible write data.
+    pub compress: Option<crate::profile::Compress>,
     /// `--distribution=zipf|pareto|normal`: skewed random offsets.
     pub skew: Option<crate::profile::Skew>,
     /// `-s[i][stride]`: sequential I/O.

@@ -183,10 +183,9 @@ fn from_xml(raw: &RawArgs, path: &Path) -> Result<Profile, ProfileError> {
             "--distribution=zoned… cannot be combined with -X: put a <Distribution> in the profile's targets".into(),
         ));
     }
-    if let Some(skew) = raw.skew {
-        for target in profile.timespans.iter_mut().flat_map(|ts| &mut ts.targets) {
-            target.skew = Some(skew);
-        }
+    for target in profile.timespans.iter_mut().flat_map(|ts| &mut ts.targets) {
+        target.skew = raw.skew.or(target.skew);
+        target.compress = raw.compress.or(target.compress);
     }
     Ok(profile)
 }
@@ -268,6 +267,7 @@ fn from_command_line(raw: &RawArgs) -> Result<Profile, ProfileError> {
         memory_mapped: raw.memory_mapped,
         flush: raw.flush,
         write_buffer: write_buffer(raw, sizes)?,
+        compress: raw.compress,
         throughput: raw.throughput,
         burst: burst(raw)?,
         io_priority: raw.io_priority.unwrap_or(super::IoPriority::Normal),

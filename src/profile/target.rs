@@ -48,6 +48,9 @@ pub struct Target {
     pub flush: Option<FlushMode>,
     /// What the write buffers hold.
     pub write_buffer: WriteBuffer,
+    /// `--compress`: written data compresses by this ratio.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compress: Option<Compress>,
     /// `-g`: rate cap per thread.
     pub throughput: Option<Throughput>,
     /// `-i`/`-j`: bursts of I/O separated by think time.
@@ -89,6 +92,7 @@ impl Target {
             memory_mapped: false,
             flush: None,
             write_buffer: WriteBuffer::Pattern,
+            compress: None,
             throughput: None,
             burst: None,
             io_priority: IoPriority::Normal,
@@ -208,6 +212,30 @@ impl std::fmt::Display for Skew {
             Skew::Zipf { theta } => write!(f, "zipf:{theta}"),
             Skew::Pareto { h } => write!(f, "pareto:{h}"),
             Skew::Normal { sigma_percent } => write!(f, "normal:{sigma_percent}"),
+        }
+    }
+}
+
+/// `--compress=<ratio>[:<chunk>]`: every chunk of every written block compresses by `ratio`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Compress {
+    /// Uncompressed over compressed size, at least 1.
+    pub ratio: f64,
+    /// The unit a compressor sees (zram's page, a file system's extent), bytes.
+    #[serde(rename = "chunk_bytes")]
+    pub chunk: u64,
+}
+
+// The ratio is parsed as a finite number (never NaN).
+impl Eq for Compress {}
+
+/// As `--compress` takes it: `2` or `2:16K`.
+impl std::fmt::Display for Compress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.chunk {
+            c if c % (1 << 20) == 0 => write!(f, "{}:{}M", self.ratio, c >> 20),
+            c if c % 1024 == 0 => write!(f, "{}:{}K", self.ratio, c >> 10),
+            c => write!(f, "{}:{c}", self.ratio),
         }
     }
 }

@@ -120,8 +120,33 @@ fn validate_timespan(
             )));
         }
         validate_pool(ts, target, pool)?;
+        validate_compress(ts, target)?;
         validate_access(target, threads, warnings)?;
         validate_target(profile, target)?;
+    }
+    Ok(())
+}
+
+/// `--compress` shapes what is written: a run must write, from its own buffers.
+fn validate_compress(ts: &TimeSpan, target: &Target) -> Result<(), ProfileError> {
+    let Some(compress) = target.compress else {
+        return Ok(());
+    };
+    let path = target.path.display();
+    if !matches!(target.write_buffer, WriteBuffer::Pattern) || ts.random_write_data {
+        return Err(invalid(format!(
+            "'{path}': --compress makes the written data, and -Z/-Zr choose other data; use one"
+        )));
+    }
+    if target.write_ratio == 0 {
+        return Err(invalid(format!(
+            "'{path}': --compress={compress} shapes the data iospd writes, and this run only reads; add -w<percent>"
+        )));
+    }
+    if target.memory_mapped {
+        return Err(invalid(format!(
+            "'{path}': --compress fills I/O buffers, and -Sm writes through a mapping; drop one"
+        )));
     }
     Ok(())
 }

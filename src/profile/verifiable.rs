@@ -37,6 +37,11 @@ pub fn check(ts: &TimeSpan) -> Result<(), ProfileError> {
                 "--verify writes its own self-describing, incompressible blocks to '{name}'; drop -Z/-Zr"
             ));
         }
+        if t.compress.is_some() {
+            return refuse(format!(
+                "--verify writes its own self-describing, incompressible blocks to '{name}', which --compress would have to change; use one (iospd data-check measures what a run left)"
+            ));
+        }
         if let Some(other) = ts.targets[..i].iter().find(|o| o.path == t.path) {
             return refuse(format!(
                 "--verify keeps one table of written blocks per target, and '{}' is named twice in one timespan; name it once (use -t for more threads)",

@@ -49,7 +49,7 @@ impl CreateContent {
 /// The fill a file keeps when `target` writes to it in `timespan`: its writes' content, when that
 /// is what `-c` would fill it with; `None` when the writes leave something else.
 pub fn written_fill(timespan: &TimeSpan, target: &Target, verify: bool) -> Option<&'static str> {
-    if verify {
+    if verify || target.compress.is_some() {
         return None;
     }
     match target.write_buffer {

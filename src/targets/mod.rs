@@ -50,6 +50,8 @@ pub struct PreparedTarget {
     pub range: Range,
     /// The `-Z<size>` source buffer, when the workload writes from one.
     pub write_source: Option<Vec<u8>>,
+    /// `--compress`: the generator of the target's write data.
+    pub compressible: Option<crate::data::pattern::Compressible>,
     /// The `-rd` distribution as it applies to this target (empty for uniform).
     pub distribution: Vec<EffectiveRange>,
     /// `-c --verify` created it in this run: its blocks hold generation 0 until written.
@@ -460,6 +462,9 @@ pub fn prepare(
             size: inspection.size,
             range,
             write_source: source,
+            compressible: target
+                .compress
+                .map(|c| crate::data::pattern::Compressible::new(c, timespan.seed.into())),
             distribution,
             seen_len: AtomicU64::new(inspection.size),
             created_verified,

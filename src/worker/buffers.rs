@@ -206,6 +206,8 @@ pub enum WriteFill<'a> {
         /// Window starts are multiples of this (512 for O_DIRECT targets, as DiskSpd).
         step: usize,
     },
+    /// `--compress`: chunks that compress by the ratio asked, each stamped afresh.
+    Compressible(&'a crate::data::pattern::Compressible),
 }
 
 impl WriteFill<'_> {
@@ -224,6 +226,10 @@ impl WriteFill<'_> {
                 let windows = (source.len() - buf.len()) / step + 1;
                 let start = rng.below(windows as u64) as usize * step;
                 buf.copy_from_slice(&source[start..start + buf.len()]);
+            }
+            WriteFill::Compressible(generator) => {
+                let stamp = rng.next_u64();
+                generator.fill(buf, rng, stamp);
             }
         }
     }

@@ -186,6 +186,9 @@ fn assignment(thread: &ThreadPlan) -> Assignment {
 
 /// How a target's write buffers are refreshed before each write.
 fn write_fill<'a>(ts: &TimeSpan, target: &Target, prepared: &'a PreparedTarget) -> WriteFill<'a> {
+    if let Some(generator) = &prepared.compressible {
+        return WriteFill::Compressible(generator);
+    }
     match (&prepared.write_source, ts.random_write_data) {
         (_, true) => WriteFill::Random,
         (Some(source), false) => WriteFill::Window {

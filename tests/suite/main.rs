@@ -15,6 +15,7 @@ mod characterise;
 mod children;
 mod cli;
 mod cluster;
+mod data;
 mod devices;
 mod diskspd_text;
 mod engines;

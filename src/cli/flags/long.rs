@@ -280,6 +280,14 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         },
     },
     LongFlag {
+        name: "compress",
+        usage: (
+            "--compress=<ratio>[:<chunk>]",
+            "written data compresses by this ratio (2 = 2:1) in every chunk a compressor sees [chunk default: 4K]",
+        ),
+        apply: |v, raw| super::apply_compress(v, raw),
+    },
+    LongFlag {
         name: "distribution",
         usage: (
             "--distribution=<zipf:θ|pareto:h|normal:σ%|zoned:…>",

@@ -19,8 +19,8 @@ use crate::units::{Size, UnitError, parse_in_range, parse_size};
 pub use letters::FLAGS;
 pub use long::LONG_FLAGS;
 pub use values::{
-    apply_affinity, apply_buffer_separation, apply_cache, apply_counters, apply_distribution,
-    apply_event, apply_io_ring, apply_result_format, apply_skew,
+    apply_affinity, apply_buffer_separation, apply_cache, apply_compress, apply_counters,
+    apply_distribution, apply_event, apply_io_ring, apply_result_format, apply_skew,
 };
 
 /// Reads the value after the letter into the raw arguments, or says what is wrong and how to fix it.

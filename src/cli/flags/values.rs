@@ -4,7 +4,7 @@
 use super::{MAX_CPU, flag_once, once, unit};
 use crate::profile::raw::{DistributionArg, RawArgs};
 use crate::profile::{
-    Batch, BufferSeparation, CacheMode, DistributionKind, Efficiency, EtwTimer, IoRing,
+    Batch, BufferSeparation, CacheMode, Compress, DistributionKind, Efficiency, EtwTimer, IoRing,
     ResultFormat, Skew,
 };
 use crate::units::{Size, parse_in_range, parse_size};
@@ -245,6 +245,34 @@ pub fn apply_skew(spec: Option<&str>, raw: &mut RawArgs) -> Result<(), String> {
     };
     raw.skew = Some(skew);
     Ok(())
+}
+
+/// `--compress=<ratio>[:<chunk>]`: a ratio from 1 to 100 and a chunk from 512 bytes to 1 MiB.
+pub fn apply_compress(spec: Option<&str>, raw: &mut RawArgs) -> Result<(), String> {
+    const EXAMPLE: &str = "for example --compress=2 or --compress=3:16K";
+    let spec = spec
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| format!("expects a ratio; {EXAMPLE}"))?;
+    let (ratio, chunk) = spec.split_once(':').unwrap_or((spec, "4K"));
+    let ratio: f64 = ratio
+        .parse()
+        .ok()
+        .filter(|r: &f64| r.is_finite())
+        .ok_or_else(|| format!("'{ratio}' is not a ratio; {EXAMPLE}"))?;
+    if !(1.0..=100.0).contains(&ratio) {
+        return Err(format!(
+            "the ratio {ratio} is outside 1 to 100 (1 = incompressible, 2 = half the size); {EXAMPLE}"
+        ));
+    }
+    let chunk = match parse_size(chunk).map_err(|e| unit(e, "--compress=2:16K"))? {
+        Size::Bytes(b) if (512..=1 << 20).contains(&b) => b,
+        _ => {
+            return Err(format!(
+                "the chunk '{chunk}' must be 512 bytes to 1M (a compressor's unit: 4K for zram, 128K for btrfs); {EXAMPLE}"
+            ));
+        }
+    };
+    once(&mut raw.compress, Compress { ratio, chunk })
 }
 
 /// `-eDISK_IO` and the other ETW groups, and the clock/buffer letters.

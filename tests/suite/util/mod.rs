@@ -491,3 +491,25 @@ pub fn test_time(report: &str) -> f64 {
         .parse()
         .unwrap()
 }
+
+/// Each case's options, run as `iospd -c1M -d1 <options> <new file>`, exit 3 with one line that
+/// contains its phrase, and create nothing.
+pub fn assert_refused_untouched(cases: &[(Vec<&str>, &str)]) {
+    let dir = TempDir::new();
+    let target = dir.arg("t.dat");
+    for (args, says) in cases {
+        let mut all = vec!["-c1M", "-d1"];
+        all.extend(args);
+        all.push(&target);
+        let output = iospd().args(&all).output().unwrap();
+        assert_eq!(output.status.code(), Some(3), "{args:?}");
+        let err = stderr(&output);
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(!target_exists(&target), "{args:?} wrote the target");
+    }
+}
+
+fn target_exists(path: &str) -> bool {
+    std::path::Path::new(path).exists()
+}

@@ -26,6 +26,8 @@ pub(super) fn report_text(out: &mut String, report: &Report, ran: &[Driven]) {
         if let Some(driven) = ran.get(i) {
             engine_text(out, spec, *driven, profile.spin);
         }
+        // The skew is stated with its measured hot sets below.
+        workload_text(out, spec, false);
         if let Some(m) = &ts.measured {
             measured_text(out, profile, spec.measure_latency, m);
         }
@@ -47,14 +49,30 @@ pub fn profile_text(out: &mut String, profile: &Profile) {
             spin_ns: None,
         };
         engine_text(out, ts, requested, profile.spin);
-        for t in ts.targets.iter().filter(|t| t.skew.is_some()) {
-            if let Some(skew) = t.skew {
-                line(
-                    out,
-                    4,
-                    format_args!("--distribution={skew}: {}", t.path.display()),
-                );
-            }
+        workload_text(out, ts, true);
+    }
+}
+
+/// iospd's own workload options, per target: `--compress`, and `--distribution` with `skew`.
+fn workload_text(out: &mut String, ts: &crate::profile::TimeSpan, skew: bool) {
+    for t in &ts.targets {
+        if let Some(compress) = t.compress {
+            line(
+                out,
+                4,
+                format_args!(
+                    "--compress={compress}: {} (written chunks compress {}:1)",
+                    t.path.display(),
+                    compress.ratio
+                ),
+            );
+        }
+        if let Some(skew) = t.skew.filter(|_| skew) {
+            line(
+                out,
+                4,
+                format_args!("--distribution={skew}: {}", t.path.display()),
+            );
         }
     }
 }

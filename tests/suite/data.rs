@@ -1,0 +1,118 @@
+//! `--compress` proved on a real kernel compressor: zram stores what it is written and says what
+//! that took (`mm_stat`: bytes stored, their compressed size, same-filled and huge pages). A device
+//! of its own from `hot_add`, written whole at each ratio by each of zram's built-in compressors.
+
+use std::fs;
+
+use crate::util::{assert_refused_untouched, iospd, machine, skip, stderr};
+
+/// A zram device of its own, removed when dropped.
+struct Zram {
+    id: String,
+}
+
+impl Zram {
+    /// A new device with `algorithm` and `mib` MiB; `None` (with a printed reason) when the
+    /// machine cannot make one.
+    fn new(test: &str, algorithm: &str, mib: u64) -> Option<Zram> {
+        if !machine::root(test) {
+            return None;
+        }
+        let Ok(id) = fs::read_to_string("/sys/class/zram-control/hot_add") else {
+            skip(
+                test,
+                "no zram (/sys/class/zram-control/hot_add cannot be read)",
+            );
+            return None;
+        };
+        let zram = Zram {
+            id: id.trim().to_string(),
+        };
+        if fs::write(zram.sys("comp_algorithm"), algorithm).is_err() {
+            skip(test, &format!("zram has no {algorithm} compressor"));
+            return None;
+        }
+        fs::write(zram.sys("disksize"), format!("{}", mib << 20)).expect("zram disksize");
+        Some(zram)
+    }
+
+    fn sys(&self, name: &str) -> String {
+        format!("/sys/block/zram{}/{name}", self.id)
+    }
+
+    fn device(&self) -> String {
+        format!("/dev/zram{}", self.id)
+    }
+
+    /// `mm_stat`'s bytes stored, compressed size, same-filled and huge pages.
+    fn stored(&self) -> (u64, u64, u64, u64) {
+        let text = fs::read_to_string(self.sys("mm_stat")).unwrap();
+        let f: Vec<u64> = text
+            .split_whitespace()
+            .map(|v| v.parse().unwrap())
+            .collect();
+        (f[0], f[1], f[5], f[7])
+    }
+}
+
+impl Drop for Zram {
+    fn drop(&mut self) {
+        let _ = fs::write(self.sys("reset"), "1");
+        let _ = fs::write("/sys/class/zram-control/hot_remove", &self.id);
+    }
+}
+
+#[test]
+fn zram_stores_the_ratio_asked() {
+    for algorithm in ["lz4", "lzo-rle"] {
+        let Some(zram) = Zram::new("zram_stores_the_ratio_asked", algorithm, 64) else {
+            return;
+        };
+        for ratio in [2.0, 3.0, 4.0] {
+            // Sequential 4 KiB writes for a second: the 64 MiB device is written whole many times.
+            let output = iospd()
+                .args([
+                    "-b4K",
+                    "-w100",
+                    "-Sh",
+                    "-o8",
+                    "-d1",
+                    "-W0",
+                    &format!("--compress={ratio}"),
+                    &zram.device(),
+                ])
+                .output()
+                .unwrap();
+            assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+            let (original, compressed, same, huge) = zram.stored();
+            assert_eq!(
+                original,
+                64 << 20,
+                "{algorithm}: the whole device was written"
+            );
+            assert_eq!(
+                (same, huge),
+                (0, 0),
+                "{algorithm}: no zero or incompressible page"
+            );
+            let achieved = original as f64 / compressed as f64;
+            assert!(
+                (achieved / ratio - 1.0).abs() < 0.05,
+                "{algorithm} stored --compress={ratio} at {achieved:.3}:1"
+            );
+        }
+    }
+}
+
+#[test]
+fn bad_compression_is_refused_before_anything_is_written() {
+    assert_refused_untouched(&[
+        (vec!["-w50", "--compress=0.5"], "outside 1 to 100"),
+        (vec!["-w50", "--compress=two"], "is not a ratio"),
+        (vec!["-w50", "--compress=2:100"], "512 bytes to 1M"),
+        (vec!["--compress=2"], "add -w"),
+        (vec!["-w50", "-Zr", "--compress=2"], "use one"),
+        (vec!["-w50", "-Z1M", "--compress=2"], "use one"),
+        (vec!["-w50", "--verify", "--compress=2"], "use one"),
+    ]);
+}
