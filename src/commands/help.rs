@@ -91,6 +91,14 @@ pub const SUBCOMMANDS: &[Subcommand] = &[
         first: no_words,
     },
     Subcommand {
+        name: "data-check",
+        about: "what lz4, zstd, zlib and deduplication make of a file's or device's data",
+        usage: super::data_check::USAGE,
+        options: super::data_check::OPTIONS,
+        run_options: false,
+        first: no_words,
+    },
+    Subcommand {
         name: "help",
         about: "this text, or one command's usage",
         usage: "iospd help [command]",

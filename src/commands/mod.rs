@@ -4,6 +4,7 @@
 
 pub mod child;
 pub mod compare;
+pub mod data_check;
 pub mod help;
 pub mod merge;
 pub mod preset;
@@ -123,7 +124,10 @@ pub fn dispatch(args: &[OsString]) -> Result<u8, ToolError> {
     let name = name.to_str().expect("a routed command's name is UTF-8");
     // `<command> --help` and `iospd help [command]`; `-h` too for the commands that read results
     // (the others take DiskSpd's options, where `-h` means `-Sh`).
-    let file_tool = matches!(name, "report" | "merge" | "compare" | "trace-dump");
+    let file_tool = matches!(
+        name,
+        "report" | "merge" | "compare" | "trace-dump" | "data-check"
+    );
     if rest
         .iter()
         .any(|a| a == "--help" || (file_tool && a == "-h"))
@@ -153,6 +157,7 @@ pub fn dispatch(args: &[OsString]) -> Result<u8, ToolError> {
         "compare" => compare::run(&rest),
         "preset" => preset::run(&rest),
         "verify" => verify::run(&rest),
+        "data-check" => data_check::run(&rest),
         "sweep" => slo::run(&rest),
         other => unreachable!("'{other}' is not routed to a command"),
     }
