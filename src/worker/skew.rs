@@ -125,9 +125,15 @@ fn unit(rng: &mut Rng) -> f64 {
     (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
 }
 
+/// `a × b mod n` for `a`, `b` < `n`: in 64 bits when the product fits (n < 2³², every target of
+/// up to 16 TiB at 4 KiB), where a 128-bit remainder is a library call.
 #[inline]
 fn mul_mod(a: u64, b: u64, n: u64) -> u64 {
-    (a as u128 * b as u128 % n as u128) as u64
+    if n <= u32::MAX as u64 {
+        a * b % n
+    } else {
+        (a as u128 * b as u128 % n as u128) as u64
+    }
 }
 
 fn gcd(mut a: u64, mut b: u64) -> u64 {
