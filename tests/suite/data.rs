@@ -1,7 +1,8 @@
 //! `--compress` proved on a real kernel compressor: zram stores what it is written and says what
 //! that took (`mm_stat`: bytes stored, their compressed size, same-filled and huge pages). A device
 //! of its own from `hot_add`, written whole at each ratio by each of zram's built-in compressors,
-//! and read back by `iospd data-check`.
+//! and read back by `iospd data-check`; and btrfs with `compress-force=zstd`, measured by
+//! `compsize`.
 
 use std::fs;
 
@@ -126,6 +127,57 @@ fn data_check_agrees_with_zram(zram: &Zram, kernel: f64) {
     );
     assert_eq!(c["units"], c["distinct_units"], "{c}");
     assert_eq!(c["zero_chunks"], 0);
+}
+
+/// btrfs mounted with `compress-force=zstd` on a loop device compresses every 128 KiB extent with
+/// zstd and stores it in whole 4 KiB sectors; `compsize` reports what it stored. A file written
+/// whole at `--compress=<r>:128K` (buffered, then synced) must be stored at r:1 within 5 %.
+#[test]
+fn btrfs_stores_the_ratio_asked() {
+    let test = "btrfs_stores_the_ratio_asked";
+    let Some(tools) = machine::devices(test, &["mkfs.btrfs", "compsize", "sync"]) else {
+        return;
+    };
+    let Some(device) = machine::LoopDevice::with(&tools, 512, test) else {
+        return;
+    };
+    tools.must("mkfs.btrfs", &["-q", "-f", &device.arg()]);
+    let mount = machine::Mount::new(&tools, &device.arg(), "btrfs", "compress-force=zstd")
+        .expect("mount btrfs");
+    for ratio in [2.0, 3.0] {
+        let file = mount.join(&format!("c{ratio}.dat"));
+        let file = file.display().to_string();
+        let output = iospd()
+            .args([
+                "-c64M",
+                "-b128K",
+                "-w100",
+                "-o4",
+                "-d2",
+                "-W0",
+                &format!("--compress={ratio}:128K"),
+                &file,
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        tools.must("sync", &[]);
+        // `compsize -b`: bytes; the TOTAL row is: type, percent, disk usage, uncompressed, referenced.
+        let report = tools.must("compsize", &["-b", &file]);
+        let total: Vec<&str> = report
+            .lines()
+            .find(|l| l.starts_with("TOTAL"))
+            .unwrap_or_else(|| panic!("no TOTAL row in {report}"))
+            .split_whitespace()
+            .collect();
+        let (disk, uncompressed): (f64, f64) = (total[2].parse().unwrap(), total[3].parse().unwrap());
+        assert_eq!(uncompressed, (64u64 << 20) as f64, "{report}");
+        let achieved = uncompressed / disk;
+        assert!(
+            (achieved / ratio - 1.0).abs() < 0.05,
+            "btrfs zstd stored --compress={ratio}:128K at {achieved:.3}:1\n{report}"
+        );
+    }
 }
 
 #[test]
