@@ -17,13 +17,7 @@ fn generation(c: &mut Criterion) {
     let mut buf = vec![0u8; BYTES];
     let mut rng = Rng::new(1);
     for ratio in [1.0, 2.0, 4.0] {
-        let generator = Compressible::new(
-            Compress {
-                ratio,
-                chunk: 4096,
-            },
-            1,
-        );
+        let generator = Compressible::new(Compress { ratio, chunk: 4096 }, 1);
         group.bench_function(format!("--compress={ratio}:4K"), |b| {
             b.iter(|| {
                 for block in buf.chunks_mut(4096) {

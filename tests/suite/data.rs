@@ -170,7 +170,8 @@ fn btrfs_stores_the_ratio_asked() {
             .unwrap_or_else(|| panic!("no TOTAL row in {report}"))
             .split_whitespace()
             .collect();
-        let (disk, uncompressed): (f64, f64) = (total[2].parse().unwrap(), total[3].parse().unwrap());
+        let (disk, uncompressed): (f64, f64) =
+            (total[2].parse().unwrap(), total[3].parse().unwrap());
         assert_eq!(uncompressed, (64u64 << 20) as f64, "{report}");
         let achieved = uncompressed / disk;
         assert!(
