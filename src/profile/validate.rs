@@ -127,7 +127,8 @@ fn validate_timespan(
     Ok(())
 }
 
-/// `--compress` shapes what is written: a run must write, from its own buffers.
+/// `--compress` shapes what is written: a run must write (or create the file with `-c`), from its
+/// own buffers.
 fn validate_compress(ts: &TimeSpan, target: &Target) -> Result<(), ProfileError> {
     let Some(compress) = target.compress else {
         return Ok(());
@@ -138,9 +139,9 @@ fn validate_compress(ts: &TimeSpan, target: &Target) -> Result<(), ProfileError>
             "'{path}': --compress makes the written data, and -Z/-Zr choose other data; use one"
         )));
     }
-    if target.write_ratio == 0 {
+    if target.write_ratio == 0 && target.create_size.is_none() {
         return Err(invalid(format!(
-            "'{path}': --compress={compress} shapes the data iospd writes, and this run only reads; add -w<percent>"
+            "'{path}': --compress={compress} shapes the data iospd writes, and this run neither writes nor creates the file; add -w<percent> or -c<size>"
         )));
     }
     if target.memory_mapped {

@@ -29,6 +29,8 @@ pub enum CreateContent {
     Zero,
     /// Random bytes (`-Zr`).
     Random,
+    /// `--compress`: chunks that compress by the ratio asked, as the run's writes are.
+    Compressible(crate::profile::Compress),
     /// `-c --verify`: every block self-describing, generation 0 (see [`crate::verify::format`]).
     Verified(VerifiedLayout),
 }
@@ -41,7 +43,8 @@ impl CreateContent {
             CreateContent::Pattern => Some("pattern"),
             CreateContent::Zero => Some("zero"),
             CreateContent::Random => Some("random"),
-            CreateContent::Verified(_) => None,
+            // Rewritten by every run: the mark names no ratio.
+            CreateContent::Compressible(_) | CreateContent::Verified(_) => None,
         }
     }
 }
@@ -75,7 +78,9 @@ pub struct VerifiedLayout {
 
 /// The content `-c` writes for a target of a timespan.
 pub fn create_content(timespan: &TimeSpan, target: &Target) -> CreateContent {
-    if timespan.random_write_data {
+    if let Some(compress) = target.compress {
+        CreateContent::Compressible(compress)
+    } else if timespan.random_write_data {
         CreateContent::Random
     } else if target.write_buffer == WriteBuffer::Zero {
         CreateContent::Zero
@@ -351,6 +356,10 @@ fn fill(
     }
     let mut chunk = vec![0u8; CREATE_CHUNK];
     let mut rng = Rng::new(0);
+    let compressible = match content {
+        CreateContent::Compressible(c) => Some(crate::data::pattern::Compressible::new(c, 0)),
+        _ => None,
+    };
     if content == CreateContent::Pattern {
         for (i, byte) in chunk.iter_mut().enumerate() {
             *byte = i as u8;
@@ -368,6 +377,10 @@ fn fill(
             for word in chunk.chunks_mut(8) {
                 word.copy_from_slice(&rng.next_u64().to_ne_bytes());
             }
+        }
+        if let Some(generator) = &compressible {
+            let stamp = rng.next_u64();
+            generator.fill(&mut chunk, &mut rng, stamp);
         }
         let len = (size - offset).min(CREATE_CHUNK as u64) as usize;
         file.write_all_at(&chunk[..len], offset)?;

@@ -181,13 +181,54 @@ fn btrfs_stores_the_ratio_asked() {
     }
 }
 
+/// A run that neither writes nor creates its file has no data to shape: refused, file untouched.
+#[test]
+fn compression_without_writes_or_creation_is_refused() {
+    let dir = crate::util::TempDir::new();
+    let file = dir.arg("r.dat");
+    fs::write(&file, vec![7u8; 1 << 20]).unwrap();
+    let output = iospd()
+        .args(["-r", "-d1", "--compress=2", &file])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(3));
+    assert!(
+        stderr(&output).contains("add -w<percent> or -c<size>"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(fs::read(&file).unwrap(), vec![7u8; 1 << 20]);
+}
+
+/// `-c` fills a new file as the run's writes would: a read test of compressible data.
+#[test]
+fn a_created_file_holds_the_ratio_asked() {
+    let dir = crate::util::TempDir::new();
+    let file = dir.arg("c.dat");
+    let output = iospd()
+        .args(["-c16M", "-r", "-d1", "-W0", "--compress=3", &file])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let output = iospd()
+        .args(["data-check", "--json", &file])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let c: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    for x in c["compression"].as_array().unwrap() {
+        let ratio = x["ratio"].as_f64().unwrap();
+        assert!((ratio / 3.0 - 1.0).abs() < 0.05, "{x}");
+    }
+    assert_eq!(c["units"], c["distinct_units"], "{c}");
+}
+
 #[test]
 fn bad_compression_is_refused_before_anything_is_written() {
     assert_refused_untouched(&[
         (vec!["-w50", "--compress=0.5"], "outside 1 to 100"),
         (vec!["-w50", "--compress=two"], "is not a ratio"),
         (vec!["-w50", "--compress=2:100"], "512 bytes to 1M"),
-        (vec!["--compress=2"], "add -w"),
         (vec!["-w50", "-Zr", "--compress=2"], "use one"),
         (vec!["-w50", "-Z1M", "--compress=2"], "use one"),
         (vec!["-w50", "--verify", "--compress=2"], "use one"),
