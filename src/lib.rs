@@ -28,6 +28,7 @@ pub mod report;
 pub mod rng;
 pub mod run;
 pub mod safety;
+pub mod scatter;
 pub mod session;
 pub mod stats;
 pub mod sweep;

@@ -8,7 +8,7 @@
 //! - normal:σ — a position ⌊n/2 + σ·n·z⌋ with z standard normal, drawn again outside the range.
 //!
 //! Zipf and pareto ranks are scattered over the range by a bijection, `rank × stride mod n` with
-//! `stride` coprime to `n` (near n × 0.618), so hot blocks are spread as in real data sets yet each
+//! `stride` coprime to `n` (near n × 0.618, [`crate::scatter`]), so hot blocks are spread as in real data sets yet each
 //! block keeps exactly its rank's probability (a hash modulo n, as fio uses, folds ranks together
 //! and skews the result). The scatter is the same for every thread and run: the hot set is a
 //! property of the target, the draws follow each thread's seed. Normal is left centred: a bell is
@@ -20,6 +20,7 @@ use rand_distr::Distribution as _;
 
 use crate::profile::Skew;
 use crate::rng::Rng;
+use crate::scatter::Scatter;
 
 /// The hot-set fractions the report states, in percent of the positions.
 pub const HOT_PERCENTS: [u64; 2] = [1, 10];
@@ -41,9 +42,8 @@ enum Kind {
 pub struct SkewDraw {
     kind: Kind,
     n: u64,
-    stride: u64,
-    /// The inverse of `stride` modulo `n`: position → rank.
-    inverse: u64,
+    /// Rank → position.
+    scatter: Scatter,
     /// Ranks below these are in the hot sets of [`HOT_PERCENTS`] (zipf, pareto); for normal, the
     /// hot set is the central run of that many positions starting at `centre_from`.
     hot: [u64; 2],
@@ -65,13 +65,11 @@ impl SkewDraw {
                 sigma: sigma_percent / 100.0 * n as f64,
             },
         };
-        let stride = coprime_near(n, (n as f64 * 0.618_033_988_75) as u64);
         let hot = HOT_PERCENTS.map(|p| hot_blocks(n, p));
         SkewDraw {
             kind,
             n,
-            stride,
-            inverse: inverse_mod(stride, n),
+            scatter: Scatter::new(n),
             hot,
             centre_from: hot.map(|k| (n - k) / 2),
         }
@@ -107,7 +105,7 @@ impl SkewDraw {
                 [0, 1].map(|i| position.wrapping_sub(self.centre_from[i]) < self.hot[i])
             }
             _ => {
-                let rank = mul_mod(position % self.n, self.inverse, self.n);
+                let rank = self.scatter.back(position % self.n);
                 self.hot.map(|k| rank < k)
             }
         }
@@ -115,7 +113,7 @@ impl SkewDraw {
 
     #[inline]
     fn scatter(&self, rank: u64) -> u64 {
-        mul_mod(rank, self.stride, self.n)
+        self.scatter.forward(rank)
     }
 }
 
@@ -123,48 +121,6 @@ impl SkewDraw {
 #[inline]
 fn unit(rng: &mut Rng) -> f64 {
     (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-}
-
-/// `a × b mod n` for `a`, `b` < `n`: in 64 bits when the product fits (n < 2³², every target of
-/// up to 16 TiB at 4 KiB), where a 128-bit remainder is a library call.
-#[inline]
-fn mul_mod(a: u64, b: u64, n: u64) -> u64 {
-    if n <= u32::MAX as u64 {
-        a * b % n
-    } else {
-        (a as u128 * b as u128 % n as u128) as u64
-    }
-}
-
-fn gcd(mut a: u64, mut b: u64) -> u64 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
-}
-
-/// The first number from `near` (at least 1) that is coprime with `n`.
-fn coprime_near(n: u64, near: u64) -> u64 {
-    let mut s = near.max(1);
-    while gcd(s, n) != 1 {
-        s += 1;
-    }
-    s % n.max(2)
-}
-
-/// `a`⁻¹ modulo `n` for `a` coprime with `n` (0 when n = 1).
-fn inverse_mod(a: u64, n: u64) -> u64 {
-    if n == 1 {
-        return 0;
-    }
-    let (mut r0, mut r1) = (n as i128, a as i128);
-    let (mut t0, mut t1) = (0i128, 1i128);
-    while r1 != 0 {
-        let q = r0 / r1;
-        (r0, r1) = (r1, r0 - q * r1);
-        (t0, t1) = (t1, t0 - q * t1);
-    }
-    t0.rem_euclid(n as i128) as u64
 }
 
 /// The share of the I/O the hottest `k` of `n` positions take, by the distribution's closed form.
@@ -284,7 +240,7 @@ mod tests {
             let d = SkewDraw::new(skew, n);
             let total = harmonic(n, theta);
             fits(skew, n, 1_000_000, |p| {
-                let rank = mul_mod(p, d.inverse, n) + 1;
+                let rank = d.scatter.back(p) + 1;
                 (rank as f64).powf(-theta) / total
             });
         }
@@ -299,7 +255,7 @@ mod tests {
             let power = h.ln() / (1.0 - h).ln();
             let cdf = |r: u64| (r as f64 / n as f64).powf(1.0 / power);
             fits(skew, n, 1_000_000, |p| {
-                let rank = mul_mod(p, d.inverse, n);
+                let rank = d.scatter.back(p);
                 cdf(rank + 1) - cdf(rank)
             });
         }
@@ -341,7 +297,7 @@ mod tests {
             for rank in 0..n.min(5000) {
                 let p = d.scatter(rank);
                 assert!(p < n);
-                assert_eq!(mul_mod(p, d.inverse, n), rank, "n={n}");
+                assert_eq!(d.scatter.back(p), rank, "n={n}");
                 if n <= 5000 {
                     assert!(!seen[p as usize], "n={n}: two ranks on {p}");
                     seen[p as usize] = true;
