@@ -21,8 +21,9 @@ use crate::engine::EngineKind;
 
 pub use resolve::{Resolved, resolve};
 pub use target::{
-    Access, Burst, CacheMode, Compress, Distribution, DistributionKind, DistributionRange,
-    FlushMode, Hints, IoPriority, Skew, Target, ThreadTarget, Throughput, WriteBuffer,
+    Access, Burst, CacheMode, Compress, DEFAULT_DEDUPE_SETS, Dedupe, DedupeSets, Distribution,
+    DistributionKind, DistributionRange, FlushMode, Hints, IoPriority, Skew, Target, ThreadTarget,
+    Throughput, WriteBuffer,
 };
 pub use validate::validate;
 

@@ -82,6 +82,8 @@ pub struct RawArgs {
     pub distribution: Option<DistributionArg>,
     /// `--compress=<ratio>[:<chunk>]`: compressible write data.
     pub compress: Option<crate::profile::Compress>,
+    /// `--dedupe=<ratio>[:<unit>[:<sets>]][:flipflop]`: duplicate write data.
+    pub dedupe: Option<crate::profile::Dedupe>,
     /// `--distribution=zipf|pareto|normal`: skewed random offsets.
     pub skew: Option<crate::profile::Skew>,
     /// `-s[i][stride]`: sequential I/O.

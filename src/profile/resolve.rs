@@ -186,6 +186,7 @@ fn from_xml(raw: &RawArgs, path: &Path) -> Result<Profile, ProfileError> {
     for target in profile.timespans.iter_mut().flat_map(|ts| &mut ts.targets) {
         target.skew = raw.skew.or(target.skew);
         target.compress = raw.compress.or(target.compress);
+        target.dedupe = raw.dedupe.or(target.dedupe);
     }
     Ok(profile)
 }
@@ -268,6 +269,7 @@ fn from_command_line(raw: &RawArgs) -> Result<Profile, ProfileError> {
         flush: raw.flush,
         write_buffer: write_buffer(raw, sizes)?,
         compress: raw.compress,
+        dedupe: raw.dedupe,
         throughput: raw.throughput,
         burst: burst(raw)?,
         io_priority: raw.io_priority.unwrap_or(super::IoPriority::Normal),

@@ -51,6 +51,9 @@ pub struct Target {
     /// `--compress`: written data compresses by this ratio.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compress: Option<Compress>,
+    /// `--dedupe`: written units repeat so that the target deduplicates by this ratio.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dedupe: Option<Dedupe>,
     /// `-g`: rate cap per thread.
     pub throughput: Option<Throughput>,
     /// `-i`/`-j`: bursts of I/O separated by think time.
@@ -93,6 +96,7 @@ impl Target {
             flush: None,
             write_buffer: WriteBuffer::Pattern,
             compress: None,
+            dedupe: None,
             throughput: None,
             burst: None,
             io_priority: IoPriority::Normal,
@@ -232,11 +236,65 @@ impl Eq for Compress {}
 /// As `--compress` takes it: `2` or `2:16K`.
 impl std::fmt::Display for Compress {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.chunk {
-            c if c % (1 << 20) == 0 => write!(f, "{}:{}M", self.ratio, c >> 20),
-            c if c % 1024 == 0 => write!(f, "{}:{}K", self.ratio, c >> 10),
-            c => write!(f, "{}:{c}", self.ratio),
+        write!(f, "{}:{}", self.ratio, flag_size(self.chunk))
+    }
+}
+
+/// A size as flags take it: `4K`, `1M`, `1536`.
+fn flag_size(bytes: u64) -> String {
+    match bytes {
+        b if b % (1 << 20) == 0 => format!("{}M", b >> 20),
+        b if b % 1024 == 0 => format!("{}K", b >> 10),
+        b => b.to_string(),
+    }
+}
+
+/// `--dedupe=<ratio>[:<unit>[:<sets>]][:flipflop]`: of the target's units, as many distinct
+/// contents as `units / ratio`; the rest repeat one of `sets` contents (vdbench's dedupratio,
+/// dedupunit, dedupsets and dedupflipflop).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Dedupe {
+    /// Units over distinct contents, at least 1.
+    pub ratio: f64,
+    /// The unit a deduplicating device fingerprints, bytes.
+    #[serde(rename = "unit_bytes")]
+    pub unit: u64,
+    /// How many distinct contents the duplicates share.
+    pub sets: DedupeSets,
+    /// A rewrite of a duplicate unit alternates between two contents of its set, so the device
+    /// sees new data while the ratio holds (vdbench's flip-flop).
+    #[serde(default)]
+    pub flipflop: bool,
+}
+
+// The ratio is parsed as a finite number (never NaN).
+impl Eq for Dedupe {}
+
+/// `--dedupe`'s sets: a count, or a share of the distinct contents.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DedupeSets {
+    /// This many.
+    Count(u64),
+    /// This percent of the distinct contents (at least one).
+    Percent(f64),
+}
+
+/// The default sets: 5 % of the distinct contents, as vdbench's dedupsets.
+pub const DEFAULT_DEDUPE_SETS: DedupeSets = DedupeSets::Percent(5.0);
+
+/// As `--dedupe` takes it: `2:4K:5%` or `3:16K:64:flipflop`.
+impl std::fmt::Display for Dedupe {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.ratio, flag_size(self.unit))?;
+        match self.sets {
+            DedupeSets::Count(n) => write!(f, ":{n}")?,
+            DedupeSets::Percent(p) => write!(f, ":{p}%")?,
         }
+        if self.flipflop {
+            f.write_str(":flipflop")?;
+        }
+        Ok(())
     }
 }
 

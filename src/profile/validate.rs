@@ -120,33 +120,66 @@ fn validate_timespan(
             )));
         }
         validate_pool(ts, target, pool)?;
-        validate_compress(ts, target)?;
+        validate_data(ts, target)?;
+        validate_dedupe(target)?;
         validate_access(target, threads, warnings)?;
         validate_target(profile, target)?;
     }
     Ok(())
 }
 
-/// `--compress` shapes what is written: a run must write (or create the file with `-c`), from its
-/// own buffers.
-fn validate_compress(ts: &TimeSpan, target: &Target) -> Result<(), ProfileError> {
-    let Some(compress) = target.compress else {
-        return Ok(());
+/// `--compress` and `--dedupe` shape what is written: a run must write (or create the file with
+/// `-c`), from its own buffers.
+fn validate_data(ts: &TimeSpan, target: &Target) -> Result<(), ProfileError> {
+    let flag = match (target.compress, target.dedupe) {
+        (Some(c), _) => format!("--compress={c}"),
+        (None, Some(d)) => format!("--dedupe={d}"),
+        (None, None) => return Ok(()),
     };
+    let name = flag.split('=').next().unwrap_or_default();
     let path = target.path.display();
     if !matches!(target.write_buffer, WriteBuffer::Pattern) || ts.random_write_data {
         return Err(invalid(format!(
-            "'{path}': --compress makes the written data, and -Z/-Zr choose other data; use one"
+            "'{path}': {name} makes the written data, and -Z/-Zr choose other data; use one"
         )));
     }
     if target.write_ratio == 0 && target.create_size.is_none() {
         return Err(invalid(format!(
-            "'{path}': --compress={compress} shapes the data iospd writes, and this run neither writes nor creates the file; add -w<percent> or -c<size>"
+            "'{path}': {flag} shapes the data iospd writes, and this run neither writes nor creates the file; add -w<percent> or -c<size>"
         )));
     }
     if target.memory_mapped {
         return Err(invalid(format!(
-            "'{path}': --compress fills I/O buffers, and -Sm writes through a mapping; drop one"
+            "'{path}': {name} fills I/O buffers, and -Sm writes through a mapping; drop one"
+        )));
+    }
+    Ok(())
+}
+
+/// `--dedupe`'s units are whole in every write: the block, the alignment or stride, `-B` and `-T`
+/// are multiples of the unit, and `--compress`'s chunks tile it.
+fn validate_dedupe(target: &Target) -> Result<(), ProfileError> {
+    let Some(dedupe) = target.dedupe else {
+        return Ok(());
+    };
+    let path = target.path.display();
+    let unit = dedupe.unit;
+    let checks = [
+        (target.block_size, "the block size -b"),
+        (target.access.alignment(), "the alignment or stride -r/-s"),
+        (target.base_offset, "the base offset -B"),
+        (target.thread_stride, "the thread stride -T"),
+    ];
+    if let Some((value, what)) = checks.into_iter().find(|(v, _)| v % unit != 0) {
+        return Err(invalid(format!(
+            "'{path}': --dedupe={dedupe} plans whole units of {unit} bytes, and {what} ({value}) is not a multiple of it; use a multiple, or a smaller unit"
+        )));
+    }
+    if let Some(compress) = target.compress
+        && (compress.chunk > unit || unit % compress.chunk != 0)
+    {
+        return Err(invalid(format!(
+            "'{path}': --compress={compress}'s chunk must divide --dedupe={dedupe}'s unit, so each unit compresses alike; use a chunk of at most {unit} bytes"
         )));
     }
     Ok(())

@@ -37,9 +37,15 @@ pub fn check(ts: &TimeSpan) -> Result<(), ProfileError> {
                 "--verify writes its own self-describing, incompressible blocks to '{name}'; drop -Z/-Zr"
             ));
         }
-        if t.compress.is_some() {
+        if let Some(flag) = [
+            (t.compress.is_some(), "--compress"),
+            (t.dedupe.is_some(), "--dedupe"),
+        ]
+        .into_iter()
+        .find_map(|(set, flag)| set.then_some(flag))
+        {
             return refuse(format!(
-                "--verify writes its own self-describing, incompressible blocks to '{name}', which --compress would have to change; use one (iospd data-check measures what a run left)"
+                "--verify writes its own self-describing, incompressible, distinct blocks to '{name}', which {flag} would have to change; use one (iospd data-check measures what a run left)"
             ));
         }
         if let Some(other) = ts.targets[..i].iter().find(|o| o.path == t.path) {

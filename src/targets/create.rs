@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::TargetError;
+use super::inspect::Range;
 use crate::profile::{Precreate, Profile, Target, TimeSpan, WriteBuffer};
 use crate::rng::Rng;
 use crate::safety::{Anchor, Cleared, Place, marker, open};
@@ -29,8 +30,8 @@ pub enum CreateContent {
     Zero,
     /// Random bytes (`-Zr`).
     Random,
-    /// `--compress`: chunks that compress by the ratio asked, as the run's writes are.
-    Compressible(crate::profile::Compress),
+    /// `--compress`/`--dedupe`: data that compresses and deduplicates as the run's writes do.
+    Reduced(ReducedLayout),
     /// `-c --verify`: every block self-describing, generation 0 (see [`crate::verify::format`]).
     Verified(VerifiedLayout),
 }
@@ -44,7 +45,7 @@ impl CreateContent {
             CreateContent::Zero => Some("zero"),
             CreateContent::Random => Some("random"),
             // Rewritten by every run: the mark names no ratio.
-            CreateContent::Compressible(_) | CreateContent::Verified(_) => None,
+            CreateContent::Reduced(_) | CreateContent::Verified(_) => None,
         }
     }
 }
@@ -52,13 +53,27 @@ impl CreateContent {
 /// The fill a file keeps when `target` writes to it in `timespan`: its writes' content, when that
 /// is what `-c` would fill it with; `None` when the writes leave something else.
 pub fn written_fill(timespan: &TimeSpan, target: &Target, verify: bool) -> Option<&'static str> {
-    if verify || target.compress.is_some() {
+    if verify || target.compress.is_some() || target.dedupe.is_some() {
         return None;
     }
     match target.write_buffer {
         WriteBuffer::Source { .. } => None,
-        _ => create_content(timespan, target).fill_name(),
+        _ => create_content(timespan, target, Range { base: 0, usable: 0 }).fill_name(),
     }
+}
+
+/// What `-c` writes for `--compress` and `--dedupe`: the run's generator (same seed), and the
+/// dedupe plan over the range's units, each holding its first content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReducedLayout {
+    /// `--compress`.
+    pub compress: Option<crate::profile::Compress>,
+    /// `--dedupe`.
+    pub dedupe: Option<crate::profile::Dedupe>,
+    /// The timespan's seed.
+    pub seed: u32,
+    /// The range the run uses: the dedupe plan's units.
+    pub range: Range,
 }
 
 /// Where `-c --verify` puts its blocks.
@@ -76,10 +91,15 @@ pub struct VerifiedLayout {
     pub count: u64,
 }
 
-/// The content `-c` writes for a target of a timespan.
-pub fn create_content(timespan: &TimeSpan, target: &Target) -> CreateContent {
-    if let Some(compress) = target.compress {
-        CreateContent::Compressible(compress)
+/// The content `-c` writes for a target of a timespan that uses `range` of it.
+pub fn create_content(timespan: &TimeSpan, target: &Target, range: Range) -> CreateContent {
+    if target.compress.is_some() || target.dedupe.is_some() {
+        CreateContent::Reduced(ReducedLayout {
+            compress: target.compress,
+            dedupe: target.dedupe,
+            seed: timespan.seed,
+            range,
+        })
     } else if timespan.random_write_data {
         CreateContent::Random
     } else if target.write_buffer == WriteBuffer::Zero {
@@ -351,47 +371,122 @@ fn fill(
     stop: &AtomicU64,
     shown: &mut Creating,
 ) -> io::Result<()> {
-    if let CreateContent::Verified(layout) = content {
-        return fill_verified(file, size, layout, stop, shown);
-    }
-    let mut chunk = vec![0u8; CREATE_CHUNK];
-    let mut rng = Rng::new(0);
-    let compressible = match content {
-        CreateContent::Compressible(c) => Some(crate::data::pattern::Compressible::new(c, 0)),
-        _ => None,
-    };
-    if content == CreateContent::Pattern {
-        for (i, byte) in chunk.iter_mut().enumerate() {
-            *byte = i as u8;
+    match content {
+        CreateContent::Verified(layout) => fill_verified(file, size, layout, stop, shown),
+        CreateContent::Reduced(layout) => fill_reduced(file, size, layout, stop, shown),
+        CreateContent::Pattern => {
+            let pattern: Vec<u8> = (0..CREATE_CHUNK).map(|i| i as u8).collect();
+            write_whole(file, size, stop, shown, |chunk, _| {
+                chunk.copy_from_slice(&pattern[..chunk.len()])
+            })
+        }
+        CreateContent::Zero => write_whole(file, size, stop, shown, |chunk, _| chunk.fill(0)),
+        CreateContent::Random => {
+            let mut rng = Rng::new(0);
+            write_whole(file, size, stop, shown, |chunk, _| {
+                for word in chunk.chunks_mut(8) {
+                    word.copy_from_slice(&rng.next_u64().to_ne_bytes()[..word.len()]);
+                }
+            })
         }
     }
+}
+
+/// Writes `size` bytes from offset 0, `CREATE_CHUNK` at a time as `make(chunk, offset)` fills
+/// them; stops when `stop` is set; then flushes the file and drops it from the page cache.
+fn write_whole(
+    file: &File,
+    size: u64,
+    stop: &AtomicU64,
+    shown: &mut Creating,
+    mut make: impl FnMut(&mut [u8], u64),
+) -> io::Result<()> {
+    let mut chunk = vec![0u8; CREATE_CHUNK];
     let mut offset = 0u64;
     while offset < size {
-        if stop.load(Ordering::Relaxed) != 0 {
-            return Err(io::Error::new(
-                io::ErrorKind::Interrupted,
-                "interrupted before the file was complete",
-            ));
-        }
-        if content == CreateContent::Random {
-            for word in chunk.chunks_mut(8) {
-                word.copy_from_slice(&rng.next_u64().to_ne_bytes());
-            }
-        }
-        if let Some(generator) = &compressible {
-            let stamp = rng.next_u64();
-            generator.fill(&mut chunk, &mut rng, stamp);
-        }
+        interrupted(stop)?;
         let len = (size - offset).min(CREATE_CHUNK as u64) as usize;
+        make(&mut chunk[..len], offset);
         file.write_all_at(&chunk[..len], offset)?;
         offset += len as u64;
         shown.written(offset);
     }
+    settle(file, shown)
+}
+
+/// An error once `stop` is set.
+fn interrupted(stop: &AtomicU64) -> io::Result<()> {
+    match stop.load(Ordering::Relaxed) {
+        0 => Ok(()),
+        _ => Err(io::Error::new(
+            io::ErrorKind::Interrupted,
+            "interrupted before the file was complete",
+        )),
+    }
+}
+
+/// Flushes a written file and drops it from the page cache, so the run reads the device.
+fn settle(file: &File, shown: &mut Creating) -> io::Result<()> {
     shown.flushing();
     file.sync_all()?;
     // SAFETY: plain advisory call on an open descriptor.
     unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
     Ok(())
+}
+
+/// `-c` with `--compress`/`--dedupe`: the run's generator; with `--dedupe`, each unit of the range
+/// as its plan says, in its first content.
+fn fill_reduced(
+    file: &File,
+    size: u64,
+    layout: ReducedLayout,
+    stop: &AtomicU64,
+    shown: &mut Creating,
+) -> io::Result<()> {
+    use crate::data::{dedupe, pattern};
+    use crate::worker::buffers::WriteFill;
+    let mut target = Target::new(PathBuf::new());
+    target.compress = layout.compress;
+    target.dedupe = layout.dedupe;
+    let generator = pattern::Compressible::for_target(&target, layout.seed.into())
+        .expect("--compress or --dedupe is set");
+    let tracker = layout.dedupe.map(|d| {
+        let plan = dedupe::Plan::new(&d, layout.range.usable / d.unit).expect("checked");
+        (dedupe::Tracker::new(plan, false, false), d.unit)
+    });
+    let planned = match &tracker {
+        Some((tracker, unit)) => WriteFill::Deduped {
+            data: &generator,
+            tracker,
+            base: layout.range.base,
+            unit: *unit as usize,
+        },
+        None => WriteFill::Compressible(&generator),
+    };
+    let plain = WriteFill::Compressible(&generator);
+    let (base, units_end) = match &tracker {
+        Some((t, unit)) => (layout.range.base, layout.range.base + t.plan.units * unit),
+        None => (0, size),
+    };
+    let mut rng = Rng::new(u64::from(layout.seed) ^ 0xc4ea7e);
+    write_whole(file, size, stop, shown, |chunk, offset| {
+        // Planned units are whole and aligned (the unit divides -B and 1 MiB); what lies
+        // outside them gets data of its own.
+        let end = offset + chunk.len() as u64;
+        let mut at = offset;
+        while at < end {
+            let inside = (base..units_end).contains(&at);
+            let to = match at < base {
+                true => base.min(end),
+                false if inside => units_end.min(end),
+                false => end,
+            };
+            let bytes = &mut chunk[(at - offset) as usize..(to - offset) as usize];
+            let fill = if inside { &planned } else { &plain };
+            fill.prepare(bytes, &mut rng, at);
+            at = to;
+        }
+    })
 }
 
 /// `-c --verify`: the blocks in the verifiable format, DiskSpd's pattern around them.
@@ -424,12 +519,7 @@ fn fill_verified(
     let mut chunk = vec![0u8; (per * block) as usize];
     let mut k = 0;
     while k < count {
-        if stop.load(Ordering::Relaxed) != 0 {
-            return Err(io::Error::new(
-                io::ErrorKind::Interrupted,
-                "interrupted before the file was complete",
-            ));
-        }
+        interrupted(stop)?;
         let n = per.min(count - k);
         for (j, buf) in chunk
             .chunks_mut(block as usize)
@@ -451,9 +541,5 @@ fn fill_verified(
         k += n;
         shown.written(base + k * block);
     }
-    shown.flushing();
-    file.sync_all()?;
-    // SAFETY: plain advisory call on an open descriptor.
-    unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
-    Ok(())
+    settle(file, shown)
 }

@@ -228,6 +228,15 @@ pub fn check_workload(
             fix: "make it larger (-c<size> for files) or lower -b, -T, -B",
         });
     }
+    if let Some(dedupe) = target.dedupe {
+        crate::data::dedupe::Plan::new(&dedupe, usable / dedupe.unit).map_err(|why| {
+            TargetError::Dedupe {
+                path: path.clone(),
+                dedupe,
+                why,
+            }
+        })?;
+    }
     let stride = target.access.alignment();
     if stride > usable {
         let what = match target.access {

@@ -50,8 +50,10 @@ pub struct PreparedTarget {
     pub range: Range,
     /// The `-Z<size>` source buffer, when the workload writes from one.
     pub write_source: Option<Vec<u8>>,
-    /// `--compress`: the generator of the target's write data.
+    /// `--compress` or `--dedupe`: the generator of the target's write data.
     pub compressible: Option<crate::data::pattern::Compressible>,
+    /// `--dedupe`: its plan over the range's units, and which of them the run wrote.
+    pub dedupe: Option<crate::data::dedupe::Tracker>,
     /// The `-rd` distribution as it applies to this target (empty for uniform).
     pub distribution: Vec<EffectiveRange>,
     /// `-c --verify` created it in this run: its blocks hold generation 0 until written.
@@ -151,6 +153,16 @@ pub enum TargetError {
         align: u64,
         /// Where the requirement comes from.
         source_of_align: &'static str,
+    },
+    /// `--dedupe`'s plan does not fit the range.
+    #[error("'{path}': --dedupe={dedupe}: {why}")]
+    Dedupe {
+        /// The target.
+        path: PathBuf,
+        /// The option's value.
+        dedupe: crate::profile::Dedupe,
+        /// What does not fit, and what to change.
+        why: String,
     },
     /// `-c` sizes that cannot be written.
     #[error("-c: cannot create '{path}' of {size}: {why}; {fix}")]
@@ -381,6 +393,8 @@ pub fn prepare(
     let mut warnings = Vec::new();
     let mut created: HashSet<usize> = HashSet::new();
     let mut verifiable = vec![false; timespan.targets.len()];
+    // `-c` wrote every unit of the `--dedupe` plan in this run.
+    let mut filled = vec![false; timespan.targets.len()];
     for (i, target) in timespan.targets.iter().enumerate() {
         let anchor = cleared.anchor_of(&target.path);
         if let Some(size) = target.create_size
@@ -399,12 +413,13 @@ pub fn prepare(
                         count: range.usable / target.block_size,
                     })
                 }
-                None => create::create_content(timespan, target),
+                None => create::create_content(timespan, target, range),
             };
             if let Some(note) = checked.reused(cleared, anchor, &target.path, size, content) {
                 warnings.extend(note);
                 continue;
             }
+            filled[i] = target.dedupe.is_some();
             warnings.extend(create::create(
                 &mut cleared.anchors[anchor],
                 &target.path,
@@ -417,12 +432,13 @@ pub fn prepare(
     }
     let sources = std::mem::take(&mut checked.sources[index]);
     let mut prepared = Vec::with_capacity(timespan.targets.len());
-    for (((target, inspection), source), created_verified) in timespan
+    for ((((target, inspection), source), created_verified), filled) in timespan
         .targets
         .iter()
         .zip(&checked.inspections[index])
         .zip(sources)
         .zip(verifiable)
+        .zip(filled)
     {
         let Anchor::Open {
             file: anchor,
@@ -462,9 +478,15 @@ pub fn prepare(
             size: inspection.size,
             range,
             write_source: source,
-            compressible: target
-                .compress
-                .map(|c| crate::data::pattern::Compressible::new(c, timespan.seed.into())),
+            compressible: crate::data::pattern::Compressible::for_target(
+                target,
+                timespan.seed.into(),
+            ),
+            dedupe: target.dedupe.map(|d| {
+                let plan = crate::data::dedupe::Plan::new(&d, range.usable / d.unit)
+                    .expect("checked with the workload");
+                crate::data::dedupe::Tracker::new(plan, d.flipflop, filled)
+            }),
             distribution,
             seen_len: AtomicU64::new(inspection.size),
             created_verified,

@@ -208,12 +208,23 @@ pub enum WriteFill<'a> {
     },
     /// `--compress`: chunks that compress by the ratio asked, each stamped afresh.
     Compressible(&'a crate::data::pattern::Compressible),
+    /// `--dedupe` (with or without `--compress`): each unit of the block as its plan says.
+    Deduped {
+        /// Makes the units' bytes.
+        data: &'a crate::data::pattern::Compressible,
+        /// The plan, and which units were written with which version.
+        tracker: &'a crate::data::dedupe::Tracker,
+        /// The range's first byte: unit 0 starts there.
+        base: u64,
+        /// Bytes per unit (a block is a whole number of them).
+        unit: usize,
+    },
 }
 
 impl WriteFill<'_> {
-    /// Prepares `buf` for the next write.
+    /// Prepares `buf` for the next write, at `offset`.
     #[inline]
-    pub fn prepare(&self, buf: &mut [u8], rng: &mut Rng) {
+    pub fn prepare(&self, buf: &mut [u8], rng: &mut Rng, offset: u64) {
         match *self {
             WriteFill::Fixed => {}
             WriteFill::Random => {
@@ -230,6 +241,24 @@ impl WriteFill<'_> {
             WriteFill::Compressible(generator) => {
                 let stamp = rng.next_u64();
                 generator.fill(buf, rng, stamp);
+            }
+            WriteFill::Deduped {
+                data,
+                tracker,
+                base,
+                unit,
+            } => {
+                use crate::data::{dedupe::Class, pattern::Key};
+                let first = (offset - base) / unit as u64;
+                for (i, bytes) in buf.chunks_mut(unit).enumerate() {
+                    let index = first + i as u64;
+                    let version = tracker.write(index);
+                    let key = match tracker.plan.class(index) {
+                        Class::Unique => Key::Fresh(index),
+                        Class::Set(set) => Key::Shared { set, version },
+                    };
+                    data.fill_unit(bytes, rng, key);
+                }
             }
         }
     }
@@ -327,9 +356,9 @@ mod tests {
     fn fills() {
         let mut rng = Rng::new(3);
         let mut buf = vec![0u8; 4096];
-        WriteFill::Random.prepare(&mut buf, &mut rng);
+        WriteFill::Random.prepare(&mut buf, &mut rng, 0);
         let first = buf.clone();
-        WriteFill::Random.prepare(&mut buf, &mut rng);
+        WriteFill::Random.prepare(&mut buf, &mut rng, 0);
         assert_ne!(first, buf);
         assert!(buf.iter().filter(|&&b| b == 0).count() < 100);
 
@@ -339,7 +368,7 @@ mod tests {
             step: 512,
         };
         for _ in 0..100 {
-            fill.prepare(&mut buf, &mut rng);
+            fill.prepare(&mut buf, &mut rng, 0);
             let window = buf[0] as usize;
             assert!(
                 window <= 8,

@@ -187,7 +187,15 @@ fn assignment(thread: &ThreadPlan) -> Assignment {
 /// How a target's write buffers are refreshed before each write.
 fn write_fill<'a>(ts: &TimeSpan, target: &Target, prepared: &'a PreparedTarget) -> WriteFill<'a> {
     if let Some(generator) = &prepared.compressible {
-        return WriteFill::Compressible(generator);
+        return match &prepared.dedupe {
+            Some(tracker) => WriteFill::Deduped {
+                data: generator,
+                tracker,
+                base: prepared.range.base,
+                unit: target.dedupe.map_or(0, |d| d.unit as usize),
+            },
+            None => WriteFill::Compressible(generator),
+        };
     }
     match (&prepared.write_source, ts.random_write_data) {
         (_, true) => WriteFill::Random,

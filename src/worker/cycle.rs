@@ -90,7 +90,7 @@ impl<C: Clock> Worker<'_, C> {
                         let buf = engine.slots().write_buffer(slot, target.block as usize);
                         match &mut self.verify {
                             Some(v) => v.stamp(slot, offset, buf),
-                            None => target.fill.prepare(buf, &mut self.rng),
+                            None => target.fill.prepare(buf, &mut self.rng, offset),
                         }
                     }
                     intended[slot as usize] = target.throttle.due();

@@ -288,6 +288,14 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         apply: |v, raw| super::apply_compress(v, raw),
     },
     LongFlag {
+        name: "dedupe",
+        usage: (
+            "--dedupe=<ratio>[:<unit>[:<sets>]][:flipflop]",
+            "written units repeat so the target deduplicates by this ratio, duplicates sharing <sets> contents (a count, or % of the distinct) [unit 4K, sets 5%]; flipflop: rewrites of a duplicate alternate between two contents",
+        ),
+        apply: |v, raw| super::apply_dedupe(v, raw),
+    },
+    LongFlag {
         name: "distribution",
         usage: (
             "--distribution=<zipf:θ|pareto:h|normal:σ%|zoned:…>",

@@ -4,8 +4,8 @@
 use super::{MAX_CPU, flag_once, once, unit};
 use crate::profile::raw::{DistributionArg, RawArgs};
 use crate::profile::{
-    Batch, BufferSeparation, CacheMode, Compress, DistributionKind, Efficiency, EtwTimer, IoRing,
-    ResultFormat, Skew,
+    Batch, BufferSeparation, CacheMode, Compress, DEFAULT_DEDUPE_SETS, Dedupe, DedupeSets,
+    DistributionKind, Efficiency, EtwTimer, IoRing, ResultFormat, Skew,
 };
 use crate::units::{Size, parse_in_range, parse_size};
 
@@ -273,6 +273,75 @@ pub fn apply_compress(spec: Option<&str>, raw: &mut RawArgs) -> Result<(), Strin
         }
     };
     once(&mut raw.compress, Compress { ratio, chunk })
+}
+
+/// `--dedupe=<ratio>[:<unit>[:<sets>]][:flipflop]`: a ratio from 1 to 1000, a unit from 512 bytes
+/// to 1 MiB, sets as a count or a percent of the distinct contents.
+pub fn apply_dedupe(spec: Option<&str>, raw: &mut RawArgs) -> Result<(), String> {
+    const EXAMPLE: &str = "for example --dedupe=2, --dedupe=3:16K:64 or --dedupe=2:4K:5%:flipflop";
+    let spec = spec
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| format!("expects a ratio; {EXAMPLE}"))?;
+    let mut fields: Vec<&str> = spec.split(':').collect();
+    let flipflop = fields.last() == Some(&"flipflop");
+    if flipflop {
+        fields.pop();
+    }
+    let (ratio, unit_text, sets) = match fields.as_slice() {
+        [r] => (*r, "4K", None),
+        [r, u] => (*r, *u, None),
+        [r, u, s] => (*r, *u, Some(*s)),
+        _ => return Err(format!("'{spec}' has too many fields; {EXAMPLE}")),
+    };
+    let ratio: f64 = ratio
+        .parse()
+        .ok()
+        .filter(|r: &f64| r.is_finite())
+        .ok_or_else(|| format!("'{ratio}' is not a ratio; {EXAMPLE}"))?;
+    if !(1.0..=1000.0).contains(&ratio) {
+        return Err(format!(
+            "the ratio {ratio} is outside 1 to 1000 (1 = every unit distinct, 2 = half of them repeats); {EXAMPLE}"
+        ));
+    }
+    let unit_bytes = match parse_size(unit_text).map_err(|e| unit(e, "--dedupe=2:16K"))? {
+        Size::Bytes(b) if (512..=1 << 20).contains(&b) && b.is_power_of_two() => b,
+        _ => {
+            return Err(format!(
+                "the unit '{unit_text}' must be a power of two from 512 bytes to 1M (the unit the device fingerprints: 4K for most arrays and VDO); {EXAMPLE}"
+            ));
+        }
+    };
+    let sets = match sets {
+        None => DEFAULT_DEDUPE_SETS,
+        Some(text) => match text.strip_suffix('%') {
+            Some(p) => DedupeSets::Percent(
+                p.parse()
+                    .ok()
+                    .filter(|p: &f64| *p > 0.0 && *p <= 100.0)
+                    .ok_or_else(|| {
+                        format!(
+                            "the sets '{text}' must be a percent above 0 and at most 100; {EXAMPLE}"
+                        )
+                    })?,
+            ),
+            None => {
+                DedupeSets::Count(text.parse().ok().filter(|&n: &u64| n >= 1).ok_or_else(|| {
+                    format!(
+                        "the sets '{text}' must be a count of at least 1 or a percent; {EXAMPLE}"
+                    )
+                })?)
+            }
+        },
+    };
+    once(
+        &mut raw.dedupe,
+        Dedupe {
+            ratio,
+            unit: unit_bytes,
+            sets,
+            flipflop,
+        },
+    )
 }
 
 /// `-eDISK_IO` and the other ETW groups, and the clock/buffer letters.
