@@ -60,6 +60,11 @@ pub struct Compression {
     pub compressed_bytes: u64,
     /// Read bytes over compressed bytes.
     pub ratio: f64,
+    /// The compressed bytes of the first copy of each distinct unit: what a device that
+    /// deduplicates and then compresses stores (`None` when chunks do not tile the unit).
+    pub after_dedupe_bytes: Option<u64>,
+    /// Read bytes over `after_dedupe_bytes`: deduplication and compression together.
+    pub after_dedupe_ratio: Option<f64>,
 }
 
 /// Runs the subcommand.
@@ -115,6 +120,10 @@ pub fn check(path: &PathBuf, chunk: usize, unit: usize, sample: u64) -> std::io:
     let mut file = File::open(path)?;
     let size = file.seek(SeekFrom::End(0))?;
     let mut compressed = [0u64; Compressor::ALL.len()];
+    // Chunks of the first copy of each unit: what a device that deduplicates, then compresses,
+    // stores (when chunks tile the unit).
+    let mut after_dedupe = [0u64; Compressor::ALL.len()];
+    let tiled = unit % chunk == 0;
     let mut fingerprints = HashSet::new();
     let (mut read_bytes, mut chunks, mut zero_chunks, mut units) = (0u64, 0u64, 0u64, 0u64);
     let mut buf = vec![0u8; REGION];
@@ -131,16 +140,24 @@ pub fn check(path: &PathBuf, chunk: usize, unit: usize, sample: u64) -> std::io:
         file.read_exact(&mut buf[..len])?;
         let data = &buf[..len];
         read_bytes += len as u64;
-        for c in data.chunks(chunk) {
+        let mut count = |c: &[u8], first: bool| {
             chunks += 1;
             zero_chunks += c.iter().all(|&b| b == 0) as u64;
             for (i, compressor) in Compressor::ALL.iter().enumerate() {
-                compressed[i] += compressor.compressed_len(c) as u64;
+                let len = compressor.compressed_len(c) as u64;
+                compressed[i] += len;
+                after_dedupe[i] += if first { len } else { 0 };
             }
-        }
+        };
         for u in data.chunks(unit) {
             units += 1;
-            fingerprints.insert(fingerprint(u));
+            let first = fingerprints.insert(fingerprint(u));
+            if tiled {
+                u.chunks(chunk).for_each(|c| count(c, first));
+            }
+        }
+        if !tiled {
+            data.chunks(chunk).for_each(|c| count(c, false));
         }
     }
     let distinct_units = fingerprints.len() as u64;
@@ -152,10 +169,13 @@ pub fn check(path: &PathBuf, chunk: usize, unit: usize, sample: u64) -> std::io:
         compression: Compressor::ALL
             .iter()
             .zip(compressed)
-            .map(|(c, bytes)| Compression {
+            .zip(after_dedupe)
+            .map(|((c, bytes), after)| Compression {
                 compressor: c.name(),
                 compressed_bytes: bytes,
                 ratio: read_bytes as f64 / bytes.max(1) as f64,
+                after_dedupe_bytes: tiled.then_some(after),
+                after_dedupe_ratio: tiled.then(|| read_bytes as f64 / after.max(1) as f64),
             })
             .collect(),
         zero_chunks,
@@ -188,9 +208,13 @@ fn text(c: &DataCheck) -> String {
     );
     for x in &c.compression {
         out += &format!(
-            "    {:<5} {:8.3}:1  ({} -> {} bytes)\n",
+            "    {:<5} {:8.3}:1  ({} -> {} bytes)",
             x.compressor, x.ratio, c.read_bytes, x.compressed_bytes
         );
+        if let Some(after) = x.after_dedupe_ratio {
+            out += &format!("; after dedupe {after:.3}:1");
+        }
+        out.push('\n');
     }
     out += &format!(
         "  all-zero chunks: {} of {}\n  dedupe at {}: {} units, {} distinct: {:.4}:1\n",
@@ -230,6 +254,15 @@ mod tests {
         assert_eq!(c.distinct_units, 257, "256 patterns and the zero unit");
         assert!((c.dedupe_ratio - 1024.0 / 257.0).abs() < 1e-12);
         assert!(c.compression.iter().all(|x| x.ratio > 1.0));
+        // Three copies of each pattern and 256 zero units: the first copies compress to at most
+        // a third of the whole.
+        assert!(
+            c.compression
+                .iter()
+                .all(|x| x.after_dedupe_bytes.unwrap() * 3 <= x.compressed_bytes),
+            "{:?}",
+            c.compression
+        );
     }
 
     #[test]

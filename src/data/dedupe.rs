@@ -107,6 +107,8 @@ pub struct Tracker {
     /// The plan.
     pub plan: Plan,
     flipflop: bool,
+    /// `-c` wrote every unit (its first content) before the run.
+    pub filled: bool,
     /// Two bits per unit: bit 0 written, bit 1 the version (flip-flop).
     bits: Vec<AtomicU64>,
 }
@@ -138,6 +140,7 @@ impl Tracker {
         Tracker {
             plan,
             flipflop,
+            filled,
             bits: (0..words).map(|_| AtomicU64::new(fill)).collect(),
         }
     }

@@ -394,6 +394,12 @@ pub fn execute<'s, C: Clock>(
         trace,
         observer_errors: collected.errors,
         lateness_ns,
+        dedupes: input
+            .targets
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| t.dedupe.as_ref().map(|d| (i, d.plan, d.tally(), d.filled)))
+            .collect(),
         ..input.results(start_time, window, threads, cpu, collected.rows)
     })
 }
@@ -629,6 +635,7 @@ impl RunInput<'_> {
                 .iter()
                 .map(|t| t.distribution.clone())
                 .collect(),
+            dedupes: Vec::new(),
             spin_ns: self.spin_ns,
         }
     }

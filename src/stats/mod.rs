@@ -381,6 +381,14 @@ pub struct TimeSpanResults {
     pub counters: Vec<crate::counters::Counter>,
     /// `-rd`: the effective distribution of each target (empty without one).
     pub distributions: Vec<Vec<crate::targets::distribution::EffectiveRange>>,
+    /// `--dedupe`: per target that has it, its plan and the exact count of what the run wrote
+    /// (every unit, when `-c` filled it first).
+    pub dedupes: Vec<(
+        usize,
+        crate::data::dedupe::Plan,
+        crate::data::dedupe::Tally,
+        bool,
+    )>,
 }
 
 /// The measurements of a whole run.

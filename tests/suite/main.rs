@@ -16,6 +16,7 @@ mod children;
 mod cli;
 mod cluster;
 mod data;
+mod dedupe;
 mod devices;
 mod diskspd_text;
 mod engines;

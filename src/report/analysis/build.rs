@@ -71,6 +71,26 @@ impl Report {
                 }),
                 cluster: None,
                 verify: r.verify.clone(),
+                dedupes: r
+                    .dedupes
+                    .iter()
+                    .map(
+                        |&(target, plan, tally, filled)| crate::report::DedupeReport {
+                            path: ts.targets[target].path.display().to_string(),
+                            dedupe: ts.targets[target]
+                                .dedupe
+                                .expect("a plan comes from --dedupe"),
+                            units: plan.units,
+                            unique_units: plan.unique,
+                            sets: plan.sets,
+                            planned_ratio: plan.ratio(),
+                            filled,
+                            written_units: tally.written,
+                            distinct_contents: tally.distinct,
+                            written_ratio: tally.ratio(),
+                        },
+                    )
+                    .collect(),
                 measured: r
                     .window
                     .map(|w| measured(ts, r, w as f64 / 1e9, &percentiles)),

@@ -308,6 +308,10 @@ fn outcome(parts: &[(&Report, &TimeSpanReport)]) -> TimeSpanReport {
                 all.add(v);
                 all
             }),
+        dedupes: parts
+            .iter()
+            .flat_map(|(_, t)| t.dedupes.iter().cloned())
+            .collect(),
         measured: None,
     }
 }

@@ -90,6 +90,9 @@ pub struct TimeSpanReport {
     /// included), failures by kind, and the first bad blocks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<crate::verify::VerifyCounts>,
+    /// `--dedupe`: per target, the plan and what the run's writes left, counted exactly.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dedupes: Vec<DedupeReport>,
     /// The measurements; `None` when the run stopped before the measured window.
     pub measured: Option<Measured>,
 }
@@ -380,6 +383,33 @@ pub struct SkewReport {
     pub ios: u64,
     /// The hottest 1 % and 10 % of the positions.
     pub hot_sets: Vec<HotSet>,
+}
+
+/// `--dedupe` on one target: the plan over the range's units, and the units the timespan wrote
+/// (warm-up and cool-down included; every unit when `-c` filled the file first) with the exact
+/// count of distinct contents among them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DedupeReport {
+    /// The path.
+    pub path: String,
+    /// What was asked.
+    pub dedupe: crate::profile::Dedupe,
+    /// Units in the range.
+    pub units: u64,
+    /// Units planned with content of their own.
+    pub unique_units: u64,
+    /// Shared contents planned.
+    pub sets: u64,
+    /// `units / (unique_units + sets)`.
+    pub planned_ratio: f64,
+    /// `-c` wrote every unit before the run.
+    pub filled: bool,
+    /// Units written (by `-c` and the run).
+    pub written_units: u64,
+    /// Distinct contents among them.
+    pub distinct_contents: u64,
+    /// `written_units / distinct_contents`.
+    pub written_ratio: f64,
 }
 
 /// The hottest positions of a skewed target and the I/O they took.

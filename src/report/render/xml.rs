@@ -224,6 +224,9 @@ fn timespan(out: &mut Out, report: &Report, index: usize, ts: &TimeSpanReport) {
     if let Some(v) = &ts.verify {
         verify(out, profile_ts, v);
     }
+    for d in &ts.dedupes {
+        dedupe(out, d);
+    }
     if report.profile.counters.any() {
         out.open("ETW");
         for c in &m.counters {
@@ -425,6 +428,23 @@ fn verify(out: &mut Out, ts: &crate::profile::TimeSpan, v: &crate::verify::Verif
         out.line(&format!("<Bad {attrs}/>"));
     }
     out.close("Verify");
+}
+
+/// `--dedupe`: a target's plan and the exact ratio of what the timespan wrote.
+fn dedupe(out: &mut Out, d: &crate::report::DedupeReport) {
+    out.line(&format!(
+        "<Dedupe Path=\"{}\" Option=\"{}\" Units=\"{}\" UniqueUnits=\"{}\" Sets=\"{}\" PlannedRatio=\"{:.6}\" Filled=\"{}\" WrittenUnits=\"{}\" DistinctContents=\"{}\" WrittenRatio=\"{:.6}\"/>",
+        escape(&d.path),
+        d.dedupe,
+        d.units,
+        d.unique_units,
+        d.sets,
+        d.planned_ratio,
+        d.filled,
+        d.written_units,
+        d.distinct_contents,
+        d.written_ratio
+    ));
 }
 
 /// `--distribution`: a target's hot sets and their share of the measured I/O.

@@ -10,7 +10,7 @@ use super::profile::{engine_text, given_timespans};
 use super::{Driven, cluster, extra, line, results, verify};
 use crate::engine::EngineSetup;
 use crate::profile::Profile;
-use crate::report::{Measured, Report, SkewReport};
+use crate::report::{DedupeReport, Measured, Report, SkewReport};
 use crate::system::SystemInfo;
 
 /// The heading a parser can stop at.
@@ -34,6 +34,9 @@ pub(super) fn report_text(out: &mut String, report: &Report, ran: &[Driven]) {
         if let Some(v) = &ts.verify {
             verify::verify_text(out, spec, v);
         }
+        for d in &ts.dedupes {
+            dedupe_text(out, d);
+        }
         cluster::start_text(out, ts, &report.system.clock);
     }
 }
@@ -53,7 +56,8 @@ pub fn profile_text(out: &mut String, profile: &Profile) {
     }
 }
 
-/// iospd's own workload options, per target: `--compress`, and `--distribution` with `skew`.
+/// iospd's own workload options, per target: `--compress`, `--dedupe`, and `--distribution` with
+/// `skew`.
 fn workload_text(out: &mut String, ts: &crate::profile::TimeSpan, skew: bool) {
     for t in &ts.targets {
         if let Some(compress) = t.compress {
@@ -64,6 +68,22 @@ fn workload_text(out: &mut String, ts: &crate::profile::TimeSpan, skew: bool) {
                     "--compress={compress}: {} (written chunks compress {}:1)",
                     t.path.display(),
                     compress.ratio
+                ),
+            );
+        }
+        if let Some(dedupe) = t.dedupe {
+            line(
+                out,
+                4,
+                format_args!(
+                    "--dedupe={dedupe}: {} (written units deduplicate {}:1{})",
+                    t.path.display(),
+                    dedupe.ratio,
+                    if dedupe.flipflop {
+                        "; rewrites of a duplicate alternate its two contents"
+                    } else {
+                        ""
+                    }
                 ),
             );
         }
@@ -120,6 +140,37 @@ fn skew_text(out: &mut String, s: &SkewReport) {
             ),
         );
     }
+}
+
+/// `--dedupe`: the plan, and the exact ratio of what the timespan's writes left.
+fn dedupe_text(out: &mut String, d: &DedupeReport) {
+    line(
+        out,
+        4,
+        format_args!(
+            "--dedupe={} on {}: {} units of {} planned as {} unique + {} shared contents: {:.4}:1",
+            d.dedupe,
+            d.path,
+            d.units,
+            crate::units::format_size(d.dedupe.unit),
+            d.unique_units,
+            d.sets,
+            d.planned_ratio
+        ),
+    );
+    let whole = match (d.filled, d.written_units == d.units) {
+        (true, _) => " (every unit: -c filled them first)",
+        (false, true) => " (every unit)",
+        (false, false) => "",
+    };
+    line(
+        out,
+        6,
+        format_args!(
+            "written: {} units{whole}, {} distinct contents: {:.4}:1 exactly",
+            d.written_units, d.distinct_contents, d.written_ratio
+        ),
+    );
 }
 
 /// What a measured timespan adds: achieved depth, generator warnings, the open-loop chart, time
