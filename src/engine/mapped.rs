@@ -192,6 +192,8 @@ impl Perform for Mappings {
                         return -errno;
                     }
                 }
+                // Refused with -Sm before the run.
+                Op::Trim | Op::Fsync | Op::Fdatasync => return -libc::EOPNOTSUPP,
             }
         }
         if faulted_in(map.base, map.len) {

@@ -24,7 +24,7 @@ pub use psync::Psync;
 pub use slots::{SlotMemory, Slots};
 pub use uring::{MAX_REGISTERED_BUFFERS, Uring, probe as probe_io_uring};
 
-/// Read or write.
+/// What an I/O does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Op {
@@ -32,6 +32,44 @@ pub enum Op {
     Read = 0,
     /// Write the slot's write buffer to the target.
     Write = 1,
+    /// Discard the range (`--trim`): a block device's discard, a file's punched hole. No buffer.
+    Trim = 2,
+    /// Make the target's written data and metadata durable (`--fsync`). No buffer, no range.
+    Fsync = 3,
+    /// Make the target's written data durable (`--fdatasync`). No buffer, no range.
+    Fdatasync = 4,
+}
+
+impl Op {
+    /// Moves data through the slot's buffer.
+    #[inline]
+    pub const fn moves_data(self) -> bool {
+        matches!(self, Op::Read | Op::Write)
+    }
+
+    /// Has an offset and a length on the target.
+    #[inline]
+    pub const fn has_range(self) -> bool {
+        matches!(self, Op::Read | Op::Write | Op::Trim)
+    }
+
+    /// The completion result of a successful I/O of `len` bytes: the bytes moved for reads and
+    /// writes, 0 for a trim or a flush (as the kernel reports them).
+    #[inline]
+    pub const fn success(self, len: u32) -> i32 {
+        if self.moves_data() { len as i32 } else { 0 }
+    }
+
+    /// Its name in reports and traces.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Op::Read => "read",
+            Op::Write => "write",
+            Op::Trim => "trim",
+            Op::Fsync => "fsync",
+            Op::Fdatasync => "fdatasync",
+        }
+    }
 }
 
 /// One I/O to stage.
@@ -102,6 +140,14 @@ pub fn settle<E: Engine>(engine: &mut E, within: Nanos) -> usize {
         }
     }
     engine.slots().in_flight()
+}
+
+/// Whether `fd` is a block device (its trims are discards, not punched holes).
+pub fn is_block_device(fd: std::os::fd::RawFd) -> bool {
+    // SAFETY: fstat writes one stat into the zeroed struct it is given.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    let ok = unsafe { libc::fstat(fd, &mut st) } == 0;
+    ok && st.st_mode & libc::S_IFMT == libc::S_IFBLK
 }
 
 /// The engine to run with: io_uring when the kernel allows it, psync otherwise, with the one line

@@ -1,4 +1,4 @@
-//! The null engine: every staged I/O completes at once with its full length and touches nothing.
+//! The null engine: every staged I/O completes at once with success and touches nothing.
 //! It runs the whole worker loop, so it measures the tool's own cost per I/O.
 
 use std::io;
@@ -28,7 +28,7 @@ impl Engine for Null {
         self.slots.claim(&io)?;
         self.ready.push(Completion {
             slot: io.slot,
-            result: io.len as i32,
+            result: io.op.success(io.len),
         });
         Ok(())
     }

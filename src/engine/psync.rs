@@ -8,12 +8,17 @@ use std::os::fd::RawFd;
 use super::synchronous::{Perform, Synchronous};
 use super::{Io, Op, Slots};
 
+/// `BLKDISCARD` (`_IO(0x12, 119)`, linux/fs.h): discard a byte range of a block device.
+const BLKDISCARD: libc::c_ulong = 0x1277;
+
 /// Synchronous positional I/O.
 pub type Psync = Synchronous<Positional>;
 
 /// pread and pwrite on the thread's targets.
 pub struct Positional {
     fds: Vec<RawFd>,
+    /// Per target: a block device (a trim is `BLKDISCARD`), not a file (a punched hole).
+    devices: Vec<bool>,
 }
 
 impl Psync {
@@ -21,7 +26,10 @@ impl Psync {
     /// thread's I/O priority, so the lowest priority among `priorities` is set for the thread.
     pub fn create(fds: &[RawFd], slots: Slots, priorities: &[u16]) -> io::Result<Self> {
         set_thread_priority(priorities)?;
-        let positional = Positional { fds: fds.to_vec() };
+        let positional = Positional {
+            fds: fds.to_vec(),
+            devices: fds.iter().map(|&fd| super::is_block_device(fd)).collect(),
+        };
         Ok(Synchronous::new(positional, slots))
     }
 }
@@ -47,6 +55,18 @@ impl Perform for Positional {
                         io.len as usize,
                         io.offset as i64,
                     ),
+                    Op::Trim if self.devices[io.target as usize] => {
+                        let range = [io.offset, u64::from(io.len)];
+                        libc::ioctl(fd, BLKDISCARD, range.as_ptr()) as isize
+                    }
+                    Op::Trim => libc::fallocate(
+                        fd,
+                        libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                        io.offset as i64,
+                        i64::from(io.len),
+                    ) as isize,
+                    Op::Fsync => libc::fsync(fd) as isize,
+                    Op::Fdatasync => libc::fdatasync(fd) as isize,
                 }
             };
             if n >= 0 {

@@ -100,13 +100,20 @@ impl Slots {
             Some(true) => return Err(refused(io, "is in flight")),
             None => return Err(refused(io, "does not exist")),
         }
-        let (start, len) = self.buffers[slot][io.op as usize];
-        if io.len as usize > len {
-            return Err(refused(io, "holds fewer bytes"));
-        }
+        // A trim or a flush hands the kernel no memory.
+        let start = match io.op {
+            Op::Read | Op::Write => {
+                let (start, len) = self.buffers[slot][io.op as usize];
+                if io.len as usize > len {
+                    return Err(refused(io, "holds fewer bytes"));
+                }
+                start as *mut u8
+            }
+            Op::Trim | Op::Fsync | Op::Fdatasync => std::ptr::null_mut(),
+        };
         self.busy[slot] = true;
         self.in_flight += 1;
-        Ok(start as *mut u8)
+        Ok(start)
     }
 
     /// Frees a slot whose I/O completed; false (and nothing changes) when it was not in flight.
@@ -195,6 +202,7 @@ pub(super) mod tests {
                 (0, Op::Write) => (base.wrapping_add(4096), 4096),
                 (_, Op::Read) => (base.wrapping_add(8192), 4096),
                 (_, Op::Write) => (base.wrapping_add(8192), 0),
+                (_, Op::Trim | Op::Fsync | Op::Fdatasync) => (base, 0),
             }
         }
         fn region(&self, slot: u32) -> libc::iovec {

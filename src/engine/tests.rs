@@ -86,6 +86,60 @@ fn mapped_checks_every_io_against_its_slot() {
     refuses_what_its_slots_cannot_take(&mut engine);
 }
 
+/// A trim of slot 1 (which has no write buffer: a trim needs none) punches a hole in a file of
+/// 0xaa bytes, and a flush and a data-only flush of slot 0 complete; each with result 0.
+fn trims_and_flushes<E: Engine>(engine: &mut E, file: &std::fs::File) {
+    use std::os::unix::fs::FileExt;
+    for (slot, op, offset, len) in [
+        (1, Op::Trim, 8192, 8192),
+        (0, Op::Fsync, 0, 0),
+        (0, Op::Fdatasync, 0, 0),
+    ] {
+        engine
+            .push(Io {
+                slot,
+                target: 0,
+                op,
+                offset,
+                len,
+            })
+            .unwrap();
+        let mut done = Vec::new();
+        while done.is_empty() {
+            engine.submit(1, Some(100_000_000)).unwrap();
+            engine.reap(&mut done, usize::MAX);
+        }
+        assert_eq!(done, [Completion { slot, result: 0 }], "{op:?}");
+        assert_eq!(op.success(len), 0);
+    }
+    let mut bytes = vec![0u8; 32768];
+    file.read_exact_at(&mut bytes, 0).unwrap();
+    for (i, &b) in bytes.iter().enumerate() {
+        let trimmed = (8192..16384).contains(&i);
+        assert_eq!(b, if trimmed { 0 } else { 0xaa }, "byte {i}");
+    }
+}
+
+fn file_of_aa() -> std::fs::File {
+    let mut file = tempfile::tempfile().unwrap();
+    file.write_all(&[0xaa; 32768]).unwrap();
+    file
+}
+
+#[test]
+fn io_uring_trims_and_flushes() {
+    let file = file_of_aa();
+    let mut engine = plain_ring(&file);
+    trims_and_flushes(&mut engine, &file);
+}
+
+#[test]
+fn psync_trims_and_flushes() {
+    let file = file_of_aa();
+    let mut engine = Psync::create(&[file.as_raw_fd()], slots(), &[0]).unwrap();
+    trims_and_flushes(&mut engine, &file);
+}
+
 #[test]
 fn null_checks_every_io_against_its_slot() {
     let mut engine = Null::new(slots());

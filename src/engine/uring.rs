@@ -23,6 +23,8 @@ const ENTER_GETEVENTS: u32 = 1;
 pub const MAX_REGISTERED_BUFFERS: u32 = 1 << 14;
 /// The kernel's limit on submission queue entries.
 const MAX_SQ_ENTRIES: u32 = 32768;
+/// `BLOCK_URING_CMD_DISCARD` (`_IO(0x12, 0)`, linux/fs.h): a block device's async discard.
+const BLOCK_URING_CMD_DISCARD: u32 = 0x12 << 8;
 /// The user data of cancel requests, which are no slot's.
 const CANCEL: u64 = u64::MAX;
 
@@ -32,6 +34,8 @@ pub struct Uring {
     ring: ManuallyDrop<IoUring>,
     slots: Slots,
     fds: Vec<RawFd>,
+    /// Per target: a block device (a trim is a discard command), not a file (a punched hole).
+    devices: Vec<bool>,
     priorities: Vec<u16>,
     fixed_files: bool,
     fixed_buffers: bool,
@@ -77,6 +81,7 @@ impl Uring {
                 ring: ManuallyDrop::new(ring),
                 slots,
                 fds: fds.to_vec(),
+                devices: fds.iter().map(|&fd| super::is_block_device(fd)).collect(),
                 priorities: priorities.to_vec(),
                 fixed_files,
                 fixed_buffers,
@@ -133,6 +138,24 @@ impl Uring {
                     (Op::Write, false) => opcode::Write::new($fd, addr, io.len)
                         .offset(io.offset)
                         .ioprio(priority)
+                        .build(),
+                    // The block layer's discard command takes the range in `addr` and `addr3`
+                    // (the first word of the command area) and refuses an I/O priority.
+                    (Op::Trim, _) if self.devices[io.target as usize] => {
+                        let mut length = [0u8; 16];
+                        length[..8].copy_from_slice(&u64::from(io.len).to_le_bytes());
+                        opcode::UringCmd16::new($fd, BLOCK_URING_CMD_DISCARD)
+                            .addr(Some(io.offset))
+                            .cmd(length)
+                            .build()
+                    }
+                    (Op::Trim, _) => opcode::Fallocate::new($fd, u64::from(io.len))
+                        .offset(io.offset)
+                        .mode(libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE)
+                        .build(),
+                    (Op::Fsync, _) => opcode::Fsync::new($fd).build(),
+                    (Op::Fdatasync, _) => opcode::Fsync::new($fd)
+                        .flags(types::FsyncFlags::DATASYNC)
                         .build(),
                 }
             };

@@ -85,6 +85,8 @@ impl Feed {
         let direction = match op {
             Op::Read => 0,
             Op::Write => 1,
+            // The live series carry reads and writes; trims and flushes are in the final report.
+            Op::Trim | Op::Fsync | Op::Fdatasync => return,
         };
         self.current.ops[t][direction].record(bytes, latency);
     }

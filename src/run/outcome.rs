@@ -1,6 +1,5 @@
 //! How a run ended, in the words printed after the report, and the exit status.
 
-use crate::engine::Op;
 use crate::exit::EXIT_RUN_ERROR;
 use crate::profile::{CacheMode, Profile, Target};
 use crate::run::{STOP, STOP_SIGNAL};
@@ -98,10 +97,7 @@ fn describe_failure(failure: &IoFailure, target: &Target) -> String {
             failure.result, failure.len
         )
     };
-    let op = match failure.op {
-        Op::Read => "read",
-        Op::Write => "write",
-    };
+    let op = failure.op.name();
     format!(
         "{op} of {} bytes at offset {} on '{}' by thread {} failed: {what}; the run stopped and the results above cover the time before the failure",
         failure.len,

@@ -112,7 +112,37 @@ impl OpStats {
 )]
 pub struct Overflow;
 
-/// Both directions on one target in one thread.
+/// Every kind of I/O on a target, or on several together: reads and writes, and trims and
+/// flushes where a target has them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OpSet {
+    /// Reads.
+    pub read: OpStats,
+    /// Writes.
+    pub write: OpStats,
+    /// `--trim`.
+    pub trim: Option<OpStats>,
+    /// `--fsync`/`--fdatasync`.
+    pub flush: Option<OpStats>,
+}
+
+impl OpSet {
+    /// Adds another set's statistics.
+    pub fn merge(&mut self, other: &OpSet) {
+        self.read.merge(&other.read);
+        self.write.merge(&other.write);
+        for (mine, theirs) in [
+            (&mut self.trim, &other.trim),
+            (&mut self.flush, &other.flush),
+        ] {
+            if let Some(theirs) = theirs {
+                mine.get_or_insert_with(OpStats::default).merge(theirs);
+            }
+        }
+    }
+}
+
+/// Every kind of I/O on one target in one thread.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TargetStats {
     /// Index of the target in the timespan.
@@ -121,6 +151,10 @@ pub struct TargetStats {
     pub read: OpStats,
     /// Writes.
     pub write: OpStats,
+    /// `--trim`: discards (their bytes are the ranges discarded); `None` without it.
+    pub trim: Option<Box<OpStats>>,
+    /// `--fsync`/`--fdatasync`: flushes (no bytes); `None` without them.
+    pub flush: Option<Box<OpStats>>,
     /// `--distribution`: how the measured I/Os fell on the hot sets.
     pub skew: SkewCounts,
 }
@@ -162,8 +196,17 @@ impl TargetStats {
             target,
             read: OpStats::new(intervals),
             write: OpStats::new(intervals),
+            trim: None,
+            flush: None,
             skew: SkewCounts::default(),
         }
+    }
+
+    /// Also keeps statistics of trims (`trim`) and flushes (`flush`).
+    pub fn with_ops(mut self, trim: bool, flush: bool, intervals: usize) -> Self {
+        self.trim = trim.then(|| Box::new(OpStats::new(intervals)));
+        self.flush = flush.then(|| Box::new(OpStats::new(intervals)));
+        self
     }
 
     /// Also keeps latency from the intended start, in both directions (paced targets).
@@ -179,6 +222,24 @@ impl TargetStats {
         match op {
             Op::Read => &mut self.read,
             Op::Write => &mut self.write,
+            Op::Trim => self
+                .trim
+                .as_mut()
+                .expect("a target that trims keeps trim statistics"),
+            Op::Fsync | Op::Fdatasync => self
+                .flush
+                .as_mut()
+                .expect("a target that flushes keeps flush statistics"),
+        }
+    }
+
+    /// Every kind of I/O of the target, apart.
+    pub fn ops(&self) -> OpSet {
+        OpSet {
+            read: self.read.clone(),
+            write: self.write.clone(),
+            trim: self.trim.as_deref().cloned(),
+            flush: self.flush.as_deref().cloned(),
         }
     }
 

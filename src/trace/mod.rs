@@ -63,10 +63,7 @@ impl Record {
         out.extend_from_slice(&self.result.to_le_bytes());
         out.extend_from_slice(&self.thread.to_le_bytes());
         out.extend_from_slice(&self.target.to_le_bytes());
-        out.push(match self.op {
-            Op::Read => 0,
-            Op::Write => 1,
-        });
+        out.push(self.op as u8);
         out.push(self.timespan);
     }
 
@@ -82,7 +79,13 @@ impl Record {
             result: u32_at(28) as i32,
             thread: u32_at(32),
             target: u16::from_le_bytes([bytes[36], bytes[37]]),
-            op: if bytes[38] == 0 { Op::Read } else { Op::Write },
+            op: match bytes[38] {
+                0 => Op::Read,
+                1 => Op::Write,
+                2 => Op::Trim,
+                3 => Op::Fsync,
+                _ => Op::Fdatasync,
+            },
             timespan: bytes[39],
         }
     }
@@ -107,10 +110,7 @@ impl Record {
             self.timespan as u32 + 1,
             self.thread,
             self.target,
-            match self.op {
-                Op::Read => "read",
-                Op::Write => "write",
-            },
+            self.op.name(),
             self.offset,
             self.len,
             self.result

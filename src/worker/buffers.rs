@@ -164,6 +164,8 @@ unsafe impl SlotMemory for SlotBuffers {
         let (offset, len) = match op {
             Op::Read => (region.read, region.read_len),
             Op::Write => (region.write, region.write_len),
+            // Trims and flushes use no buffer.
+            Op::Trim | Op::Fsync | Op::Fdatasync => (region.start, 0),
         };
         // SAFETY: offset ≤ the allocation's size by construction.
         (unsafe { self.base.as_ptr().add(offset) }, len)

@@ -12,7 +12,7 @@ use crate::report::{
 };
 use crate::stats::cpu::usage_between;
 use crate::stats::intervals::{Interval, iops_stddev, valid};
-use crate::stats::{OpStats, RunResults, SkewCounts, TimeSpanResults};
+use crate::stats::{OpSet, OpStats, RunResults, SkewCounts, TimeSpanResults};
 use crate::system::SystemInfo;
 use crate::worker::skew::{HOT_PERCENTS, expected_share, hot_blocks};
 
@@ -326,18 +326,20 @@ pub(crate) fn direction(
 }
 
 pub(crate) fn directions(
-    read: &OpStats,
-    write: &OpStats,
+    ops: &OpSet,
     seconds: f64,
     interval_ms: Option<u32>,
     percentiles: &[f64],
 ) -> Directions {
-    let mut total = read.clone();
-    total.merge(write);
+    let mut total = ops.read.clone();
+    total.merge(&ops.write);
+    let of = |stats: &OpStats| direction(stats, seconds, interval_ms, percentiles);
     Directions {
-        read: direction(read, seconds, interval_ms, percentiles),
-        write: direction(write, seconds, interval_ms, percentiles),
-        total: direction(&total, seconds, interval_ms, percentiles),
+        read: of(&ops.read),
+        write: of(&ops.write),
+        total: of(&total),
+        trim: ops.trim.as_ref().map(of),
+        flush: ops.flush.as_ref().map(of),
     }
 }
 
@@ -359,22 +361,19 @@ fn measured(
     let effective_affinity: Vec<u32> = results.threads.iter().filter_map(|t| t.cpu).collect();
     let interval_ms = ts.iops_interval_ms;
     let path_of = |target: usize| ts.targets[target].path.display().to_string();
-    let (mut read, mut write) = (OpStats::default(), OpStats::default());
-    let mut per_path: Vec<(String, OpStats, OpStats)> = Vec::new();
+    let mut ops = OpSet::default();
+    let mut per_path: Vec<(String, OpSet)> = Vec::new();
     let mut skews = Vec::new();
     let mut threads = Vec::with_capacity(results.threads.len());
     for thread in &results.threads {
         let mut targets = Vec::with_capacity(thread.targets.len());
         for stats in &thread.targets {
-            read.merge(&stats.read);
-            write.merge(&stats.write);
+            let these = stats.ops();
+            ops.merge(&these);
             let path = path_of(stats.target);
-            match per_path.iter_mut().find(|(p, _, _)| *p == path) {
-                Some((_, r, w)) => {
-                    r.merge(&stats.read);
-                    w.merge(&stats.write);
-                }
-                None => per_path.push((path.clone(), stats.read.clone(), stats.write.clone())),
+            match per_path.iter_mut().find(|(p, _)| *p == path) {
+                Some((_, sum)) => sum.merge(&these),
+                None => per_path.push((path.clone(), these.clone())),
             }
             if let Some(skew) = ts.targets[stats.target].skew {
                 add_skew(&mut skews, &path, skew, &stats.skew);
@@ -383,13 +382,7 @@ fn measured(
                 target: stats.target,
                 path,
                 size_bytes: results.target_sizes[stats.target],
-                directions: directions(
-                    &stats.read,
-                    &stats.write,
-                    seconds,
-                    interval_ms,
-                    percentiles,
-                ),
+                directions: directions(&these, seconds, interval_ms, percentiles),
             });
         }
         let window_ns = seconds * 1e9;
@@ -441,8 +434,7 @@ fn measured(
             seconds,
             interval_ms,
             load: Load::of(&threads),
-            read,
-            write,
+            ops,
             per_path,
             threads,
             cpu_average,
@@ -485,9 +477,8 @@ pub(crate) struct MeasuredParts {
     pub seconds: f64,
     pub interval_ms: Option<u32>,
     pub load: Load,
-    pub read: OpStats,
-    pub write: OpStats,
-    pub per_path: Vec<(String, OpStats, OpStats)>,
+    pub ops: OpSet,
+    pub per_path: Vec<(String, OpSet)>,
     pub threads: Vec<ThreadReport>,
     pub cpu_average: CpuUsage,
     pub cpu: Vec<CpuUsage>,
@@ -550,8 +541,7 @@ impl Measured {
             seconds,
             interval_ms,
             load,
-            read,
-            write,
+            ops,
             per_path,
             threads,
             cpu_average,
@@ -573,12 +563,12 @@ impl Measured {
             effective_affinity,
             cpu,
             cpu_average,
-            totals: directions(&read, &write, seconds, interval_ms, percentiles),
+            totals: directions(&ops, seconds, interval_ms, percentiles),
             targets: per_path
                 .into_iter()
-                .map(|(path, r, w)| TargetTotals {
+                .map(|(path, o)| TargetTotals {
                     path,
-                    directions: directions(&r, &w, seconds, interval_ms, percentiles),
+                    directions: directions(&o, seconds, interval_ms, percentiles),
                 })
                 .collect(),
             threads,

@@ -20,8 +20,8 @@ use crate::report::{
     CpuUsage, Direction, Directions, Measured, RankHost, Report, ThreadReport, ThreadTarget,
     TimeSpanReport, directions, percentile_list, totals_over,
 };
-use crate::stats::OpStats;
 use crate::stats::intervals::Interval;
+use crate::stats::{OpSet, OpStats};
 
 impl Direction {
     /// The statistics behind this direction, rebuilt from the report: exact counts, bytes,
@@ -59,18 +59,22 @@ impl Direction {
     }
 }
 
-/// Read and write statistics being merged.
+/// Statistics of every kind of I/O being merged.
 #[derive(Default, Clone)]
-struct Pair {
-    read: OpStats,
-    write: OpStats,
-}
+struct Pair(OpSet);
 
 impl Pair {
     /// Adds a run's directions: its `-D` buckets after ours (`Concatenate`), or merged with ours
     /// bucket by bucket, moved by a number of buckets (`Align`).
     fn add(&mut self, d: &Directions, series: Series) -> Result<(), String> {
-        for (mine, theirs) in [(&mut self.read, &d.read), (&mut self.write, &d.write)] {
+        let ops = &mut self.0;
+        let mut pairs = vec![(&mut ops.read, &d.read), (&mut ops.write, &d.write)];
+        for (mine, theirs) in [(&mut ops.trim, &d.trim), (&mut ops.flush, &d.flush)] {
+            if let Some(theirs) = theirs {
+                pairs.push((mine.get_or_insert_with(OpStats::default), theirs));
+            }
+        }
+        for (mine, theirs) in pairs {
             let mut theirs = theirs.stats()?;
             if let Series::Align(shift) = series
                 && shift > 0
@@ -94,9 +98,10 @@ impl Pair {
             }
         }
         // Reads and writes add up to the total too.
-        self.read
+        self.0
+            .read
             .clone()
-            .try_merge(&self.write)
+            .try_merge(&self.0.write)
             .map_err(|e| e.to_string())
     }
 }
@@ -405,11 +410,10 @@ fn merge_measured(
             seconds,
             interval_ms,
             load: load(disjoint, &measured, &threads, seconds),
-            read: totals.read,
-            write: totals.write,
+            ops: totals.0,
             per_path: per_path
                 .into_iter()
-                .map(|(path, pair)| (path, pair.read, pair.write))
+                .map(|(path, pair)| (path, pair.0))
                 .collect(),
             threads,
             cpu_average,
@@ -481,13 +485,7 @@ impl Sums {
                 pair.add(&t.directions, series)?;
                 // A thread's rates are over its own run's window, not the merged one.
                 targets.push(ThreadTarget {
-                    directions: directions(
-                        &pair.read,
-                        &pair.write,
-                        m.duration_s,
-                        interval_ms,
-                        percentiles,
-                    ),
+                    directions: directions(&pair.0, m.duration_s, interval_ms, percentiles),
                     ..t.clone()
                 });
             }

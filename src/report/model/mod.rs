@@ -146,8 +146,14 @@ pub struct Directions {
     pub read: Direction,
     /// Writes.
     pub write: Direction,
-    /// Reads and writes together.
+    /// Reads and writes together (trims and flushes move no data of their own and are apart).
     pub total: Direction,
+    /// `--trim`: discards; absent without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trim: Option<Direction>,
+    /// `--fsync`/`--fdatasync`: flushes; absent without them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flush: Option<Direction>,
 }
 
 /// Counts, rates and latency of one direction.
@@ -454,12 +460,15 @@ pub struct Sum {
 }
 
 impl Directions {
-    /// The direction `op`, or both for `None`.
-    pub fn get(&self, op: Option<Op>) -> &Direction {
+    /// The direction `op`, or reads and writes together for `None`; `None` for a trim or a
+    /// flush the target did not have.
+    pub fn get(&self, op: Option<Op>) -> Option<&Direction> {
         match op {
-            Some(Op::Read) => &self.read,
-            Some(Op::Write) => &self.write,
-            None => &self.total,
+            Some(Op::Read) => Some(&self.read),
+            Some(Op::Write) => Some(&self.write),
+            Some(Op::Trim) => self.trim.as_ref(),
+            Some(Op::Fsync | Op::Fdatasync) => self.flush.as_ref(),
+            None => Some(&self.total),
         }
     }
 }

@@ -45,13 +45,19 @@ pub(super) fn results_text(
     }
     let latency = ts.measure_latency;
     let iops_stddev = ts.iops_interval_ms.is_some();
+    // Trims and flushes (--trim, --fsync) get tables of their own after DiskSpd's three; the
+    // total stays reads and writes, the data moved.
     for (title, op) in [
         ("Total IO", None),
         ("Read IO", Some(Op::Read)),
         ("Write IO", Some(Op::Write)),
+        ("Trim IO", Some(Op::Trim)),
+        ("Flush IO", Some(Op::Fsync)),
     ] {
-        let _ = writeln!(out, "\n{title}");
-        section_table(out, m, op, latency, iops_stddev);
+        if m.totals.get(op).is_some() {
+            let _ = writeln!(out, "\n{title}");
+            section_table(out, m, op, latency, iops_stddev);
+        }
     }
     if ts.io_ring.is_some() {
         extra::submits_text(out, m);
@@ -288,17 +294,22 @@ fn section_table(out: &mut String, m: &Measured, op: Option<Op>, latency: bool, 
     let _ = writeln!(out, "{rule}");
     for thread in &m.threads {
         for target in &thread.targets {
+            let Some(d) = target.directions.get(op) else {
+                continue;
+            };
             let _ = writeln!(
                 out,
                 "{:6} | {} | {} ({})",
                 thread.thread,
-                columns(target.directions.get(op)),
+                columns(d),
                 target.path,
                 format_size(target.size_bytes)
             );
         }
     }
-    let _ = writeln!(out, "{rule}\ntotal:   {}", columns(m.totals.get(op)));
+    if let Some(d) = m.totals.get(op) {
+        let _ = writeln!(out, "{rule}\ntotal:   {}", columns(d));
+    }
 }
 
 fn latency_chart(out: &mut String, d: &Directions) {
@@ -311,8 +322,16 @@ pub(super) fn latency_chart_of(
     d: &Directions,
     pick: fn(&Direction) -> Option<&Latency>,
 ) {
-    out.push_str("  %-ile |  Read (ms) | Write (ms) | Total (ms)\n");
-    out.push_str("----------------------------------------------\n");
+    // Trims and flushes, when the run has them, are columns after DiskSpd's.
+    let extra: Vec<(&str, &Direction)> = [(" Trim (ms)", &d.trim), ("Flush (ms)", &d.flush)]
+        .into_iter()
+        .filter_map(|(name, dir)| dir.as_ref().map(|dir| (name, dir)))
+        .collect();
+    let mut head = "  %-ile |  Read (ms) | Write (ms) | Total (ms)".to_string();
+    for (name, _) in &extra {
+        let _ = write!(head, " | {name}");
+    }
+    let _ = writeln!(out, "{head}\n{}", "-".repeat(head.len()));
     let cell = |dir: &Direction, p: f64| {
         pick(dir).map_or_else(
             || "N/A".to_string(),
@@ -321,12 +340,16 @@ pub(super) fn latency_chart_of(
     };
     for (label, p) in TEXT_ROWS {
         let total = pick(&d.total).map_or(0.0, |l| l.at(p) as f64 / NS_PER_MS);
-        let _ = writeln!(
+        let _ = write!(
             out,
             "{label:>7} | {:>10} | {:>10} | {total:10.3}",
             cell(&d.read, p),
             cell(&d.write, p)
         );
+        for (_, dir) in &extra {
+            let _ = write!(out, " | {:>10}", cell(dir, p));
+        }
+        out.push('\n');
     }
 }
 
