@@ -27,7 +27,7 @@ pub fn claims(profile: &Profile) -> Vec<FileClaim> {
         .timespans
         .iter()
         .flat_map(|ts| &ts.targets)
-        .filter(|t| t.write_ratio > 0 || t.create_size.is_some())
+        .filter(|t| t.modifies() || t.create_size.is_some())
         .map(|t| t.path.as_path());
     let streams = [
         &profile.observe.timeseries,

@@ -22,8 +22,8 @@ use crate::engine::EngineKind;
 pub use resolve::{Resolved, resolve};
 pub use target::{
     Access, Burst, CacheMode, Compress, DEFAULT_DEDUPE_SETS, Dedupe, DedupeSets, Distribution,
-    DistributionKind, DistributionRange, FlushMode, Hints, IoPriority, Skew, Target, ThreadTarget,
-    Throughput, WriteBuffer,
+    DistributionKind, DistributionRange, FlushEvery, FlushMode, Hints, IoPriority, Skew, Target,
+    ThreadTarget, Throughput, WriteBuffer,
 };
 pub use validate::validate;
 

@@ -84,6 +84,10 @@ pub struct RawArgs {
     pub compress: Option<crate::profile::Compress>,
     /// `--dedupe=<ratio>[:<unit>[:<sets>]][:flipflop]`: duplicate write data.
     pub dedupe: Option<crate::profile::Dedupe>,
+    /// `--trim=<percent>`.
+    pub trim_percent: Option<u8>,
+    /// `--fsync=<N>` / `--fdatasync=<N>`.
+    pub flush_every: Option<crate::profile::FlushEvery>,
     /// `--distribution=zipf|pareto|normal`: skewed random offsets.
     pub skew: Option<crate::profile::Skew>,
     /// `-s[i][stride]`: sequential I/O.

@@ -187,6 +187,8 @@ fn from_xml(raw: &RawArgs, path: &Path) -> Result<Profile, ProfileError> {
         target.skew = raw.skew.or(target.skew);
         target.compress = raw.compress.or(target.compress);
         target.dedupe = raw.dedupe.or(target.dedupe);
+        target.trim_percent = raw.trim_percent.unwrap_or(target.trim_percent);
+        target.flush_every = raw.flush_every.or(target.flush_every);
     }
     Ok(profile)
 }
@@ -270,6 +272,8 @@ fn from_command_line(raw: &RawArgs) -> Result<Profile, ProfileError> {
         write_buffer: write_buffer(raw, sizes)?,
         compress: raw.compress,
         dedupe: raw.dedupe,
+        trim_percent: raw.trim_percent.unwrap_or(0),
+        flush_every: raw.flush_every,
         throughput: raw.throughput,
         burst: burst(raw)?,
         io_priority: raw.io_priority.unwrap_or(super::IoPriority::Normal),

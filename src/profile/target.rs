@@ -54,6 +54,12 @@ pub struct Target {
     /// `--dedupe`: written units repeat so that the target deduplicates by this ratio.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dedupe: Option<Dedupe>,
+    /// `--trim`: percent of the I/Os that discard their block instead (the rest split by -w).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub trim_percent: u8,
+    /// `--fsync`/`--fdatasync`: a flush after every so many writes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flush_every: Option<FlushEvery>,
     /// `-g`: rate cap per thread.
     pub throughput: Option<Throughput>,
     /// `-i`/`-j`: bursts of I/O separated by think time.
@@ -71,6 +77,11 @@ pub struct Target {
 }
 
 impl Target {
+    /// Whether I/O changes the target's content: writes or trims.
+    pub fn modifies(&self) -> bool {
+        self.write_ratio > 0 || self.trim_percent > 0
+    }
+
     /// A target with DiskSpd's defaults.
     pub fn new(path: PathBuf) -> Self {
         Target {
@@ -97,6 +108,8 @@ impl Target {
             write_buffer: WriteBuffer::Pattern,
             compress: None,
             dedupe: None,
+            trim_percent: 0,
+            flush_every: None,
             throughput: None,
             burst: None,
             io_priority: IoPriority::Normal,
@@ -246,6 +259,28 @@ fn flag_size(bytes: u64) -> String {
         b if b % (1 << 20) == 0 => format!("{}M", b >> 20),
         b if b % 1024 == 0 => format!("{}K", b >> 10),
         b => b.to_string(),
+    }
+}
+
+fn is_zero(n: &u8) -> bool {
+    *n == 0
+}
+
+/// `--fsync=<N>` or `--fdatasync=<N>`: a thread flushes a target after every `writes` writes it
+/// issued to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlushEvery {
+    /// Writes between flushes, at least 1.
+    pub writes: u32,
+    /// `fdatasync` (data only) rather than `fsync` (data and metadata).
+    pub data_only: bool,
+}
+
+/// As the options take it: `--fsync=8` or `--fdatasync=8`.
+impl std::fmt::Display for FlushEvery {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let name = if self.data_only { "fdatasync" } else { "fsync" };
+        write!(f, "--{name}={}", self.writes)
     }
 }
 

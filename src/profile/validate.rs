@@ -122,6 +122,7 @@ fn validate_timespan(
         validate_pool(ts, target, pool)?;
         validate_data(ts, target)?;
         validate_dedupe(target)?;
+        validate_trim_and_flush(target)?;
         validate_access(target, threads, warnings)?;
         validate_target(profile, target)?;
     }
@@ -151,6 +152,36 @@ fn validate_data(ts: &TimeSpan, target: &Target) -> Result<(), ProfileError> {
     if target.memory_mapped {
         return Err(invalid(format!(
             "'{path}': {name} fills I/O buffers, and -Sm writes through a mapping; drop one"
+        )));
+    }
+    Ok(())
+}
+
+/// `--trim` and `--fsync`/`--fdatasync` go through the engines' own requests: not through a
+/// mapping; a flush follows writes; a trim leaves zeros where `--dedupe` counts contents.
+fn validate_trim_and_flush(target: &Target) -> Result<(), ProfileError> {
+    let path = target.path.display();
+    let trim = (target.trim_percent > 0).then(|| format!("--trim={}", target.trim_percent));
+    let flush = target.flush_every.map(|f| f.to_string());
+    for option in trim.iter().chain(&flush) {
+        if target.memory_mapped {
+            return Err(invalid(format!(
+                "'{path}': {option} is a request to the kernel, and -Sm does its I/O through a mapping; drop one"
+            )));
+        }
+    }
+    if let Some(flush) = &flush
+        && target.write_ratio == 0
+    {
+        return Err(invalid(format!(
+            "'{path}': {flush} flushes after writes, and this run does not write; add -w<percent>"
+        )));
+    }
+    if let Some(trim) = &trim
+        && let Some(dedupe) = target.dedupe
+    {
+        return Err(invalid(format!(
+            "'{path}': {trim} leaves zeros where --dedupe={dedupe} counts each unit's content; use one"
         )));
     }
     Ok(())

@@ -37,6 +37,11 @@ pub fn check(ts: &TimeSpan) -> Result<(), ProfileError> {
                 "--verify writes its own self-describing, incompressible blocks to '{name}'; drop -Z/-Zr"
             ));
         }
+        if t.trim_percent > 0 || t.flush_every.is_some() {
+            return refuse(format!(
+                "--verify keeps each block's last written generation, and --trim/--fsync/--fdatasync on '{name}' are not checked by it; drop them to verify"
+            ));
+        }
         if let Some(flag) = [
             (t.compress.is_some(), "--compress"),
             (t.dedupe.is_some(), "--dedupe"),

@@ -111,7 +111,7 @@ pub(super) fn thread_main<C: Clock>(
             .map(|(i, tt)| MapSpec {
                 fd: fds[i],
                 len: input.targets[tt.target].size,
-                writable: served[i].write_ratio > 0,
+                writable: served[i].modifies(),
                 flush: served[i].flush,
                 write_through: served[i].write_through,
             })

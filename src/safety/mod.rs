@@ -214,7 +214,7 @@ pub fn check(profile: &Profile, view: &dyn SystemView) -> Result<Cleared, Safety
     let mut roles: HashMap<&Path, (bool, bool)> = HashMap::new();
     for t in profile.timespans.iter().flat_map(|ts| &ts.targets) {
         let role = roles.entry(t.path.as_path()).or_default();
-        role.0 |= t.write_ratio > 0;
+        role.0 |= t.modifies();
         role.1 |= t.create_size.is_some();
     }
     let mut cleared = Cleared::default();

@@ -450,7 +450,7 @@ pub fn prepare(
         let file = open_for_io(target, anchor, facts.identity)?;
         // Writes that leave other content than the file's complete mark records: no longer
         // reusable as it is.
-        if target.write_ratio > 0
+        if target.modifies()
             && let Ok(Some((_, fill))) = crate::safety::marker::completed(&file)
             && create::written_fill(timespan, target, verify_run.is_some()) != Some(fill.as_str())
         {
@@ -499,7 +499,7 @@ pub fn prepare(
 /// or device the gate opened. It asks for O_NOATIME, so a read test writes no access times (the
 /// kernel allows it to a file's owner and to root; others get the descriptor without it).
 fn open_for_io(target: &Target, anchor: &File, identity: Identity) -> Result<File, TargetError> {
-    let mut flags = if target.write_ratio > 0 {
+    let mut flags = if target.modifies() {
         libc::O_RDWR
     } else {
         libc::O_RDONLY

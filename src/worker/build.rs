@@ -111,6 +111,16 @@ impl<'a, C: Clock> Worker<'a, C> {
                     throttle: Throttle::new(target.throughput, target.block_size, burst),
                     fill: write_fill(ts, target, prepared),
                     write_ratio: target.write_ratio,
+                    trim_percent: target.trim_percent,
+                    flush: target.flush_every.map(|f| super::Flusher {
+                        every: f.writes,
+                        op: if f.data_only {
+                            Op::Fdatasync
+                        } else {
+                            Op::Fsync
+                        },
+                        writes: 0,
+                    }),
                     block: target.block_size as u32,
                     index: tt.target,
                     first_slot: tt.first_slot,
@@ -138,6 +148,11 @@ impl<'a, C: Clock> Worker<'a, C> {
                 .map(|tt| {
                     let stats = TargetStats::new(tt.target, plan.intervals);
                     let target = &ts.targets[tt.target];
+                    let stats = stats.with_ops(
+                        target.trim_percent > 0,
+                        target.flush_every.is_some(),
+                        plan.intervals,
+                    );
                     match target.throughput.is_some() || target.burst.is_some() {
                         true => stats.with_intended(),
                         false => stats,

@@ -103,7 +103,7 @@ impl<C: Clock> Worker<'_, C> {
                         target: t as u16,
                         op,
                         offset,
-                        len: target.block,
+                        len: target.len(op),
                     })?;
                     batch.push(slot);
                 }
@@ -204,7 +204,7 @@ impl<C: Clock> Worker<'_, C> {
                 inflight -= 1;
                 let slot = completion.slot as usize;
                 let t = owner[slot] as usize;
-                let len = self.targets[t].block;
+                let len = self.targets[t].len(ops[slot]);
                 if counted && let Some(tracer) = &mut self.tracer {
                     tracer.push(crate::trace::Record {
                         completion_ns: now - self.schedule.warmup_end,
@@ -218,7 +218,7 @@ impl<C: Clock> Worker<'_, C> {
                         timespan: self.timespan,
                     });
                 }
-                let completed = completion.result == len as i32;
+                let completed = completion.result == ops[slot].success(len);
                 if let Some(v) = &mut self.verify {
                     let data = match (ops[slot], completed) {
                         (Op::Read, true) => {
@@ -252,7 +252,9 @@ impl<C: Clock> Worker<'_, C> {
                     }
                 } else if counted {
                     let latency = now - started[slot];
-                    if let Some(hot) = self.targets[t].offsets.hot(offsets[slot]) {
+                    if ops[slot].has_range()
+                        && let Some(hot) = self.targets[t].offsets.hot(offsets[slot])
+                    {
                         self.stats[t].skew.count(hot);
                     }
                     let stats = self.stats[t].op_mut(ops[slot]);
@@ -288,7 +290,7 @@ impl<C: Clock> Worker<'_, C> {
             target: self.targets[t].index,
             op,
             offset,
-            len: self.targets[t].block,
+            len: self.targets[t].len(op),
             result,
         }
     }

@@ -87,8 +87,12 @@ pub struct WorkerTarget<'a> {
     pub throttle: Throttle,
     /// Write buffer refresh.
     pub fill: WriteFill<'a>,
-    /// Percent writes.
+    /// Percent writes (of the I/Os that are not trims).
     pub write_ratio: u8,
+    /// `--trim`: percent of the I/Os that are trims.
+    pub trim_percent: u8,
+    /// `--fsync`/`--fdatasync`: when this thread flushes the target.
+    pub flush: Option<Flusher>,
     /// Bytes per I/O.
     pub block: u32,
     /// Index of the target in the timespan.
@@ -99,21 +103,52 @@ pub struct WorkerTarget<'a> {
     pub last_op: Op,
 }
 
+/// `--fsync=<N>`/`--fdatasync=<N>`: counts a thread's writes to a target and owes a flush after
+/// every `every` of them.
+#[derive(Debug, Clone, Copy)]
+pub struct Flusher {
+    /// Writes between flushes.
+    pub every: u32,
+    /// `Op::Fsync` or `Op::Fdatasync`.
+    pub op: Op,
+    /// Writes issued since the last flush was owed.
+    pub writes: u32,
+}
+
 impl WorkerTarget<'_> {
-    /// The direction and offset of the next I/O on this target from `slot`.
+    /// The kind and offset of the next I/O on this target from `slot`: a flush when one is owed
+    /// (offset 0), otherwise a trim, write or read at the next offset.
     #[inline]
     fn next(&mut self, rng: &mut Rng, slot: u32) -> (Op, u64) {
+        if let Some(flush) = &mut self.flush
+            && flush.writes >= flush.every
+        {
+            flush.writes -= flush.every;
+            return (flush.op, 0);
+        }
         let lane = slot.saturating_sub(self.first_slot) as usize;
         let (offset, fresh) = self.offsets.next(rng, lane);
         if fresh {
             self.last_op = match self.write_ratio {
+                _ if self.trim_percent > 0 && rng.below(100) < self.trim_percent as u64 => Op::Trim,
                 0 => Op::Read,
                 100 => Op::Write,
                 w if rng.below(100) < w as u64 => Op::Write,
                 _ => Op::Read,
             };
         }
+        if self.last_op == Op::Write
+            && let Some(flush) = &mut self.flush
+        {
+            flush.writes += 1;
+        }
         (self.last_op, offset)
+    }
+
+    /// Bytes an I/O of `op` covers: a block, or nothing for a flush.
+    #[inline]
+    fn len(&self, op: Op) -> u32 {
+        if op.has_range() { self.block } else { 0 }
     }
 }
 

@@ -296,6 +296,30 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         apply: |v, raw| super::apply_dedupe(v, raw),
     },
     LongFlag {
+        name: "trim",
+        usage: (
+            "--trim=<percent>",
+            "this share of the I/Os discards its block (a device's discard, a file's punched hole); the rest split by -w",
+        ),
+        apply: |v, raw| super::apply_trim(v, raw),
+    },
+    LongFlag {
+        name: "fsync",
+        usage: (
+            "--fsync=<N>",
+            "each thread flushes a target (fsync: data and metadata) after every N writes it issued to it",
+        ),
+        apply: |v, raw| super::apply_flush(v, raw, false),
+    },
+    LongFlag {
+        name: "fdatasync",
+        usage: (
+            "--fdatasync=<N>",
+            "as --fsync, with fdatasync: the data, and metadata only where reading the data needs it",
+        ),
+        apply: |v, raw| super::apply_flush(v, raw, true),
+    },
+    LongFlag {
         name: "distribution",
         usage: (
             "--distribution=<zipf:θ|pareto:h|normal:σ%|zoned:…>",

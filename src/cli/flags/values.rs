@@ -5,7 +5,7 @@ use super::{MAX_CPU, flag_once, once, unit};
 use crate::profile::raw::{DistributionArg, RawArgs};
 use crate::profile::{
     Batch, BufferSeparation, CacheMode, Compress, DEFAULT_DEDUPE_SETS, Dedupe, DedupeSets,
-    DistributionKind, Efficiency, EtwTimer, IoRing, ResultFormat, Skew,
+    DistributionKind, Efficiency, EtwTimer, FlushEvery, IoRing, ResultFormat, Skew,
 };
 use crate::units::{Size, parse_in_range, parse_size};
 
@@ -342,6 +342,38 @@ pub fn apply_dedupe(spec: Option<&str>, raw: &mut RawArgs) -> Result<(), String>
             flipflop,
         },
     )
+}
+
+/// `--trim=<percent>`: 1 to 100.
+pub fn apply_trim(spec: Option<&str>, raw: &mut RawArgs) -> Result<(), String> {
+    let percent = spec
+        .and_then(|s| s.trim_end_matches('%').parse::<u8>().ok())
+        .filter(|p| (1..=100).contains(p))
+        .ok_or_else(|| {
+            format!(
+                "'{}' is not a percent from 1 to 100; for example --trim=10",
+                spec.unwrap_or_default()
+            )
+        })?;
+    once(&mut raw.trim_percent, percent)
+}
+
+/// `--fsync=<N>` / `--fdatasync=<N>`: N from 1; one of the two.
+pub fn apply_flush(spec: Option<&str>, raw: &mut RawArgs, data_only: bool) -> Result<(), String> {
+    let name = if data_only { "fdatasync" } else { "fsync" };
+    let writes = spec
+        .and_then(|s| s.parse::<u32>().ok())
+        .filter(|&n| n >= 1)
+        .ok_or_else(|| {
+            format!(
+                "'{}' is not a count of writes of at least 1; for example --{name}=32",
+                spec.unwrap_or_default()
+            )
+        })?;
+    if raw.flush_every.is_some_and(|f| f.data_only != data_only) {
+        return Err("--fsync and --fdatasync flush the same writes; give one".into());
+    }
+    once(&mut raw.flush_every, FlushEvery { writes, data_only })
 }
 
 /// `-eDISK_IO` and the other ETW groups, and the clock/buffer letters.
