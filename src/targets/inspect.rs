@@ -272,6 +272,37 @@ pub fn check_workload(
     Ok(())
 }
 
+/// `--trim` on a block device discards: the device must take discards (`queue/discard_max_bytes`
+/// above 0). A file's trims punch holes, which the file system refuses at the first trim if it
+/// cannot (the run then stops with that error).
+pub fn check_trim(target: &Target, anchor: &Anchor) -> Result<(), TargetError> {
+    let Anchor::Open { facts, .. } = anchor else {
+        return Ok(());
+    };
+    if target.trim_percent == 0 || facts.kind != crate::safety::open::Kind::BlockDevice {
+        return Ok(());
+    }
+    let sys = format!(
+        "/sys/dev/block/{}:{}",
+        libc::major(facts.dev),
+        libc::minor(facts.dev)
+    );
+    let max = [
+        format!("{sys}/queue/discard_max_bytes"),
+        format!("{sys}/../queue/discard_max_bytes"),
+    ]
+    .iter()
+    .find_map(|p| fs::read_to_string(p).ok())
+    .and_then(|s| s.trim().parse::<u64>().ok());
+    match max {
+        Some(0) => Err(TargetError::NoTrim {
+            path: target.path.clone(),
+            why: "takes no discards (its queue/discard_max_bytes is 0)",
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// `--iopoll` polls the device's queues for completions: the I/O must bypass the page cache and
 /// the device under the target must have poll queues (`queue/io_poll` in sysfs).
 pub fn check_iopoll(target: &Target, anchor: &Anchor) -> Result<(), TargetError> {

@@ -154,6 +154,14 @@ pub enum TargetError {
         /// Where the requirement comes from.
         source_of_align: &'static str,
     },
+    /// `--trim` on a device that cannot discard.
+    #[error("--trim: '{path}' {why}; run without --trim")]
+    NoTrim {
+        /// The target.
+        path: PathBuf,
+        /// What is missing.
+        why: &'static str,
+    },
     /// `--dedupe`'s plan does not fit the range.
     #[error("'{path}': --dedupe={dedupe}: {why}")]
     Dedupe {
@@ -325,6 +333,7 @@ pub fn check(
             if iopoll {
                 inspect::check_iopoll(target, &cleared.anchors[index])?;
             }
+            inspect::check_trim(target, &cleared.anchors[index])?;
             these.push(inspection);
         }
         inspections.push(these);

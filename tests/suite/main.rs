@@ -35,5 +35,6 @@ mod profiles;
 mod races;
 mod signatures;
 mod tools;
+mod trim_flush;
 mod verify;
 mod verify_state;

@@ -75,6 +75,16 @@ pub fn table(report: &Report, sweep: Option<&SweepReport>) -> Table {
     let knees = sweep.map_or_else(Vec::new, SweepReport::knees);
     let repeated = points.iter().any(|p| p.ios_per_s_ci95.is_some());
     let verified = report.timespans.iter().any(|t| t.verify.is_some());
+    // --trim and --fsync/--fdatasync: their rates and tails, next to the data's.
+    let totals = |t: &crate::report::TimeSpanReport| t.measured.as_ref().map(|m| m.totals.clone());
+    let trims = report
+        .timespans
+        .iter()
+        .any(|t| totals(t).is_some_and(|d| d.trim.is_some()));
+    let flushes = report
+        .timespans
+        .iter()
+        .any(|t| totals(t).is_some_and(|d| d.flush.is_some()));
     let mut columns = vec![Column::new("point", "timespan")];
     columns.extend(
         axes.iter()
@@ -108,6 +118,18 @@ pub fn table(report: &Report, sweep: Option<&SweepReport>) -> Table {
             columns.push(Column::new(key, key).only(Audience::Programs));
         }
     }
+    for (shown, name, plural) in [(trims, "trim", "trims"), (flushes, "flush", "flushes")] {
+        if shown {
+            columns.push(Column::new(
+                &format!("{plural}/s"),
+                &format!("{plural}_per_s"),
+            ));
+            columns.push(Column::new(
+                &format!("{name} p99"),
+                &format!("{name}_p99_us"),
+            ));
+        }
+    }
     columns.push(Column::new("", "note").only(Audience::People));
     let mut table = Table::new(columns);
     for (i, p) in points.iter().enumerate() {
@@ -138,6 +160,28 @@ pub fn table(report: &Report, sweep: Option<&SweepReport>) -> Table {
                 Some(v) => row
                     .extend([v.written, v.verified, v.skipped, v.failed.total()].map(Cell::Count)),
                 None => row.extend([Cell::Empty, Cell::Empty, Cell::Empty, Cell::Empty]),
+            }
+        }
+        let directions = report
+            .timespans
+            .get(p.timespan.saturating_sub(1))
+            .and_then(totals);
+        for (shown, pick) in [
+            (
+                trims,
+                (|d: &crate::report::Directions| d.trim.clone()) as fn(&_) -> _,
+            ),
+            (flushes, |d: &crate::report::Directions| d.flush.clone()),
+        ] {
+            if shown {
+                let dir = directions.as_ref().and_then(pick);
+                row.push(
+                    dir.as_ref()
+                        .map_or(Cell::Empty, |d| figure(Cell::Fixed(d.ios_per_s, 2))),
+                );
+                row.push(latency(
+                    dir.and_then(|d| d.latency).map(|l| l.at(99.0) as f64),
+                ));
             }
         }
         let note = match (p.measured, p.cut_short) {

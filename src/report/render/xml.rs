@@ -336,33 +336,63 @@ fn percents(out: &mut Out, usage: &crate::stats::cpu::CpuUsage) {
 
 fn latency(out: &mut Out, d: &Directions) {
     let buckets = |dir: &Direction| dir.latency.as_ref().map_or(0, |l| l.distinct_values);
-    out.open_with(
-        "Latency",
-        &format!(
-            "ReadHistoBuckets=\"{}\" WriteHistoBuckets=\"{}\" TotalHistoBuckets=\"{}\"",
-            buckets(&d.read),
-            buckets(&d.write),
-            buckets(&d.total)
-        ),
+    let mut attributes = format!(
+        "ReadHistoBuckets=\"{}\" WriteHistoBuckets=\"{}\" TotalHistoBuckets=\"{}\"",
+        buckets(&d.read),
+        buckets(&d.write),
+        buckets(&d.total)
     );
-    for (dir, average, stdev) in [
-        (&d.read, "AverageReadMilliseconds", "ReadLatencyStdev"),
-        (&d.write, "AverageWriteMilliseconds", "WriteLatencyStdev"),
-        (&d.total, "AverageTotalMilliseconds", "LatencyStdev"),
-    ] {
+    // Trims and flushes (--trim, --fsync) after DiskSpd's directions, when the run has them.
+    let extra: Vec<(&Direction, &str)> = [(&d.trim, "Trim"), (&d.flush, "Flush")]
+        .into_iter()
+        .filter_map(|(dir, name)| dir.as_ref().map(|dir| (dir, name)))
+        .collect();
+    for (dir, name) in &extra {
+        attributes += &format!(" {name}HistoBuckets=\"{}\"", buckets(dir));
+    }
+    out.open_with("Latency", &attributes);
+    let mut averages = vec![
+        (
+            &d.read,
+            "AverageReadMilliseconds".to_string(),
+            "ReadLatencyStdev".to_string(),
+        ),
+        (
+            &d.write,
+            "AverageWriteMilliseconds".into(),
+            "WriteLatencyStdev".into(),
+        ),
+        (
+            &d.total,
+            "AverageTotalMilliseconds".into(),
+            "LatencyStdev".into(),
+        ),
+    ];
+    for (dir, name) in &extra {
+        averages.push((
+            dir,
+            format!("Average{name}Milliseconds"),
+            format!("{name}LatencyStdev"),
+        ));
+    }
+    for (dir, average, stdev) in &averages {
         if let Some(l) = &dir.latency {
             out.value(average, ms(l.mean_ns));
             out.value(stdev, ms(l.stddev_ns));
         }
     }
+    let mut columns = vec![
+        (&d.read, "ReadMilliseconds".to_string()),
+        (&d.write, "WriteMilliseconds".into()),
+        (&d.total, "TotalMilliseconds".into()),
+    ];
+    for (dir, name) in &extra {
+        columns.push((dir, format!("{name}Milliseconds")));
+    }
     for p in xml_percentiles() {
         out.open("Bucket");
         out.value("Percentile", p);
-        for (dir, tag) in [
-            (&d.read, "ReadMilliseconds"),
-            (&d.write, "WriteMilliseconds"),
-            (&d.total, "TotalMilliseconds"),
-        ] {
+        for (dir, tag) in &columns {
             if let Some(l) = &dir.latency {
                 out.value(tag, ms(l.at(p) as f64));
             }
@@ -548,6 +578,13 @@ fn thread_xml(out: &mut Out, report: &Report, index: usize, m: &Measured, thread
         out.value("ReadCount", d.read.ios);
         out.value("WriteBytes", d.write.bytes);
         out.value("WriteCount", d.write.ios);
+        if let Some(trim) = &d.trim {
+            out.value("TrimBytes", trim.bytes);
+            out.value("TrimCount", trim.ios);
+        }
+        if let Some(flush) = &d.flush {
+            out.value("FlushCount", flush.ios);
+        }
         if let Some(dist) = m
             .distributions
             .iter()
@@ -578,7 +615,20 @@ fn thread_xml(out: &mut Out, report: &Report, index: usize, m: &Measured, thread
                     "WriteLatencyStdev",
                 ),
                 (&d.total, "AverageLatencyMilliseconds", "LatencyStdev"),
-            ] {
+            ]
+            .into_iter()
+            .chain(
+                d.trim
+                    .as_ref()
+                    .map(|trim| (trim, "AverageTrimLatencyMilliseconds", "TrimLatencyStdev")),
+            )
+            .chain(d.flush.as_ref().map(|flush| {
+                (
+                    flush,
+                    "AverageFlushLatencyMilliseconds",
+                    "FlushLatencyStdev",
+                )
+            })) {
                 if let Some(l) = &dir.latency {
                     out.value(average, ms(l.mean_ns));
                     out.value(stdev, ms(l.stddev_ns));
