@@ -253,6 +253,16 @@ fn every_format_has_trim_and_flush_rows() {
             "{column} in {header}"
         );
     }
+    let html = dir.join("f.html");
+    let output = iospd()
+        .args(args)
+        .arg(format!("--output={}", html.display()))
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let html = fs::read_to_string(html).unwrap();
+    assert!(html.contains(">trim<") && html.contains(">flush<"));
     // Without the options, DiskSpd's layout is unchanged.
     let output = iospd()
         .args(["-c8M", "-b4K", "-r", "-w50", "-d1", "-L", &file])

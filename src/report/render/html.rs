@@ -155,6 +155,11 @@ fn directions<'a>(label: &str, d: &'a Directions) -> Vec<(String, &'a Direction)
     [("read", &d.read), ("write", &d.write), ("total", &d.total)]
         .into_iter()
         .filter(|(_, dir)| dir.ios > 0 || std::ptr::eq(*dir, &d.total))
+        .chain(
+            [("trim", &d.trim), ("flush", &d.flush)]
+                .into_iter()
+                .filter_map(|(name, dir)| dir.as_ref().map(|dir| (name, dir))),
+        )
         .map(|(name, dir)| (format!("{label}{name}"), dir))
         .collect()
 }
