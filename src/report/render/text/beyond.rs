@@ -87,6 +87,29 @@ fn workload_text(out: &mut String, ts: &crate::profile::TimeSpan, skew: bool) {
                 ),
             );
         }
+        if t.trim_percent > 0 {
+            line(
+                out,
+                4,
+                format_args!(
+                    "--trim={}: {} ({}; Trim IO, apart from the total of reads and writes)",
+                    t.trim_percent,
+                    t.path.display(),
+                    "a discard on a device, a punched hole in a file"
+                ),
+            );
+        }
+        if let Some(flush) = t.flush_every {
+            line(
+                out,
+                4,
+                format_args!(
+                    "{flush}: {} (a flush after every {} writes a thread issues to it, covering the writes completed before it; Flush IO)",
+                    t.path.display(),
+                    flush.writes
+                ),
+            );
+        }
         if let Some(skew) = t.skew.filter(|_| skew) {
             line(
                 out,
