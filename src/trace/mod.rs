@@ -7,7 +7,7 @@
 //! Binary layout, little-endian: the 8-byte magic `IOSPDTR1`, the record size (u32, 40), then
 //! records of: completion time from the start of the measured window (u64 ns), latency (u64 ns),
 //! offset (u64), length (u32), result (i32: bytes, or a negative errno), thread (u32), target
-//! (u16), direction (u8: 0 read, 1 write), timespan (u8, from 0).
+//! (u16), kind (u8: 0 read, 1 write, 2 trim, 3 fsync, 4 fdatasync), timespan (u8, from 0).
 
 pub mod writer;
 
@@ -271,6 +271,14 @@ mod tests {
             "2,1234567.890,7,3,write,1099511627776,4096,98.765,-5"
         );
         assert!(read_binary(&b"IOSPDTR2\x28\0\0\0"[..], |_| Ok(())).is_err());
+        // Every kind of I/O keeps its kind and its name.
+        for op in [Op::Read, Op::Write, Op::Trim, Op::Fsync, Op::Fdatasync] {
+            let mut one = Vec::new();
+            Record { op, ..record }.encode(&mut one);
+            let decoded = Record::decode(one.as_slice().try_into().unwrap());
+            assert_eq!(decoded.op, op);
+            assert!(decoded.csv().contains(&format!(",{},", op.name())));
+        }
     }
 
     #[test]
