@@ -6,7 +6,8 @@
 2. IOPS on a 256 MiB file entirely in the page cache, buffered (`-Sb`), 4 KiB random at queue
    depth 32, one thread: where the tool's own cost per I/O shows.
    - writes (`-w100`): DiskSpd's pattern, `-Z1M` (incompressible, from a buffer),
-     `--compress=2` and `--dedupe=2` (with and without flip-flop);
+     `--compress=2`, `--dedupe=2` (with and without flip-flop), `--trim=10` (a tenth of the
+     I/Os punch holes instead) and `--fdatasync=32`;
    - reads: uniform `-r` and `--distribution=zipf:1.2`, `pareto:0.2`, `normal:10`.
    Each round runs every variant for `--seconds`, in an order that rotates; the table reports the
    medians and the median of each round's ratio to the plain run.
@@ -37,6 +38,8 @@ CASES = [
     ("writes", "--compress=2", ["-w100", "--compress=2"]),
     ("writes", "--dedupe=2", ["-w100", "--dedupe=2"]),
     ("writes", "--dedupe=2:4K:5%:flipflop", ["-w100", "--dedupe=2:4K:5%:flipflop"]),
+    ("writes", "--trim=10", ["-w100", "--trim=10"]),
+    ("writes", "--fdatasync=32", ["-w100", "--fdatasync=32"]),
     ("reads", "uniform (plain)", []),
     ("reads", "--distribution=zipf:1.2", ["--distribution=zipf:1.2"]),
     ("reads", "--distribution=pareto:0.2", ["--distribution=pareto:0.2"]),

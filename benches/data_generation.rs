@@ -7,10 +7,10 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use iospd::data::dedupe::{Plan, Tracker};
+use iospd::data::fill::WriteFill;
 use iospd::data::pattern::Compressible;
 use iospd::profile::{Compress, Dedupe, DedupeSets};
 use iospd::rng::Rng;
-use iospd::worker::buffers::WriteFill;
 
 const BYTES: usize = 1 << 20;
 

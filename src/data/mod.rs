@@ -4,5 +4,6 @@
 //! repeat one of a few shared contents, in exact counts).
 
 pub mod dedupe;
+pub mod fill;
 pub mod pattern;
 pub mod reduce;

@@ -370,6 +370,7 @@ pub fn execute<'s, C: Clock>(
         lateness_ns,
         cpu,
         samples,
+        disks,
         event_error,
         refused,
     } = phases;
@@ -394,6 +395,7 @@ pub fn execute<'s, C: Clock>(
         trace,
         observer_errors: collected.errors,
         lateness_ns,
+        reality: reality::facts(input.timespan, input.targets, &disks.0, &disks.1),
         dedupes: input
             .targets
             .iter()
@@ -474,6 +476,11 @@ struct Phases {
     lateness_ns: Option<Nanos>,
     cpu: (Vec<crate::stats::CpuTimes>, Vec<crate::stats::CpuTimes>),
     samples: (Vec<counters::Counter>, Vec<counters::Counter>),
+    /// The counters of the devices under the targets at the window's edges.
+    disks: (
+        Vec<Option<crate::system::backing::DiskStat>>,
+        Vec<Option<crate::system::backing::DiskStat>>,
+    ),
     event_error: Result<(), RunError>,
     /// The processes did not agree to start: why.
     refused: Option<Refusal>,
@@ -534,6 +541,7 @@ fn control<C: Clock>(
         lateness_ns: agreed.at.map(|at| clock.now().saturating_sub(at)),
         cpu: (Vec::new(), Vec::new()),
         samples: (Vec::new(), Vec::new()),
+        disks: (Vec::new(), Vec::new()),
         event_error: Ok(()),
         refused,
     };
@@ -543,12 +551,18 @@ fn control<C: Clock>(
     // DiskSpd's progress messages (IORequestGenerator), each phase said even when it is empty.
     log("starting warm up...");
     monitor.wait_until(schedule.warmup_end);
+    let devices: Vec<_> = reality::devices(input.targets)
+        .into_iter()
+        .map(|(d, _)| d)
+        .collect();
     (phases.cpu.0, phases.samples.0) = sample(host, input.counters);
+    phases.disks.0 = host.disk_stats(&devices);
     monitor.window_began(start_time, phases.cpu.0.clone());
     phases.event_error = set_event(&input.events.signal_start);
     log("starting measurements...");
     monitor.wait_until(schedule.measure_end);
     (phases.cpu.1, phases.samples.1) = sample(host, input.counters);
+    phases.disks.1 = host.disk_stats(&devices);
     let finish = set_event(&input.events.signal_finish);
     phases.event_error = std::mem::replace(&mut phases.event_error, Ok(())).and(finish);
     log("starting cool down...");
@@ -636,6 +650,7 @@ impl RunInput<'_> {
                 .map(|t| t.distribution.clone())
                 .collect(),
             dedupes: Vec::new(),
+            reality: Default::default(),
             spin_ns: self.spin_ns,
         }
     }
@@ -648,6 +663,7 @@ pub mod memory;
 pub mod monitor;
 mod outcome;
 pub mod peers;
+mod reality;
 mod thread;
 mod verifying;
 

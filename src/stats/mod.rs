@@ -6,6 +6,7 @@ pub mod confidence;
 pub mod cpu;
 pub mod histogram;
 pub mod intervals;
+pub mod reality;
 pub mod timeline;
 
 use std::time::SystemTime;
@@ -442,6 +443,8 @@ pub struct TimeSpanResults {
     pub counters: Vec<crate::counters::Counter>,
     /// `-rd`: the effective distribution of each target (empty without one).
     pub distributions: Vec<Vec<crate::targets::distribution::EffectiveRange>>,
+    /// Whether the run measured the device: its counters, the targets' paths, the data.
+    pub reality: reality::RealityFacts,
     /// `--dedupe`: per target that has it, its plan and the exact count of what the run wrote
     /// (every unit, when `-c` filled it first).
     pub dedupes: Vec<(

@@ -2,6 +2,7 @@
 //! run needs (per-CPU time, the CPUs this process may use, the memory it may allocate), behind one
 //! trait so tests can fake it.
 
+pub mod backing;
 mod cpu;
 mod facts;
 mod memory;
@@ -63,6 +64,10 @@ pub trait Host: Sync {
     /// How many bytes io_uring may pin for registered buffers (`ulimit -l`); `None` when no limit
     /// applies (unlimited, or the process has CAP_IPC_LOCK).
     fn memlock_limit(&self) -> Option<u64>;
+    /// The counters of each device now (`None` where sysfs has none).
+    fn disk_stats(&self, devices: &[backing::BlockDevice]) -> Vec<Option<backing::DiskStat>> {
+        devices.iter().map(backing::disk_stat).collect()
+    }
 }
 
 /// The running Linux system.

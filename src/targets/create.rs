@@ -443,8 +443,8 @@ fn fill_reduced(
     stop: &AtomicU64,
     shown: &mut Creating,
 ) -> io::Result<()> {
+    use crate::data::fill::WriteFill;
     use crate::data::{dedupe, pattern};
-    use crate::worker::buffers::WriteFill;
     let mut target = Target::new(PathBuf::new());
     target.compress = layout.compress;
     target.dedupe = layout.dedupe;

@@ -54,6 +54,10 @@ pub struct PreparedTarget {
     pub compressible: Option<crate::data::pattern::Compressible>,
     /// `--dedupe`: its plan over the range's units, and which of them the run wrote.
     pub dedupe: Option<crate::data::dedupe::Tracker>,
+    /// The block device under it (itself, for a device), whose counters say what reached it.
+    pub device: Option<crate::system::backing::BlockDevice>,
+    /// For a file: its file system's mount.
+    pub mount: Option<crate::system::backing::Mounted>,
     /// The `-rd` distribution as it applies to this target (empty for uniform).
     pub distribution: Vec<EffectiveRange>,
     /// `-c --verify` created it in this run: its blocks hold generation 0 until written.
@@ -481,7 +485,10 @@ pub fn prepare(
                 target.access.alignment(),
             )
         });
+        let (device, mount) = crate::system::backing::backing(&target.path);
         prepared.push(PreparedTarget {
+            device,
+            mount,
             file,
             kind: inspection.kind,
             size: inspection.size,

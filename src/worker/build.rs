@@ -200,7 +200,11 @@ fn assignment(thread: &ThreadPlan) -> Assignment {
 }
 
 /// How a target's write buffers are refreshed before each write.
-fn write_fill<'a>(ts: &TimeSpan, target: &Target, prepared: &'a PreparedTarget) -> WriteFill<'a> {
+pub(crate) fn write_fill<'a>(
+    ts: &TimeSpan,
+    target: &Target,
+    prepared: &'a PreparedTarget,
+) -> WriteFill<'a> {
     if let Some(generator) = &prepared.compressible {
         return match &prepared.dedupe {
             Some(tracker) => WriteFill::Deduped {

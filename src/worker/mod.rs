@@ -19,7 +19,7 @@
 
 pub mod accounting;
 pub mod buffers;
-mod build;
+pub(crate) mod build;
 mod cycle;
 pub mod offsets;
 pub mod skew;

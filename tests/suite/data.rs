@@ -6,63 +6,8 @@
 
 use std::fs;
 
-use crate::util::{assert_refused_untouched, iospd, machine, skip, stderr};
-
-/// A zram device of its own, removed when dropped.
-struct Zram {
-    id: String,
-}
-
-impl Zram {
-    /// A new device with `algorithm` and `mib` MiB; `None` (with a printed reason) when the
-    /// machine cannot make one.
-    fn new(test: &str, algorithm: &str, mib: u64) -> Option<Zram> {
-        if !machine::root(test) {
-            return None;
-        }
-        let Ok(id) = fs::read_to_string("/sys/class/zram-control/hot_add") else {
-            skip(
-                test,
-                "no zram (/sys/class/zram-control/hot_add cannot be read)",
-            );
-            return None;
-        };
-        let zram = Zram {
-            id: id.trim().to_string(),
-        };
-        if fs::write(zram.sys("comp_algorithm"), algorithm).is_err() {
-            skip(test, &format!("zram has no {algorithm} compressor"));
-            return None;
-        }
-        fs::write(zram.sys("disksize"), format!("{}", mib << 20)).expect("zram disksize");
-        Some(zram)
-    }
-
-    fn sys(&self, name: &str) -> String {
-        format!("/sys/block/zram{}/{name}", self.id)
-    }
-
-    fn device(&self) -> String {
-        format!("/dev/zram{}", self.id)
-    }
-
-    /// `mm_stat`'s bytes stored, compressed size, same-filled and huge pages.
-    fn stored(&self) -> (u64, u64, u64, u64) {
-        let text = fs::read_to_string(self.sys("mm_stat")).unwrap();
-        let f: Vec<u64> = text
-            .split_whitespace()
-            .map(|v| v.parse().unwrap())
-            .collect();
-        (f[0], f[1], f[5], f[7])
-    }
-}
-
-impl Drop for Zram {
-    fn drop(&mut self) {
-        let _ = fs::write(self.sys("reset"), "1");
-        let _ = fs::write("/sys/class/zram-control/hot_remove", &self.id);
-    }
-}
+use crate::util::machine::{self, Zram};
+use crate::util::{assert_refused_untouched, iospd, stderr};
 
 #[test]
 fn zram_stores_the_ratio_asked() {

@@ -33,6 +33,7 @@ mod options;
 mod parity;
 mod profiles;
 mod races;
+mod reality;
 mod signatures;
 mod tools;
 mod trim_flush;

@@ -91,9 +91,20 @@ impl Report {
                         },
                     )
                     .collect(),
-                measured: r
-                    .window
-                    .map(|w| measured(ts, r, w as f64 / 1e9, &percentiles)),
+                measured: r.window.map(|w| {
+                    let mut m = measured(ts, r, w as f64 / 1e9, &percentiles);
+                    // Facts are gathered at the end of a run (not for a checkpoint).
+                    if r.reality.paths.len() == ts.targets.len() {
+                        m.reality = Some(super::reality::reality(
+                            ts,
+                            &r.reality,
+                            &m,
+                            system,
+                            r.engine.kind,
+                        ));
+                    }
+                    m
+                }),
             })
             .collect();
         let totals = totals_over(profile.timespans.len(), &timespans);
@@ -575,6 +586,7 @@ impl Measured {
             counters,
             distributions,
             skews: skews.into_iter().map(skew_report).collect(),
+            reality: None,
             steady_state: crate::stats::timeline::steady_state(&timeline),
             timeline,
         }

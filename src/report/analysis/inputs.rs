@@ -85,8 +85,37 @@ pub fn system_differences(base: &Report, new: &Report) -> Vec<String> {
         ("kernel", b.kernel.clone(), n.kernel.clone()),
         ("iospd", base.tool.version.clone(), new.tool.version.clone()),
     ];
+    // The I/O path of the first measured timespan: each device's scheduler, each target's cache
+    // mode ("is this real"'s fingerprint), where both runs have it.
+    let path = |r: &Report| {
+        r.timespans
+            .iter()
+            .find_map(|t| t.measured.as_ref()?.reality.as_ref())
+            .map(|x| x.fingerprint.clone())
+    };
+    let list = |pairs: &[(String, String)]| {
+        pairs
+            .iter()
+            .map(|(what, how)| format!("{what} {how}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut path_facts = Vec::new();
+    if let (Some(was), Some(now)) = (path(base), path(new)) {
+        path_facts.push((
+            "I/O schedulers",
+            list(&was.schedulers),
+            list(&now.schedulers),
+        ));
+        path_facts.push((
+            "cache modes",
+            list(&was.cache_modes),
+            list(&now.cache_modes),
+        ));
+    }
     facts
         .into_iter()
+        .chain(path_facts)
         .filter(|(_, was, now)| was != now)
         .map(|(what, was, now)| format!("{what}: {now} against {was}"))
         .collect()

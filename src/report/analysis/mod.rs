@@ -9,6 +9,7 @@ pub mod inputs;
 pub mod merge;
 pub mod metric;
 pub mod noise;
+pub(crate) mod reality;
 pub mod repetitions;
 pub mod slo;
 pub mod sweep;

@@ -2,10 +2,12 @@
 //! as the JSON results serialise it.
 
 mod cluster;
+mod reality;
 mod repetitions;
 mod sweep;
 
 pub use cluster::{Aggregate, ClusterReport, HostReport, RankReport, StartReport};
+pub use reality::{DeviceCheck, Fingerprint, Generation, GeneratorCheck, Reality, ReductionCheck};
 pub use repetitions::{RepetitionGroup, RepetitionsReport};
 pub use sweep::{Series, SweepPoint, SweepReport};
 
@@ -134,6 +136,9 @@ pub struct Measured {
     pub skews: Vec<SkewReport>,
     /// `-D`: per interval, every thread merged: each target and all together, with percentiles.
     pub timeline: Vec<crate::stats::timeline::Row>,
+    /// Whether the window measured the device ("is this real").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reality: Option<Reality>,
     /// `-D`: SNIA's steady-state test over the IOPS of the last five whole intervals.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steady_state: Option<crate::stats::confidence::SteadyState>,

@@ -221,6 +221,9 @@ fn timespan(out: &mut Out, report: &Report, index: usize, ts: &TimeSpanReport) {
     for s in &m.skews {
         skew(out, s);
     }
+    if let Some(r) = &m.reality {
+        reality(out, r);
+    }
     if let Some(v) = &ts.verify {
         verify(out, profile_ts, v);
     }
@@ -458,6 +461,84 @@ fn verify(out: &mut Out, ts: &crate::profile::TimeSpan, v: &crate::verify::Verif
         out.line(&format!("<Bad {attrs}/>"));
     }
     out.close("Verify");
+}
+
+/// "Is this real": each device's counters against what iospd issued, compression on the way,
+/// iospd's cost, the fingerprint, the findings.
+fn reality(out: &mut Out, r: &crate::report::Reality) {
+    out.open("Reality");
+    for d in &r.devices {
+        let mut attributes = format!(
+            "Name=\"{}\" Paths=\"{}\" IssuedReadBytes=\"{}\" IssuedWriteBytes=\"{}\"",
+            escape(&d.device),
+            escape(&d.paths.join(";")),
+            d.issued_read_bytes,
+            d.issued_write_bytes
+        );
+        if let Some(s) = &d.reached {
+            attributes += &format!(
+                " ReadBytes=\"{}\" WriteBytes=\"{}\" Reads=\"{}\" Writes=\"{}\" Discards=\"{}\" Flushes=\"{}\"",
+                s.read_bytes, s.write_bytes, s.reads, s.writes, s.discards, s.flushes
+            );
+        }
+        out.line(&format!("<Device {attributes}/>"));
+    }
+    for path in &r.deviceless {
+        out.line(&format!("<Deviceless Path=\"{}\"/>", escape(path)));
+    }
+    for c in &r.reduction {
+        let ratio = c
+            .data_ratio
+            .map_or(String::new(), |x| format!(" DataRatio=\"{x:.3}\""));
+        out.line(&format!(
+            "<Reduction Path=\"{}\" Layer=\"{}\"{ratio}/>",
+            escape(&c.path),
+            escape(&c.layer)
+        ));
+    }
+    let g = &r.generator;
+    out.open_with(
+        "Generator",
+        &format!("CpuNsPerIO=\"{:.1}\"", g.cpu_ns_per_io),
+    );
+    for x in &g.generation {
+        out.line(&format!(
+            "<Generation Path=\"{}\" NsPerBlock=\"{:.1}\" PercentOfThreadTime=\"{:.3}\"/>",
+            escape(&x.path),
+            x.ns_per_block,
+            x.percent_of_thread_time
+        ));
+    }
+    out.close("Generator");
+    let f = &r.fingerprint;
+    out.open_with(
+        "Fingerprint",
+        &format!(
+            "Id=\"{}\" CPUs=\"{}\" Nodes=\"{}\" Kernel=\"{}\"",
+            f.id,
+            f.cpus,
+            f.nodes,
+            escape(&f.kernel)
+        ),
+    );
+    for (device, scheduler) in &f.schedulers {
+        out.line(&format!(
+            "<Scheduler Device=\"{}\" Name=\"{}\"/>",
+            escape(device),
+            escape(scheduler)
+        ));
+    }
+    for (path, mode) in &f.cache_modes {
+        out.line(&format!(
+            "<CacheMode Path=\"{}\" Mode=\"{mode}\"/>",
+            escape(path)
+        ));
+    }
+    out.close("Fingerprint");
+    for flag in &r.flags {
+        out.text("Flag", flag);
+    }
+    out.close("Reality");
 }
 
 /// `--dedupe`: a target's plan and the exact ratio of what the timespan wrote.

@@ -190,6 +190,11 @@ pub fn golden_report(args: &[&str], dir: &TempDir) -> Report {
         thread.waits.cpu_user_ns = 0;
         thread.waits.cpu_system_ns = 0;
     }
+    // "Is this real" reads the real machine's devices and times the data generator: leave it out
+    // (tests/suite/reality.rs checks it).
+    for timespan in &mut results.timespans {
+        timespan.reality = Default::default();
+    }
     Report::new(&resolved.profile, &host.system_info(), &results)
 }
 

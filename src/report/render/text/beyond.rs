@@ -143,6 +143,86 @@ fn timespan_heading(out: &mut String, profile: &Profile, index: usize) {
     }
 }
 
+/// "is this real": each device's counters against what iospd issued, compression on the way,
+/// iospd's own cost, the fingerprint, and the findings that cast doubt.
+fn reality_text(out: &mut String, r: &crate::report::Reality) {
+    use crate::units::format_size;
+    line(out, 4, format_args!("is this real:"));
+    for d in &r.devices {
+        let reached = match &d.reached {
+            Some(s) => format!(
+                "the device read {} and wrote {} ({} reads, {} writes, {} discards, {} flushes)",
+                format_size(s.read_bytes),
+                format_size(s.write_bytes),
+                s.reads,
+                s.writes,
+                s.discards,
+                s.flushes
+            ),
+            None => "its counters could not be read".into(),
+        };
+        line(
+            out,
+            6,
+            format_args!(
+                "{} under {}: iospd read {} and wrote {}; {reached}",
+                d.device,
+                d.paths.join(", "),
+                format_size(d.issued_read_bytes),
+                format_size(d.issued_write_bytes)
+            ),
+        );
+    }
+    for c in &r.reduction {
+        let data = c.data_ratio.map_or("it is not written".to_string(), |x| {
+            format!("the data written compresses {x:.2}:1 (lz4)")
+        });
+        line(
+            out,
+            6,
+            format_args!("{}: {} compresses; {data}", c.path, c.layer),
+        );
+    }
+    let g = &r.generator;
+    let mut cost = format!("iospd: {:.0} ns of CPU per I/O", g.cpu_ns_per_io);
+    for x in &g.generation {
+        cost += &format!(
+            "; data for {}: {:.0} ns a block, {:.1}% of the threads' time",
+            x.path, x.ns_per_block, x.percent_of_thread_time
+        );
+    }
+    line(out, 6, format_args!("{cost}"));
+    let f = &r.fingerprint;
+    let mut path: Vec<String> = f
+        .schedulers
+        .iter()
+        .map(|(d, s)| format!("{d} {s}"))
+        .collect();
+    path.extend(f.cache_modes.iter().map(|(p, m)| format!("{p} {m}")));
+    line(
+        out,
+        6,
+        format_args!(
+            "fingerprint {}: {} CPUs, {} NUMA nodes, kernel {}, {}",
+            f.id,
+            f.cpus,
+            f.nodes,
+            f.kernel,
+            path.join(", ")
+        ),
+    );
+    if r.flags.is_empty() {
+        line(
+            out,
+            6,
+            format_args!("nothing found that casts doubt on the result"),
+        );
+    }
+    for flag in &r.flags {
+        line(out, 6, format_args!("WARNING: {flag}"));
+    }
+}
+
 /// `--distribution`: the hot sets' share of the measured I/O against the closed form.
 fn skew_text(out: &mut String, s: &SkewReport) {
     line(
@@ -209,6 +289,9 @@ fn measured_text(out: &mut String, profile: &Profile, latency: bool, m: &Measure
     );
     for s in &m.skews {
         skew_text(out, s);
+    }
+    if let Some(r) = &m.reality {
+        reality_text(out, r);
     }
     for t in m.threads.iter().filter(|t| t.generator_limited()) {
         line(

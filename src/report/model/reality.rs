@@ -1,0 +1,90 @@
+//! "Is this real": whether a measured window measured the device, from facts — the device's own
+//! counters against what iospd issued, compression on the target's path against the data's own
+//! compressibility, the tool's cost per I/O and per block of data, and the fingerprint of the
+//! machine and the I/O path that `compare` checks.
+
+use serde::{Deserialize, Serialize};
+
+/// The checks of one measured window.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Reality {
+    /// Per device under the targets: what reached it against what iospd issued.
+    pub devices: Vec<DeviceCheck>,
+    /// Targets with no block device under them (tmpfs: memory).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deviceless: Vec<String>,
+    /// Per target with compression on its path.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reduction: Vec<ReductionCheck>,
+    /// What iospd itself spent.
+    pub generator: GeneratorCheck,
+    /// The machine and I/O path, as `compare` checks them.
+    pub fingerprint: Fingerprint,
+    /// Every finding that casts doubt on the result, one sentence each (empty: none).
+    pub flags: Vec<String>,
+}
+
+/// A device's counters over the window against what iospd issued to the targets on it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeviceCheck {
+    /// Its kernel name.
+    pub device: String,
+    /// The targets on it.
+    pub paths: Vec<String>,
+    /// Bytes iospd read and wrote on those targets in the window.
+    pub issued_read_bytes: u64,
+    /// See above.
+    pub issued_write_bytes: u64,
+    /// What reached the device in the window (all processes'); `None` when unreadable.
+    pub reached: Option<crate::system::backing::DiskStat>,
+}
+
+/// Compression on a target's path, and how much the written data compresses.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReductionCheck {
+    /// The target.
+    pub path: String,
+    /// What compresses (`zram (lz4)`, `btrfs compress-force=zstd:3`).
+    pub layer: String,
+    /// The written data's own lz4 ratio; `None` for a run that does not write.
+    pub data_ratio: Option<f64>,
+}
+
+/// iospd's own cost.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GeneratorCheck {
+    /// Worker CPU time per completed I/O, ns.
+    pub cpu_ns_per_io: f64,
+    /// Threads busy on a CPU for nearly the whole window.
+    pub busy_threads: Vec<u32>,
+    /// Per writing target: the time to make one block's data and its share of the threads' time.
+    pub generation: Vec<Generation>,
+}
+
+/// The cost of one target's write data.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Generation {
+    /// The target.
+    pub path: String,
+    /// Nanoseconds per block, timed after the run.
+    pub ns_per_block: f64,
+    /// Blocks per second written × that, over the threads' time: percent.
+    pub percent_of_thread_time: f64,
+}
+
+/// What must match for two runs to be compared as like for like.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Fingerprint {
+    /// Logical CPUs.
+    pub cpus: usize,
+    /// NUMA nodes.
+    pub nodes: usize,
+    /// Kernel release.
+    pub kernel: String,
+    /// Per device: its I/O scheduler.
+    pub schedulers: Vec<(String, String)>,
+    /// Per target: its cache mode (`buffered`, `O_DIRECT`, `O_DIRECT+O_DSYNC`, `buffered+O_DSYNC`).
+    pub cache_modes: Vec<(String, String)>,
+    /// A short hash of all of the above.
+    pub id: String,
+}

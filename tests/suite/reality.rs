@@ -1,0 +1,193 @@
+//! "Is this real": each check reproduces the case it catches. Buffered reads of a loop device
+//! that the page cache serves (the device's own counters show it), O_DIRECT reads that reach it
+//! byte for byte, zram compressing DiskSpd's pattern, a run that the data generator bounds, and
+//! `compare` naming a different cache mode.
+
+use serde_json::Value;
+
+use crate::util::machine::{LoopDevice, Zram};
+use crate::util::{TempDir, iospd, stderr, validate_json, validate_xml};
+
+/// Runs iospd with `-Rjson` (checked against the schema) and returns the first timespan's
+/// `measured.reality`.
+fn reality(args: &[&str]) -> Value {
+    let output = iospd().arg("-Rjson").args(args).output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = String::from_utf8(output.stdout).unwrap();
+    validate_json(&text);
+    let report: Value = serde_json::from_str(&text).unwrap();
+    report["timespans"][0]["measured"]["reality"].clone()
+}
+
+fn flags(r: &Value) -> Vec<String> {
+    r["flags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap().to_string())
+        .collect()
+}
+
+fn bytes(v: &Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("not a count: {v}"))
+}
+
+#[test]
+fn page_cached_reads_are_flagged_and_direct_reads_are_not() {
+    let test = "page_cached_reads_are_flagged_and_direct_reads_are_not";
+    let Some(device) = LoopDevice::new(16, test) else {
+        return;
+    };
+    let name = device
+        .device
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    // Buffered: the first pass reads 16 MiB from the device, the page cache serves the rest.
+    let r = reality(&["-b4K", "-r", "-d1", "-W0", "-o4", &device.arg()]);
+    let d = &r["devices"][0];
+    assert_eq!(d["device"], name.as_str(), "{r}");
+    assert!(bytes(&d["issued_read_bytes"]) > 64 << 20, "{r}");
+    assert!(bytes(&d["reached"]["read_bytes"]) <= 17 << 20, "{r}");
+    let found = flags(&r);
+    assert!(
+        found.iter().any(
+            |f| f.contains(&format!("{name} read")) && f.contains("served from the page cache")
+        ),
+        "{found:?}"
+    );
+    // O_DIRECT: every byte iospd read is a byte the device read, give or take the I/Os of the
+    // few milliseconds between the workers' window edges and the counters' samples.
+    let r = reality(&["-b4K", "-r", "-d1", "-W0", "-o4", "-Sh", &device.arg()]);
+    let d = &r["devices"][0];
+    let (issued, reached) = (
+        bytes(&d["issued_read_bytes"]),
+        bytes(&d["reached"]["read_bytes"]),
+    );
+    assert!(issued > 1 << 20, "{r}");
+    assert!(issued.abs_diff(reached) * 50 <= issued, "within 2 %: {r}");
+    assert!(flags(&r).is_empty(), "{r}");
+    assert!(
+        r["fingerprint"]["cache_modes"][0][1] == "O_DIRECT+O_DSYNC",
+        "{r}"
+    );
+}
+
+#[test]
+fn zram_compressing_the_pattern_is_flagged_with_the_datas_own_ratio() {
+    let test = "zram_compressing_the_pattern_is_flagged_with_the_datas_own_ratio";
+    let Some(zram) = Zram::new(test, "lz4", 64) else {
+        return;
+    };
+    let target = zram.device();
+    let r = reality(&["-b4K", "-w100", "-d1", "-W0", "-Sh", &target]);
+    let reduction = &r["reduction"][0];
+    assert_eq!(reduction["layer"], "zram (lz4)", "{r}");
+    assert!(reduction["data_ratio"].as_f64().unwrap() > 10.0, "{r}");
+    let found = flags(&r);
+    assert!(
+        found
+            .iter()
+            .any(|f| f.contains("zram (lz4)") && f.contains("DiskSpd's 0..255 pattern")),
+        "{found:?}"
+    );
+    // Random data: the same layer, incompressible data, no finding.
+    let r = reality(&["-b4K", "-w100", "-d1", "-W0", "-Sh", "-Zr", &target]);
+    let ratio = r["reduction"][0]["data_ratio"].as_f64().unwrap();
+    assert!(ratio < 1.05, "{r}");
+    assert!(!flags(&r).iter().any(|f| f.contains("compresses")), "{r}");
+}
+
+/// The null engine does no I/O, so making fresh random data (`-Zr`) for 64 KiB writes is nearly
+/// all the thread does: flagged. DiskSpd's fixed pattern costs nothing: not flagged.
+#[test]
+fn a_run_bound_by_its_data_generator_is_flagged() {
+    let dir = TempDir::new();
+    let file = dir.arg("g.dat");
+    let args = |data: &'static str| {
+        vec![
+            "-c16M",
+            "-b64K",
+            "-w100",
+            "-d1",
+            "-W0",
+            "-o8",
+            "--engine=null",
+            data,
+        ]
+    };
+    let mut run = args("-Zr");
+    run.push(&file);
+    let r = reality(&run);
+    let share = |r: &Value| {
+        r["generator"]["generation"][0]["percent_of_thread_time"]
+            .as_f64()
+            .unwrap()
+    };
+    let random = share(&r);
+    assert!(random > 25.0, "{r}");
+    // No I/O: no device to check.
+    assert_eq!(r["devices"].as_array().unwrap().len(), 0, "{r}");
+    assert!(
+        flags(&r)
+            .iter()
+            .any(|f| f.contains("the data generator may set the pace")),
+        "{r}"
+    );
+    let mut run = args("-Sb");
+    run.push(&file);
+    let r = reality(&run);
+    assert!(share(&r) < random / 5.0, "{r}");
+    assert!(
+        !flags(&r).iter().any(|f| f.contains("data generator")),
+        "{r}"
+    );
+    assert!(r["generator"]["cpu_ns_per_io"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn the_text_and_xml_say_it_and_compare_names_a_different_cache_mode() {
+    let dir = TempDir::new();
+    let file = dir.arg("c.dat");
+    let output = iospd()
+        .args(["-c8M", "-b4K", "-r", "-d1", "-Rxml", &file])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let xml = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        xml.contains("<Reality>") && xml.contains("<Fingerprint Id="),
+        "{xml}"
+    );
+    validate_xml(&[("reality", &xml)], "the_text_and_xml_say_it");
+    let output = iospd()
+        .args(["-c8M", "-b4K", "-r", "-d1", &file])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains("    is this real:\n"), "{text}");
+    assert!(text.contains("fingerprint "), "{text}");
+    let json = |name: &str, cache: &str| {
+        let path = dir.join(name);
+        let output = iospd()
+            .args(["-b4K", "-r", "-d1", cache])
+            .arg(format!("--output={}", path.display()))
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        path.display().to_string()
+    };
+    let (a, b) = (json("a.json", "-Sb"), json("b.json", "-Sh"));
+    let output = iospd().args(["compare", &a, &b]).output().unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        stderr(&output)
+    );
+    assert!(
+        text.contains("cache modes: ") && text.contains("O_DIRECT+O_DSYNC against"),
+        "{text}"
+    );
+}
