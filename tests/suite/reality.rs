@@ -168,6 +168,22 @@ fn the_text_and_xml_say_it_and_compare_names_a_different_cache_mode() {
     let text = String::from_utf8(output.stdout).unwrap();
     assert!(text.contains("    is this real:\n"), "{text}");
     assert!(text.contains("fingerprint "), "{text}");
+    let html = dir.join("c.html");
+    let output = iospd()
+        .args(["-b4K", "-r", "-d1"])
+        .arg(format!("--output={}", html.display()))
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let html = std::fs::read_to_string(html).unwrap();
+    assert!(html.contains("<h3>Is this real</h3>"), "{html}");
+    // Buffered reads of a small file: the page cache served them (or, where the temporary
+    // directory is a memory file system, there is no device at all); either is a finding.
+    assert!(
+        html.contains("served from the page cache") || html.contains("no block device under it"),
+        "{html}"
+    );
     let json = |name: &str, cache: &str| {
         let path = dir.join(name);
         let output = iospd()

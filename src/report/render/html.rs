@@ -189,6 +189,9 @@ fn timespan(page: &mut String, report: &Report, index: usize, ts: &TimeSpanRepor
     }
     page.push_str("<h3>Totals</h3>");
     table(page, "direction", &directions("", &m.totals));
+    if let Some(r) = &m.reality {
+        reality(page, r);
+    }
     verify(page, &report.profile.timespans[index], ts);
     cluster(page, ts);
     if m.targets.len() > 1 {
@@ -214,6 +217,50 @@ fn timespan(page: &mut String, report: &Report, index: usize, ts: &TimeSpanRepor
     over_time(page, report, index, m);
     distribution(page, m);
     cpu(page, m);
+}
+
+/// "Is this real": the findings first (or that there are none), then each device's counters
+/// against what iospd issued, and the fingerprint.
+fn reality(page: &mut String, r: &crate::report::Reality) {
+    use crate::units::format_size;
+    page.push_str("<h3>Is this real</h3>");
+    if r.flags.is_empty() {
+        page.push_str("<p class=\"note\">Nothing found that casts doubt on the result.</p>");
+    }
+    for flag in &r.flags {
+        let _ = write!(page, "<p class=\"warn\">{}</p>", escape(flag));
+    }
+    if !r.devices.is_empty() {
+        page.push_str("<table><tr><th class=\"l\">device</th><th>iospd read</th><th>device read</th><th>iospd wrote</th><th>device wrote</th></tr>");
+        for d in &r.devices {
+            let reached = |pick: fn(&crate::system::backing::DiskStat) -> u64| {
+                d.reached
+                    .as_ref()
+                    .map_or("?".into(), |s| format_size(pick(s)))
+            };
+            let _ = write!(
+                page,
+                "<tr><td class=\"l\">{} ({})</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                escape(&d.device),
+                escape(&d.paths.join(", ")),
+                format_size(d.issued_read_bytes),
+                reached(|s| s.read_bytes),
+                format_size(d.issued_write_bytes),
+                reached(|s| s.write_bytes)
+            );
+        }
+        page.push_str("</table>");
+    }
+    let f = &r.fingerprint;
+    let _ = write!(
+        page,
+        "<p>iospd: {:.0} ns of CPU per I/O. Fingerprint {}: {} CPUs, {} NUMA nodes, kernel {}.</p>",
+        r.generator.cpu_ns_per_io,
+        f.id,
+        f.cpus,
+        f.nodes,
+        escape(&f.kernel)
+    );
 }
 
 /// `--verify`: the counts, failures by kind, and the first bad blocks as the text report words
