@@ -196,6 +196,16 @@ fn the_text_and_xml_say_it_and_compare_names_a_different_cache_mode() {
         path.display().to_string()
     };
     let (a, b) = (json("a.json", "-Sb"), json("b.json", "-Sh"));
+    // Merged runs keep every run's findings.
+    let output = iospd()
+        .args(["merge", &a, &b, "--allow-mixed", "-Rjson"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let merged: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let r = &merged["timespans"][0]["measured"]["reality"];
+    assert!(!flags(r).is_empty(), "the buffered run's finding: {r}");
+    assert!(r["fingerprint"]["id"].is_string(), "{r}");
     let output = iospd().args(["compare", &a, &b]).output().unwrap();
     let text = format!(
         "{}{}",

@@ -405,7 +405,8 @@ fn merge_measured(
         .iter()
         .flat_map(|(_, m, _)| m.effective_affinity.iter().copied())
         .collect();
-    Ok(Some(Measured::new(
+    let reality = realities(&measured);
+    let mut merged = Measured::new(
         MeasuredParts {
             seconds,
             interval_ms,
@@ -425,7 +426,50 @@ fn merge_measured(
             timeline,
         },
         percentiles,
-    )))
+    );
+    merged.reality = reality;
+    Ok(Some(merged))
+}
+
+/// Every run's "is this real" together: each one's devices, paths and findings, named by rank
+/// and host where the runs were ranks; the first run's fingerprint; CPU per I/O over them all.
+fn realities(measured: &[Window]) -> Option<crate::report::Reality> {
+    let mut all: Option<crate::report::Reality> = None;
+    let (mut cpu_ns, mut ios) = (0.0, 0.0);
+    for (_, m, rank) in measured {
+        let Some(r) = &m.reality else { continue };
+        let name = |s: &str| match rank {
+            Some(rh) => format!("rank {} ({}): {s}", rh.rank, rh.host),
+            None => s.to_string(),
+        };
+        let n = m.totals.total.ios as f64;
+        cpu_ns += r.generator.cpu_ns_per_io * n;
+        ios += n;
+        let sum = all.get_or_insert_with(|| crate::report::Reality {
+            fingerprint: r.fingerprint.clone(),
+            ..Default::default()
+        });
+        sum.devices
+            .extend(r.devices.iter().map(|d| crate::report::DeviceCheck {
+                device: name(&d.device),
+                ..d.clone()
+            }));
+        sum.deviceless.extend(r.deviceless.iter().map(|p| name(p)));
+        sum.reduction.extend(r.reduction.iter().cloned());
+        sum.generator
+            .generation
+            .extend(r.generator.generation.iter().cloned());
+        for flag in &r.flags {
+            let flag = name(flag);
+            if !sum.flags.contains(&flag) {
+                sum.flags.push(flag);
+            }
+        }
+    }
+    if let Some(sum) = &mut all {
+        sum.generator.cpu_ns_per_io = if ios > 0.0 { cpu_ns / ios } else { 0.0 };
+    }
+    all
 }
 
 /// The runs' hot-set counts together, per path.
