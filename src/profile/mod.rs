@@ -7,6 +7,7 @@
 mod lossy;
 pub mod raw;
 mod resolve;
+pub mod spec;
 mod target;
 mod validate;
 mod verifiable;

@@ -3,9 +3,10 @@
 
 use super::{MAX_CPU, flag_once, once, unit};
 use crate::profile::raw::{DistributionArg, RawArgs};
+use crate::profile::spec::trim_percent;
 use crate::profile::{
-    Batch, BufferSeparation, CacheMode, Compress, DEFAULT_DEDUPE_SETS, Dedupe, DedupeSets,
-    DistributionKind, Efficiency, EtwTimer, FlushEvery, IoRing, ResultFormat, Skew,
+    Batch, BufferSeparation, CacheMode, Compress, Dedupe, DistributionKind, Efficiency, EtwTimer,
+    FlushEvery, IoRing, ResultFormat, Skew,
 };
 use crate::units::{Size, parse_in_range, parse_size};
 
@@ -216,164 +217,44 @@ pub fn apply_skew(spec: Option<&str>, raw: &mut RawArgs) -> Result<(), String> {
     if raw.skew.is_some() || raw.distribution.is_some() {
         return Err("a distribution was already given (by --distribution or -rd); give one".into());
     }
-    let number = |name: &str, low: f64, high: f64, inclusive_high: bool, example: &str| {
-        let x: f64 = value.parse().ok().filter(|x: &f64| x.is_finite()).ok_or_else(|| {
-            format!("'{value}' is not a number; {kind} takes {name}, for example --distribution={example}")
-        })?;
-        let fits = x > low && (x < high || (inclusive_high && x == high));
-        let upper = if inclusive_high { "at most" } else { "below" };
-        match fits {
-            true => Ok(x),
-            false => Err(format!(
-                "{kind}'s {name} must be above {low} and {upper} {high}, not {value}; for example --distribution={example}"
-            )),
-        }
-    };
     let skew = match kind {
-        "zipf" => Skew::Zipf {
-            theta: number("θ", 0.0, 10.0, true, "zipf:1.2")?,
-        },
-        "pareto" => Skew::Pareto {
-            h: number("h", 0.0, 1.0, false, "pareto:0.2")?,
-        },
-        "normal" => Skew::Normal {
-            sigma_percent: number("σ (percent of the range)", 0.0, 100.0, true, "normal:10")?,
-        },
         "zoned" => return apply_distribution(&format!("pct{value}"), raw),
         "zoned_abs" => return apply_distribution(&format!("abs{value}"), raw),
+        "zipf" | "pareto" | "normal" => spec.parse::<Skew>()?,
         other => return Err(format!("'{other}' is not a distribution; {EXAMPLE}")),
     };
     raw.skew = Some(skew);
     Ok(())
 }
 
-/// `--compress=<ratio>[:<chunk>]`: a ratio from 1 to 100 and a chunk from 512 bytes to 1 MiB.
+/// `--compress=<ratio>[:<chunk>]` (the grammar: [`Compress`]'s `FromStr`).
 pub fn apply_compress(spec: Option<&str>, raw: &mut RawArgs) -> Result<(), String> {
-    const EXAMPLE: &str = "for example --compress=2 or --compress=3:16K";
-    let spec = spec
-        .filter(|s| !s.is_empty())
-        .ok_or_else(|| format!("expects a ratio; {EXAMPLE}"))?;
-    let (ratio, chunk) = spec.split_once(':').unwrap_or((spec, "4K"));
-    let ratio: f64 = ratio
-        .parse()
-        .ok()
-        .filter(|r: &f64| r.is_finite())
-        .ok_or_else(|| format!("'{ratio}' is not a ratio; {EXAMPLE}"))?;
-    if !(1.0..=100.0).contains(&ratio) {
-        return Err(format!(
-            "the ratio {ratio} is outside 1 to 100 (1 = incompressible, 2 = half the size); {EXAMPLE}"
-        ));
-    }
-    let chunk = match parse_size(chunk).map_err(|e| unit(e, "--compress=2:16K"))? {
-        Size::Bytes(b) if (512..=1 << 20).contains(&b) => b,
-        _ => {
-            return Err(format!(
-                "the chunk '{chunk}' must be 512 bytes to 1M (a compressor's unit: 4K for zram, 128K for btrfs); {EXAMPLE}"
-            ));
-        }
-    };
-    once(&mut raw.compress, Compress { ratio, chunk })
+    once(
+        &mut raw.compress,
+        spec.unwrap_or_default().parse::<Compress>()?,
+    )
 }
 
-/// `--dedupe=<ratio>[:<unit>[:<sets>]][:flipflop]`: a ratio from 1 to 1000, a unit from 512 bytes
-/// to 1 MiB, sets as a count or a percent of the distinct contents.
+/// `--dedupe=<ratio>[:<unit>[:<sets>]][:flipflop]` (the grammar: [`Dedupe`]'s `FromStr`).
 pub fn apply_dedupe(spec: Option<&str>, raw: &mut RawArgs) -> Result<(), String> {
-    const EXAMPLE: &str = "for example --dedupe=2, --dedupe=3:16K:64 or --dedupe=2:4K:5%:flipflop";
-    let spec = spec
-        .filter(|s| !s.is_empty())
-        .ok_or_else(|| format!("expects a ratio; {EXAMPLE}"))?;
-    let mut fields: Vec<&str> = spec.split(':').collect();
-    let flipflop = fields.last() == Some(&"flipflop");
-    if flipflop {
-        fields.pop();
-    }
-    let (ratio, unit_text, sets) = match fields.as_slice() {
-        [r] => (*r, "4K", None),
-        [r, u] => (*r, *u, None),
-        [r, u, s] => (*r, *u, Some(*s)),
-        _ => return Err(format!("'{spec}' has too many fields; {EXAMPLE}")),
-    };
-    let ratio: f64 = ratio
-        .parse()
-        .ok()
-        .filter(|r: &f64| r.is_finite())
-        .ok_or_else(|| format!("'{ratio}' is not a ratio; {EXAMPLE}"))?;
-    if !(1.0..=1000.0).contains(&ratio) {
-        return Err(format!(
-            "the ratio {ratio} is outside 1 to 1000 (1 = every unit distinct, 2 = half of them repeats); {EXAMPLE}"
-        ));
-    }
-    let unit_bytes = match parse_size(unit_text).map_err(|e| unit(e, "--dedupe=2:16K"))? {
-        Size::Bytes(b) if (512..=1 << 20).contains(&b) && b.is_power_of_two() => b,
-        _ => {
-            return Err(format!(
-                "the unit '{unit_text}' must be a power of two from 512 bytes to 1M (the unit the device fingerprints: 4K for most arrays and VDO); {EXAMPLE}"
-            ));
-        }
-    };
-    let sets = match sets {
-        None => DEFAULT_DEDUPE_SETS,
-        Some(text) => match text.strip_suffix('%') {
-            Some(p) => DedupeSets::Percent(
-                p.parse()
-                    .ok()
-                    .filter(|p: &f64| *p > 0.0 && *p <= 100.0)
-                    .ok_or_else(|| {
-                        format!(
-                            "the sets '{text}' must be a percent above 0 and at most 100; {EXAMPLE}"
-                        )
-                    })?,
-            ),
-            None => {
-                DedupeSets::Count(text.parse().ok().filter(|&n: &u64| n >= 1).ok_or_else(|| {
-                    format!(
-                        "the sets '{text}' must be a count of at least 1 or a percent; {EXAMPLE}"
-                    )
-                })?)
-            }
-        },
-    };
-    once(
-        &mut raw.dedupe,
-        Dedupe {
-            ratio,
-            unit: unit_bytes,
-            sets,
-            flipflop,
-        },
-    )
+    once(&mut raw.dedupe, spec.unwrap_or_default().parse::<Dedupe>()?)
 }
 
 /// `--trim=<percent>`: 1 to 100.
 pub fn apply_trim(spec: Option<&str>, raw: &mut RawArgs) -> Result<(), String> {
-    let percent = spec
-        .and_then(|s| s.trim_end_matches('%').parse::<u8>().ok())
-        .filter(|p| (1..=100).contains(p))
-        .ok_or_else(|| {
-            format!(
-                "'{}' is not a percent from 1 to 100; for example --trim=10",
-                spec.unwrap_or_default()
-            )
-        })?;
-    once(&mut raw.trim_percent, percent)
+    once(
+        &mut raw.trim_percent,
+        trim_percent(spec.unwrap_or_default())?,
+    )
 }
 
 /// `--fsync=<N>` / `--fdatasync=<N>`: N from 1; one of the two.
 pub fn apply_flush(spec: Option<&str>, raw: &mut RawArgs, data_only: bool) -> Result<(), String> {
-    let name = if data_only { "fdatasync" } else { "fsync" };
-    let writes = spec
-        .and_then(|s| s.parse::<u32>().ok())
-        .filter(|&n| n >= 1)
-        .ok_or_else(|| {
-            format!(
-                "'{}' is not a count of writes of at least 1; for example --{name}=32",
-                spec.unwrap_or_default()
-            )
-        })?;
+    let flush = FlushEvery::parse(spec.unwrap_or_default(), data_only)?;
     if raw.flush_every.is_some_and(|f| f.data_only != data_only) {
         return Err("--fsync and --fdatasync flush the same writes; give one".into());
     }
-    once(&mut raw.flush_every, FlushEvery { writes, data_only })
+    once(&mut raw.flush_every, flush)
 }
 
 /// `-eDISK_IO` and the other ETW groups, and the clock/buffer letters.
