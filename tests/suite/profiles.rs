@@ -72,6 +72,9 @@ const LINES: &[&str] = &[
     "-b4K -r -D500 -L intervals.dat",
     "-b4K -r -C10 -W30 -d60 phases.dat",
     "--engine=psync --spin=0 -b4K -r linux.dat",
+    "-b8K -r -w50 --compress=2:8K --dedupe=2:8K:4 --distribution=zipf:1.1 --fdatasync=8 data.dat",
+    "-b4K -r -w30 --trim=10 --fsync=16 --distribution=normal:10 trim.dat",
+    "-b4K -r -w50 --compress=3 --dedupe=3:4K:5%:flipflop --distribution=pareto:0.2 flip.dat",
 ];
 
 /// The profile a command line resolves to, or the error iospd prints for it.

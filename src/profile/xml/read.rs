@@ -343,6 +343,12 @@ const TARGET_ELEMENTS: &[&str] = &[
     "Weight",
     "ThreadTargets",
     "BypassIO",
+    "Compress",
+    "Dedupe",
+    "SkewedDistribution",
+    "Trim",
+    "Fsync",
+    "Fdatasync",
 ];
 
 fn target(el: &Element) -> Result<Target, XmlError> {
@@ -446,7 +452,39 @@ fn target(el: &Element) -> Result<Target, XmlError> {
     }
     t.access = access(el, t.block_size)?;
     t.distribution = distribution(el)?;
+    iospd_options(el, &mut t)?;
     Ok(t)
+}
+
+/// iospd's own workload options, each in its option's syntax.
+fn iospd_options(el: &Element, t: &mut Target) -> Result<(), XmlError> {
+    fn parsed<T: std::str::FromStr<Err = String>>(
+        el: &Element,
+        name: &str,
+    ) -> Result<Option<T>, XmlError> {
+        el.child(name)?
+            .map(|c| c.text.trim().parse().map_err(|e: String| c.error(e)))
+            .transpose()
+    }
+    t.compress = parsed(el, "Compress")?;
+    t.dedupe = parsed(el, "Dedupe")?;
+    t.skew = parsed(el, "SkewedDistribution")?;
+    if let Some(trim) = el.child("Trim")? {
+        t.trim_percent =
+            crate::profile::spec::trim_percent(trim.text.trim()).map_err(|e| trim.error(e))?;
+    }
+    for (name, data_only) in [("Fsync", false), ("Fdatasync", true)] {
+        if let Some(f) = el.child(name)? {
+            if t.flush_every.is_some() {
+                return Err(f.error("<Fsync> and <Fdatasync> flush the same writes; give one"));
+            }
+            t.flush_every = Some(
+                crate::profile::FlushEvery::parse(f.text.trim(), data_only)
+                    .map_err(|e| f.error(e))?,
+            );
+        }
+    }
+    Ok(())
 }
 
 fn access(el: &Element, block: u64) -> Result<Access, XmlError> {

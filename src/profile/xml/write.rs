@@ -325,6 +325,22 @@ fn write_target(out: &mut Out, t: &Target) {
         }
         out.close("ThreadTargets");
     }
+    // iospd's own workload options, in their options' syntax (profile/spec.rs reads them back).
+    if let Some(c) = t.compress {
+        out.value("Compress", c);
+    }
+    if let Some(d) = t.dedupe {
+        out.value("Dedupe", d);
+    }
+    if let Some(s) = t.skew {
+        out.value("SkewedDistribution", s);
+    }
+    if t.trim_percent > 0 {
+        out.value("Trim", t.trim_percent);
+    }
+    if let Some(f) = t.flush_every {
+        out.value(if f.data_only { "Fdatasync" } else { "Fsync" }, f.writes);
+    }
     out.close("Target");
 }
 
