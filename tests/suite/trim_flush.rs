@@ -300,3 +300,32 @@ fn bad_trim_and_flush_are_refused_before_anything_is_written() {
     );
     assert_eq!(fs::read(&file).unwrap(), vec![7u8; 1 << 20]);
 }
+
+/// A trim changes a device: a read-only one is refused for it as for writes, one line naming the
+/// fix, before any I/O; reading it still runs.
+#[test]
+fn a_trim_share_on_a_read_only_device_is_refused() {
+    let test = "a_trim_share_on_a_read_only_device_is_refused";
+    let Some(device) = LoopDevice::new(16, test) else {
+        return;
+    };
+    let tools = device.tools();
+    tools.must("blockdev", &["--setro", &device.arg()]);
+    let output = iospd()
+        .args(["-d1", "-W0", "-b4K", "-r", "--trim=10", &device.arg()])
+        .output()
+        .unwrap();
+    let read = iospd()
+        .args(["-d1", "-W0", "-b4K", "-r", &device.arg()])
+        .output()
+        .unwrap();
+    tools.must("blockdev", &["--setrw", &device.arg()]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(3), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("is a read-only device") && err.contains("blockdev --setrw"),
+        "{err}"
+    );
+    assert_eq!(read.status.code(), Some(0), "{}", stderr(&read));
+}
