@@ -97,19 +97,49 @@ pub fn device_of(dev: u64) -> Option<BlockDevice> {
         .then_some(BlockDevice { name, sysfs })
 }
 
-/// The mount of the file system numbered `st_dev`, from `/proc/self/mountinfo`.
-pub fn mount_of(st_dev: u64) -> Option<Mounted> {
+/// The mount that holds `path` (canonical), from `/proc/self/mountinfo`; `st_dev` is the file's.
+pub fn mount_of(path: &Path, st_dev: u64) -> Option<Mounted> {
     let text = fs::read_to_string("/proc/self/mountinfo").ok()?;
-    mount_in(&text, st_dev)
+    mount_in(&text, path, st_dev)
 }
 
-/// [`mount_of`] over the text of a mountinfo file: the last mount of that device number (the one
-/// on top), its type, options and source device.
-fn mount_in(mountinfo: &str, st_dev: u64) -> Option<Mounted> {
-    let want = format!("{}:{}", libc::major(st_dev), libc::minor(st_dev));
-    let line = mountinfo
-        .lines()
-        .rfind(|l| l.split_whitespace().nth(2) == Some(want.as_str()))?;
+/// A mount point as mountinfo writes it: space, tab, newline and backslash as octal escapes.
+fn unescape(field: &str) -> String {
+    let mut out = String::with_capacity(field.len());
+    let mut rest = field;
+    while let Some(at) = rest.find('\\') {
+        out.push_str(&rest[..at]);
+        let code = rest
+            .get(at + 1..at + 4)
+            .and_then(|d| u8::from_str_radix(d, 8).ok());
+        match code {
+            Some(c) => {
+                out.push(c as char);
+                rest = &rest[at + 4..];
+            }
+            None => {
+                out.push('\\');
+                rest = &rest[at + 1..];
+            }
+        }
+    }
+    out + rest
+}
+
+/// [`mount_of`] over the text of a mountinfo file: the mount whose mount point is the longest
+/// prefix of `path` (the last such line: the one on top). Its device number is not the file's on
+/// btrfs, whose subvolumes each report an anonymous one: the source device is looked up instead.
+fn mount_in(mountinfo: &str, path: &Path, st_dev: u64) -> Option<Mounted> {
+    let mut best: Option<(usize, &str)> = None;
+    for line in mountinfo.lines() {
+        let Some(point) = line.split_whitespace().nth(4).map(unescape) else {
+            continue;
+        };
+        if path.starts_with(&point) && best.is_none_or(|(len, _)| point.len() >= len) {
+            best = Some((point.len(), line));
+        }
+    }
+    let (_, line) = best?;
     let fields: Vec<&str> = line.split_whitespace().collect();
     let mount_options = fields.get(5).copied().unwrap_or_default();
     let dash = fields.iter().position(|&f| f == "-")?;
@@ -142,7 +172,8 @@ pub fn backing(path: &Path) -> (Option<BlockDevice>, Option<Mounted>) {
     if meta.file_type().is_block_device() {
         return (device_of(meta.rdev()), None);
     }
-    match mount_of(meta.dev()) {
+    let canonical = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    match mount_of(&canonical, meta.dev()) {
         Some(m) => (m.device.clone(), Some(m)),
         None => (device_of(meta.dev()), None),
     }
@@ -193,20 +224,25 @@ mod tests {
     }
 
     #[test]
-    fn a_mount_is_found_by_its_device_number_topmost_first() {
+    fn a_file_is_on_the_mount_with_the_longest_point_topmost_first() {
         let info = "\
-22 1 0:21 / /mnt/a rw,relatime shared:1 - btrfs /dev/nonexistent rw,compress-force=zstd:3,space_cache=v2
-23 1 0:21 / /mnt/b rw,noatime shared:2 - btrfs /dev/nonexistent rw,compress=lzo
-24 1 0:22 / /tmp rw - tmpfs tmpfs rw,size=100k
+21 1 8:1 / / rw - ext4 /dev/nonexistent1 rw
+22 21 0:21 / /mnt/a rw,relatime shared:1 - btrfs /dev/nonexistent rw,compress-force=zstd:3,space_cache=v2
+23 21 0:21 / /mnt/a rw,noatime shared:2 - btrfs /dev/nonexistent rw,compress=lzo
+24 21 0:22 / /mnt/a\\040b rw - tmpfs tmpfs rw,size=100k
 ";
-        let dev = libc::makedev(0, 21);
-        let m = mount_in(info, dev).unwrap();
+        // btrfs: the file's device number (0:40) is not the mount's (0:21).
+        let btrfs = libc::makedev(0, 40);
+        let m = mount_in(info, Path::new("/mnt/a/x.dat"), btrfs).unwrap();
         assert_eq!(m.fs_type, "btrfs");
         assert!(m.options.contains("compress=lzo"), "{}", m.options);
         assert!(m.device.is_none(), "no such source device");
-        let tmp = mount_in(info, libc::makedev(0, 22)).unwrap();
+        let tmp = mount_in(info, Path::new("/mnt/a b/x"), libc::makedev(0, 22)).unwrap();
         assert_eq!((tmp.fs_type.as_str(), tmp.device), ("tmpfs", None));
-        assert!(mount_in(info, libc::makedev(8, 1)).is_none());
+        // /mnt/ab is not under /mnt/a: the root file system holds it.
+        let root = mount_in(info, Path::new("/mnt/ab"), libc::makedev(8, 1)).unwrap();
+        assert_eq!(root.fs_type, "ext4");
+        assert_eq!(unescape("a\\040b\\134c"), "a b\\c");
     }
 
     #[test]

@@ -94,6 +94,7 @@ fn btrfs_stores_the_ratio_asked() {
         let file = file.display().to_string();
         let output = iospd()
             .args([
+                "-Rjson",
                 "-c64M",
                 "-b128K",
                 "-w100",
@@ -106,6 +107,20 @@ fn btrfs_stores_the_ratio_asked() {
             .output()
             .unwrap();
         assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        // "Is this real" names the compression on the path and the data's own ratio, and does
+        // not doubt a ratio the run was asked to write.
+        let run: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        let reality = &run["timespans"][0]["measured"]["reality"];
+        let layer = reality["reduction"][0]["layer"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(layer.starts_with("btrfs compress-force=zstd"), "{reality}");
+        let own = reality["reduction"][0]["data_ratio"].as_f64().unwrap();
+        assert!((own / ratio - 1.0).abs() < 0.05, "{reality}");
+        assert!(
+            !reality["flags"].to_string().contains("compresses"),
+            "{reality}"
+        );
         tools.must("sync", &[]);
         // `compsize -b`: bytes; the TOTAL row is: type, percent, disk usage, uncompressed, referenced.
         let report = tools.must("compsize", &["-b", &file]);

@@ -78,7 +78,9 @@ pub(crate) fn reality(
             layer: layer.clone(),
             data_ratio: path_facts.data_ratio,
         };
-        if let Some(ratio) = check.data_ratio.filter(|&r| r > COMPRESSIBLE) {
+        // A ratio the run was asked for (--compress) is the point, not a doubt.
+        let chosen = ts.targets[i].compress.is_some();
+        if let Some(ratio) = check.data_ratio.filter(|&r| r > COMPRESSIBLE && !chosen) {
             flags.push(format!(
                 "'{}' is under {layer}, which compresses, and the data written compresses {ratio:.1}:1 ({}): the result measures the compression as much as the device; write data like yours (-Zr for none, --compress=<ratio>)",
                 check.path,
