@@ -24,6 +24,7 @@ pub mod live;
 pub mod output;
 pub mod plan;
 pub mod profile;
+pub mod replay;
 pub mod report;
 pub mod rng;
 pub mod run;

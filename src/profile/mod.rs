@@ -6,6 +6,7 @@
 
 mod lossy;
 pub mod raw;
+pub mod replay;
 mod resolve;
 pub mod spec;
 mod target;
@@ -119,6 +120,8 @@ pub struct Profile {
     /// `--peer-timeout`: how long the ranks of a run across hosts wait for one another.
     #[serde(default = "default_peer_timeout")]
     pub peer_timeout_s: u32,
+    /// `iospd replay`: the trace the run replays instead of drawing I/O.
+    pub replay: Option<replay::Replay>,
     /// `iospd sweep`: what each timespan's point is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep: Option<Sweep>,
@@ -168,6 +171,7 @@ impl Profile {
             repeat: 1,
             pause_s: 0,
             verify: None,
+            replay: None,
             sweep: None,
             timespans,
             profile_file: None,

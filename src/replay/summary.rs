@@ -1,0 +1,101 @@
+//! One pass over the whole input before the run: which devices it touches and how far, how long
+//! it lasts, what kinds of I/O it holds, the largest I/O and the alignment of all of them. The
+//! replay is planned from this (buffers, targets, checks), and a damaged trace is refused here,
+//! before anything is written.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use super::{DeviceKey, Stage, TraceError, open_all};
+use crate::engine::Op;
+use crate::profile::replay::Kinds;
+
+/// What one device of the trace saw.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Device {
+    /// Its name in the trace.
+    pub name: String,
+    /// I/Os on it.
+    pub events: u64,
+    /// The end of its furthest I/O.
+    pub extent: u64,
+}
+
+/// The whole input.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Summary {
+    /// Devices by key (block devices by number, named files in the order met).
+    pub devices: BTreeMap<DeviceKey, Device>,
+    /// I/Os kept, by kind: read, write, trim, flush.
+    pub counts: [u64; 4],
+    /// Bytes read, written, trimmed.
+    pub bytes: [u64; 3],
+    /// Time of the first and the last kept I/O, ns.
+    pub first_ns: u64,
+    /// See `first_ns`.
+    pub last_ns: u64,
+    /// The largest I/O.
+    pub max_len: u32,
+    /// The largest power of two (at most 4096) dividing every offset and length.
+    pub align: u64,
+    /// Events that came earlier than the one before them.
+    pub out_of_order: u64,
+}
+
+impl Summary {
+    /// I/Os kept.
+    pub fn events(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+
+    /// Index into `counts` of `op`.
+    pub fn kind(op: Op) -> usize {
+        match op {
+            Op::Read => 0,
+            Op::Write => 1,
+            Op::Trim => 2,
+            Op::Fsync | Op::Fdatasync => 3,
+        }
+    }
+}
+
+/// Reads `traces` once, keeping the events of `stage` of the kinds `kinds` (and of `only`
+/// devices when given).
+pub fn summarize(
+    traces: &[PathBuf],
+    stage: Stage,
+    kinds: Kinds,
+    only: Option<&[DeviceKey]>,
+) -> Result<Summary, TraceError> {
+    let mut merged = open_all(traces, stage)?;
+    let mut s = Summary {
+        align: 4096,
+        ..Summary::default()
+    };
+    while let Some(e) = merged.next_event()? {
+        if !kinds.keeps(e.op) || only.is_some_and(|o| !o.contains(&e.device)) {
+            continue;
+        }
+        if s.events() == 0 {
+            s.first_ns = e.at_ns;
+        }
+        s.last_ns = s.last_ns.max(e.at_ns);
+        let kind = Summary::kind(e.op);
+        s.counts[kind] += 1;
+        let device = s.devices.entry(e.device).or_default();
+        device.events += 1;
+        if e.op.has_range() {
+            s.bytes[kind] += e.len as u64;
+            device.extent = device.extent.max(e.offset + e.len as u64);
+            s.max_len = s.max_len.max(e.len);
+            while s.align > 1 && (e.offset % s.align != 0 || e.len as u64 % s.align != 0) {
+                s.align /= 2;
+            }
+        }
+    }
+    s.out_of_order = merged.out_of_order;
+    for (key, device) in s.devices.iter_mut() {
+        device.name = merged.name(*key);
+    }
+    Ok(s)
+}
