@@ -21,6 +21,9 @@ pub enum Error {
     /// cannot be used.
     #[error(transparent)]
     Safety(#[from] SafetyError),
+    /// A replay's traces or options cannot be used.
+    #[error(transparent)]
+    Replay(#[from] crate::replay::command::ReplayError),
     /// The run could not start, or failed outside the I/O.
     #[error(transparent)]
     Run(#[from] RunError),
@@ -30,7 +33,9 @@ impl Error {
     /// 3 for input the user can fix, 1 for failures during the run.
     pub fn exit_code(&self) -> u8 {
         match self {
-            Error::Cli(_) | Error::Profile(_) | Error::Safety(_) => EXIT_BAD_INPUT,
+            Error::Cli(_) | Error::Profile(_) | Error::Safety(_) | Error::Replay(_) => {
+                EXIT_BAD_INPUT
+            }
             Error::Run(e) => e.exit_code(),
         }
     }

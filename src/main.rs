@@ -22,7 +22,7 @@ fn main() -> ExitCode {
                 error.exit_code()
             }
         },
-        Route::Sweep | Route::Run => {
+        Route::Sweep | Route::Replay | Route::Run => {
             let cluster = Cluster::join();
             match app(route, &argv, &cluster) {
                 Ok(code) => code,
@@ -50,6 +50,11 @@ fn app(route: Route, argv: &[OsString], cluster: &Cluster) -> Result<u8, Error> 
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
+    if route == Route::Replay {
+        let rest: Vec<String> = command_line[2..].to_vec();
+        let resolved = iospd::replay::command::resolve(&rest, command_line.join(" "))?;
+        return session::act(&resolved.profile, resolved.warnings, cluster);
+    }
     if route == Route::Sweep {
         let resolved = iospd::sweep::resolve(&argv[2..], command_line.join(" "))?;
         return session::act(&resolved.profile, resolved.warnings, cluster);

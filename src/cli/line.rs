@@ -94,6 +94,11 @@ impl Line {
             .collect()
     }
 
+    /// Removes every target.
+    pub fn clear_targets(&mut self) {
+        self.tokens.retain(|t| !matches!(t, Token::Target(_)));
+    }
+
     /// Adds a target after the others.
     pub fn add_target(&mut self, path: PathBuf) {
         self.tokens.push(Token::Target(path));

@@ -43,6 +43,14 @@ pub const SUBCOMMANDS: &[Subcommand] = &[
         first: no_words,
     },
     Subcommand {
+        name: "replay",
+        about: "replay a recorded trace (blktrace, blkparse, tracefs or perf block events, fio iolog, iospd --trace) on its schedule",
+        usage: crate::replay::command::USAGE,
+        options: &crate::replay::command::OPTIONS,
+        run_options: true,
+        first: no_words,
+    },
+    Subcommand {
         name: "preset",
         about: "run a named suite (cdm, cdm-nvme, iops, latency, oltp, olap, hci)",
         usage: super::preset::USAGE,

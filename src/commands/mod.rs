@@ -83,6 +83,8 @@ pub enum Route {
     Tool,
     /// `sweep` without `--slo`: a run of one timespan per point, on the cluster.
     Sweep,
+    /// `replay`: a run of a trace's I/O.
+    Replay,
     /// DiskSpd's command line: a run, on the cluster.
     Run,
 }
@@ -109,6 +111,7 @@ pub fn route(args: &[OsString]) -> Route {
                 Route::Sweep
             }
         }
+        "replay" if !args[1..].iter().any(|a| a == "--help") && args.len() > 1 => Route::Replay,
         name if help::is_command(name) => Route::Tool,
         _ => Route::Run,
     }

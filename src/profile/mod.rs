@@ -121,6 +121,7 @@ pub struct Profile {
     #[serde(default = "default_peer_timeout")]
     pub peer_timeout_s: u32,
     /// `iospd replay`: the trace the run replays instead of drawing I/O.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replay: Option<replay::Replay>,
     /// `iospd sweep`: what each timespan's point is.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -139,8 +139,8 @@ pub struct Replay {
     pub origin_ns: u64,
     /// From the first replayed I/O to the last, in trace time, ns.
     pub span_ns: u64,
-    /// I/Os replayed.
-    pub events: u64,
+    /// I/Os replayed, by kind: read, write, trim, flush.
+    pub counts: [u64; 4],
     /// Every replayed offset and length is a multiple of this (a power of two, at most 4096).
     pub align: u64,
 }
@@ -196,7 +196,7 @@ mod tests {
             late_ns: 1000,
             origin_ns: 100,
             span_ns: 0,
-            events: 0,
+            counts: [0; 4],
             align: 4096,
         };
         (r, m)

@@ -9,6 +9,7 @@
 //! [`stream`] feeds the worker during it.
 
 pub mod blktrace;
+pub mod command;
 pub mod fio_log;
 pub mod own;
 pub mod stream;

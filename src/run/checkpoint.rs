@@ -25,6 +25,7 @@ pub fn partial(
             targets: targets.clone(),
             waits: WaitStats::default(),
             depth: plan.slots(),
+            replay: None,
         })
         .collect();
     let mut partial = input.results(

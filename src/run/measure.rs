@@ -380,6 +380,7 @@ impl<C: Clock> Runner<'_, C> {
         let verifier = self.verify.as_mut().map(|v| v.verifier(timespan, targets));
         let input = RunInput {
             verify: verifier.as_ref(),
+            replay: profile.replay.as_ref(),
             timespan,
             plans,
             targets,

@@ -99,6 +99,8 @@ pub struct RunInput<'a> {
     pub fast_paths: crate::engine::FastPaths,
     /// `--verify`: the timespan's verifier.
     pub verify: Option<&'a crate::verify::Verifier>,
+    /// `iospd replay`: the trace the thread issues.
+    pub replay: Option<&'a crate::profile::replay::Replay>,
     /// `-bs`: where each thread's buffers start, in bytes (a multiple of this; 0 for a page).
     pub buffer_separation: usize,
     /// The CPUs this process may use: where a pinned thread's io_uring workers may run.
@@ -383,7 +385,11 @@ pub fn execute<'s, C: Clock>(
     let window = measured_window(&schedule, stop_at, gate.aborted.load(Ordering::SeqCst));
     // Stopped by a request, not by a failure or a lost target; cut short when that came before
     // the measured window's end.
-    let requested = stop_at != 0 && failure.is_none() && lost.is_none();
+    // A replay that reached the end of its trace stops the run itself: not a request.
+    let replay_ended = threads
+        .iter()
+        .any(|t| t.replay.as_ref().is_some_and(|r| r.ended));
+    let requested = stop_at != 0 && failure.is_none() && lost.is_none() && !replay_ended;
     let cut_short = requested && stop_at < schedule.measure_end && window.is_some();
     Ok(TimeSpanResults {
         counters: counters::deltas(&input.counters, &samples.0, &samples.1),

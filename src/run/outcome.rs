@@ -37,7 +37,9 @@ pub fn ending(profile: &Profile, results: &RunResults) -> (u8, Vec<String>) {
             if signal != 0 {
                 code = crate::exit::interrupted_status(signal);
             }
-        } else if STOP.load(std::sync::atomic::Ordering::SeqCst) != 0 || last.interrupted {
+        } else if (STOP.load(std::sync::atomic::Ordering::SeqCst) != 0 && !replay_ended(last))
+            || last.interrupted
+        {
             lines.push(
                 "iospd: interrupted; the results cover the measured window up to the interruption"
                     .into(),
@@ -70,6 +72,15 @@ pub fn ending(profile: &Profile, results: &RunResults) -> (u8, Vec<String>) {
         code = EXIT_RUN_ERROR;
     }
     (code, lines)
+}
+
+/// Whether a replay ended the timespan by reaching the end of its trace (which stops the run as
+/// a request would).
+fn replay_ended(results: &crate::stats::TimeSpanResults) -> bool {
+    results
+        .threads
+        .iter()
+        .any(|t| t.replay.as_ref().is_some_and(|r| r.ended))
 }
 
 /// The failed or short I/O that stopped a run: what, where, by which thread, and the kernel's word.

@@ -100,6 +100,7 @@ pub(super) fn thread_main<C: Clock>(
         tracer: counting.tracer,
         timespan_index: counting.timespan,
         verify: input.verify,
+        replay: input.replay,
     };
     let setup = |what| move |e| setup_error(what, e);
     // Each engine owns the slots: the buffers live as long as the kernel may use them.
@@ -180,6 +181,14 @@ fn drive<E: Engine, C: Clock>(
                 targets: worker.stats,
                 waits: worker.waits,
                 depth: plan.slots(),
+                replay: worker.replay.map(|r| {
+                    let side = r.feed.finish();
+                    let mut stats = r.stats;
+                    stats.trace_per_second = side.per_second;
+                    stats.trace_events = side.events;
+                    stats.trace_error = side.error;
+                    stats
+                }),
             },
             engine: setup,
             failure,

@@ -7,6 +7,7 @@ pub mod cpu;
 pub mod histogram;
 pub mod intervals;
 pub mod reality;
+pub mod replay;
 pub mod timeline;
 
 use std::time::SystemTime;
@@ -337,6 +338,8 @@ pub struct ThreadResults {
     pub waits: WaitStats,
     /// The I/Os it kept in flight when nothing held them back (its slots).
     pub depth: u32,
+    /// `iospd replay`: the replay's timing.
+    pub replay: Option<Box<replay::ReplayStats>>,
 }
 
 /// A failed I/O that ended the run.

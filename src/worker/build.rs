@@ -71,6 +71,8 @@ pub struct Plan<'a> {
     pub timespan_index: u8,
     /// `--verify`: the timespan's verifier.
     pub verify: Option<&'a crate::verify::Verifier>,
+    /// `iospd replay`: the replay this thread issues.
+    pub replay: Option<&'a crate::profile::replay::Replay>,
 }
 
 impl<'a, C: Clock> Worker<'a, C> {
@@ -148,11 +150,14 @@ impl<'a, C: Clock> Worker<'a, C> {
                 .map(|tt| {
                     let stats = TargetStats::new(tt.target, plan.intervals);
                     let target = &ts.targets[tt.target];
-                    let stats = stats.with_ops(
-                        target.trim_percent > 0,
-                        target.flush_every.is_some(),
-                        plan.intervals,
-                    );
+                    let stats = match plan.replay {
+                        Some(r) => stats.with_ops(r.counts[2] > 0, r.counts[3] > 0, plan.intervals),
+                        None => stats.with_ops(
+                            target.trim_percent > 0,
+                            target.flush_every.is_some(),
+                            plan.intervals,
+                        ),
+                    };
                     match target.throughput.is_some() || target.burst.is_some() {
                         true => stats.with_intended(),
                         false => stats,
@@ -166,6 +171,14 @@ impl<'a, C: Clock> Worker<'a, C> {
             verify: plan
                 .verify
                 .map(|v| v.thread(thread.thread, thread.slots() as usize)),
+            replay: plan.replay.map(|r| super::replay::Replaying {
+                feed: crate::replay::stream::Feed::start(r),
+                stats: Box::new(crate::stats::replay::ReplayStats {
+                    late_ns: r.late_ns,
+                    as_fast_as_possible: r.pace == crate::profile::replay::Pace::AsFastAsPossible,
+                    ..Default::default()
+                }),
+            }),
         };
         for (target, stats) in worker.targets.iter().zip(&mut worker.stats) {
             stats.skew.positions = target.offsets.skewed_positions().unwrap_or(0);

@@ -11,7 +11,7 @@ use std::io::{self, Write};
 use std::sync::atomic::Ordering;
 
 use super::accounting::Accounting;
-use super::{DRAIN_LIMIT, MAX_PAUSE, MAX_WAIT, Worker};
+use super::{DRAIN_LIMIT, MAX_PAUSE, MAX_WAIT, Worker, oldest};
 use crate::clock::{Clock, Nanos};
 use crate::engine::{Completion, Engine, Io, Op};
 use crate::stats::IoFailure;
@@ -177,12 +177,7 @@ impl<C: Clock> Worker<'_, C> {
                 let since = *draining_since.get_or_insert(now);
                 if now - since >= DRAIN_LIMIT && done.is_empty() {
                     // The device stopped answering: the oldest I/O in flight is the failure.
-                    let oldest = engine
-                        .slots()
-                        .in_flight_slots()
-                        .min_by_key(|&s| started[s as usize]);
-                    if let Some(slot) = oldest.filter(|_| failure.is_none()) {
-                        let slot = slot as usize;
+                    if let Some(slot) = oldest(engine, &started).filter(|_| failure.is_none()) {
                         let t = owner[slot] as usize;
                         failure = Some(self.failure(t, ops[slot], offsets[slot], -libc::ETIMEDOUT));
                     }

@@ -22,6 +22,7 @@ pub mod buffers;
 pub(crate) mod build;
 mod cycle;
 pub mod offsets;
+pub mod replay;
 pub mod skew;
 pub mod throttle;
 
@@ -50,6 +51,17 @@ const MAX_WAIT: Nanos = 100_000_000;
 pub const DRAIN_LIMIT: Nanos = 10_000_000_000;
 /// How long the I/O still in flight after the drain gave up gets to complete once cancelled.
 const SETTLE_LIMIT: Nanos = 1_000_000_000;
+
+/// The slot of the oldest I/O still in flight (stamped in `started`), when the device stopped
+/// answering.
+#[cold]
+fn oldest<E: Engine>(engine: &mut E, started: &[Nanos]) -> Option<usize> {
+    engine
+        .slots()
+        .in_flight_slots()
+        .min_by_key(|&s| started[s as usize])
+        .map(|s| s as usize)
+}
 
 /// The phase boundaries of a timespan on the clock's axis.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -199,6 +211,8 @@ pub struct Worker<'a, C: Clock> {
     pub timespan: u8,
     /// `--verify`: this thread's side of the verifier; `None` without it.
     pub verify: Option<crate::verify::ThreadVerify<'a>>,
+    /// `iospd replay`: the trace this thread issues instead of drawing I/O.
+    pub replay: Option<replay::Replaying>,
 }
 
 impl<C: Clock> Worker<'_, C> {
@@ -208,7 +222,14 @@ impl<C: Clock> Worker<'_, C> {
     /// answering) stops every thread and is cancelled; what the kernel still holds after
     /// [`SETTLE_LIMIT`] is left in flight, and the engine keeps its memory when it goes.
     pub fn run<E: Engine>(&mut self, engine: &mut E) -> io::Result<Option<IoFailure>> {
-        let result = self.issue_and_drain(engine);
+        let result = match self.replay.take() {
+            Some(mut replaying) => {
+                let result = self.replay_and_drain(engine, &mut replaying);
+                self.replay = Some(replaying);
+                result
+            }
+            None => self.issue_and_drain(engine),
+        };
         if engine.slots().in_flight() > 0 {
             let _ = self.stop.compare_exchange(
                 0,

@@ -91,6 +91,13 @@ impl Report {
                         },
                     )
                     .collect(),
+                replay: profile.replay.as_ref().and_then(|replay| {
+                    r.threads.iter().find_map(|t| {
+                        t.replay
+                            .as_deref()
+                            .map(|stats| super::replay::report(replay, ts, t.depth, stats))
+                    })
+                }),
                 measured: r.window.map(|w| {
                     let mut m = measured(ts, r, w as f64 / 1e9, &percentiles);
                     // Facts are gathered at the end of a run (not for a checkpoint).

@@ -317,6 +317,11 @@ fn outcome(parts: &[(&Report, &TimeSpanReport)]) -> TimeSpanReport {
             .iter()
             .flat_map(|(_, t)| t.dedupes.iter().cloned())
             .collect(),
+        // One replay's timing is its own: kept when one run is merged, not added across runs.
+        replay: match parts {
+            [(_, t)] => t.replay.clone(),
+            _ => None,
+        },
         measured: None,
     }
 }

@@ -11,5 +11,6 @@ pub mod metric;
 pub mod noise;
 pub(crate) mod reality;
 pub mod repetitions;
+pub mod replay;
 pub mod slo;
 pub mod sweep;

@@ -4,11 +4,13 @@
 mod cluster;
 mod reality;
 mod repetitions;
+mod replay;
 mod sweep;
 
 pub use cluster::{Aggregate, ClusterReport, HostReport, RankReport, StartReport};
 pub use reality::{DeviceCheck, Fingerprint, Generation, GeneratorCheck, Reality, ReductionCheck};
 pub use repetitions::{RepetitionGroup, RepetitionsReport};
+pub use replay::{Lateness, ReplayDevice, ReplayReport, ReplaySecond};
 pub use sweep::{Series, SweepPoint, SweepReport};
 
 use serde::{Deserialize, Serialize};
@@ -95,6 +97,9 @@ pub struct TimeSpanReport {
     /// `--dedupe`: per target, the plan and what the run's writes left, counted exactly.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dedupes: Vec<DedupeReport>,
+    /// `iospd replay`: what was replayed and how faithfully in time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<ReplayReport>,
     /// The measurements; `None` when the run stopped before the measured window.
     pub measured: Option<Measured>,
 }

@@ -37,6 +37,9 @@ pub(super) fn report_text(out: &mut String, report: &Report, ran: &[Driven]) {
         for d in &ts.dedupes {
             dedupe_text(out, d);
         }
+        if let Some(r) = &ts.replay {
+            super::replay::replay_text(out, r);
+        }
         cluster::start_text(out, ts, &report.system.clock);
     }
 }

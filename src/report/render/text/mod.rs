@@ -10,6 +10,7 @@ mod cluster;
 mod extra;
 mod profile;
 mod repetitions;
+mod replay;
 mod results;
 mod sweep;
 mod system;
