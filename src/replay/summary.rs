@@ -34,7 +34,7 @@ pub struct Summary {
     pub first_ns: u64,
     /// See `first_ns`.
     pub last_ns: u64,
-    /// The largest I/O.
+    /// The largest read or write (trims move no data through a buffer).
     pub max_len: u32,
     /// The largest power of two (at most 4096) dividing every offset and length.
     pub align: u64,
@@ -87,7 +87,9 @@ pub fn summarize(
         if e.op.has_range() {
             s.bytes[kind] += e.len as u64;
             device.extent = device.extent.max(e.offset + e.len as u64);
-            s.max_len = s.max_len.max(e.len);
+            if e.op.moves_data() {
+                s.max_len = s.max_len.max(e.len);
+            }
             while s.align > 1 && (e.offset % s.align != 0 || e.len as u64 % s.align != 0) {
                 s.align /= 2;
             }

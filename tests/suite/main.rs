@@ -34,6 +34,7 @@ mod parity;
 mod profiles;
 mod races;
 mod reality;
+mod replay;
 mod signatures;
 mod tools;
 mod trim_flush;

@@ -284,3 +284,84 @@ impl Drop for Zram {
         let _ = fs::write("/sys/class/zram-control/hot_remove", &self.id);
     }
 }
+
+/// Tracing tests take turns: each uses its own tracefs instance, but the mount is shared.
+static TRACING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// A tracefs instance recording block tracepoints of one device (filtered by its device number,
+/// on the monotonic clock), for the test to read; disabled and removed when dropped, and tracefs
+/// unmounted again if it was mounted for it.
+pub struct BlockTrace {
+    dir: PathBuf,
+    mounted: Option<PathBuf>,
+    tools: Tools,
+    _turn: std::sync::MutexGuard<'static, ()>,
+}
+
+impl BlockTrace {
+    /// Records `events` (`block_bio_queue`, `block_rq_issue`) of `device` from now on.
+    pub fn new(tools: &Tools, device: &Path, events: &[&str], test: &str) -> Option<Self> {
+        use std::os::unix::fs::MetadataExt;
+        let turn = TRACING.lock().unwrap_or_else(|e| e.into_inner());
+        let root = PathBuf::from("/sys/kernel/tracing");
+        let mut mounted = None;
+        if !root.join("instances").is_dir() {
+            if let Err(e) = tools.run("mount", &["-t", "tracefs", "nodev", "/sys/kernel/tracing"]) {
+                super::skip(test, &format!("cannot mount tracefs ({e})"));
+                return None;
+            }
+            mounted = Some(root.clone());
+        }
+        let dir = root.join(format!("instances/iospd-test-{}", std::process::id()));
+        let _ = fs::remove_dir(&dir);
+        fs::create_dir(&dir).expect("a tracefs instance");
+        let rdev = fs::metadata(device).expect("the device").rdev();
+        let dev = (libc::major(rdev) << 20) | libc::minor(rdev);
+        let trace = BlockTrace {
+            dir,
+            mounted,
+            tools: tools.clone(),
+            _turn: turn,
+        };
+        trace.write("buffer_size_kb", "16384");
+        trace.write("trace_clock", "mono");
+        for event in events {
+            trace.write(
+                &format!("events/block/{event}/filter"),
+                &format!("dev == {dev}"),
+            );
+            trace.write(&format!("events/block/{event}/enable"), "1");
+        }
+        trace.write("tracing_on", "1");
+        Some(trace)
+    }
+
+    fn write(&self, file: &str, value: &str) {
+        fs::write(self.dir.join(file), value)
+            .unwrap_or_else(|e| panic!("tracefs {file} <- {value}: {e}"));
+    }
+
+    /// Stops recording and returns what was recorded, as tracefs prints it.
+    pub fn finish(&self) -> String {
+        self.write("tracing_on", "0");
+        let text = fs::read_to_string(self.dir.join("trace")).expect("the instance's trace");
+        assert!(
+            !text.contains("LOST"),
+            "the trace buffer overflowed; raise buffer_size_kb"
+        );
+        text
+    }
+}
+
+impl Drop for BlockTrace {
+    fn drop(&mut self) {
+        let _ = fs::write(self.dir.join("tracing_on"), "0");
+        for event in ["block_bio_queue", "block_rq_issue"] {
+            let _ = fs::write(self.dir.join(format!("events/block/{event}/enable")), "0");
+        }
+        let _ = fs::remove_dir(&self.dir);
+        if let Some(root) = &self.mounted {
+            let _ = self.tools.run("umount", &[&root.display().to_string()]);
+        }
+    }
+}

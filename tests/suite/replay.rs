@@ -1,0 +1,532 @@
+//! `iospd replay`: what it issues is the trace's I/O, op by op and second by second — checked
+//! against iospd's own `--trace` of the replay for written traces, and against the kernel's view
+//! (a tracefs capture of the target's `block_bio_queue`) for a trace captured from a real
+//! workload on a loop device; damaged traces are refused with the place and nothing written;
+//! writes go through the safety gate.
+
+use std::fs;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::util::machine::{BlockTrace, LoopDevice, Mount, devices};
+use crate::util::{TempDir, iospd, stderr, validate_json};
+
+/// One I/O as the test reads it: kind (`R`, `W`, `D` trim, `F` flush), byte offset, bytes.
+type Op = (char, u64, u64);
+
+/// Runs `iospd replay <args>` with `-Rjson`; the report, checked against the schema.
+fn replay_json(args: &[&str]) -> Value {
+    let output = iospd()
+        .arg("replay")
+        .arg("-Rjson")
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = String::from_utf8(output.stdout).unwrap();
+    validate_json(&text);
+    serde_json::from_str(&text).unwrap()
+}
+
+/// The I/O of a replay's own `--trace` CSV, grouped by submission stamp (completion − latency)
+/// in time order: one stamp covers a batch submitted together, whose order the trace does not
+/// keep.
+fn submitted(csv: &Path) -> Vec<Vec<Op>> {
+    let text = fs::read_to_string(csv).unwrap();
+    let mut rows: Vec<(String, Op)> = text
+        .lines()
+        .skip(1)
+        .map(|line| {
+            let f: Vec<&str> = line.split(',').collect();
+            let ns = |t: &str| {
+                let (us, frac) = t.split_once('.').unwrap();
+                us.parse::<u64>().unwrap() * 1000 + frac.parse::<u64>().unwrap()
+            };
+            let at = ns(f[1]) - ns(f[7]);
+            let op = match f[4] {
+                "read" => ('R', f[5].parse().unwrap(), f[6].parse().unwrap()),
+                "write" => ('W', f[5].parse().unwrap(), f[6].parse().unwrap()),
+                "trim" => ('D', f[5].parse().unwrap(), f[6].parse().unwrap()),
+                _ => ('F', 0, 0),
+            };
+            (format!("{at:020}"), op)
+        })
+        .collect();
+    rows.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut groups: Vec<(String, Vec<Op>)> = Vec::new();
+    for (at, op) in rows {
+        match groups.last_mut() {
+            Some((last, ops)) if *last == at => ops.push(op),
+            _ => groups.push((at, vec![op])),
+        }
+    }
+    groups.into_iter().map(|(_, ops)| ops).collect()
+}
+
+/// Whether the submitted batches, in order, hold exactly `expected` in order (each batch's
+/// I/Os in any order): the first place they differ.
+fn differs(batches: &[Vec<Op>], expected: &[Op]) -> Option<String> {
+    let mut at = 0;
+    for (n, batch) in batches.iter().enumerate() {
+        let Some(want) = expected.get(at..at + batch.len()) else {
+            return Some(format!(
+                "batch {n} goes past the {} I/Os expected",
+                expected.len()
+            ));
+        };
+        let (mut got, mut want) = (batch.clone(), want.to_vec());
+        got.sort();
+        want.sort();
+        if got != want {
+            return Some(format!("batch {n} at I/O {at}: {got:?} against {want:?}"));
+        }
+        at += batch.len();
+    }
+    (at != expected.len()).then(|| format!("{at} I/Os submitted of {}", expected.len()))
+}
+
+/// The `block_bio_queue` events of a tracefs capture: (µs, I/O) — a preflush before its data,
+/// FUA's flush after it, as the kernel's flags say.
+fn queued(text: &str) -> Vec<(u64, Op)> {
+    let mut out = Vec::new();
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let Some(at) = line.find("block_bio_queue: ") else {
+            continue;
+        };
+        let time = line[..at].trim_end().trim_end_matches(':');
+        let time = time.rsplit(' ').next().unwrap();
+        let (s, us) = time.split_once('.').unwrap();
+        let us = s.parse::<u64>().unwrap() * 1_000_000 + us.parse::<u64>().unwrap();
+        let f: Vec<&str> = line[at + 17..].split_whitespace().collect();
+        let flags = f[1];
+        let (sector, n): (u64, u64) = (f[2].parse().unwrap(), f[4].parse().unwrap());
+        // io_uring first tries a read or write without blocking, from the submitting thread; one
+        // the block layer cannot take that way (a bio it must split) fails before it reaches the
+        // device and is queued again by a kernel worker, so the tracepoint fires twice for it.
+        // The first is where the replay issued it: the worker's retry is dropped.
+        if line.trim_start().starts_with("iou-wrk") && "RW".contains(&flags[..1]) {
+            let retried = (sector * 512, n * 512);
+            if out.iter().any(|e: &(u64, Op)| (e.1.1, e.1.2) == retried) {
+                continue;
+            }
+        }
+        let data = |k| (k, sector * 512, n * 512);
+        let b = flags.as_bytes();
+        let preflush = b.len() > 1 && b[0] == b'F' && b"WRDFN".contains(&b[1]);
+        let rest = &b[preflush as usize..];
+        if preflush {
+            out.push((us, ('F', 0, 0)));
+        }
+        match (rest.first(), n > 0) {
+            (Some(b'W'), true) => {
+                out.push((us, data('W')));
+                if rest.get(1) == Some(&b'F') {
+                    out.push((us, ('F', 0, 0)));
+                }
+            }
+            (Some(b'R'), true) => out.push((us, data('R'))),
+            (Some(b'D'), true) => out.push((us, data('D'))),
+            (Some(b'F'), _) if !preflush => out.push((us, ('F', 0, 0))),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Counts per second from the first event.
+fn per_second(events: &[(u64, Op)]) -> Vec<u64> {
+    let first = events.first().map_or(0, |e| e.0);
+    let mut counts = Vec::new();
+    for (us, _) in events {
+        let s = ((us - first) / 1_000_000) as usize;
+        if counts.len() <= s {
+            counts.resize(s + 1, 0);
+        }
+        counts[s] += 1;
+    }
+    counts
+}
+
+/// A fio v3 iolog of reads, writes, trims and syncs 100 µs apart, and the I/O it holds.
+fn fio_log(dir: &TempDir, ios: u64) -> (String, Vec<Op>) {
+    let mut text = String::from("fio version 3 iolog\n0 /dev/sdz add\n0 /dev/sdz open\n");
+    let mut ops = Vec::new();
+    for i in 0..ios {
+        let offset = (i * 7919 % 2048) * 4096;
+        let len = 4096 << (i % 3);
+        let (action, op) = match i % 10 {
+            0..=5 => ("read", ('R', offset, len)),
+            6..=8 => ("write", ('W', offset, len)),
+            _ if i % 20 == 9 => ("trim", ('D', offset, len)),
+            _ => ("sync", ('F', 0, 0)),
+        };
+        let (o, l) = if op.0 == 'F' { (0, 0) } else { (offset, len) };
+        text.push_str(&format!("{} /dev/sdz {action} {o} {l}\n", 100 + i * 100));
+        ops.push(op);
+    }
+    let path = dir.arg("job.iolog");
+    fs::write(&path, text).unwrap();
+    (path, ops)
+}
+
+#[test]
+fn a_fio_log_replays_op_by_op_and_on_time() {
+    let dir = TempDir::new();
+    let (log, expected) = fio_log(&dir, 5000);
+    let trace = dir.arg("replay.csv");
+    let target = dir.arg("t.dat");
+    let report = replay_json(&[
+        "-c16M",
+        "-Su",
+        "-L",
+        &format!("--trace={trace}"),
+        &log,
+        &target,
+    ]);
+    assert_eq!(differs(&submitted(Path::new(&trace)), &expected), None);
+    let ts = &report["timespans"][0];
+    let r = &ts["replay"];
+    assert_eq!(r["trace_ios"], 5000);
+    assert_eq!(r["issued"], 5000);
+    assert_eq!(r["devices"][0]["device"], "/dev/sdz");
+    // Scheduled from 100 µs to 500 ms; each second's count is the trace's.
+    assert!(
+        (r["trace_span_s"].as_f64().unwrap() - 0.4999).abs() < 1e-9,
+        "{r}"
+    );
+    let seconds = r["seconds"].as_array().unwrap();
+    assert_eq!(seconds[0]["trace_ios"], 5000, "{r}");
+    let late = &r["lateness"];
+    assert!(late["p50_ns"].as_u64().unwrap() < late["max_ns"].as_u64().unwrap() + 1);
+    let totals = &ts["measured"]["totals"];
+    let count = |v: &Value| v["ios"].as_u64().unwrap();
+    let of = |k: char| expected.iter().filter(|o| o.0 == k).count() as u64;
+    assert_eq!(count(&totals["read"]), of('R'));
+    assert_eq!(count(&totals["write"]), of('W'));
+    assert_eq!(count(&totals["trim"]), of('D'));
+    assert_eq!(count(&totals["flush"]), of('F'));
+}
+
+#[test]
+fn speed_scales_the_schedule_and_max_ignores_it() {
+    let dir = TempDir::new();
+    let (log, _) = fio_log(&dir, 2000);
+    let target = dir.arg("t.dat");
+    let half = replay_json(&["-c16M", "--speed=0.5", &log, &target]);
+    let span = half["timespans"][0]["replay"]["trace_span_s"]
+        .as_f64()
+        .unwrap();
+    assert!((span - 0.3998).abs() < 1e-9, "{span}");
+    let took = half["timespans"][0]["measured"]["duration_s"]
+        .as_f64()
+        .unwrap();
+    assert!(took >= 0.3998, "a replay at half speed ran {took} s");
+    let max = replay_json(&["--speed=max", &log, &target]);
+    let r = &max["timespans"][0]["replay"];
+    assert_eq!(r["issued"], 2000);
+    assert!(r.get("lateness").is_none(), "{r}");
+}
+
+/// blktrace's per-CPU files as the kernel writes them (documented layout, both byte orders):
+/// merged by time, Q events kept, a preflush and FUA as flushes.
+#[test]
+fn blktrace_files_of_either_byte_order_replay_alike() {
+    let dir = TempDir::new();
+    let record = |big: bool, time: u64, action: u32, sector: u64, bytes: u32| {
+        let mut r = Vec::with_capacity(48);
+        let mut put = |b: Vec<u8>| {
+            r.extend(if big {
+                b.into_iter().rev().collect()
+            } else {
+                b
+            })
+        };
+        put(0x6561_7407u32.to_le_bytes().to_vec());
+        put(0u32.to_le_bytes().to_vec());
+        put(time.to_le_bytes().to_vec());
+        put(sector.to_le_bytes().to_vec());
+        put(bytes.to_le_bytes().to_vec());
+        put(action.to_le_bytes().to_vec());
+        put(0u32.to_le_bytes().to_vec());
+        put(((8u32 << 20) | 16).to_le_bytes().to_vec());
+        put(0u32.to_le_bytes().to_vec());
+        put(0u16.to_le_bytes().to_vec());
+        put(0u16.to_le_bytes().to_vec());
+        r
+    };
+    const Q: u32 = 1;
+    const D: u32 = 7;
+    let (read, write, flush, fua) = (1u32 << 16, 2u32 << 16, 4u32 << 16, (1u32 << 15) << 16);
+    let mut expected = Vec::new();
+    let mut runs = Vec::new();
+    for big in [false, true] {
+        let base = dir.arg(if big { "be" } else { "le" });
+        let mut cpu = [Vec::new(), Vec::new()];
+        for i in 0..400u64 {
+            let t = 1_000_000 + i * 250_000;
+            let file = &mut cpu[(i % 2) as usize];
+            let (action, bytes) = match i % 4 {
+                0 => (read, 4096),
+                1 => (write, 8192),
+                2 => (write | flush, 4096),
+                _ => (write | fua, 4096),
+            };
+            file.extend(record(big, t, action | Q, i * 64, bytes));
+            file.extend(record(big, t + 1000, action | D, i * 64, bytes));
+            if !big {
+                let off = i * 64 * 512;
+                match i % 4 {
+                    0 => expected.push(('R', off, 4096)),
+                    1 => expected.push(('W', off, 8192)),
+                    2 => expected.extend([('F', 0, 0), ('W', off, 4096)]),
+                    _ => expected.extend([('W', off, 4096), ('F', 0, 0)]),
+                }
+            }
+        }
+        for (n, bytes) in cpu.iter().enumerate() {
+            fs::write(format!("{base}.blktrace.{n}"), bytes).unwrap();
+        }
+        let trace = dir.arg(&format!("{}.csv", if big { "be" } else { "le" }));
+        let target = dir.arg("t.dat");
+        let report = replay_json(&[
+            "-c16M",
+            "--speed=10",
+            &format!("--trace={trace}"),
+            &base,
+            &target,
+        ]);
+        assert_eq!(report["timespans"][0]["replay"]["events"], "Q");
+        assert_eq!(
+            report["timespans"][0]["replay"]["devices"][0]["device"],
+            "8,16"
+        );
+        runs.push(submitted(Path::new(&trace)));
+    }
+    assert_eq!(differs(&runs[0], &expected), None);
+    assert_eq!(differs(&runs[1], &expected), None);
+}
+
+#[test]
+fn damaged_traces_are_refused_with_the_place_and_nothing_written() {
+    let dir = TempDir::new();
+    let target = dir.arg("t.dat");
+    let mut cut = vec![0u8; 48];
+    cut[..4].copy_from_slice(&0x6561_7407u32.to_le_bytes());
+    cut.extend([0u8; 20]);
+    let mut version = vec![0u8; 48];
+    version[..4].copy_from_slice(&0x6561_7406u32.to_le_bytes());
+    let cases: [(&str, Vec<u8>, &str); 5] = [
+        ("cut.blktrace.0", cut, "record 2 (byte 48)"),
+        ("old.blktrace.0", version, "version 0x06"),
+        (
+            "bad.txt",
+            b"  8,0 0 1 0.000001000 1 Q WS 12x + 8 [a]\n".to_vec(),
+            "line 1: '12x' is not a sector number",
+        ),
+        (
+            "bad.iolog",
+            b"fio version 3 iolog\n1 f add\n2 f sing 0 0\n".to_vec(),
+            "line 3: 'sing' is not an iolog action",
+        ),
+        (
+            "junk.txt",
+            b"  8,0 0 1 0.000001000 1 Q WS 8 + 8 [a]\nnot a trace line\n".to_vec(),
+            "line 2",
+        ),
+    ];
+    for (name, bytes, says) in cases {
+        let path = dir.join(name);
+        fs::write(&path, bytes).unwrap();
+        let arg = dir.arg(name.trim_end_matches(".blktrace.0"));
+        let output = iospd()
+            .args(["replay", "-c16M", &arg, &target])
+            .output()
+            .unwrap();
+        let err = stderr(&output);
+        assert_eq!(output.status.code(), Some(3), "{name}: {err}");
+        assert!(err.contains(says), "{name}: {err}");
+        assert_eq!(err.lines().count(), 1, "{name}: {err}");
+        assert!(
+            !Path::new(&target).exists(),
+            "{name}: the target was written"
+        );
+    }
+    let output = iospd()
+        .args(["replay", "-b4K", &dir.arg("bad.iolog"), &target])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(3));
+    assert!(
+        stderr(&output).contains("-b sets the block size"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+/// A trace that writes is refused on a device that holds a file system, as any write is.
+#[test]
+fn replay_writes_pass_the_safety_gate() {
+    let test = "replay_writes_pass_the_safety_gate";
+    let Some(tools) = devices(test, &["mkfs.ext4"]) else {
+        return;
+    };
+    let Some(device) = LoopDevice::with(&tools, 32, test) else {
+        return;
+    };
+    tools.must("mkfs.ext4", &["-q", "-F", &device.arg()]);
+    let before = device.contents();
+    let dir = TempDir::new();
+    let (log, _) = fio_log(&dir, 100);
+    let output = iospd()
+        .args(["replay", "-Su", &log, &device.arg()])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
+    assert!(stderr(&output).contains("ext4"), "{}", stderr(&output));
+    assert!(device.contents() == before, "the refused replay wrote");
+}
+
+/// A real workload's block I/O — mkfs.ext4 (with its discards), a file written and synced, the
+/// unmount — captured from one loop device by its `block_bio_queue` tracepoint, replayed onto
+/// another: the second device's own capture holds the same I/O in the same order (type, offset,
+/// length), and the same count in each second.
+#[test]
+fn a_captured_workload_replays_onto_another_device_as_captured() {
+    let test = "a_captured_workload_replays_onto_another_device_as_captured";
+    let Some(tools) = devices(test, &["mkfs.ext4"]) else {
+        return;
+    };
+    let (Some(source), Some(replica)) = (
+        LoopDevice::with(&tools, 64, test),
+        LoopDevice::with(&tools, 64, test),
+    ) else {
+        return;
+    };
+    let dir = TempDir::new();
+    let captured = {
+        let Some(trace) = BlockTrace::new(&tools, &source.device, &["block_bio_queue"], test)
+        else {
+            return;
+        };
+        tools.must("mkfs.ext4", &["-q", "-F", &source.arg()]);
+        {
+            let mount = Mount::new(&tools, &source.arg(), "ext4", "").unwrap();
+            let data: Vec<u8> = (0..6u32 << 20)
+                .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+                .collect();
+            fs::write(mount.join("file"), &data).unwrap();
+            fs::File::open(mount.join("file"))
+                .unwrap()
+                .sync_all()
+                .unwrap();
+            std::thread::sleep(std::time::Duration::from_millis(1200));
+            fs::write(mount.join("second"), &data[..1 << 20]).unwrap();
+        }
+        trace.finish()
+    };
+    let capture = dir.join("capture.txt");
+    fs::write(&capture, &captured).unwrap();
+    let original = queued(&captured);
+    assert!(
+        original.len() > 50,
+        "the workload's capture is too small:\n{captured}"
+    );
+    let kinds: std::collections::BTreeSet<char> = original.iter().map(|e| e.1.0).collect();
+    assert!(kinds.contains(&'W') && kinds.contains(&'F'), "{kinds:?}");
+    let replayed = {
+        let Some(trace) = BlockTrace::new(&tools, &replica.device, &["block_bio_queue"], test)
+        else {
+            return;
+        };
+        let report = replay_json(&[
+            "-Su",
+            "-o256",
+            &capture.display().to_string(),
+            &replica.arg(),
+        ]);
+        let r = &report["timespans"][0]["replay"];
+        assert_eq!(r["issued"], r["trace_ios"], "{r}");
+        assert_eq!(r["issued"].as_u64().unwrap(), original.len() as u64, "{r}");
+        trace.finish()
+    };
+    let ops = |events: &[(u64, Op)]| events.iter().map(|e| e.1).collect::<Vec<_>>();
+    let data =
+        |ops: &[Op]| -> Vec<Op> { ops.iter().copied().filter(|o| "RW".contains(o.0)).collect() };
+    let a = ops(&original);
+    // The safety gate reads the target (its signature probe) before the replay begins: the
+    // replica's capture starts with those reads, found as what precedes the trace's first reads
+    // and writes.
+    let mut copy = queued(&replayed);
+    let head = data(&a);
+    let head = &head[..head.len().min(8)];
+    let begins = (0..copy.len())
+        .find(|&i| data(&ops(&copy[i..])).starts_with(head))
+        .unwrap_or_else(|| panic!("the replay's I/O is not in the replica's capture:\n{replayed}"));
+    let (probe, kept): (Vec<_>, Vec<_>) = copy.drain(..begins).partition(|e| e.1.0 == 'R');
+    copy.splice(0..0, kept);
+    assert!(
+        probe.iter().all(|e| e.1.0 == 'R'),
+        "before the replay: {probe:?}"
+    );
+    let b = ops(&copy);
+    let mut sorted = (a.clone(), b.clone());
+    sorted.0.sort();
+    sorted.1.sort();
+    let only = |x: &[Op], y: &[Op]| -> Vec<Op> {
+        let mut y = y.to_vec();
+        x.iter()
+            .filter(|o| match y.iter().position(|p| p == *o) {
+                Some(i) => {
+                    y.remove(i);
+                    false
+                }
+                None => true,
+            })
+            .copied()
+            .collect()
+    };
+    assert!(
+        sorted.0 == sorted.1,
+        "{} I/Os captured, {} replayed; only captured: {:?}; only replayed: {:?}",
+        a.len(),
+        b.len(),
+        only(&a, &b),
+        only(&b, &a)
+    );
+    // Reads and writes are queued by the replaying thread itself, in the trace's order; flushes
+    // and trims are queued by the kernel's io_uring workers (they block), so each lands within a
+    // few I/Os of its place.
+    assert_eq!(data(&a), data(&b), "reads and writes out of order");
+    // Each flush and trim is queued close to its time in the trace (times from each capture's
+    // first I/O).
+    let others = |events: &[(u64, Op)]| -> Vec<(u64, Op)> {
+        let first = events[0].0;
+        events
+            .iter()
+            .filter(|e| !"RW".contains(e.1.0))
+            .map(|e| (e.0 - first, e.1))
+            .collect()
+    };
+    let (oa, ob) = (others(&original), others(&copy));
+    assert_eq!(
+        oa.iter().map(|x| x.1).collect::<Vec<_>>(),
+        ob.iter().map(|x| x.1).collect::<Vec<_>>()
+    );
+    let moved = oa
+        .iter()
+        .zip(&ob)
+        .map(|(x, y)| x.0.abs_diff(y.0))
+        .max()
+        .unwrap_or(0);
+    eprintln!("{test}: flushes and trims queued within {moved} µs of their time in the trace");
+    assert!(
+        moved <= 10_000,
+        "a flush or trim was queued {moved} µs from its time"
+    );
+    let (sa, sb) = (per_second(&original), per_second(&copy));
+    assert_eq!(sa.len(), sb.len(), "{sa:?} against {sb:?}");
+    for (x, y) in sa.iter().zip(&sb) {
+        assert!(x.abs_diff(*y) <= 2 + x / 100, "{sa:?} against {sb:?}");
+    }
+}
