@@ -530,3 +530,48 @@ fn a_captured_workload_replays_onto_another_device_as_captured() {
         assert!(x.abs_diff(*y) <= 2 + x / 100, "{sa:?} against {sb:?}");
     }
 }
+
+#[test]
+fn every_format_carries_the_replay() {
+    let test = "every_format_carries_the_replay";
+    let dir = TempDir::new();
+    let (log, _) = fio_log(&dir, 300);
+    let target = dir.arg("t.dat");
+    let run = |format: &str| {
+        let output = iospd()
+            .args(["replay", "-c16M", "-L", format, &log, &target])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let xml = run("-Rxml");
+    assert!(
+        xml.contains("<Replay Traces=") && xml.contains("<Lateness P50Nanoseconds="),
+        "{xml}"
+    );
+    assert!(
+        xml.contains("TraceIOCount=\"300\" IOCount=\"300\""),
+        "{xml}"
+    );
+    crate::util::validate_xml(&[("replay", &xml)], test);
+    let text = run("-Rtext");
+    let section = text.split("Beyond DiskSpd:").nth(1).unwrap();
+    assert!(section.contains("replay: "), "{section}");
+    assert!(section.contains("/dev/sdz -> "), "{section}");
+    assert!(
+        section.contains("300 submitted of 300 in the trace"),
+        "{section}"
+    );
+    assert!(
+        section.contains("lateness (submitted - scheduled): p50 "),
+        "{section}"
+    );
+    let page = dir.arg("r.html");
+    run(&format!("--output={page}"));
+    let html = fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("<h3>Replay</h3>") && html.contains("300 submitted of 300"),
+        "{html}"
+    );
+}

@@ -193,6 +193,12 @@ fn timespan(page: &mut String, report: &Report, index: usize, ts: &TimeSpanRepor
         reality(page, r);
     }
     verify(page, &report.profile.timespans[index], ts);
+    if let Some(r) = &ts.replay {
+        // The replay's lines as the text report words them.
+        let mut lines = String::new();
+        super::text::replay::replay_text(&mut lines, r);
+        let _ = write!(page, "<h3>Replay</h3><pre>{}</pre>", escape(&lines));
+    }
     cluster(page, ts);
     if m.targets.len() > 1 {
         page.push_str("<h3>Targets</h3>");

@@ -230,6 +230,9 @@ fn timespan(out: &mut Out, report: &Report, index: usize, ts: &TimeSpanReport) {
     for d in &ts.dedupes {
         dedupe(out, d);
     }
+    if let Some(r) = &ts.replay {
+        replay(out, r);
+    }
     if report.profile.counters.any() {
         out.open("ETW");
         for c in &m.counters {
@@ -556,6 +559,54 @@ fn dedupe(out: &mut Out, d: &crate::report::DedupeReport) {
         d.distinct_contents,
         d.written_ratio
     ));
+}
+
+/// `iospd replay`: what went where, and how faithfully in time.
+fn replay(out: &mut Out, r: &crate::report::ReplayReport) {
+    out.line(&format!(
+        "<Replay Traces=\"{}\" Events=\"{}\" Speed=\"{}\" Remap=\"{}\" TraceIOCount=\"{}\" IOCount=\"{}\" TraceSpanSeconds=\"{:.9}\" SpanSeconds=\"{:.9}\" SpanErrorPercent=\"{:.6}\" DepthCap=\"{}\" HeldByDepth=\"{}\" IopsErrorMeanPercent=\"{:.6}\" IopsErrorMaxPercent=\"{:.6}\" MiBpsErrorMeanPercent=\"{:.6}\">",
+        escape(&r.traces.join(";")),
+        r.events,
+        r.speed,
+        r.remap,
+        r.trace_ios,
+        r.issued,
+        r.trace_span_s,
+        r.replay_span_s,
+        r.span_error_pct,
+        r.depth_cap,
+        r.held_by_depth,
+        r.iops_error_mean_pct,
+        r.iops_error_max_pct,
+        r.mibs_error_mean_pct
+    ));
+    out.depth += 1;
+    for d in &r.devices {
+        out.line(&format!(
+            "<Device Name=\"{}\" Target=\"{}\" Extent=\"{}\" TargetSize=\"{}\"/>",
+            escape(&d.device),
+            escape(&d.target),
+            d.extent,
+            d.target_size
+        ));
+    }
+    if let Some(l) = &r.lateness {
+        out.line(&format!(
+            "<Lateness P50Nanoseconds=\"{}\" P99Nanoseconds=\"{}\" P999Nanoseconds=\"{}\" MaxNanoseconds=\"{}\" MeanNanoseconds=\"{:.1}\" BoundNanoseconds=\"{}\" Late=\"{}\"/>",
+            l.p50_ns, l.p99_ns, l.p999_ns, l.max_ns, l.mean_ns, l.bound_ns, l.late
+        ));
+    }
+    for s in &r.seconds {
+        out.line(&format!(
+            "<Second Index=\"{}\" TraceIOCount=\"{}\" IOCount=\"{}\" TraceBytes=\"{}\" Bytes=\"{}\"/>",
+            s.second, s.trace_ios, s.replay_ios, s.trace_bytes, s.replay_bytes
+        ));
+    }
+    if let Some(e) = &r.error {
+        out.line(&format!("<Error>{}</Error>", escape(e)));
+    }
+    out.depth -= 1;
+    out.line("</Replay>");
 }
 
 /// `--distribution`: a target's hot sets and their share of the measured I/O.

@@ -10,7 +10,7 @@ mod cluster;
 mod extra;
 mod profile;
 mod repetitions;
-mod replay;
+pub(crate) mod replay;
 mod results;
 mod sweep;
 mod system;

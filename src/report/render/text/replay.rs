@@ -6,7 +6,7 @@ use crate::report::ReplayReport;
 use crate::units::format_duration;
 
 /// The replay section of a timespan.
-pub(super) fn replay_text(out: &mut String, r: &ReplayReport) {
+pub(crate) fn replay_text(out: &mut String, r: &ReplayReport) {
     line(
         out,
         4,
