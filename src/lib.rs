@@ -20,6 +20,7 @@ pub mod engine;
 mod error;
 pub mod events;
 mod exit;
+pub mod fiojob;
 pub mod live;
 pub mod output;
 pub mod plan;

@@ -166,6 +166,24 @@ impl Line {
     }
 }
 
+/// A command line as a shell reads it: each argument quoted where it needs to be, so the printed
+/// line runs the same test when pasted.
+pub fn shell_line(args: &[String]) -> String {
+    let mut words = vec!["iospd".to_string()];
+    words.extend(args.iter().map(|a| quote(a)));
+    words.join(" ")
+}
+
+/// `word` as a POSIX shell reads it back: as it is when every character is one a shell leaves
+/// alone, else in single quotes (a quote inside becomes `'\''`).
+fn quote(word: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "@%+=:,./_-".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        return word.to_string();
+    }
+    format!("'{}'", word.replace('\'', r"'\''"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -20,29 +20,38 @@ use crate::report::Report;
 
 /// The signal that asked the suite to stop; 0 until one does.
 static STOPPED_BY: AtomicI32 = AtomicI32::new(0);
-/// The running child's pid; 0 when none runs.
-static RUNNING: AtomicI32 = AtomicI32::new(0);
+/// The running children's pids (several when jobs run together); 0 in a free place.
+static RUNNING: [AtomicI32; MAX_CHILDREN] = [const { AtomicI32::new(0) }; MAX_CHILDREN];
+
+/// The most children that run at once.
+pub const MAX_CHILDREN: usize = 64;
 
 extern "C" fn on_stop(signal: libc::c_int) {
     let first = STOPPED_BY
         .compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst)
         .is_ok();
-    let child = RUNNING.load(Ordering::SeqCst);
-    if first {
+    let to = if first { libc::SIGTERM } else { libc::SIGKILL };
+    for running in &RUNNING {
+        let child = running.load(Ordering::SeqCst);
         if child > 0 {
             // SAFETY: kill is async-signal-safe; the pid is our own child's.
-            unsafe { libc::kill(child, libc::SIGTERM) };
-        }
-    } else {
-        // A second signal: leave at once, and the child with us.
-        // SAFETY: kill and _exit are async-signal-safe.
-        unsafe {
-            if child > 0 {
-                libc::kill(child, libc::SIGKILL);
-            }
-            libc::_exit(128 + signal);
+            unsafe { libc::kill(child, to) };
         }
     }
+    if !first {
+        // A second signal: leave at once, and the children with us.
+        // SAFETY: _exit is async-signal-safe.
+        unsafe { libc::_exit(128 + signal) };
+    }
+}
+
+/// Keeps `pid` where a stop finds it; the place, to free when the child is gone.
+fn register(pid: i32) -> Option<usize> {
+    (0..MAX_CHILDREN).find(|&i| {
+        RUNNING[i]
+            .compare_exchange(0, pid, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+    })
 }
 
 /// The signal that stopped the suite, if one did.
@@ -65,23 +74,7 @@ pub fn pause(duration: Duration) {
     }
 }
 
-/// A command line as a shell reads it: each argument quoted where it needs to be, so the printed
-/// line runs the same test when pasted.
-pub fn shell_line(args: &[String]) -> String {
-    let mut words = vec!["iospd".to_string()];
-    words.extend(args.iter().map(|a| quote(a)));
-    words.join(" ")
-}
-
-/// `word` as a POSIX shell reads it back: as it is when every character is one a shell leaves
-/// alone, else in single quotes (a quote inside becomes `'\''`).
-fn quote(word: &str) -> String {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "@%+=:,./_-".contains(c);
-    if !word.is_empty() && word.chars().all(plain) {
-        return word.to_string();
-    }
-    format!("'{}'", word.replace('\'', r"'\''"))
-}
+pub use crate::cli::line::shell_line;
 
 /// This executable, ready to run command lines.
 pub struct Child {
@@ -151,14 +144,16 @@ impl Child {
             path: self.exe.clone(),
             why: e.to_string(),
         })?;
-        RUNNING.store(spawned.id() as i32, Ordering::SeqCst);
-        // A stop that came between the check above and the pid's store.
-        if stopped().is_some() {
+        let place = register(spawned.id() as i32);
+        // A stop that came between the check above and the pid's store, or no place to keep it.
+        if stopped().is_some() || place.is_none() {
             // SAFETY: a signal to our own child.
             unsafe { libc::kill(spawned.id() as i32, libc::SIGTERM) };
         }
         let output = spawned.wait_with_output();
-        RUNNING.store(0, Ordering::SeqCst);
+        if let Some(i) = place {
+            RUNNING[i].store(0, Ordering::SeqCst);
+        }
         let output = output.map_err(|e| ToolError::Output {
             path: self.exe.clone(),
             why: e.to_string(),

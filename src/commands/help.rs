@@ -51,6 +51,14 @@ pub const SUBCOMMANDS: &[Subcommand] = &[
         first: no_words,
     },
     Subcommand {
+        name: "fio",
+        about: "run fio job files with iospd's engine (-Rp: print each job's iospd command line)",
+        usage: super::fio::USAGE,
+        options: &[],
+        run_options: false,
+        first: no_words,
+    },
+    Subcommand {
         name: "preset",
         about: "run a named suite (cdm, cdm-nvme, iops, latency, oltp, olap, hci)",
         usage: super::preset::USAGE,

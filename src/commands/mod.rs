@@ -5,6 +5,7 @@
 pub mod child;
 pub mod compare;
 pub mod data_check;
+pub mod fio;
 pub mod help;
 pub mod merge;
 pub mod preset;
@@ -129,7 +130,7 @@ pub fn dispatch(args: &[OsString]) -> Result<u8, ToolError> {
     // (the others take DiskSpd's options, where `-h` means `-Sh`).
     let file_tool = matches!(
         name,
-        "report" | "merge" | "compare" | "trace-dump" | "data-check"
+        "report" | "merge" | "compare" | "trace-dump" | "data-check" | "fio"
     );
     if rest
         .iter()
@@ -162,6 +163,7 @@ pub fn dispatch(args: &[OsString]) -> Result<u8, ToolError> {
         "verify" => verify::run(&rest),
         "data-check" => data_check::run(&rest),
         "sweep" => slo::run(&rest),
+        "fio" => fio::run(&rest),
         other => unreachable!("'{other}' is not routed to a command"),
     }
 }

@@ -21,6 +21,7 @@ mod devices;
 mod diskspd_text;
 mod engines;
 mod faults;
+mod fio_jobs;
 mod formats;
 mod golden;
 mod hostile;

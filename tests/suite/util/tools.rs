@@ -16,6 +16,7 @@ const PACKAGES: &[(&str, &str)] = &[
     ("chromium", "chromium"),
     ("compsize", "btrfs-compsize"),
     ("cryptsetup", "cryptsetup-bin"),
+    ("fio", "fio"),
     ("fsfreeze", "util-linux"),
     ("losetup", "mount"),
     ("make-bcache", "bcache-tools"),

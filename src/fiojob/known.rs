@@ -1,0 +1,151 @@
+//! fio options that need no iospd option, each with why (said once per job), and fio options
+//! iospd refuses with the closest thing it has. Anything in neither list and not translated is
+//! refused as having no equivalent.
+
+/// Accepted: what each means for an iospd run.
+pub const ACCEPTED: &[(&str, &str)] = &[
+    ("name", "a label"),
+    ("description", "a label"),
+    ("thread", "iospd always runs threads"),
+    (
+        "group_reporting",
+        "iospd reports every thread and their total",
+    ),
+    ("new_group", "iospd reports every thread and their total"),
+    (
+        "exitall",
+        "the jobs of a time-based group end together anyway",
+    ),
+    ("clat_percentiles", "iospd reports latency percentiles (-L)"),
+    ("lat_percentiles", "iospd reports latency percentiles (-L)"),
+    ("slat_percentiles", "iospd reports latency percentiles (-L)"),
+    ("disable_lat", "iospd always measures latency"),
+    ("disable_clat", "iospd always measures latency"),
+    ("disable_slat", "iospd always measures latency"),
+    ("disable_bw", "iospd always measures bandwidth"),
+    ("disable_bw_measurement", "iospd always measures bandwidth"),
+    ("gtod_reduce", "iospd's clock reads are already batched"),
+    ("per_job_logs", "iospd writes one time series per run"),
+    ("log_avg_msec", "the -D interval of the time series"),
+    ("unit_base", "iospd reports bytes"),
+    ("fallocate", "iospd's -c writes the whole file"),
+    ("create_on_open", "iospd creates files before the run"),
+    ("allow_file_create", "iospd creates missing files with -c"),
+    (
+        "overwrite",
+        "iospd's -c writes the whole file before the run",
+    ),
+    (
+        "invalidate",
+        "iospd does not drop the file's page cache first (with direct=1 it does not matter)",
+    ),
+    (
+        "end_fsync",
+        "iospd does not fsync after the run (outside the measured time)",
+    ),
+    (
+        "fsync_on_close",
+        "iospd does not fsync after the run (outside the measured time)",
+    ),
+    ("random_generator", "iospd uses its own generator"),
+    (
+        "norandommap",
+        "iospd draws random offsets with replacement, as norandommap",
+    ),
+    (
+        "randrepeat",
+        "iospd's default seed repeats (-z gives another)",
+    ),
+    (
+        "scramble_buffers",
+        "iospd's write data is its own (-Z, -Zr, --compress)",
+    ),
+    (
+        "iodepth_batch_submit",
+        "iospd submits what is ready in one call",
+    ),
+    (
+        "iodepth_batch_complete_min",
+        "iospd reaps every completion it can see",
+    ),
+    (
+        "iodepth_batch_complete_max",
+        "iospd reaps every completion it can see",
+    ),
+    ("iodepth_low", "iospd refills every free slot at once"),
+    ("fixedbufs", "iospd registers its buffers with io_uring"),
+    ("registerfiles", "iospd registers its files with io_uring"),
+    ("loops", "a time-based job repeats until its runtime"),
+    ("kb_base", "sizes are powers of 1024"),
+    ("time_based", "the run lasts its runtime"),
+    ("stonewall", "the next jobs wait for this group"),
+    ("bwavgtime", "iospd's interval is -D"),
+    ("iopsavgtime", "iospd's interval is -D"),
+    (
+        "ioscheduler",
+        "iospd uses the device's scheduler as it is set",
+    ),
+    ("nice", "iospd threads run at the default priority"),
+];
+
+/// Refused, with iospd's closest option.
+pub const CLOSEST: &[(&str, &str)] = &[
+    ("bsrange", "one block size: -b<size>"),
+    ("bssplit", "one block size: -b<size>"),
+    ("bs_unaligned", "-b<size>"),
+    (
+        "cpus_allowed",
+        "-a<cpus> (pins each thread to one CPU of the list)",
+    ),
+    (
+        "cpumask",
+        "-a<cpus> (pins each thread to one CPU of the list)",
+    ),
+    ("cpus_allowed_policy", "-a<cpus>"),
+    ("numa_cpu_nodes", "-a<cpus>"),
+    ("io_size", "a time-based run: time_based with runtime (-d)"),
+    (
+        "number_ios",
+        "a time-based run: time_based with runtime (-d)",
+    ),
+    ("startdelay", "none: iospd starts its jobs together"),
+    (
+        "buffer_pattern",
+        "-Z<size>,<file> (writes copy windows of a file)",
+    ),
+    (
+        "verify_pattern",
+        "--verify (iospd's self-describing blocks)",
+    ),
+    ("verify_backlog", "--verify (checks every read)"),
+    (
+        "verify_only",
+        "iospd verify (re-reads what a --verify run wrote)",
+    ),
+    (
+        "continue_on_error",
+        "none: iospd stops at the first failed I/O",
+    ),
+    ("rate_min", "-g<rate> (a limit, not a minimum)"),
+    ("rate_process", "-g<rate> (evenly spaced)"),
+    (
+        "thinktime_spin",
+        "-i<count> -j<ms> (think time without spinning)",
+    ),
+    ("thinktime_iotime", "-i<count> -j<ms>"),
+    (
+        "file_service_type",
+        "one target per thread, or -F<threads> -O<depth> (each I/O picks a target by weight)",
+    ),
+    ("mem", "-l (large pages)"),
+    ("hugepage-size", "-l (large pages)"),
+    ("prio", "-I<1|2|3>"),
+    ("prioclass", "-I<1|2|3>"),
+    ("cmdprio_percentage", "-I<1|2|3> for all I/O"),
+    ("zonemode", "none"),
+    ("unlink", "none: iospd keeps the files it creates"),
+    ("opendir", "list the files as targets"),
+    ("replay_redirect", "iospd replay <trace> <target>"),
+    ("trim_percentage", "--trim=<percent>"),
+    ("sync", "-Sw (O_DSYNC; with direct=1, -Suw)"),
+];

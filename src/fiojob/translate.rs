@@ -1,0 +1,780 @@
+//! A fio job as an iospd command line, option by option: exactly, or refused with the option, the
+//! job, its place and iospd's closest option. The mapping, with fio's defaults where the job is
+//! silent (`rw=read`, `bs=4k`, `iodepth=1`, `ioengine=psync`, buffered):
+//!
+//! | fio | iospd |
+//! |---|---|
+//! | `rw` read, write, randread, randwrite, rw/readwrite, randrw, trim, randtrim (`:N` skips) | `-s` (or `-s<bs+N>`), `-r`, `-w<writes %>`, `--trim=100` |
+//! | `rwmixread`/`rwmixwrite` | `-w` |
+//! | `bs` (one size for the directions the job does), `ba` | `-b`, `-r<align>` |
+//! | `direct=1`/`buffered=0`, `sync=dsync` | `-Su`, `w` added to `-S` |
+//! | `iodepth` (1 for sync engines), `numjobs` | `-o`, `-t` (one shared file) or one target each |
+//! | `time_based` + `runtime`, `ramp_time` | `-d`, `-W` (`-C0`) |
+//! | `filename` (`:` lists), `directory`, `filename_format`, `size`, `filesize`, `offset` | targets, `-c`/`-f`, `-B` |
+//! | `ioengine` io_uring, libaio/aio/posixaio, psync/pvsync/pvsync2/sync, mmap, null | io_uring, io_uring, `--engine=psync`, `-Sm`, `--engine=null` |
+//! | `rate`, `rate_iops`, `thinktime` (+`thinktime_blocks`) | `-g<bytes/ms>`, `-g<n>i`, `-i`/`-j` |
+//! | `zero_buffers`, `refill_buffers`, `buffer_compress_percentage`, `dedupe_percentage` | `-Z`, `-Zr`, `--compress`, `--dedupe` |
+//! | `random_distribution` zipf, pareto, normal | `--distribution` |
+//! | `fsync`, `fdatasync`, `verify`/`do_verify` | `--fsync`, `--fdatasync`, `--verify` |
+//! | `randseed`, `randrepeat=0` | `-z<seed>`, `-z` |
+//! | `percentile_list` | `--percentiles` |
+//! | `write_bw_log`/`write_iops_log`/`write_lat_log`, `write_iolog`, `read_iolog` | `--timeseries` (+`-D`), `--trace`, `iospd replay` |
+//! | `sqthread_poll`, `hipri` | `--sqpoll`, `--iopoll` |
+
+use std::collections::BTreeMap;
+
+use super::known::{ACCEPTED, CLOSEST};
+use super::value::{Size, boolean, bytes, integer, size, time_ns};
+use super::{Job, Place, Setting};
+
+/// A job as an iospd command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Translation {
+    /// The job's name.
+    pub job: String,
+    /// The arguments after `iospd`.
+    pub args: Vec<String>,
+    /// What the translation says about options that need no iospd option.
+    pub notes: Vec<String>,
+    /// Jobs of one group run together; a `stonewall` starts the next group.
+    pub group: usize,
+}
+
+impl Translation {
+    /// The command line as one line of text, each argument quoted when it needs to be.
+    pub fn line(&self) -> String {
+        crate::cli::line::shell_line(&self.args)
+    }
+}
+
+/// A job iospd does not run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{place}: job '{job}': {option}: {why}{}", closest.as_ref().map(|c| format!("; closest in iospd: {c}")).unwrap_or_default())]
+pub struct Refusal {
+    /// The fio option, as written (`rw=randrw:8`).
+    pub option: String,
+    /// The job.
+    pub job: String,
+    /// Where the option was written (the section, for what the job lacks).
+    pub place: Place,
+    /// Why.
+    pub why: String,
+    /// iospd's closest option, when there is one.
+    pub closest: Option<String>,
+}
+
+/// The engines fio has that iospd's map onto, and those it refuses by name.
+fn engine(name: &str) -> Result<(Option<&'static str>, bool, Option<&'static str>), String> {
+    // (iospd engine option, synchronous (depth 1), note)
+    Ok(match name {
+        "io_uring" => (None, false, None),
+        "libaio" | "aio" | "posixaio" => (
+            None,
+            false,
+            Some("libaio and posixaio run on io_uring (the same I/O, submitted through io_uring)"),
+        ),
+        "psync" | "pvsync" | "pvsync2" | "sync" | "vsync" => (Some("--engine=psync"), true, None),
+        "mmap" => (Some("-Sm"), true, None),
+        "null" => (Some("--engine=null"), false, None),
+        other => {
+            return Err(format!(
+                "the {other} engine has no counterpart in iospd (it runs io_uring, psync, mmap and null)"
+            ));
+        }
+    })
+}
+
+/// What `rw` asks for.
+struct Mode {
+    random: bool,
+    reads: bool,
+    writes: bool,
+    trims: bool,
+    /// `:N` after the mode.
+    skip: Option<String>,
+}
+
+fn mode(value: &str) -> Result<Mode, String> {
+    let (name, skip) = match value.split_once(':') {
+        Some((n, s)) => (n, Some(s.to_string())),
+        None => (value, None),
+    };
+    let m = |random, reads, writes, trims| Mode {
+        random,
+        reads,
+        writes,
+        trims,
+        skip: skip.clone(),
+    };
+    Ok(match name {
+        "read" => m(false, true, false, false),
+        "write" => m(false, false, true, false),
+        "randread" => m(true, true, false, false),
+        "randwrite" => m(true, false, true, false),
+        "rw" | "readwrite" => m(false, true, true, false),
+        "randrw" => m(true, true, true, false),
+        "trim" => m(false, false, false, true),
+        "randtrim" => m(true, false, false, true),
+        "trimwrite" | "randtrimwrite" => {
+            return Err(format!(
+                "{name} (each trim followed by a write of its block) has no counterpart"
+            ));
+        }
+        other => return Err(format!("'{other}' is not one of fio's rw modes")),
+    })
+}
+
+/// Reads one job's settings, keeping track of what was used.
+struct Reader<'a> {
+    job: &'a Job,
+    last: BTreeMap<&'a str, &'a Setting>,
+    used: Vec<&'a str>,
+}
+
+impl<'a> Reader<'a> {
+    fn new(job: &'a Job) -> Self {
+        let mut last = BTreeMap::new();
+        for s in &job.settings {
+            last.insert(s.key.as_str(), s);
+        }
+        Reader {
+            job,
+            last,
+            used: Vec::new(),
+        }
+    }
+
+    fn get(&mut self, key: &'a str) -> Option<&'a Setting> {
+        self.used.push(key);
+        self.last.get(key).copied()
+    }
+
+    fn value(&mut self, key: &'a str) -> Option<&'a str> {
+        self.get(key).map(|s| s.value.as_deref().unwrap_or(""))
+    }
+
+    fn refuse(&self, s: &Setting, why: impl Into<String>, closest: Option<&str>) -> Box<Refusal> {
+        Box::new(Refusal {
+            option: match &s.value {
+                Some(v) => format!("{}={v}", s.written),
+                None => s.written.clone(),
+            },
+            job: self.job.name.clone(),
+            place: s.place.clone(),
+            why: why.into(),
+            closest: closest.map(str::to_string),
+        })
+    }
+
+    /// A refusal for what the job lacks, at its section.
+    fn lacks(&self, option: &str, why: impl Into<String>, closest: Option<&str>) -> Box<Refusal> {
+        Box::new(Refusal {
+            option: option.to_string(),
+            job: self.job.name.clone(),
+            place: self.job.place.clone(),
+            why: why.into(),
+            closest: closest.map(str::to_string),
+        })
+    }
+
+    /// The parsed value of `key`, or a refusal at it.
+    fn parsed<T>(
+        &mut self,
+        key: &'a str,
+        parse: impl Fn(&str) -> Result<T, String>,
+    ) -> Result<Option<T>, Box<Refusal>> {
+        let Some(s) = self.get(key) else {
+            return Ok(None);
+        };
+        parse(s.value.as_deref().unwrap_or(""))
+            .map(Some)
+            .map_err(|why| self.refuse(s, why, None))
+    }
+
+    fn flag(&mut self, key: &'a str) -> Result<Option<bool>, Box<Refusal>> {
+        let Some(s) = self.get(key) else {
+            return Ok(None);
+        };
+        boolean(s.value.as_deref())
+            .map(Some)
+            .map_err(|why| self.refuse(s, why, None))
+    }
+}
+
+/// Whole seconds of a fio time, or a refusal.
+fn whole_seconds(r: &Reader, s: &Setting, ns: u64, what: &str) -> Result<u64, Box<Refusal>> {
+    if ns % 1_000_000_000 != 0 {
+        return Err(r.refuse(
+            s,
+            format!("iospd's {what} is whole seconds"),
+            Some("a whole number of seconds"),
+        ));
+    }
+    Ok(ns / 1_000_000_000)
+}
+
+/// Translates every job; jobs of one `stonewall` group share a group number.
+pub fn translate(jobs: &[Job]) -> Vec<Result<Translation, Refusal>> {
+    let mut group = 0;
+    let mut out = Vec::with_capacity(jobs.len());
+    for (i, job) in jobs.iter().enumerate() {
+        let stonewall = job
+            .get("stonewall")
+            .is_some_and(|s| boolean(s.value.as_deref()).unwrap_or(true));
+        if i > 0 && stonewall {
+            group += 1;
+        }
+        out.push(one(job, group).map_err(|refusal| *refusal));
+    }
+    out
+}
+
+/// One job.
+fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
+    let mut r = Reader::new(job);
+    let mut args: Vec<String> = Vec::new();
+    let mut notes: Vec<String> = Vec::new();
+    // The engine.
+    let engine_name = r.value("ioengine").unwrap_or("psync");
+    let (engine_arg, synchronous, engine_note) = engine(engine_name).map_err(|why| {
+        let s = r.last["ioengine"];
+        r.refuse(s, why, Some("--engine=io_uring or --engine=psync"))
+    })?;
+    notes.extend(engine_note.map(str::to_string));
+    // What it does.
+    let rw = r.value("rw").unwrap_or("read");
+    let m = mode(rw).map_err(|why| r.refuse(r.last["rw"], why, None))?;
+    let mix = match (r.get("rwmixread"), r.get("rwmixwrite")) {
+        (_, Some(w))
+            if r.last
+                .get("rwmixread")
+                .is_none_or(|rd| rd.place.line < w.place.line) =>
+        {
+            let pct =
+                integer(w.value.as_deref().unwrap_or("")).map_err(|why| r.refuse(w, why, None))?;
+            100u64.saturating_sub(pct)
+        }
+        (Some(rd), _) => {
+            integer(rd.value.as_deref().unwrap_or("")).map_err(|why| r.refuse(rd, why, None))?
+        }
+        _ => 50,
+    };
+    if mix > 100 {
+        return Err(r.refuse(
+            r.last
+                .get("rwmixread")
+                .or(r.last.get("rwmixwrite"))
+                .copied()
+                .expect("given"),
+            "a percentage from 0 to 100",
+            None,
+        ));
+    }
+    let write_pct = match (m.reads, m.writes) {
+        (true, true) => 100 - mix,
+        (false, true) => 100,
+        _ => 0,
+    };
+    // Block size: one per direction the job does.
+    let bs_setting = r.get("bs");
+    let block = match bs_setting {
+        None => 4096,
+        Some(s) => {
+            let value = s.value.as_deref().unwrap_or("");
+            let parts: Vec<&str> = value.split(',').collect();
+            let at = |i: usize| {
+                parts
+                    .get(i)
+                    .filter(|p| !p.is_empty())
+                    .or(parts.first())
+                    .copied()
+                    .unwrap_or("4k")
+            };
+            let mut sizes = Vec::new();
+            for (does, i) in [(m.reads, 0), (m.writes, 1), (m.trims, 2)] {
+                if does {
+                    sizes.push(bytes(at(i)).map_err(|why| r.refuse(s, why, None))?);
+                }
+            }
+            sizes.dedup();
+            if sizes.len() > 1 {
+                return Err(r.refuse(
+                    s,
+                    "the job's directions use different block sizes; iospd has one block size per target",
+                    Some("one -b<size> for every direction"),
+                ));
+            }
+            sizes.first().copied().unwrap_or(4096)
+        }
+    };
+    if block == 0 || block > u32::MAX as u64 {
+        return Err(r.refuse(
+            bs_setting.expect("a zero size was given"),
+            "not a block size",
+            None,
+        ));
+    }
+    args.push(format!("-b{block}"));
+    // Access.
+    if m.random {
+        if let Some(skip) = &m.skip {
+            return Err(r.refuse(
+                r.last["rw"],
+                format!("random I/O with ':{skip}' (a new random offset every {skip} I/Os) has no counterpart"),
+                Some("-r (every offset random)"),
+            ));
+        }
+        match r.parsed("ba", bytes)? {
+            Some(align) => args.push(format!("-r{align}")),
+            None => args.push("-r".into()),
+        }
+        if r.get("norandommap").is_none() {
+            notes.push("fio's random map visits each block once per pass; iospd draws offsets with replacement (fio's norandommap)".into());
+        }
+    } else {
+        r.get("ba");
+        match &m.skip {
+            Some(skip) if skip.starts_with('-') => {
+                return Err(r.refuse(
+                    r.last["rw"],
+                    "a negative skip (moving backwards through the target) has no counterpart",
+                    Some("-s (forwards)"),
+                ));
+            }
+            Some(skip) => {
+                let gap = bytes(skip).map_err(|why| r.refuse(r.last["rw"], why, None))?;
+                args.push(format!("-s{}", block + gap));
+            }
+            None => args.push("-s".into()),
+        }
+    }
+    if m.trims {
+        args.push("--trim=100".into());
+    } else {
+        args.push(format!("-w{write_pct}"));
+    }
+    // Caching.
+    let direct_flag = r.flag("direct")?;
+    let buffered_flag = r.flag("buffered")?;
+    let direct = direct_flag.unwrap_or(false) || buffered_flag.is_some_and(|b| !b);
+    let mut cache = if direct {
+        "-Su".to_string()
+    } else {
+        String::new()
+    };
+    if let Some(s) = r.get("sync") {
+        match s.value.as_deref().unwrap_or("1") {
+            "0" | "none" => {}
+            "dsync" => {
+                cache = if direct { "-Suw".into() } else { "-Sbw".into() };
+            }
+            _ => {
+                return Err(r.refuse(
+                    s,
+                    "O_SYNC (data and metadata) has no counterpart",
+                    Some("-Sw, O_DSYNC"),
+                ));
+            }
+        }
+    }
+    if engine_arg == Some("-Sm") {
+        if direct {
+            return Err(r.refuse(
+                r.last
+                    .get("direct")
+                    .or(r.last.get("buffered"))
+                    .copied()
+                    .expect("given"),
+                "the mmap engine with O_DIRECT",
+                None,
+            ));
+        }
+        cache = "-Sm".into();
+    } else if let Some(e) = engine_arg {
+        args.push(e.into());
+    }
+    if !cache.is_empty() {
+        args.push(cache);
+    }
+    // Depth and jobs.
+    let depth = r.parsed("iodepth", integer)?.unwrap_or(1);
+    if depth == 0 {
+        return Err(r.refuse(r.last["iodepth"], "a depth of at least 1", None));
+    }
+    let depth = if synchronous {
+        if depth > 1 {
+            notes.push(format!(
+                "the {engine_name} engine does one I/O at a time (fio ignores iodepth={depth})"
+            ));
+        }
+        1
+    } else {
+        depth
+    };
+    let numjobs = r.parsed("numjobs", integer)?.unwrap_or(1).max(1);
+    // Time.
+    let time_based = r.flag("time_based")?.unwrap_or(false);
+    let runtime = r.get("runtime");
+    if !time_based {
+        return Err(r.lacks(
+            "time_based",
+            "without time_based fio ends the job when its size has been done; iospd runs for a time",
+            Some("time_based with runtime=<seconds> (-d)"),
+        ));
+    }
+    let Some(runtime) = runtime else {
+        return Err(r.lacks(
+            "runtime",
+            "a time-based job without runtime runs until it is stopped",
+            Some("runtime=<seconds> (-d)"),
+        ));
+    };
+    let ns = time_ns(runtime.value.as_deref().unwrap_or(""), 1_000_000_000)
+        .map_err(|why| r.refuse(runtime, why, None))?;
+    let seconds = whole_seconds(&r, runtime, ns, "duration (-d)")?;
+    if seconds == 0 {
+        return Err(r.refuse(runtime, "a run of at least one second", None));
+    }
+    let ramp = match r.get("ramp_time") {
+        Some(s) => {
+            let ns = time_ns(s.value.as_deref().unwrap_or(""), 1_000_000_000)
+                .map_err(|why| r.refuse(s, why, None))?;
+            whole_seconds(&r, s, ns, "warm-up (-W)")?
+        }
+        None => 0,
+    };
+    args.push(format!("-d{seconds}"));
+    args.push(format!("-W{ramp}"));
+    args.push("-C0".into());
+    args.push("-L".into());
+    // Pacing and think time.
+    if let Some(s) = r.get("rate_iops") {
+        let v = s.value.as_deref().unwrap_or("");
+        if v.contains(',') {
+            return Err(r.refuse(s, "a rate per direction", Some("-g<n>i for all I/O")));
+        }
+        let n = integer(v).map_err(|why| r.refuse(s, why, None))?;
+        args.push(format!("-g{n}i"));
+    } else if let Some(s) = r.get("rate") {
+        let v = s.value.as_deref().unwrap_or("");
+        if v.contains(',') {
+            return Err(r.refuse(
+                s,
+                "a rate per direction",
+                Some("-g<bytes per ms> for all I/O"),
+            ));
+        }
+        let per_s = bytes(v).map_err(|why| r.refuse(s, why, None))?;
+        if per_s % 1000 != 0 {
+            return Err(r.refuse(
+                s,
+                format!(
+                    "{per_s} bytes/s is not a whole number of bytes per millisecond, iospd's unit"
+                ),
+                Some(&format!("-g{}", per_s / 1000)),
+            ));
+        }
+        args.push(format!("-g{}", per_s / 1000));
+    }
+    if let Some(s) = r.get("thinktime") {
+        let ns = time_ns(s.value.as_deref().unwrap_or(""), 1_000)
+            .map_err(|why| r.refuse(s, why, None))?;
+        if ns > 0 {
+            if ns % 1_000_000 != 0 {
+                return Err(r.refuse(
+                    s,
+                    "iospd's think time is whole milliseconds",
+                    Some("-j<ms>"),
+                ));
+            }
+            let blocks = r.parsed("thinktime_blocks", integer)?.unwrap_or(1).max(1);
+            args.push(format!("-i{blocks}"));
+            args.push(format!("-j{}", ns / 1_000_000));
+        }
+    }
+    r.get("thinktime_blocks");
+    // Write data.
+    if r.flag("refill_buffers")?.unwrap_or(false) {
+        args.push("-Zr".into());
+    } else if r.flag("zero_buffers")?.unwrap_or(false) {
+        args.push("-Z".into());
+    } else if m.writes
+        && !r.last.contains_key("buffer_compress_percentage")
+        && !r.last.contains_key("dedupe_percentage")
+    {
+        // fio writes random data (scrambled a little each time): windows of a random buffer.
+        args.push(format!("-Z{}", (block * 2).max(1 << 20)));
+    }
+    if let Some(p) = r.parsed("buffer_compress_percentage", integer)? {
+        if p >= 100 {
+            return Err(r.refuse(
+                r.last["buffer_compress_percentage"],
+                "all-compressible data has no ratio",
+                Some("-Z (zeros)"),
+            ));
+        }
+        if p > 0 {
+            let chunk = r.parsed("buffer_compress_chunk", bytes)?;
+            let ratio = ratio(100.0 / (100 - p) as f64);
+            args.push(match chunk {
+                Some(c) => format!("--compress={ratio}:{c}"),
+                None => format!("--compress={ratio}"),
+            });
+        }
+    }
+    if let Some(p) = r.parsed("dedupe_percentage", integer)? {
+        if p >= 100 {
+            return Err(r.refuse(
+                r.last["dedupe_percentage"],
+                "every block a duplicate has no ratio",
+                None,
+            ));
+        }
+        if p > 0 {
+            args.push(format!(
+                "--dedupe={}:{block}",
+                ratio(100.0 / (100 - p) as f64)
+            ));
+        }
+    }
+    if let Some(s) = r.get("random_distribution") {
+        let v = s.value.as_deref().unwrap_or("");
+        let (kind, param) = v.split_once(':').unwrap_or((v, ""));
+        match (kind, param) {
+            ("random", _) => {}
+            ("zipf" | "pareto", p) if !p.is_empty() && !p.contains(':') => {
+                args.push(format!("--distribution={kind}:{p}"))
+            }
+            ("normal" | "gauss", p) if !p.is_empty() && !p.contains(':') => {
+                args.push(format!("--distribution=normal:{p}"))
+            }
+            _ => {
+                return Err(r.refuse(
+                    s,
+                    "this distribution (or its parameters) has no counterpart",
+                    Some("--distribution=zipf:θ|pareto:h|normal:σ%"),
+                ));
+            }
+        }
+    }
+    // Flushes, verification.
+    if let Some(n) = r.parsed("fsync", integer)?.filter(|&n| n > 0) {
+        args.push(format!("--fsync={n}"));
+    }
+    if let Some(n) = r.parsed("fdatasync", integer)?.filter(|&n| n > 0) {
+        args.push(format!("--fdatasync={n}"));
+    }
+    let verify = r
+        .value("verify")
+        .filter(|v| !matches!(*v, "0" | "null" | ""));
+    let do_verify = r.flag("do_verify")?.unwrap_or(true);
+    if verify.is_some() && do_verify {
+        args.push("--verify".into());
+        notes.push("iospd checks every read against what it wrote during the run, in its own block format (fio writes, then reads back)".into());
+    }
+    // Seeds, percentiles, logs.
+    if let Some(seed) = r.parsed("randseed", integer)? {
+        args.push(format!("-z{seed}"));
+    } else if r.flag("randrepeat")? == Some(false) {
+        args.push("-z".into());
+    }
+    if let Some(s) = r.get("percentile_list") {
+        let list: Vec<&str> = s.value.as_deref().unwrap_or("").split(':').collect();
+        if list.iter().any(|p| p.parse::<f64>().is_err()) {
+            return Err(r.refuse(s, "a list of percentiles separated by ':'", None));
+        }
+        args.push(format!("--percentiles={}", list.join(",")));
+    }
+    let log = ["write_bw_log", "write_iops_log", "write_lat_log"]
+        .into_iter()
+        .find_map(|k| {
+            r.get(k)
+                .map(|s| s.value.clone().unwrap_or_else(|| job.name.clone()))
+        });
+    if let Some(prefix) = log {
+        let ms = r
+            .parsed("log_avg_msec", integer)?
+            .filter(|&ms| ms > 0)
+            .unwrap_or(1000);
+        args.push(format!("-D{ms}"));
+        args.push(format!("--timeseries={prefix}_iospd.csv"));
+        notes.push("the logs are iospd's time series CSV (a row per interval, target and direction), not fio's log format".into());
+    }
+    if let Some(s) = r.get("write_iolog") {
+        args.push(format!("--trace={}", s.value.as_deref().unwrap_or("")));
+        notes.push("the I/O log is iospd's --trace, which iospd replay reads".into());
+    }
+    if r.flag("sqthread_poll")?.unwrap_or(false) {
+        args.push("--sqpoll".into());
+    }
+    if r.flag("hipri")?.unwrap_or(false) {
+        args.push("--iopoll".into());
+    }
+    // Targets.
+    let targets = targets(&mut r, numjobs)?;
+    let shared = r.last.contains_key("filename");
+    if shared {
+        args.push(format!("-t{numjobs}"));
+    } else {
+        args.push("-t1".into());
+    }
+    args.push(format!("-o{depth}"));
+    let file_size = size_arg(&mut r, &targets)?;
+    args.extend(file_size);
+    if let Some(offset) = r.parsed("offset", size)? {
+        match offset {
+            Size::Bytes(0) => {}
+            Size::Bytes(b) => args.push(format!("-B{b}")),
+            Size::Percent(_) => {
+                return Err(r.refuse(
+                    r.last["offset"],
+                    "an offset as a percentage",
+                    Some("-B<bytes>"),
+                ));
+            }
+        }
+    }
+    if let Some(s) = r.get("read_iolog") {
+        // A replay: the log's I/O onto the job's targets, at the job's depth and caching.
+        let mut replay = vec!["replay".to_string(), format!("-o{depth}")];
+        replay.extend(
+            args.iter()
+                .filter(|a| a.starts_with("-S") || a.starts_with("--engine"))
+                .cloned(),
+        );
+        replay.push(s.value.clone().unwrap_or_default());
+        replay.extend(targets);
+        return finish(&mut r, replay, notes, group);
+    }
+    args.extend(targets);
+    finish(&mut r, args, notes, group)
+}
+
+/// A ratio as iospd's options take it: whole when it is, else to two decimals.
+fn ratio(r: f64) -> String {
+    if (r - r.round()).abs() < 1e-9 {
+        format!("{}", r.round() as u64)
+    } else {
+        format!("{r:.2}")
+    }
+}
+
+/// The targets: `filename` (a `:` list, under `directory`), or one file per job clone named by
+/// `filename_format` (fio's `$jobname.$jobnum.$filenum`).
+fn targets(r: &mut Reader, numjobs: u64) -> Result<Vec<String>, Box<Refusal>> {
+    let directory = r.value("directory").map(str::to_string);
+    let under = |name: &str| match &directory {
+        Some(d) if !name.starts_with('/') => format!("{}/{name}", d.trim_end_matches('/')),
+        _ => name.to_string(),
+    };
+    if let Some(dir) = &directory
+        && dir.contains(':')
+    {
+        return Err(r.refuse(
+            r.last["directory"],
+            "several directories",
+            Some("list the files as targets"),
+        ));
+    }
+    let nrfiles = r.parsed("nrfiles", integer)?.unwrap_or(1).max(1);
+    let openfiles = r.parsed("openfiles", integer)?;
+    if let Some(s) = r.get("filename") {
+        let value = s.value.as_deref().unwrap_or("");
+        let names: Vec<String> = value
+            .replace("\\:", "\u{0}")
+            .split(':')
+            .filter(|n| !n.is_empty())
+            .map(|n| under(&n.replace('\u{0}', ":")))
+            .collect();
+        if names.is_empty() {
+            return Err(r.refuse(s, "no file named", None));
+        }
+        if names.len() > 1 {
+            return Err(r.refuse(
+                s,
+                "one job spreading its I/O over several files",
+                Some("one target per thread, or -F<threads> -O<depth> (each I/O picks a target by weight)"),
+            ));
+        }
+        return Ok(names);
+    }
+    if nrfiles > 1 {
+        return Err(r.refuse(
+            r.last["nrfiles"],
+            "one job spreading its I/O over several files",
+            Some("one target per thread, or -F<threads> -O<depth> (each I/O picks a target by weight)"),
+        ));
+    }
+    if openfiles.is_some_and(|o| o == 0) {
+        return Err(r.refuse(r.last["openfiles"], "no file open", None));
+    }
+    let format = r
+        .value("filename_format")
+        .unwrap_or("$jobname.$jobnum.$filenum")
+        .to_string();
+    let name = r.job.name.clone();
+    Ok((0..numjobs)
+        .map(|jobnum| {
+            under(
+                &format
+                    .replace("$jobname", &name)
+                    .replace("$jobnum", &jobnum.to_string())
+                    .replace("$filenum", "0"),
+            )
+        })
+        .collect())
+}
+
+/// `-c<size>` for files fio would lay out, `-f<size>` for a part of a device.
+fn size_arg(r: &mut Reader, targets: &[String]) -> Result<Vec<String>, Box<Refusal>> {
+    let devices = targets.iter().all(|t| t.starts_with("/dev/"));
+    let per_file = r.parsed("filesize", size)?;
+    let total = r.parsed("size", size)?;
+    let chosen = per_file.or(total);
+    let setting = r.last.get("filesize").or(r.last.get("size")).copied();
+    match (chosen, devices) {
+        (None, true) | (Some(Size::Percent(100)), _) => Ok(Vec::new()),
+        (None, false) => Err(r.lacks(
+            "size",
+            "a file job without size or filesize (fio needs one to lay out the file)",
+            Some("size=<bytes> (-c)"),
+        )),
+        (Some(Size::Percent(p)), _) => Err(r.refuse(
+            setting.expect("given"),
+            format!("{p}% of the target"),
+            Some("-f<bytes>"),
+        )),
+        (Some(Size::Bytes(b)), true) => Ok(vec![format!("-f{b}")]),
+        (Some(Size::Bytes(b)), false) => Ok(vec![format!("-c{b}")]),
+    }
+}
+
+/// Checks that every setting was used, accepted or is refused with its closest; the translation.
+fn finish(
+    r: &mut Reader,
+    args: Vec<String>,
+    mut notes: Vec<String>,
+    group: usize,
+) -> Result<Translation, Box<Refusal>> {
+    let keys: Vec<&str> = r.last.keys().copied().collect();
+    for key in keys {
+        if r.used.contains(&key) {
+            continue;
+        }
+        let s = r.last[key];
+        if let Some((_, note)) = ACCEPTED.iter().find(|(k, _)| *k == key) {
+            notes.push(format!("{}: {note}", s.written));
+            continue;
+        }
+        let closest = CLOSEST.iter().find(|(k, _)| *k == key).map(|(_, c)| *c);
+        return Err(r.refuse(s, "iospd has no equivalent", closest));
+    }
+    notes.sort();
+    notes.dedup();
+    Ok(Translation {
+        job: r.job.name.clone(),
+        args,
+        notes,
+        group,
+    })
+}

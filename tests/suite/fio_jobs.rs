@@ -1,0 +1,281 @@
+//! `iospd fio`: job files read as fio reads them and translated exactly or refused by name —
+//! checked line by line on the job files in `tests/fio/` (the shapes real job files take), on
+//! fio's own examples (from its source tree, `IOSPD_FIO_EXAMPLES`; fio, when present, says which
+//! files it parses), and by running a translated job.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use crate::util::tools;
+use crate::util::{TempDir, iospd, skip, stderr, stdout};
+
+fn corpus(name: &str) -> String {
+    format!("{}/tests/fio/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `iospd fio -Rp <files>` with the environment the shapes use.
+fn print(files: &[&str]) -> Output {
+    iospd()
+        .arg("fio")
+        .arg("-Rp")
+        .args(files)
+        .env("ENGINE", "io_uring")
+        .env("RUN_TIME", "30")
+        .env("dev", "/dev/sdz")
+        .env("MODE", "randread")
+        .env("BS", "4k")
+        .env("LOAD_FACTOR", "2")
+        .output()
+        .unwrap()
+}
+
+/// Each file of `tests/fio` and the lines it must print, checked against fio's meaning by hand:
+/// fio's defaults (bs=4k, iodepth=1, psync at depth 1, buffered), its units (sizes in 1024s,
+/// runtime in seconds), `[global…]` sections applying to the jobs after them, one file per job
+/// clone named `$jobname.$jobnum.$filenum`, `rw=read:17m` as a stride of 4k + 17m, a
+/// per-direction `bs` taken for the direction the job does.
+const EXPECTED: &[(&str, &[&str])] = &[
+    (
+        "comments-aliases.fio",
+        &["iospd -b8192 -r -w30 -Su -d30 -W0 -C0 -L -Z1048576 -t4 -o16 /dev/nvme0n1"],
+    ),
+    (
+        "env-vars.fio",
+        &["iospd -b4096 -r -w0 -Su -d30 -W0 -C0 -L -t1 -o32 /dev/sdz"],
+    ),
+    (
+        "globals-repeated.fio",
+        &[
+            "iospd -b65536 -s -w100 --engine=psync -d10 -W0 -C0 -L -Z1048576 -t1 -o1 -c16777216 /tmp/stage.0.0 /tmp/stage.1.0",
+            "iospd -b4096 -r -w0 --engine=psync -d10 -W0 -C0 -L -t1 -o1 -c16777216 /tmp/stage.0.0",
+        ],
+    ),
+    (
+        "includes.fio",
+        &["iospd -b131072 -s -w0 -Su -d20 -W0 -C0 -L -t1 -o32 -c67108864 /tmp/iospd-fio-seq.dat"],
+    ),
+    (
+        "keywords.fio",
+        &["iospd -b4096 -r -w0 -Su -d60 -W0 -C0 -L -tNCPUS -o32 /dev/sdz"],
+    ),
+];
+
+#[test]
+fn job_files_of_every_shape_translate_exactly() {
+    // SAFETY: sysconf has no preconditions.
+    let ncpus = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) }.to_string();
+    for (file, lines) in EXPECTED {
+        let output = print(&[&corpus(file)]);
+        assert_eq!(output.status.code(), Some(0), "{file}: {}", stderr(&output));
+        let want: Vec<String> = lines.iter().map(|l| l.replace("NCPUS", &ncpus)).collect();
+        let got: Vec<String> = stdout(&output).lines().map(str::to_string).collect();
+        assert_eq!(got, want, "{file}");
+        // Every printed line is a command line iospd reads.
+        for line in &got {
+            let args: Vec<&str> = line.split(' ').skip(1).collect();
+            let check = iospd().arg("-Rp").args(&args).output().unwrap();
+            assert_eq!(check.status.code(), Some(0), "{line}: {}", stderr(&check));
+        }
+    }
+}
+
+#[test]
+fn what_iospd_cannot_run_exactly_is_refused_by_option_job_and_line() {
+    let output = print(&[&corpus("skips-and-directions.fio")]);
+    assert_eq!(output.status.code(), Some(3));
+    assert_eq!(
+        stdout(&output).lines().collect::<Vec<_>>(),
+        [
+            "iospd -b4096 -s17829888 -w0 -d5 -W0 -C0 -L -t1 -o1 /dev/sdz",
+            "iospd -b65536 -s -w100 -d5 -W0 -C0 -L -Z1048576 -t1 -o1 /dev/sdz",
+        ]
+    );
+    let err = stderr(&output);
+    assert!(
+        err.contains("skips-and-directions.fio:18: job 'two-directions': bs=4k,64k: the job's directions use different block sizes"),
+        "{err}"
+    );
+    let output = print(&[&corpus("refused.fio")]);
+    assert_eq!(output.status.code(), Some(3));
+    assert!(stdout(&output).is_empty());
+    let err = stderr(&output);
+    for says in [
+        "iospd: 4 jobs refused:",
+        "refused.fio:10: job 'split': bssplit=4k/50:64k/50: iospd has no equivalent; closest in iospd: one block size: -b<size>",
+        "refused.fio:12: job 'not-time-based': time_based: without time_based fio ends the job when its size has been done",
+        "refused.fio:19: job 'http': ioengine=http: the http engine has no counterpart in iospd",
+        "refused.fio:25: job 'partial-arithmetic': iodepth=128*2: '128*2' is arithmetic without parentheses, of which fio reads only the leading number",
+    ] {
+        assert!(err.contains(says), "{says}\n{err}");
+    }
+}
+
+#[test]
+fn unreadable_job_files_exit_3_with_the_place_and_the_fix() {
+    let dir = TempDir::new();
+    let write = |name: &str, text: &str| {
+        std::fs::write(dir.join(name), text).unwrap();
+        dir.arg(name)
+    };
+    let unset = write("unset.fio", "[j]\nrw=${IOSPD_TEST_UNSET_MODE}\n");
+    write("a.inc", "include b.inc\n");
+    write("b.inc", "include a.inc\n");
+    let cycle = write("cycle.fio", "[global]\ninclude a.inc\n[j]\n");
+    let stray = write("stray.fio", "rw=read\n[j]\n");
+    for (file, says) in [
+        (&unset, "unset.fio:2: ${IOSPD_TEST_UNSET_MODE} is not set"),
+        (&cycle, "includes itself"),
+        (&stray, "stray.fio:1: 'rw=read' comes before any [section]"),
+    ] {
+        let output = iospd().args(["fio", "-Rp", file]).output().unwrap();
+        let err = stderr(&output);
+        assert_eq!(output.status.code(), Some(3), "{file}: {err}");
+        assert!(err.contains(says), "{file}: {err}");
+    }
+}
+
+/// fio's examples, where the suite was told they are (`IOSPD_FIO_EXAMPLES`, which `.ci/run`
+/// sets after fetching Debian's fio source).
+fn fio_examples(test: &str) -> Option<Vec<PathBuf>> {
+    let Some(dir) = std::env::var_os("IOSPD_FIO_EXAMPLES") else {
+        skip(
+            test,
+            "needs fio's example job files: set IOSPD_FIO_EXAMPLES to fio's examples/ (apt-get source fio)",
+        );
+        return None;
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("IOSPD_FIO_EXAMPLES={}: {e}", Path::new(&dir).display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "fio"))
+        .collect();
+    files.sort();
+    assert!(
+        files.len() > 50,
+        "{} holds {} job files",
+        Path::new(&dir).display(),
+        files.len()
+    );
+    Some(files)
+}
+
+/// Every example fio ships is either translated — a line per job, each one iospd reads — or
+/// refused with each refused job's option and line; no file fio itself refuses is accepted. The
+/// count of each is printed (the README's table).
+#[test]
+fn fio_example_job_files_are_translated_or_refused_by_name() {
+    let test = "fio_example_job_files_are_translated_or_refused_by_name";
+    let Some(files) = fio_examples(test) else {
+        return;
+    };
+    let fio = tools::optional(test, "fio", "that every file fio refuses is refused");
+    let (mut accepted, mut refused, mut unreadable) = (0, 0, 0);
+    let mut options = std::collections::BTreeMap::<String, usize>::new();
+    for file in &files {
+        let name = file.display().to_string();
+        let output = iospd().args(["fio", "-Rp", &name]).output().unwrap();
+        let (out, err) = (stdout(&output), stderr(&output));
+        let fio_parses = fio.as_ref().map(|f| {
+            f.command("fio")
+                .args(["--parse-only", &name])
+                .current_dir(file.parent().unwrap())
+                .output()
+                .unwrap()
+                .status
+                .success()
+        });
+        match output.status.code() {
+            Some(0) => {
+                accepted += 1;
+                assert_ne!(
+                    fio_parses,
+                    Some(false),
+                    "{name}: fio refuses it, iospd translated it:\n{out}"
+                );
+                assert!(
+                    !out.is_empty() && out.lines().all(|l| l.starts_with("iospd ")),
+                    "{name}: {out}"
+                );
+            }
+            Some(3) => {
+                let lines: Vec<&str> = err.lines().filter(|l| !l.starts_with("note: ")).collect();
+                if lines[0].contains("refused:") {
+                    refused += 1;
+                    for line in &lines[1..] {
+                        let (place, rest) = line
+                            .split_once(": job '")
+                            .unwrap_or_else(|| panic!("{name}: {line}"));
+                        assert!(
+                            place.rsplit(':').next().unwrap().parse::<usize>().is_ok(),
+                            "{name}: {line}"
+                        );
+                        let option = rest
+                            .split_once("': ")
+                            .unwrap()
+                            .1
+                            .split(['=', ':'])
+                            .next()
+                            .unwrap();
+                        *options.entry(option.to_string()).or_default() += 1;
+                    }
+                } else {
+                    unreadable += 1;
+                    assert!(lines[0].contains(".fio:"), "{name}: {err}");
+                }
+            }
+            other => panic!("{name}: exit {other:?}\n{err}"),
+        }
+    }
+    let mut table = format!(
+        "{} fio example job files: {accepted} translated, {refused} refused, {unreadable} unreadable without their environment, 0 wrong\nrefused jobs by option:",
+        files.len()
+    );
+    for (option, n) in &options {
+        table.push_str(&format!(" {option} {n};"));
+    }
+    eprintln!("{table}");
+    assert_eq!(accepted + refused + unreadable, files.len());
+}
+
+/// A translated job runs: the line iospd printed, run by `iospd fio`, measures the job's I/O.
+#[test]
+fn a_translated_job_runs_with_the_job_files_shape() {
+    let dir = TempDir::new();
+    let job = dir.join("small.fio");
+    std::fs::write(
+        &job,
+        format!(
+            "[global]\nioengine=io_uring\ndirect=1\ntime_based\nruntime=1\nsize=8m\ndirectory={}\n\n[mixed]\nrw=randrw\nrwmixread=75\nbs=4k\niodepth=4\nnumjobs=2\n",
+            dir.path().display()
+        ),
+    )
+    .unwrap();
+    let output = iospd()
+        .args(["fio", "-Rjson", &job.display().to_string()])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let ts = &report["timespans"][0];
+    let profile = &report["profile"]["timespans"][0];
+    assert_eq!(
+        profile["targets"].as_array().unwrap().len(),
+        2,
+        "one file per job clone"
+    );
+    let target = &profile["targets"][0];
+    assert_eq!(target["block_size_bytes"], 4096);
+    assert_eq!(target["write_ratio"], 25);
+    assert_eq!(target["requests"], 4);
+    let totals = &ts["measured"]["totals"];
+    let (reads, writes) = (
+        totals["read"]["ios"].as_f64().unwrap(),
+        totals["write"]["ios"].as_f64().unwrap(),
+    );
+    let share = writes / (reads + writes);
+    assert!(
+        (0.2..0.3).contains(&share),
+        "writes {share:.3} of the I/O, not 25 %"
+    );
+    assert!(dir.join("mixed.0.0").exists() && dir.join("mixed.1.0").exists());
+}
