@@ -38,6 +38,29 @@ pub struct Translation {
     pub notes: Vec<String>,
     /// Jobs of one group run together; a `stonewall` starts the next group.
     pub group: usize,
+    /// `write_bw_log`, `write_iops_log`, `write_lat_log`: the logs to write in fio's format from
+    /// the run's `-D` intervals.
+    pub logs: Vec<FioLog>,
+}
+
+/// Which fio log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogKind {
+    /// `<prefix>_bw.<n>.log`: KiB/s.
+    Bandwidth,
+    /// `<prefix>_iops.<n>.log`: IOPS.
+    Iops,
+    /// `<prefix>_lat.<n>.log`, `_clat`, `_slat`: ns.
+    Latency,
+}
+
+/// A log fio would write for a job.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FioLog {
+    /// Which.
+    pub kind: LogKind,
+    /// The file name's start.
+    pub prefix: String,
 }
 
 impl Translation {
@@ -448,6 +471,18 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
     args.push("-C0".into());
     args.push("-L".into());
     // Pacing and think time.
+    let mixed = [m.reads, m.writes, m.trims].iter().filter(|&&d| d).count() > 1;
+    for key in ["rate_iops", "rate"] {
+        if let Some(s) = r.last.get(key).copied().filter(|_| mixed) {
+            // fio holds each direction to the rate: a mixed job's total is their sum, shaped by
+            // the mix.
+            return Err(r.refuse(
+                s,
+                "in a job that mixes directions fio limits each direction to this rate",
+                Some("-g<n>i or -g<bytes per ms> (a limit on all of a thread's I/O together)"),
+            ));
+        }
+    }
     if let Some(s) = r.get("rate_iops") {
         let v = s.value.as_deref().unwrap_or("");
         if v.contains(',') {
@@ -585,20 +620,30 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
         }
         args.push(format!("--percentiles={}", list.join(",")));
     }
-    let log = ["write_bw_log", "write_iops_log", "write_lat_log"]
-        .into_iter()
-        .find_map(|k| {
-            r.get(k)
-                .map(|s| s.value.clone().unwrap_or_else(|| job.name.clone()))
-        });
-    if let Some(prefix) = log {
-        let ms = r
-            .parsed("log_avg_msec", integer)?
-            .filter(|&ms| ms > 0)
-            .unwrap_or(1000);
-        args.push(format!("-D{ms}"));
-        args.push(format!("--timeseries={prefix}_iospd.csv"));
-        notes.push("the logs are iospd's time series CSV (a row per interval, target and direction), not fio's log format".into());
+    let mut logs = Vec::new();
+    for (key, kind) in [
+        ("write_bw_log", LogKind::Bandwidth),
+        ("write_iops_log", LogKind::Iops),
+        ("write_lat_log", LogKind::Latency),
+    ] {
+        if let Some(s) = r.get(key) {
+            let prefix = s.value.clone().filter(|v| !v.is_empty());
+            logs.push(FioLog {
+                kind,
+                prefix: prefix.unwrap_or_else(|| job.name.clone()),
+            });
+        }
+    }
+    let log_ms = match r.parsed("log_avg_msec", integer)?.filter(|&ms| ms > 0) {
+        Some(ms) => ms,
+        None if !logs.is_empty() => {
+            notes.push("fio logs every I/O without log_avg_msec; iospd logs each 1000 ms window (set log_avg_msec for another)".into());
+            1000
+        }
+        None => 0,
+    };
+    if !logs.is_empty() {
+        args.push(format!("-D{log_ms}"));
     }
     if let Some(s) = r.get("write_iolog") {
         args.push(format!("--trace={}", s.value.as_deref().unwrap_or("")));
@@ -644,10 +689,10 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
         );
         replay.push(s.value.clone().unwrap_or_default());
         replay.extend(targets);
-        return finish(&mut r, replay, notes, group);
+        return finish(&mut r, replay, notes, group, logs);
     }
     args.extend(targets);
-    finish(&mut r, args, notes, group)
+    finish(&mut r, args, notes, group, logs)
 }
 
 /// A ratio as iospd's options take it: whole when it is, else to two decimals.
@@ -755,6 +800,7 @@ fn finish(
     args: Vec<String>,
     mut notes: Vec<String>,
     group: usize,
+    logs: Vec<FioLog>,
 ) -> Result<Translation, Box<Refusal>> {
     let keys: Vec<&str> = r.last.keys().copied().collect();
     for key in keys {
@@ -776,5 +822,6 @@ fn finish(
         args,
         notes,
         group,
+        logs,
     })
 }

@@ -100,11 +100,12 @@ fn what_iospd_cannot_run_exactly_is_refused_by_option_job_and_line() {
     assert!(stdout(&output).is_empty());
     let err = stderr(&output);
     for says in [
-        "iospd: 4 jobs refused:",
+        "iospd: 5 jobs refused:",
         "refused.fio:10: job 'split': bssplit=4k/50:64k/50: iospd has no equivalent; closest in iospd: one block size: -b<size>",
         "refused.fio:12: job 'not-time-based': time_based: without time_based fio ends the job when its size has been done",
         "refused.fio:19: job 'http': ioengine=http: the http engine has no counterpart in iospd",
         "refused.fio:25: job 'partial-arithmetic': iodepth=128*2: '128*2' is arithmetic without parentheses, of which fio reads only the leading number",
+        "refused.fio:30: job 'mixed-rate': rate_iops=5000: in a job that mixes directions fio limits each direction to this rate",
     ] {
         assert!(err.contains(says), "{says}\n{err}");
     }
@@ -235,6 +236,44 @@ fn fio_example_job_files_are_translated_or_refused_by_name() {
     }
     eprintln!("{table}");
     assert_eq!(accepted + refused + unreadable, files.len());
+}
+
+/// A job's `write_iops_log` and `write_lat_log` are written in fio's format: a line per
+/// `log_avg_msec` window and direction, `time ms, value, direction, 0, 0`.
+#[test]
+fn a_jobs_logs_are_written_in_fios_format() {
+    let dir = TempDir::new();
+    let job = dir.join("logged.fio");
+    std::fs::write(
+        &job,
+        "[global]\nioengine=io_uring\ndirect=1\ntime_based\nruntime=2\nsize=8m\nfilename=t.dat\n\n[logged]\nrw=randread\nbs=4k\niodepth=4\nrate_iops=2000\nwrite_iops_log=run\nwrite_lat_log=run\nlog_avg_msec=500\n",
+    )
+    .unwrap();
+    let output = iospd()
+        .args(["fio", "-Rjson", "logged.fio"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let iops = std::fs::read_to_string(dir.join("run_iops.1.log")).unwrap();
+    let lines: Vec<Vec<u64>> = iops
+        .lines()
+        .map(|l| l.split(", ").map(|f| f.parse().unwrap()).collect())
+        .collect();
+    assert_eq!(lines.len(), 4, "{iops}");
+    for (i, line) in lines.iter().enumerate() {
+        assert_eq!(line.len(), 5, "{iops}");
+        assert_eq!(
+            (line[0], line[2], line[3], line[4]),
+            (500 * (i as u64 + 1), 0, 0, 0),
+            "{iops}"
+        );
+        assert!(line[1].abs_diff(2000) <= 20, "{iops}");
+    }
+    for log in ["run_lat.1.log", "run_clat.1.log", "run_slat.1.log"] {
+        let text = std::fs::read_to_string(dir.join(log)).unwrap();
+        assert_eq!(text.lines().count(), 4, "{log}: {text}");
+    }
 }
 
 /// A translated job runs: the line iospd printed, run by `iospd fio`, measures the job's I/O.

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""The same fio job files run by fio and by `iospd fio`, on the same device, in one run.
+
+Each job is time-based (so iospd translates it exactly) and runs on one loop device over a file
+in /dev/shm (a device that is memory, so the tools' own cost shows): 4 KiB random reads at QD32
+(io_uring), 4 KiB random writes at QD32 (libaio, which iospd runs on io_uring), 128 KiB
+sequential reads at QD8, a 70/30 random mix of 8 KiB at QD16 with two jobs, and 4 KiB random
+reads with psync, and two jobs held to a rate (rate_iops: the same I/O at the same pace, so the
+same IOPS whatever each tool costs). The tools alternate, each round in a rotated order; the table gives each
+tool's median IOPS, its spread over the rounds (max − min over the median: its run-to-run
+noise here), and the ratio iospd ÷ fio.
+
+Usage: bench/fio_jobs.py [--iospd PATH] [--rounds N] [--seconds S] [--save]
+"""
+
+import argparse
+import datetime
+import json
+import os
+import statistics
+import subprocess
+import tempfile
+
+DEVICE_MIB = 1024
+
+JOBS = {
+    "randread 4k QD32 io_uring": "rw=randread\nbs=4k\niodepth=32\nioengine=io_uring\n",
+    "randwrite 4k QD32 libaio": "rw=randwrite\nbs=4k\niodepth=32\nioengine=libaio\n",
+    "read 128k QD8 io_uring": "rw=read\nbs=128k\niodepth=8\nioengine=io_uring\n",
+    "randrw 70/30 8k QD16 x2": "rw=randrw\nrwmixread=70\nbs=8k\niodepth=16\nnumjobs=2\nioengine=io_uring\n",
+    "randread 4k psync": "rw=randread\nbs=4k\nioengine=psync\n",
+    "randread 4k QD8 rate_iops=20000": "rw=randread\nbs=4k\niodepth=8\nioengine=io_uring\nrate_iops=20000\n",
+    "randrw 4k QD8 x2 rate_iops=5000": "rw=randrw\nbs=4k\niodepth=8\nnumjobs=2\nioengine=io_uring\nrate_iops=5000\n",
+}
+
+
+def sh(*args):
+    return subprocess.run(args, check=True, capture_output=True, text=True).stdout
+
+
+def fio_iops(path):
+    report = json.loads(sh("fio", "--output-format=json", path))
+    return sum(j["read"]["iops"] + j["write"]["iops"] for j in report["jobs"])
+
+
+def iospd_iops(iospd, path):
+    report = json.loads(sh(iospd, "fio", "-Rjson", path))
+    return report["timespans"][0]["measured"]["totals"]["total"]["ios_per_s"]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--iospd", default="target/release/iospd")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seconds", type=int, default=5)
+    parser.add_argument("--save", action="store_true")
+    args = parser.parse_args()
+    iospd = os.path.abspath(args.iospd)
+    backing = tempfile.NamedTemporaryFile(dir="/dev/shm", prefix="iospd-fio-jobs-", delete=False).name
+    with open(backing, "wb") as f:
+        for _ in range(DEVICE_MIB):
+            f.write(os.urandom(1 << 20))
+    device = sh("losetup", "--find", "--show", backing).strip()
+    results = {}
+    lines = {}
+    try:
+        with tempfile.TemporaryDirectory() as work:
+            for n, (name, body) in enumerate(JOBS.items()):
+                path = os.path.join(work, f"job{n}.fio")
+                with open(path, "w") as f:
+                    f.write(f"[global]\nfilename={device}\ndirect=1\ntime_based\nruntime={args.seconds}\n"
+                            f"ramp_time=1\ngroup_reporting\n\n[job{n}]\n{body}")
+                lines[name] = sh(iospd, "fio", "-Rp", path).strip()
+                tools = [("fio", lambda p=path: fio_iops(p)), ("iospd", lambda p=path: iospd_iops(iospd, p))]
+                for round_ in range(args.rounds):
+                    order = tools if round_ % 2 == 0 else tools[::-1]
+                    for tool, run in order:
+                        value = run()
+                        results.setdefault((name, tool), []).append(value)
+                        print(name, tool, round(value), flush=True)
+    finally:
+        sh("losetup", "--detach", device)
+        os.remove(backing)
+    fio_version = sh("fio", "--version").strip()
+    out = [
+        f"# fio job files, fio against iospd fio — {datetime.datetime.now():%Y-%m-%d %H:%M}",
+        "",
+        f"`bench/fio_jobs.py --rounds {args.rounds} --seconds {args.seconds}`: each job file run by "
+        f"{fio_version} and by `iospd fio` on one loop device over /dev/shm (direct=1, time_based, "
+        f"ramp_time=1); medians over rounds, spread = (max − min) ÷ median; {os.cpu_count()} CPUs; "
+        f"kernel {os.uname().release}.",
+        "",
+        "| job | fio IOPS | fio spread | iospd IOPS | iospd spread | iospd ÷ fio |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for name in JOBS:
+        f = results[(name, "fio")]
+        i = results[(name, "iospd")]
+        spread = lambda v: (max(v) - min(v)) / statistics.median(v) * 100
+        out.append(
+            f"| {name} | {statistics.median(f):,.0f} | {spread(f):.1f} % | {statistics.median(i):,.0f} | "
+            f"{spread(i):.1f} % | {statistics.median(i) / statistics.median(f):.3f} |"
+        )
+    out += ["", "The iospd command lines `iospd fio -Rp` printed for them:", ""]
+    out += [f"- {name}: `{line.replace(device, '<loop device>')}`" for name, line in lines.items()]
+    text = "\n".join(out) + "\n"
+    print(text)
+    if args.save:
+        stamp = datetime.datetime.now().strftime("%Y-%m-%d-%H%M")
+        path = os.path.join(os.path.dirname(__file__), "runs", f"{stamp}-fio-jobs.md")
+        with open(path, "w") as f:
+            f.write(text)
+        print(f"saved {path}")
+
+
+if __name__ == "__main__":
+    main()
