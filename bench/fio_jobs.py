@@ -30,7 +30,7 @@ JOBS = {
     "randrw 70/30 8k QD16 x2": "rw=randrw\nrwmixread=70\nbs=8k\niodepth=16\nnumjobs=2\nioengine=io_uring\n",
     "randread 4k psync": "rw=randread\nbs=4k\nioengine=psync\n",
     "randread 4k QD8 rate_iops=20000": "rw=randread\nbs=4k\niodepth=8\nioengine=io_uring\nrate_iops=20000\n",
-    "randrw 4k QD8 x2 rate_iops=5000": "rw=randrw\nbs=4k\niodepth=8\nnumjobs=2\nioengine=io_uring\nrate_iops=5000\n",
+    "randwrite 4k QD8 x2 rate_iops=5000": "rw=randwrite\nbs=4k\niodepth=8\nnumjobs=2\nioengine=io_uring\nrate_iops=5000\n",
 }
 
 
