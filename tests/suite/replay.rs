@@ -10,7 +10,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::util::machine::{BlockTrace, LoopDevice, Mount, devices};
-use crate::util::{TempDir, iospd, stderr, validate_json};
+use crate::util::{TempDir, iospd, stderr, stdout, validate_json};
 
 /// One I/O as the test reads it: kind (`R`, `W`, `D` trim, `F` flush), byte offset, bytes.
 type Op = (char, u64, u64);
@@ -574,4 +574,152 @@ fn every_format_carries_the_replay() {
         html.contains("<h3>Replay</h3>") && html.contains("300 submitted of 300"),
         "{html}"
     );
+}
+
+/// tracefs lines of two devices, 8 I/Os each, 1 ms apart, the second device's offsets past 8 MiB.
+fn two_devices(dir: &TempDir) -> String {
+    let mut text = String::from("# tracer: nop\n");
+    for i in 0..8u64 {
+        for (dev, base) in [("7,0", 0u64), ("7,1", 40_000u64)] {
+            let t = 100.0 + i as f64 * 0.001;
+            let rwbs = if i % 2 == 0 { "RS" } else { "WS" };
+            text.push_str(&format!(
+                "  app-1 [000] ..... {t:.6}: block_bio_queue: {dev} {rwbs} {} + 8 [app]\n",
+                base + i * 8
+            ));
+        }
+    }
+    let path = dir.arg("two.trace");
+    fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn several_devices_go_to_several_targets_on_one_time_base() {
+    let dir = TempDir::new();
+    let trace = two_devices(&dir);
+    let (a, b) = (dir.arg("a.dat"), dir.arg("b.dat"));
+    let csv = dir.arg("r.csv");
+    let report = replay_json(&["-c32M", &format!("--trace={csv}"), &trace, &a, &b]);
+    let r = &report["timespans"][0]["replay"];
+    assert_eq!(r["devices"][0]["device"], "7,0");
+    assert_eq!(r["devices"][1]["device"], "7,1");
+    assert_eq!(r["issued"], 16);
+    // Both devices' I/O interleave in time, each on its own target.
+    let text = fs::read_to_string(&csv).unwrap();
+    let targets: Vec<u32> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(3).unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(targets.iter().filter(|&&t| t == 0).count(), 8);
+    assert_eq!(targets.iter().filter(|&&t| t == 1).count(), 8);
+    assert!(
+        (r["trace_span_s"].as_f64().unwrap() - 0.007).abs() < 1e-9,
+        "{r}"
+    );
+    // One device picked by number; its kinds filtered.
+    let one = replay_json(&["-c32M", "--devices=7,1", "--only=write", &trace, &b]);
+    let r = &one["timespans"][0]["replay"];
+    assert_eq!(
+        (r["issued"].as_u64(), r["devices"][0]["device"].as_str()),
+        (Some(4), Some("7,1"))
+    );
+    assert_eq!(one["timespans"][0]["measured"]["totals"]["read"]["ios"], 0);
+    // Two devices onto one target is refused, naming them.
+    let output = iospd()
+        .args(["replay", "-c32M", &trace, &a])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(3));
+    assert!(
+        stderr(&output).contains("the trace has 2 devices (7,0 (8 I/Os), 7,1 (8 I/Os))"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn offsets_past_a_smaller_target_are_refused_or_remapped_inside_it() {
+    let dir = TempDir::new();
+    let trace = two_devices(&dir);
+    // 7,1 reaches 40,064 sectors (about 19.6 MiB): past an 8 MiB target.
+    let small = dir.arg("small.dat");
+    let output = iospd()
+        .args(["replay", "-c8M", "--devices=7,1", &trace, &small])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(3));
+    assert!(
+        stderr(&output).contains("give a target that large, or --remap=wrap or --remap=scale"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!Path::new(&small).exists());
+    for remap in ["--remap=wrap", "--remap=scale"] {
+        let csv = dir.arg(&format!("{}.csv", &remap[8..]));
+        replay_json(&[
+            "-c8M",
+            "--devices=7,1",
+            remap,
+            &format!("--trace={csv}"),
+            &trace,
+            &small,
+        ]);
+        let text = fs::read_to_string(&csv).unwrap();
+        for line in text.lines().skip(1) {
+            let f: Vec<u64> = line
+                .split(',')
+                .skip(5)
+                .take(2)
+                .map(|v| v.parse().unwrap())
+                .collect();
+            assert!(
+                f[0] + f[1] <= 8 << 20 && f[0] % 4096 == 0,
+                "{remap}: {line}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_depth_cap_is_reported_when_it_holds_due_io_back() {
+    let dir = TempDir::new();
+    // 2000 reads due at once: at -o2 nearly all wait for a slot.
+    let mut log = String::from("fio version 3 iolog\n0 f add\n");
+    for i in 0..2000u64 {
+        log.push_str(&format!("10 f read {} 4096\n", (i % 2048) * 4096));
+    }
+    let path = dir.arg("burst.iolog");
+    fs::write(&path, log).unwrap();
+    let report = replay_json(&["-c16M", "-o2", "-L", "--late=1", &path, &dir.arg("t.dat")]);
+    let r = &report["timespans"][0]["replay"];
+    assert_eq!(r["depth_cap"], 2);
+    assert!(r["held_by_depth"].as_u64().unwrap() > 100, "{r}");
+    assert!(r["lateness"]["late"].as_u64().unwrap() > 100, "{r}");
+    let text = iospd()
+        .args(["replay", "-c16M", "-o2", &path, &dir.arg("t.dat")])
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&text).contains("fell due with every slot busy (raise -o to replay them on time)"),
+        "{}",
+        stdout(&text)
+    );
+}
+
+#[test]
+fn a_replay_streams_its_time_series() {
+    let dir = TempDir::new();
+    let (log, _) = fio_log(&dir, 3000);
+    let csv = dir.arg("series.csv");
+    replay_json(&[
+        "-c16M",
+        "-D100",
+        &format!("--timeseries={csv}"),
+        &log,
+        &dir.arg("t.dat"),
+    ]);
+    let text = fs::read_to_string(&csv).unwrap();
+    assert!(text.lines().count() > 3, "{text}");
 }
