@@ -92,7 +92,8 @@ class Capture:
     """A tracefs instance recording block_bio_queue of one device."""
 
     def __init__(self, device):
-        if not os.path.isdir(f"{TRACING}/instances"):
+        self.mounted = not os.path.isdir(f"{TRACING}/instances")
+        if self.mounted:
             sh("mount", "-t", "tracefs", "nodev", TRACING)
         self.dir = f"{TRACING}/instances/iospd-fidelity-{os.getpid()}"
         if os.path.isdir(self.dir):
@@ -132,6 +133,8 @@ class Capture:
         self.put("tracing_on", "0")
         self.put("events/block/block_bio_queue/enable", "0")
         os.rmdir(self.dir)
+        if self.mounted:
+            sh("umount", TRACING)
 
 
 def schedule(rate, seconds, seed=1):
