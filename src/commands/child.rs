@@ -158,7 +158,9 @@ impl Child {
             path: self.exe.clone(),
             why: e.to_string(),
         })?;
-        if let Some(signal) = stopped() {
+        // A child that finished is a finished test, even when a stop came as it was being reaped;
+        // the next one is then not started.
+        if let (false, Some(signal)) = (output.status.success(), stopped()) {
             return Err(interrupted(signal, true));
         }
         if !output.status.success() {
