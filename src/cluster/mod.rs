@@ -38,13 +38,37 @@ use link::Link;
 use message::Message;
 pub use results::Finished;
 
-/// How many processes an MPI launcher (Open MPI, MPICH/Hydra, Slurm's `srun`) started alongside
-/// this one, when one did.
-#[cfg_attr(feature = "mpi", allow(dead_code))]
-fn launched_copies() -> Option<u32> {
-    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS"]
-        .iter()
-        .find_map(|name| std::env::var(name).ok()?.trim().parse().ok())
+/// How many processes a launcher (Open MPI, MPICH/Hydra, PMI/PMIx, a Slurm step) says it started
+/// alongside this one, and the variable that says so, when one does: the largest count any of its
+/// variables gives. Slurm's `SLURM_STEP_NUM_TASKS` counts only inside a task of a step (with
+/// `SLURM_PROCID`); `SLURM_NTASKS` alone is a batch script's allocation, not copies started.
+fn launched_copies() -> Option<(&'static str, u32)> {
+    let count = |name: &'static str| {
+        let n: u32 = std::env::var(name).ok()?.trim().parse().ok()?;
+        Some((name, n))
+    };
+    let slurm = std::env::var_os("SLURM_PROCID").and_then(|_| count("SLURM_STEP_NUM_TASKS"));
+    ["OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "PMI_SIZE"]
+        .into_iter()
+        .filter_map(count)
+        .chain(slurm)
+        .max_by_key(|&(_, n)| n)
+}
+
+/// The refusal of copies a launcher started that cannot run as one measurement, when `ranks` is
+/// how many MPI sees (1 without MPI): a launcher that says more is refused, since each copy would
+/// run the whole test on its own, on the same targets.
+fn refuse_lone_copies(ranks: u32, with_mpi: bool) -> Option<String> {
+    let (variable, copies) = launched_copies().filter(|&(_, n)| n > 1 && ranks == 1)?;
+    Some(if with_mpi {
+        format!(
+            "iospd: the launcher started {copies} copies ({variable}={copies}) but MPI sees this one alone (a world of 1 rank): each would run the whole test on its own, on the same targets. Launch them as one MPI job: use srun --mpi=pmix or mpirun (srun --mpi=list shows what Slurm offers)"
+        )
+    } else {
+        format!(
+            "iospd: a launcher started {copies} copies ({variable}={copies}) of an iospd built without MPI; each would run the whole test on its own, on the same targets. Build with MPI (cargo build --release --features mpi; README, \"Many hosts\"), or run iospd without the launcher"
+        )
+    })
 }
 
 /// This process's place in the measurement: alone, or one rank of many.
@@ -106,6 +130,12 @@ impl Cluster {
         match mpi::MpiLink::join() {
             Some(Ok(link)) => {
                 let (rank, ranks) = (link.rank(), link.ranks());
+                if let Some(why) = refuse_lone_copies(ranks, true) {
+                    // Leaves MPI first, so the launcher sees a plain exit.
+                    drop(link);
+                    shout(&why);
+                    std::process::exit(crate::EXIT_BAD_INPUT as i32);
+                }
                 if rank != 0 {
                     crate::console::mute();
                 }
@@ -117,11 +147,8 @@ impl Cluster {
             }
             None => {}
         }
-        #[cfg(not(feature = "mpi"))]
-        if let Some(copies) = launched_copies().filter(|&n| n > 1) {
-            shout(&format!(
-                "iospd: an MPI launcher started {copies} copies of an iospd built without MPI; each would run the whole test on its own, on the same targets. Build with MPI (cargo build --release --features mpi; README, \"Many hosts\"), or run iospd without the launcher"
-            ));
+        if let Some(why) = refuse_lone_copies(1, cfg!(feature = "mpi")) {
+            shout(&why);
             std::process::exit(crate::EXIT_BAD_INPUT as i32);
         }
         Cluster::alone()

@@ -154,6 +154,45 @@ mod mpi {
         Some(command)
     }
 
+    /// N copies that MPI sees as N worlds of one (Open MPI 5 under a plain `srun`): here one rank
+    /// under `mpirun -np 1` whose Slurm step says 4 tasks. Refused before any I/O, with the fix;
+    /// one process of a batch script runs.
+    #[test]
+    fn copies_mpi_sees_alone_are_refused_with_the_launch_that_works() {
+        let test = "copies_mpi_sees_alone_are_refused_with_the_launch_that_works";
+        let dir = TempDir::new();
+        let Some(mut command) = mpirun(test, 1) else {
+            return;
+        };
+        let output = command
+            .env("SLURM_STEP_NUM_TASKS", "4")
+            .env("SLURM_PROCID", "0")
+            .args(["-c8M", "-d1", "-w50"])
+            .arg(dir.arg("t.dat"))
+            .output()
+            .unwrap();
+        let err = stderr(&output);
+        assert_ne!(output.status.code(), Some(0), "{err}");
+        assert!(
+            err.contains("4 copies (SLURM_STEP_NUM_TASKS=4) but MPI sees this one alone"),
+            "{err}"
+        );
+        assert!(err.contains("use srun --mpi=pmix or mpirun"), "{err}");
+        assert!(!dir.join("t.dat").exists());
+        // Started directly (no MPI launcher's variables) with a step of 4: the same.
+        let direct = iospd()
+            .env("SLURM_STEP_NUM_TASKS", "4")
+            .env("SLURM_PROCID", "1")
+            .args(["-c8M", "-d1", "-w50"])
+            .arg(dir.arg("t.dat"))
+            .output()
+            .unwrap();
+        assert_eq!(direct.status.code(), Some(3), "{}", stderr(&direct));
+        assert!(stderr(&direct).contains("use srun --mpi=pmix or mpirun"));
+        assert!(!dir.join("t.dat").exists());
+        super::one_process_of_a_batch_script_runs(&dir);
+    }
+
     fn latency(d: &iospd::report::Direction) -> LatencyHistogram {
         d.latency.as_ref().unwrap().histogram().unwrap()
     }
@@ -612,27 +651,47 @@ mod mpi {
 #[test]
 fn a_build_without_mpi_started_by_a_launcher_refuses_to_run_copies() {
     let dir = TempDir::new();
-    for (variable, value) in [("OMPI_COMM_WORLD_SIZE", "4"), ("PMI_SIZE", "2")] {
+    for variables in [
+        &[("OMPI_COMM_WORLD_SIZE", "4")][..],
+        &[("PMI_SIZE", "2")],
+        &[("PMIX_SIZE", "3")],
+        &[("SLURM_STEP_NUM_TASKS", "4"), ("SLURM_PROCID", "2")],
+    ] {
         let output = iospd()
-            .env(variable, value)
+            .envs(variables.iter().copied())
             .args(["-c8M", "-d1", "-w50"])
             .arg(dir.arg("t.dat"))
             .output()
             .unwrap();
-        assert_eq!(output.status.code(), Some(3), "{variable}");
-        assert!(
-            stderr(&output).contains("--features mpi"),
-            "{}",
-            stderr(&output)
-        );
+        let err = stderr(&output);
+        assert_eq!(output.status.code(), Some(3), "{variables:?}: {err}");
+        let (name, n) = variables[0];
+        assert!(err.contains("--features mpi"), "{err}");
+        assert!(err.contains(&format!("{n} copies ({name}={n})")), "{err}");
         assert!(!dir.join("t.dat").exists());
     }
-    // One copy is a plain run.
-    let one = iospd()
-        .env("OMPI_COMM_WORLD_SIZE", "1")
-        .args(["-c8M", "-d1", "-W0"])
-        .arg(dir.arg("t.dat"))
-        .output()
-        .unwrap();
-    assert_eq!(one.status.code(), Some(0), "{}", stderr(&one));
+    one_process_of_a_batch_script_runs(&dir);
+}
+
+/// One copy is a plain run, and so is one process of a batch script (an allocation of 4 tasks,
+/// no step of 4).
+fn one_process_of_a_batch_script_runs(dir: &TempDir) {
+    for variables in [
+        &[("OMPI_COMM_WORLD_SIZE", "1")][..],
+        &[("SLURM_NTASKS", "4"), ("SLURM_PROCID", "0")],
+        &[("SLURM_STEP_NUM_TASKS", "4")],
+    ] {
+        let one = iospd()
+            .envs(variables.iter().copied())
+            .args(["-c8M", "-d1", "-W0"])
+            .arg(dir.arg("t.dat"))
+            .output()
+            .unwrap();
+        assert_eq!(
+            one.status.code(),
+            Some(0),
+            "{variables:?}: {}",
+            stderr(&one)
+        );
+    }
 }
