@@ -40,6 +40,7 @@ fn ns_per_io(target: &str, options: &[&str]) -> f64 {
             stop: &stop,
             messages: run::Messages::silent(),
             peers: &run::Alone::default(),
+            metrics: None,
         },
     )
     .expect("the run succeeds");

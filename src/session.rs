@@ -11,6 +11,8 @@ use crate::clock::Monotonic;
 use crate::cluster::{Cluster, Finished};
 use crate::console::{out, say};
 use crate::exit::EXIT_RUN_ERROR;
+use crate::live::metrics::server::Server;
+use crate::live::metrics::{Metrics, Phase, RunInfo};
 use crate::profile::{Action, Profile};
 use crate::report::{self, Report};
 use crate::safety::LinuxView;
@@ -82,6 +84,7 @@ fn measure(template: &Profile, warnings: Vec<String>, cluster: &Cluster) -> Resu
         .prepare(template)
         .map_err(|r| refuse(run::RunError::Refused(r).into()))?;
     let mut cleared = crate::safety::check(profile, &LinuxView).map_err(|e| refuse(e.into()))?;
+    let served = serve_metrics(profile, cluster).map_err(refuse)?;
     let reports = Rc::new(RefCell::new(std::mem::take(&mut cleared.outputs.reports)));
     // Rank 0 of a run across ranks: what it can save when the ranks cannot end together.
     cluster.last_words({
@@ -135,8 +138,12 @@ fn measure(template: &Profile, warnings: Vec<String>, cluster: &Cluster) -> Resu
                 checkpoint: &checkpoint,
             },
             peers: cluster,
+            metrics: served.as_ref().map(|(metrics, _)| metrics),
         },
     )?;
+    if let Some((metrics, _)) = &served {
+        metrics.set_phase(Phase::Done);
+    }
     let report = Report::new(profile, &host.system_info(), &results);
     let (mut code, mut lines) = run::ending(profile, &results);
     // A sweep that stopped early reports the points that finished and fails.
@@ -175,6 +182,39 @@ fn measure(template: &Profile, warnings: Vec<String>, cluster: &Cluster) -> Resu
     for line in lines {
         say(&line);
     }
+    if let Some((_, server)) = served {
+        server.finish(say);
+    }
     // A report that could not be written is a failure, and a failure outranks a signal's status.
     Ok(if unwritten { EXIT_RUN_ERROR } else { code })
+}
+
+/// `--metrics`: the endpoint, listening before anything is written (rank 0 of a run across ranks
+/// serves; the others do not).
+fn serve_metrics(profile: &Profile, cluster: &Cluster) -> Result<Option<(Metrics, Server)>, Error> {
+    let Some(address) = profile.observe.metrics.filter(|_| cluster.leads()) else {
+        return Ok(None);
+    };
+    let started = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let metrics = Metrics::new(RunInfo {
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        command: profile.command_line.clone(),
+        run_id: format!(
+            "{}-{}-{}",
+            cluster.whoami().host,
+            std::process::id(),
+            started.as_secs()
+        ),
+    });
+    let server = Server::start(address, metrics.clone()).map_err(|e| {
+        run::RunError::Refused(run::Refusal {
+            code: crate::exit::EXIT_BAD_INPUT,
+            message: format!(
+                "--metrics: cannot listen on {address}: {e}; name a free port (ss -ltn lists those in use) or an address of this host"
+            ),
+        })
+    })?;
+    Ok(Some((metrics, server)))
 }

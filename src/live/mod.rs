@@ -12,6 +12,7 @@
 //! long the run lasts.
 
 pub mod histlog;
+pub mod metrics;
 pub mod progress;
 pub mod timeseries;
 

@@ -250,6 +250,9 @@ pub struct Observe {
     pub checkpoint_s: Option<u32>,
     /// `--quiet`: no progress line.
     pub quiet: bool,
+    /// `--metrics=`: where the live metrics are served.
+    #[serde(default)]
+    pub metrics: Option<std::net::SocketAddr>,
 }
 
 /// XML `<PrecreateFiles>`: which `<FileSize>` files are created before the first timespan.

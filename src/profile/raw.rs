@@ -196,6 +196,8 @@ pub struct RawArgs {
     pub checkpoint_s: Option<u32>,
     /// `--quiet`: no progress line.
     pub quiet: bool,
+    /// `--metrics=`: where the live metrics are served.
+    pub metrics: Option<std::net::SocketAddr>,
     /// `--sqpoll[=ms]`: the SQ polling thread's idle time.
     pub sqpoll_idle_ms: Option<u32>,
     /// `--iopoll`: polled completions.

@@ -82,6 +82,7 @@ pub fn resolve(raw: &RawArgs, command_line: String) -> Result<Resolved, ProfileE
         trace: raw.trace.clone(),
         checkpoint_s: raw.checkpoint_s,
         quiet: raw.quiet,
+        metrics: raw.metrics,
     };
     profile.start_at_unix_ns = raw.start_at.map(start_at).transpose()?;
     profile.pause_s = raw.pause_s.unwrap_or(0);

@@ -26,6 +26,8 @@ pub struct Context<'a, C: Clock> {
     pub messages: Messages<'a>,
     /// The other processes of the measurement ([`Alone`](super::Alone) for a run on its own).
     pub peers: &'a dyn Peers,
+    /// `--metrics`: the live metrics the endpoint serves.
+    pub metrics: Option<&'a crate::live::metrics::Metrics>,
 }
 
 /// Runs every timespan of a profile on the targets and outputs the safety gate cleared. First every
@@ -44,6 +46,7 @@ pub fn measure<C: Clock>(
         stop,
         messages,
         peers,
+        metrics,
     } = context;
     let Messages {
         mut pending,
@@ -66,11 +69,14 @@ pub fn measure<C: Clock>(
         let notices = crate::targets::precreate(&mut checked, cleared, stop)?;
         Ok((streams, notices))
     });
-    let ((sinks, trace_file), notices) = match created {
+    let ((mut sinks, trace_file), notices) = match created {
         Ok(created) => created,
         Err(error) => return Err(not_ready(error, peers)),
     };
     pending.extend(notices);
+    if let Some(metrics) = metrics {
+        sinks.push(Box::new(metrics.sink()));
+    }
     let mut runner = Runner {
         profile,
         engine,
@@ -84,6 +90,7 @@ pub fn measure<C: Clock>(
         allowed_cpus: host.allowed_cpus(),
         memlock_predicted,
         sinks,
+        metrics,
         trace: trace_file,
         verify: profile.verify.as_ref().map(|v| {
             verifying::RunVerify::new(v.stop_at_first, cleared.outputs.verify_state.take())
@@ -302,6 +309,7 @@ fn check_memory(
     let live = observe.timeseries.is_some()
         || observe.histlog.is_some()
         || observe.checkpoint_s.is_some()
+        || observe.metrics.is_some()
         || !observe.quiet;
     let mut notice = None;
     for (timespan, plans) in profile.timespans.iter().zip(plans) {
@@ -360,6 +368,7 @@ struct Runner<'a, C: Clock> {
     /// The memlock notice was given before the run.
     memlock_predicted: bool,
     sinks: Vec<Box<dyn crate::live::Sink>>,
+    metrics: Option<&'a crate::live::metrics::Metrics>,
     trace: Option<crate::trace::writer::TraceFile>,
     /// `--verify`: the run id and the tables between timespans.
     verify: Option<verifying::RunVerify>,
@@ -438,6 +447,7 @@ impl<C: Clock> Runner<'_, C> {
             interval_ns,
             keep_rows,
             sinks: &mut self.sinks,
+            metrics: self.metrics,
             progress,
             trace: self.trace.as_mut(),
             periodic: period.map(|p| (p, &mut write_checkpoint as monitor::Periodic<'_>)),

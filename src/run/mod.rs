@@ -142,6 +142,8 @@ pub struct Observers<'s> {
     pub keep_rows: bool,
     /// Where finished intervals go (the CSV, the interval log).
     pub sinks: &'s mut [Box<dyn crate::live::Sink>],
+    /// `--metrics`: where the phase is shown (a sink among `sinks` takes the intervals).
+    pub metrics: Option<&'s crate::live::metrics::Metrics>,
     /// Show the progress line (on a terminal).
     pub progress: bool,
     /// `--trace`: the file the trace's writer thread appends to.
@@ -316,6 +318,9 @@ pub fn execute<'s, C: Clock>(
     );
     if input.engine == EngineKind::IoUring && input.plans.iter().any(|p| p.cpu.is_some()) {
         monitor.spread_io_workers(input.worker_cpus);
+    }
+    if let Some(metrics) = observers.metrics {
+        monitor.show_phase(metrics);
     }
     if let Some((period, action)) = observers.periodic {
         monitor.every(period, action);

@@ -8,6 +8,7 @@ use std::time::SystemTime;
 use crate::clock::{Clock, Nanos, monotonic_now};
 use crate::events;
 use crate::live::Collector;
+use crate::live::metrics::{self, Metrics};
 use crate::live::progress::{self, Phase, Progress};
 use crate::stats::{CpuTimes, LostTarget};
 use crate::targets::PreparedTarget;
@@ -54,6 +55,8 @@ pub struct Monitor<'a, C: Clock> {
     /// Pinned threads on io_uring: the CPUs their kernel workers may use, and when they were last
     /// widened to them.
     io_workers: Option<(&'a [u32], Nanos)>,
+    /// `--metrics`: where the phase is shown.
+    metrics: Option<&'a Metrics>,
 }
 
 /// How often a new io_uring worker of a pinned thread is looked for.
@@ -86,7 +89,14 @@ impl<'a, C: Clock> Monitor<'a, C> {
             window: None,
             peers,
             io_workers: None,
+            metrics: None,
         }
+    }
+
+    /// Shows the run's phase in `metrics` from now on.
+    pub fn show_phase(&mut self, metrics: &'a Metrics) {
+        metrics.set_phase(metrics::Phase::Preparing);
+        self.metrics = Some(metrics);
     }
 
     /// Keeps the kernel's io_uring workers of pinned threads free to run on any of `cpus` (see
@@ -223,6 +233,15 @@ impl<'a, C: Clock> Monitor<'a, C> {
         let Some(schedule) = self.schedule else {
             return;
         };
+        if let Some(shown) = self.metrics {
+            shown.set_phase(if now < schedule.warmup_end {
+                metrics::Phase::WarmUp
+            } else if now < schedule.measure_end {
+                metrics::Phase::Measuring
+            } else {
+                metrics::Phase::CoolDown
+            });
+        }
         if let Some(collector) = &mut self.collector {
             let stop_at = self.stop.load(Ordering::Relaxed);
             if stop_at != 0 {

@@ -161,6 +161,21 @@ impl LatencyHistogram {
             .collect()
     }
 
+    /// Adds its samples to fixed buckets: `counts[i]` gets the samples above `upper_ns[i - 1]` and
+    /// at most `upper_ns[i]` (ascending bounds), and `counts[upper_ns.len()]` those above the last.
+    /// A sample counts as the value the percentiles give it (the highest value equivalent to it,
+    /// within the exact minimum and maximum), so a percentile lies in the bucket its rank falls in.
+    pub fn add_to_buckets(&self, upper_ns: &[u64], counts: &mut [u64]) {
+        debug_assert_eq!(counts.len(), upper_ns.len() + 1);
+        for v in self.histogram.iter_recorded() {
+            let value = self
+                .histogram
+                .highest_equivalent(v.value_iterated_to())
+                .clamp(self.min, self.max);
+            counts[upper_ns.partition_point(|&upper| upper < value)] += v.count_at_value();
+        }
+    }
+
     /// Number of distinct recorded values (buckets with a count).
     pub fn distinct_values(&self) -> usize {
         self.histogram.iter_recorded().count()
@@ -369,5 +384,23 @@ mod tests {
         assert_eq!((h.count(), h.min(), h.max()), (0, 0, 0));
         assert_eq!(h.percentiles(&[0.5]), vec![0]);
         assert_eq!(h.stddev(), 0.0);
+    }
+
+    #[test]
+    fn fixed_buckets_hold_each_sample_where_its_percentile_lies() {
+        let mut h = LatencyHistogram::new();
+        for v in 1..=1000u64 {
+            h.record(v * 1000);
+        }
+        let upper = [100_500, 500_500, 998_500];
+        let mut counts = [0u64; 4];
+        h.add_to_buckets(&upper, &mut counts);
+        assert_eq!(counts, [100, 400, 498, 2]);
+        // The p99 (990 µs) is in the bucket where the 990th sample falls.
+        let p99 = h.percentiles(&[0.99])[0];
+        assert!(p99 > 500_500 && p99 <= 998_500, "{p99}");
+        // Added again, they add.
+        h.add_to_buckets(&upper, &mut counts);
+        assert_eq!(counts, [200, 800, 996, 4]);
     }
 }

@@ -29,6 +29,7 @@ mod html;
 mod hygiene;
 mod inputs;
 mod layers;
+mod metrics;
 mod observe;
 mod options;
 mod parity;

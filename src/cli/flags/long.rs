@@ -130,6 +130,19 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         apply: |v, raw| once(&mut raw.timeseries, file_value(v, "--timeseries=run.csv")?),
     },
     LongFlag {
+        name: "metrics",
+        usage: (
+            "--metrics=<[host:]port>",
+            "serve live OpenMetrics for Prometheus at http://<host:port>/metrics while the run goes (a port alone: loopback)",
+        ),
+        apply: |v, raw| {
+            let v = v.filter(|v| !v.is_empty()).ok_or_else(|| {
+                "expects a port or host:port; for example --metrics=9464 (loopback) or --metrics=0.0.0.0:9464".to_string()
+            })?;
+            super::apply_metrics(v, raw)
+        },
+    },
+    LongFlag {
         name: "histlog",
         usage: (
             "--histlog=<file>",

@@ -627,3 +627,33 @@ fn outputs() {
     );
     assert!((flag.apply)(None, &mut raw).is_err());
 }
+
+/// A long option and its value, as the command line gives them.
+fn apply_long(token: &str) -> Result<RawArgs, String> {
+    let mut raw = RawArgs::default();
+    let (name, value) = token[2..].split_once('=').unwrap_or((&token[2..], ""));
+    let flag = find_long(name).expect("long option in table");
+    (flag.apply)(Some(value), &mut raw)?;
+    Ok(raw)
+}
+
+#[test]
+fn metrics_address() {
+    let raw = apply_long("--metrics=9464").unwrap();
+    assert_eq!(raw.metrics, Some("127.0.0.1:9464".parse().unwrap()));
+    let raw = apply_long("--metrics=:9464").unwrap();
+    assert_eq!(raw.metrics, Some("127.0.0.1:9464".parse().unwrap()));
+    let raw = apply_long("--metrics=0.0.0.0:9100").unwrap();
+    assert_eq!(raw.metrics, Some("0.0.0.0:9100".parse().unwrap()));
+    let raw = apply_long("--metrics=[::1]:9100").unwrap();
+    assert_eq!(raw.metrics, Some("[::1]:9100".parse().unwrap()));
+    for bad in [
+        "--metrics=",
+        "--metrics=x",
+        "--metrics=1.2.3.4",
+        "--metrics=99999",
+    ] {
+        let error = apply_long(bad).unwrap_err();
+        assert!(error.contains("--metrics=9464"), "{bad}: {error}");
+    }
+}

@@ -9,6 +9,7 @@ use crate::profile::{
     FlushEvery, IoRing, ResultFormat, Skew,
 };
 use crate::units::{Size, parse_in_range, parse_size};
+use std::net::ToSocketAddrs;
 
 /// `-a`, `-ag`, `-a0,1,4-7`, `-ag0,0,1`, and the 2.3 ordering letters `-ac -as -ap -aP -ae -aE -aup`.
 pub fn apply_affinity(value: &str, raw: &mut RawArgs) -> Result<(), String> {
@@ -366,4 +367,27 @@ pub fn apply_result_format(value: &str, raw: &mut RawArgs) -> Result<(), String>
         Some(format) => once(&mut raw.result_format, format),
         None => Ok(()),
     }
+}
+
+/// `--metrics=<addr:port>`, the address to serve live metrics on: `<port>` or `:<port>` is loopback (127.0.0.1), `<host>:<port>`
+/// as given (`0.0.0.0:9464` to serve every interface).
+pub fn apply_metrics(value: &str, raw: &mut RawArgs) -> Result<(), String> {
+    let value = value.trim();
+    let with_host = match value.strip_prefix(':').unwrap_or(value) {
+        port if !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) => {
+            format!("127.0.0.1:{port}")
+        }
+        _ => value.to_string(),
+    };
+    let refused = |why: &str| {
+        format!(
+            "'{value}' is not an address to serve metrics on ({why}); give a port (--metrics=9464, on loopback) or a host and port (--metrics=0.0.0.0:9464)"
+        )
+    };
+    let found = with_host
+        .to_socket_addrs()
+        .map_err(|e| refused(&e.to_string()))?
+        .next()
+        .ok_or_else(|| refused("it names no address"))?;
+    super::once(&mut raw.metrics, found)
 }

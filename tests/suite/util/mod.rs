@@ -182,6 +182,7 @@ pub fn golden_report(args: &[&str], dir: &TempDir) -> Report {
             stop: &stop,
             messages: run::Messages::silent(),
             peers: &run::Alone::default(),
+            metrics: None,
         },
     )
     .expect("run succeeds");

@@ -31,6 +31,7 @@ const PACKAGES: &[(&str, &str)] = &[
     ("mount", "mount"),
     ("mpirun", "openmpi-bin"),
     ("partx", "util-linux"),
+    ("prometheus", "prometheus"),
     ("python3", "python3"),
     ("script", "bsdutils"),
     ("setpriv", "util-linux"),

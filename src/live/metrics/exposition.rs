@@ -1,0 +1,300 @@
+//! The metrics as a scraper reads them: OpenMetrics text when the scraper asks for it (Prometheus
+//! does), the Prometheus text format 0.0.4 otherwise; the encoding is `prometheus-client`'s, the
+//! numbers are the [`State`]'s.
+//!
+//! ```text
+//! iospd_ios_total{target,direction}             completions measured (every timespan)
+//! iospd_bytes_total{target,direction}           bytes they moved
+//! iospd_latency_seconds{target,direction}       histogram: _bucket{le}, _sum, _count
+//! iospd_interval_ios_per_second{…}              the latest interval's rates
+//! iospd_interval_bytes_per_second{…}
+//! iospd_in_flight{target,direction}             mean I/Os in flight in the latest interval
+//! iospd_phase{phase}                            1 for the phase the run is in, 0 for the others
+//! iospd_timespan                                the timespan running (1-based)
+//! iospd_intervals_total                         finished intervals
+//! iospd_run_info{version,command,run_id}        1
+//! ```
+
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{DescriptorEncoder, NoLabelSet};
+use prometheus_client::metrics::MetricType;
+use prometheus_client::metrics::exemplar::Exemplar;
+use prometheus_client::registry::{Registry, Unit};
+
+use super::{Metrics, Phase, Series, State, buckets};
+
+/// The exposition formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// `application/openmetrics-text; version=1.0.0`.
+    OpenMetrics,
+    /// `text/plain; version=0.0.4`.
+    Text,
+}
+
+impl Format {
+    /// The format a request's `Accept` header asks for.
+    pub fn accepted(accept: Option<&str>) -> Format {
+        match accept {
+            Some(accept) if accept.contains("application/openmetrics-text") => Format::OpenMetrics,
+            _ => Format::Text,
+        }
+    }
+
+    /// The response's `Content-Type`.
+    pub fn content_type(self) -> &'static str {
+        match self {
+            Format::OpenMetrics => "application/openmetrics-text; version=1.0.0; charset=utf-8",
+            Format::Text => prometheus_client::encoding::prometheus_text::CONTENT_TYPE,
+        }
+    }
+}
+
+/// Renders the metrics for scrapes.
+#[derive(Debug)]
+pub struct Exposition {
+    registry: Registry,
+}
+
+impl Exposition {
+    /// The exposition of `metrics`.
+    pub fn new(metrics: Metrics) -> Exposition {
+        let mut registry = Registry::default();
+        registry.register_collector(Box::new(Now(metrics)));
+        Exposition { registry }
+    }
+
+    /// The metrics now, in `format`.
+    pub fn render(&self, format: Format) -> String {
+        let mut out = String::with_capacity(16 * 1024);
+        let encoded = match format {
+            Format::OpenMetrics => {
+                prometheus_client::encoding::text::encode(&mut out, &self.registry)
+            }
+            Format::Text => {
+                prometheus_client::encoding::prometheus_text::encode(&mut out, &self.registry)
+            }
+        };
+        // Writing into a String fails only on a formatting bug; say so rather than serve half.
+        encoded.expect("the metrics encode into memory");
+        out
+    }
+}
+
+/// The collector the registry calls on each scrape: reads the state as it is now.
+#[derive(Debug)]
+struct Now(Metrics);
+
+type Labels<'a> = [(&'static str, &'a str); 2];
+
+fn labels(series: &Series) -> Labels<'_> {
+    [("target", &series.target), ("direction", series.direction)]
+}
+
+impl Collector for Now {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        let phase = self.0.phase();
+        // A copy, so a scrape holds the lock only as long as the copy takes.
+        let state: State = self.0.state().clone();
+        let each = |encoder: &mut DescriptorEncoder,
+                    name: &str,
+                    help: &str,
+                    unit: Option<Unit>,
+                    kind: MetricType,
+                    value: &dyn Fn(&Series) -> f64|
+         -> Result<(), std::fmt::Error> {
+            let mut metric = encoder.encode_descriptor(name, help, unit.as_ref(), kind)?;
+            for series in &state.series {
+                let labels = labels(series);
+                let mut family = metric.encode_family(&labels)?;
+                match kind {
+                    MetricType::Counter => family
+                        .encode_counter::<NoLabelSet, _, f64>(&(value(series) as u64), None)?,
+                    _ => family.encode_gauge(&value(series))?,
+                }
+            }
+            Ok(())
+        };
+        each(
+            &mut encoder,
+            "iospd_ios",
+            "I/Os completed in the measured windows so far, as the final report counts them",
+            None,
+            MetricType::Counter,
+            &|s| s.ios as f64,
+        )?;
+        each(
+            &mut encoder,
+            "iospd_bytes",
+            "Bytes moved by those I/Os",
+            None,
+            MetricType::Counter,
+            &|s| s.bytes as f64,
+        )?;
+        {
+            let mut metric = encoder.encode_descriptor(
+                "iospd_latency",
+                "Latency of those I/Os (classic buckets, 8 per decade from 1 us to 80 s)",
+                Some(&Unit::Seconds),
+                MetricType::Histogram,
+            )?;
+            let bounds: Vec<f64> = buckets::UPPER_NS
+                .iter()
+                .map(|&ns| buckets::seconds(ns))
+                .chain([f64::INFINITY])
+                .collect();
+            for series in &state.series {
+                let labels = labels(series);
+                let mut family = metric.encode_family(&labels)?;
+                let counts: Vec<(f64, u64)> = bounds
+                    .iter()
+                    .copied()
+                    .zip(series.buckets.iter().copied())
+                    .collect();
+                family.encode_histogram::<NoLabelSet>(
+                    series.latency_sum_ns as f64 / 1e9,
+                    series.ios,
+                    &counts,
+                    None::<&std::collections::HashMap<usize, Exemplar<NoLabelSet, f64>>>,
+                )?;
+            }
+        }
+        each(
+            &mut encoder,
+            "iospd_interval_ios_per_second",
+            "I/Os per second in the latest finished interval",
+            None,
+            MetricType::Gauge,
+            &|s| s.rates.ios_per_s,
+        )?;
+        each(
+            &mut encoder,
+            "iospd_interval_bytes_per_second",
+            "Bytes per second in the latest finished interval",
+            None,
+            MetricType::Gauge,
+            &|s| s.rates.bytes_per_s,
+        )?;
+        each(
+            &mut encoder,
+            "iospd_in_flight",
+            "Mean I/Os in flight in the latest finished interval (its latencies summed over its length)",
+            None,
+            MetricType::Gauge,
+            &|s| s.rates.in_flight,
+        )?;
+        {
+            let mut metric = encoder.encode_descriptor(
+                "iospd_phase",
+                "1 for the phase the run is in (preparing, warmup, measuring, cooldown, done)",
+                None,
+                MetricType::Gauge,
+            )?;
+            for each in Phase::ALL {
+                let labels = [("phase", each.name())];
+                metric
+                    .encode_family(&labels)?
+                    .encode_gauge(&i64::from(each == phase))?;
+            }
+        }
+        encoder
+            .encode_descriptor(
+                "iospd_timespan",
+                "The timespan running (1-based; 0 before the first)",
+                None,
+                MetricType::Gauge,
+            )?
+            .encode_gauge(&(state.timespan as i64))?;
+        encoder
+            .encode_descriptor(
+                "iospd_intervals",
+                "Intervals of the measured windows finished so far",
+                None,
+                MetricType::Counter,
+            )?
+            .encode_counter::<NoLabelSet, _, f64>(&state.intervals, None)?;
+        let info = [
+            ("version", state.info.version.as_str()),
+            ("command", state.info.command.as_str()),
+            ("run_id", state.info.run_id.as_str()),
+        ];
+        encoder
+            .encode_descriptor("iospd_run", "The run", None, MetricType::Info)?
+            .encode_info(&info)?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::live::Sink;
+    use crate::live::metrics::RunInfo;
+    use crate::stats::timeline::{IntervalOps, Row};
+
+    fn one_interval(metrics: &Metrics) {
+        let mut sink = metrics.sink();
+        sink.begin(
+            0,
+            std::time::SystemTime::now(),
+            &["/mnt/t \"1\".dat".into()],
+        )
+        .unwrap();
+        let mut ops: Vec<[IntervalOps; 2]> = vec![Default::default()];
+        for latency in [800, 1_200, 1_200, 90_000] {
+            ops[0][0].record(4096, latency);
+        }
+        ops[0][1].record(8192, 2_000_000);
+        let row = Row::new(0, 500_000_000, &ops);
+        sink.interval(&row, &ops).unwrap();
+    }
+
+    #[test]
+    fn counters_buckets_rates_phase_and_info_in_both_formats() {
+        let metrics = Metrics::new(RunInfo {
+            version: "1.2.3".into(),
+            command: "iospd -d5 t.dat".into(),
+            run_id: "h-1-2".into(),
+        });
+        one_interval(&metrics);
+        metrics.set_phase(Phase::Measuring);
+        let exposition = Exposition::new(metrics.clone());
+        let om = exposition.render(Format::OpenMetrics);
+        let target = r#"target="/mnt/t \"1\".dat""#;
+        for line in [
+            format!(r#"iospd_ios_total{{{target},direction="read"}} 4"#),
+            format!(r#"iospd_bytes_total{{{target},direction="write"}} 8192"#),
+            format!(r#"iospd_latency_seconds_bucket{{le="0.000001",{target},direction="read"}} 1"#),
+            format!(
+                r#"iospd_latency_seconds_bucket{{le="0.0000015",{target},direction="read"}} 3"#
+            ),
+            format!(r#"iospd_latency_seconds_bucket{{le="0.00008",{target},direction="read"}} 3"#),
+            format!(r#"iospd_latency_seconds_bucket{{le="0.0001",{target},direction="read"}} 4"#),
+            format!(r#"iospd_latency_seconds_bucket{{le="+Inf",{target},direction="read"}} 4"#),
+            format!(r#"iospd_latency_seconds_count{{{target},direction="read"}} 4"#),
+            format!(r#"iospd_interval_ios_per_second{{{target},direction="read"}} 8.0"#),
+            r#"iospd_phase{phase="measuring"} 1"#.to_string(),
+            r#"iospd_phase{phase="warmup"} 0"#.to_string(),
+            r#"iospd_run_info{version="1.2.3",command="iospd -d5 t.dat",run_id="h-1-2"} 1"#
+                .to_string(),
+        ] {
+            assert!(om.lines().any(|l| l == line), "{line} in\n{om}");
+        }
+        assert!(om.ends_with("# EOF\n"));
+        // The latency sum in seconds; the mean in flight is the latencies over the interval.
+        assert!(om.contains("iospd_latency_seconds_sum{"));
+        let in_flight = format!(r#"iospd_in_flight{{{target},direction="write"}} 0.004"#);
+        assert!(om.lines().any(|l| l == in_flight), "{om}");
+        let text = exposition.render(Format::Text);
+        assert!(!text.contains("# EOF"));
+        assert!(text.contains("iospd_ios_total{"), "{text}");
+    }
+
+    #[test]
+    fn prometheus_asks_for_openmetrics() {
+        let prometheus = "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1";
+        assert_eq!(Format::accepted(Some(prometheus)), Format::OpenMetrics);
+        assert_eq!(Format::accepted(Some("*/*")), Format::Text);
+        assert_eq!(Format::accepted(None), Format::Text);
+    }
+}

@@ -1,0 +1,296 @@
+//! `--metrics=<addr:port>`: the run's live numbers for a Prometheus (or any OpenMetrics scraper)
+//! while it goes. The collector hands each finished interval to a [`MetricsSink`], which adds it to
+//! the shared [`State`] (cumulative counters, classic latency buckets, the interval's rates); the
+//! monitor sets the phase. A server thread (see [`server`]) renders the state for each scrape, so
+//! the I/O threads never see a client, and a client can only ever wait on the main thread's brief
+//! update of one interval.
+
+pub mod buckets;
+pub mod exposition;
+pub mod server;
+
+use std::sync::atomic::{AtomicU8, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::SystemTime;
+
+use super::Sink;
+use crate::stats::timeline::{IntervalOps, Row};
+
+/// Where the run stands, as the `iospd_phase` metric says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Phase {
+    /// Checks, target creation, opening: no load yet.
+    Preparing = 0,
+    /// The warm-up (`-W`): load, not measured.
+    WarmUp = 1,
+    /// The measured window.
+    Measuring = 2,
+    /// The cool-down (`-C`).
+    CoolDown = 3,
+    /// The run is over; the numbers are final.
+    Done = 4,
+}
+
+impl Phase {
+    /// Every phase, in order.
+    pub const ALL: [Phase; 5] = [
+        Phase::Preparing,
+        Phase::WarmUp,
+        Phase::Measuring,
+        Phase::CoolDown,
+        Phase::Done,
+    ];
+
+    /// The label value.
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Preparing => "preparing",
+            Phase::WarmUp => "warmup",
+            Phase::Measuring => "measuring",
+            Phase::CoolDown => "cooldown",
+            Phase::Done => "done",
+        }
+    }
+}
+
+/// What identifies the run: the `iospd_run_info` metric's labels.
+#[derive(Debug, Clone, Default)]
+pub struct RunInfo {
+    /// iospd's version.
+    pub version: String,
+    /// The command line as typed.
+    pub command: String,
+    /// This run among others (host, process and start time).
+    pub run_id: String,
+}
+
+/// One target and direction, over the whole run (every timespan that used the target).
+#[derive(Debug, Clone)]
+pub struct Series {
+    /// The target's path.
+    pub target: String,
+    /// "read" or "write".
+    pub direction: &'static str,
+    /// Completions measured so far.
+    pub ios: u64,
+    /// Bytes they moved.
+    pub bytes: u64,
+    /// Their latencies summed, ns.
+    pub latency_sum_ns: u128,
+    /// Per classic bucket (the last is +Inf): completions in it, not cumulative.
+    pub buckets: Vec<u64>,
+    /// The latest interval: I/Os and bytes per second, and the mean I/Os in flight.
+    pub rates: Rates,
+}
+
+/// The latest finished interval's numbers of one series.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Rates {
+    /// I/Os per second.
+    pub ios_per_s: f64,
+    /// Bytes per second.
+    pub bytes_per_s: f64,
+    /// Mean I/Os in flight (Little's law: the interval's latencies summed over its length).
+    pub in_flight: f64,
+}
+
+/// Everything the endpoint shows.
+#[derive(Debug, Clone, Default)]
+pub struct State {
+    /// The run.
+    pub info: RunInfo,
+    /// The timespan running (1-based; 0 before the first).
+    pub timespan: usize,
+    /// Finished intervals so far, over every timespan.
+    pub intervals: u64,
+    /// Per target and direction, in the order first seen.
+    pub series: Vec<Series>,
+}
+
+/// The shared state and phase; cloned handles see the same run.
+#[derive(Debug, Clone)]
+pub struct Metrics {
+    shared: Arc<Shared>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    state: Mutex<State>,
+    phase: AtomicU8,
+    /// Changes of the state or phase so far: what a rendering shows.
+    generation: AtomicU64,
+    /// Scrapes answered, and the latest generation one of them showed (for the wait for a last
+    /// one at the end).
+    scrapes: AtomicUsize,
+    served: AtomicU64,
+    /// When the first scrape came, for the scrapers' period.
+    first_scrape: std::sync::OnceLock<std::time::Instant>,
+}
+
+impl Metrics {
+    /// The metrics of the run `info`, in the preparing phase.
+    pub fn new(info: RunInfo) -> Metrics {
+        Metrics {
+            shared: Arc::new(Shared {
+                state: Mutex::new(State {
+                    info,
+                    ..State::default()
+                }),
+                phase: AtomicU8::new(Phase::Preparing as u8),
+                generation: AtomicU64::new(0),
+                scrapes: AtomicUsize::new(0),
+                served: AtomicU64::new(0),
+                first_scrape: std::sync::OnceLock::new(),
+            }),
+        }
+    }
+
+    /// Sets the phase (cheap: the monitor calls it on every wake).
+    pub fn set_phase(&self, phase: Phase) {
+        if self.shared.phase.swap(phase as u8, Ordering::Relaxed) != phase as u8 {
+            self.changed();
+        }
+    }
+
+    /// The state changed.
+    fn changed(&self) {
+        self.shared.generation.fetch_add(1, Ordering::Release);
+    }
+
+    /// Changes so far: a rendering of generation `g` shows every change up to `g`.
+    pub fn generation(&self) -> u64 {
+        self.shared.generation.load(Ordering::Acquire)
+    }
+
+    /// The phase now.
+    pub fn phase(&self) -> Phase {
+        let now = self.shared.phase.load(Ordering::Relaxed);
+        Phase::ALL[(now as usize).min(Phase::ALL.len() - 1)]
+    }
+
+    /// The state, for a scrape or an update.
+    pub fn state(&self) -> MutexGuard<'_, State> {
+        // A panic while holding it cannot leave the counters half-updated in a way that matters
+        // more than losing the endpoint; keep serving.
+        self.shared
+            .state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Counts one answered scrape, which showed generation `generation`.
+    pub fn scraped(&self, generation: u64) {
+        self.shared
+            .first_scrape
+            .get_or_init(std::time::Instant::now);
+        self.shared.scrapes.fetch_add(1, Ordering::Relaxed);
+        self.shared.served.fetch_max(generation, Ordering::Release);
+    }
+
+    /// The mean time between scrapes so far, once there were two.
+    pub fn scrape_period(&self) -> Option<std::time::Duration> {
+        let first = self.shared.first_scrape.get()?;
+        let between = self.scrapes().checked_sub(1).filter(|&n| n > 0)?;
+        Some(first.elapsed() / between as u32)
+    }
+
+    /// The latest generation a scrape showed.
+    pub fn served(&self) -> u64 {
+        self.shared.served.load(Ordering::Acquire)
+    }
+
+    /// Scrapes answered so far.
+    pub fn scrapes(&self) -> usize {
+        self.shared.scrapes.load(Ordering::Relaxed)
+    }
+
+    /// The sink that feeds it from the collector.
+    pub fn sink(&self) -> MetricsSink {
+        MetricsSink {
+            metrics: self.clone(),
+            series: Vec::new(),
+        }
+    }
+}
+
+/// Adds each finished interval to the shared state.
+pub struct MetricsSink {
+    metrics: Metrics,
+    /// For each timespan target: its read and write series.
+    series: Vec<[usize; 2]>,
+}
+
+impl Sink for MetricsSink {
+    fn begin(
+        &mut self,
+        timespan: usize,
+        _window_start: SystemTime,
+        targets: &[String],
+    ) -> std::io::Result<()> {
+        let mut state = self.metrics.state();
+        state.timespan = timespan + 1;
+        // Targets of an earlier timespan only: nothing now.
+        for series in &mut state.series {
+            series.rates = Rates::default();
+        }
+        self.series = targets
+            .iter()
+            .map(|target| {
+                ["read", "write"].map(|direction| {
+                    match state
+                        .series
+                        .iter()
+                        .position(|s| s.target == *target && s.direction == direction)
+                    {
+                        Some(i) => i,
+                        None => {
+                            state.series.push(Series {
+                                target: target.clone(),
+                                direction,
+                                ios: 0,
+                                bytes: 0,
+                                latency_sum_ns: 0,
+                                buckets: vec![0; buckets::UPPER_NS.len() + 1],
+                                rates: Rates::default(),
+                            });
+                            state.series.len() - 1
+                        }
+                    }
+                })
+            })
+            .collect();
+        drop(state);
+        self.metrics.changed();
+        Ok(())
+    }
+
+    fn interval(&mut self, row: &Row, targets: &[[IntervalOps; 2]]) -> std::io::Result<()> {
+        let seconds = row.length_ms / 1e3;
+        let per_second = |n: f64| if seconds > 0.0 { n / seconds } else { 0.0 };
+        let mut state = self.metrics.state();
+        state.intervals += 1;
+        for (ops, series) in targets.iter().zip(&self.series) {
+            for (ops, &i) in ops.iter().zip(series) {
+                let s = &mut state.series[i];
+                s.ios += ops.ios;
+                s.bytes += ops.bytes;
+                s.latency_sum_ns += ops.latency.sum();
+                ops.latency
+                    .add_to_buckets(&buckets::UPPER_NS, &mut s.buckets);
+                s.rates = Rates {
+                    ios_per_s: per_second(ops.ios as f64),
+                    bytes_per_s: per_second(ops.bytes as f64),
+                    in_flight: per_second(ops.latency.sum() as f64 / 1e9),
+                };
+            }
+        }
+        drop(state);
+        self.metrics.changed();
+        Ok(())
+    }
+
+    fn describe(&self) -> String {
+        "--metrics".into()
+    }
+}

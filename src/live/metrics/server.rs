@@ -1,0 +1,293 @@
+//! The HTTP endpoint of `--metrics`: one thread, non-blocking sockets and `poll(2)`, so no client
+//! can hold it. A request must arrive whole (at most [`MAX_REQUEST`] bytes) within
+//! [`REQUEST_DEADLINE`] of the connection, and the answer must be taken within
+//! [`ANSWER_DEADLINE`]; at most [`MAX_CONNECTIONS`] are open, and a new one pushes out the oldest
+//! that has not finished its request. Every answer closes its connection. The thread renders the
+//! metrics (see [`super::exposition`]) at most once per change of the state, so a client that
+//! scrapes in a loop costs a copy of bytes, not a rendering.
+
+use std::io::{self, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::os::fd::AsRawFd;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use super::Metrics;
+use super::exposition::{Exposition, Format};
+
+/// The largest request head read; a larger one is answered 431 and closed.
+pub const MAX_REQUEST: usize = 8 * 1024;
+/// Connections open at once.
+pub const MAX_CONNECTIONS: usize = 64;
+/// Time a client has, from its connection, to send its whole request.
+pub const REQUEST_DEADLINE: Duration = Duration::from_secs(2);
+/// Time a client has, from its connection, to take the whole answer.
+pub const ANSWER_DEADLINE: Duration = Duration::from_secs(10);
+/// The longest the endpoint waits, after the run, for a scraper to read the final numbers.
+pub const MAX_LINGER: Duration = Duration::from_secs(30);
+/// How often the thread looks at its stop flag when nothing happens.
+const TICK_MS: i32 = 100;
+
+/// The endpoint's thread.
+pub struct Server {
+    address: SocketAddr,
+    metrics: Metrics,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Server {
+    /// Listens on `address` and serves `metrics` from a thread of its own.
+    pub fn start(address: SocketAddr, metrics: Metrics) -> io::Result<Server> {
+        let listener = TcpListener::bind(address)?;
+        listener.set_nonblocking(true)?;
+        let address = listener.local_addr()?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let thread = std::thread::Builder::new()
+            .name("iospd-metrics".into())
+            .spawn({
+                let (metrics, stop) = (metrics.clone(), stop.clone());
+                move || serve(&listener, &metrics, &stop)
+            })?;
+        Ok(Server {
+            address,
+            metrics,
+            stop,
+            thread: Some(thread),
+        })
+    }
+
+    /// Where it listens (the port chosen when asked for port 0).
+    pub fn address(&self) -> SocketAddr {
+        self.address
+    }
+
+    /// The run is over and its numbers final: when a scraper has been scraping, waits until one
+    /// has read them (up to two of its periods, at most [`MAX_LINGER`]), so the last interval
+    /// reaches the scraper too; then stops. `say` hears of a wait longer than a second.
+    pub fn finish(mut self, say: impl Fn(&str)) {
+        self.metrics.set_phase(super::Phase::Done);
+        let final_state = self.metrics.generation();
+        if let Some(period) = self.metrics.scrape_period() {
+            let patience = (period * 2).min(MAX_LINGER);
+            if patience > Duration::from_secs(1) {
+                say(&format!(
+                    "iospd: serving the final metrics until the next scrape (at most {} s)",
+                    patience.as_secs()
+                ));
+            }
+            let end = Instant::now() + patience;
+            while self.metrics.served() < final_state && Instant::now() < end {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+        self.stop();
+    }
+
+    fn stop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// One client.
+struct Connection {
+    stream: TcpStream,
+    since: Instant,
+    request: Vec<u8>,
+    /// The answer and how much of it is sent, once the request is read.
+    answer: Option<(Vec<u8>, usize)>,
+}
+
+impl Connection {
+    fn deadline(&self) -> Instant {
+        self.since
+            + if self.answer.is_some() {
+                ANSWER_DEADLINE
+            } else {
+                REQUEST_DEADLINE
+            }
+    }
+}
+
+/// The rendered metrics, kept while the state does not change.
+struct Rendered {
+    exposition: Exposition,
+    /// Per format: the state's generation it shows, and the body.
+    bodies: [Option<(u64, Arc<[u8]>)>; 2],
+}
+
+impl Rendered {
+    fn body(&mut self, metrics: &Metrics, format: Format) -> Arc<[u8]> {
+        let slot = &mut self.bodies[format as usize];
+        let generation = metrics.generation();
+        match slot {
+            Some((shown, body)) if *shown == generation => body.clone(),
+            _ => {
+                let body: Arc<[u8]> = self.exposition.render(format).into_bytes().into();
+                *slot = Some((generation, body.clone()));
+                body
+            }
+        }
+    }
+}
+
+fn serve(listener: &TcpListener, metrics: &Metrics, stop: &AtomicBool) {
+    let mut connections: Vec<Connection> = Vec::new();
+    let mut rendered = Rendered {
+        exposition: Exposition::new(metrics.clone()),
+        bodies: [None, None],
+    };
+    let mut fds: Vec<libc::pollfd> = Vec::new();
+    while !stop.load(Ordering::Relaxed) {
+        fds.clear();
+        fds.push(libc::pollfd {
+            fd: listener.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        });
+        fds.extend(connections.iter().map(|c| libc::pollfd {
+            fd: c.stream.as_raw_fd(),
+            events: if c.answer.is_some() {
+                libc::POLLOUT
+            } else {
+                libc::POLLIN
+            },
+            revents: 0,
+        }));
+        // SAFETY: `fds` is a live, initialised array of `fds.len()` pollfd structures.
+        unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, TICK_MS) };
+        accept(listener, &mut connections);
+        let now = Instant::now();
+        connections.retain_mut(|c| now < c.deadline() && progress(c, metrics, &mut rendered));
+    }
+}
+
+/// Takes every waiting connection; at the limit, a new one replaces the oldest still reading.
+fn accept(listener: &TcpListener, connections: &mut Vec<Connection>) {
+    while let Ok((stream, _)) = listener.accept() {
+        if stream.set_nonblocking(true).is_err() {
+            continue;
+        }
+        if connections.len() >= MAX_CONNECTIONS {
+            let oldest = connections
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.answer.is_none())
+                .min_by_key(|(_, c)| c.since)
+                .map(|(i, _)| i);
+            match oldest {
+                Some(i) => {
+                    connections.swap_remove(i);
+                }
+                // Every one is being answered: this one waits for the next scrape.
+                None => continue,
+            }
+        }
+        connections.push(Connection {
+            stream,
+            since: Instant::now(),
+            request: Vec::new(),
+            answer: None,
+        });
+    }
+}
+
+/// Reads or writes what the connection allows now; false once it is done with.
+fn progress(c: &mut Connection, metrics: &Metrics, rendered: &mut Rendered) -> bool {
+    if c.answer.is_none() {
+        let mut buffer = [0u8; 2048];
+        loop {
+            match c.stream.read(&mut buffer) {
+                Ok(0) => return false,
+                Ok(n) => {
+                    let room = MAX_REQUEST - c.request.len();
+                    c.request.extend_from_slice(&buffer[..n.min(room)]);
+                    if let Some(answer) = answer(&c.request, metrics, rendered) {
+                        c.answer = Some(answer);
+                        break;
+                    }
+                    if c.request.len() >= MAX_REQUEST {
+                        c.answer = Some(plain(
+                            "431 Request Header Fields Too Large",
+                            "the request is larger than 8 KiB\n",
+                        ));
+                        break;
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return true,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(_) => return false,
+            }
+        }
+    }
+    let Some((answer, sent)) = &mut c.answer else {
+        return true;
+    };
+    while *sent < answer.len() {
+        match c.stream.write(&answer[*sent..]) {
+            Ok(0) => return false,
+            Ok(n) => *sent += n,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return true,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => return false,
+        }
+    }
+    let _ = c.stream.shutdown(std::net::Shutdown::Both);
+    false
+}
+
+/// A whole request's answer, none sent yet; `None` while the head is incomplete.
+fn answer(request: &[u8], metrics: &Metrics, rendered: &mut Rendered) -> Option<(Vec<u8>, usize)> {
+    let end = request.windows(4).position(|w| w == b"\r\n\r\n")?;
+    let head = String::from_utf8_lossy(&request[..end]);
+    let mut lines = head.split("\r\n");
+    let mut words = lines.next().unwrap_or("").split(' ');
+    let (method, path) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
+    let accept = lines.find_map(|line| {
+        let (name, value) = line.split_once(':')?;
+        name.trim()
+            .eq_ignore_ascii_case("accept")
+            .then(|| value.trim().to_string())
+    });
+    if method != "GET" && method != "HEAD" {
+        return Some(plain("405 Method Not Allowed", "GET /metrics\n"));
+    }
+    let path = path.split('?').next().unwrap_or("");
+    if path != "/metrics" && path != "/" {
+        return Some(plain("404 Not Found", "iospd serves /metrics\n"));
+    }
+    let format = Format::accepted(accept.as_deref());
+    let generation = metrics.generation();
+    let body = rendered.body(metrics, format);
+    metrics.scraped(generation);
+    let mut answer = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        format.content_type(),
+        body.len()
+    )
+    .into_bytes();
+    if method == "GET" {
+        answer.extend_from_slice(&body);
+    }
+    Some((answer, 0))
+}
+
+/// A short plain-text answer.
+fn plain(status: &str, text: &str) -> (Vec<u8>, usize) {
+    let answer = format!(
+        "HTTP/1.1 {status}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}",
+        text.len()
+    );
+    (answer.into_bytes(), 0)
+}

@@ -1,0 +1,240 @@
+//! `--metrics`: a real Prometheus scrapes a run every second, and what it stores agrees with the
+//! run's own report; clients that misbehave cannot stop or stall the run.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::util::{TempDir, iospd, stderr};
+
+/// A port free now on loopback.
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// `GET path` on loopback `port` with `accept`: the status line's code and the body.
+fn get(port: u16, path: &str, accept: Option<&str>) -> std::io::Result<(u16, String)> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port))?;
+    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+    let accept = accept.map_or(String::new(), |a| format!("Accept: {a}\r\n"));
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{accept}Connection: close\r\n\r\n"
+    )?;
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer)?;
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
+    let code = head
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    Ok((code, body.to_string()))
+}
+
+/// Percent-encodes a query parameter.
+fn encode(value: &str) -> String {
+    value
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// A Prometheus of the test's own, on loopback, scraping iospd's port every second; stopped and
+/// its data removed when dropped.
+struct Prometheus {
+    child: Child,
+    port: u16,
+    _dir: TempDir,
+}
+
+impl Prometheus {
+    fn start(tools: &crate::util::tools::Tools, scraped: u16) -> Prometheus {
+        let dir = TempDir::new();
+        let config = dir.join("prometheus.yml");
+        std::fs::write(
+            &config,
+            format!(
+                "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n  - job_name: iospd\n    static_configs:\n      - targets: ['127.0.0.1:{scraped}']\n"
+            ),
+        )
+        .unwrap();
+        let port = free_port();
+        let child = tools
+            .command("prometheus")
+            .arg(format!("--config.file={}", config.display()))
+            .arg(format!(
+                "--storage.tsdb.path={}",
+                dir.join("data").display()
+            ))
+            .arg(format!("--web.listen-address=127.0.0.1:{port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let prometheus = Prometheus {
+            child,
+            port,
+            _dir: dir,
+        };
+        let end = Instant::now() + Duration::from_secs(60);
+        while !matches!(get(port, "/-/ready", None), Ok((200, _))) {
+            assert!(Instant::now() < end, "Prometheus never became ready");
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        prometheus
+    }
+
+    /// The result of the instant query `query`.
+    fn query(&self, query: &str) -> Vec<serde_json::Value> {
+        self.query_at(query, None)
+    }
+
+    /// The result of the instant query `query` at `time` (Unix seconds; now without one).
+    fn query_at(&self, query: &str, time: Option<f64>) -> Vec<serde_json::Value> {
+        let time = time.map_or(String::new(), |t| format!("&time={t}"));
+        let (code, body) = get(
+            self.port,
+            &format!("/api/v1/query?query={}{time}", encode(query)),
+            None,
+        )
+        .unwrap();
+        assert_eq!(code, 200, "{query}: {body}");
+        let answer: serde_json::Value = serde_json::from_str(&body).unwrap();
+        answer["data"]["result"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// The one number `query` gives.
+    fn number(&self, query: &str) -> f64 {
+        self.number_at(query, None)
+    }
+
+    /// The one number `query` gives at `time`.
+    fn number_at(&self, query: &str, time: Option<f64>) -> f64 {
+        let result = self.query_at(query, time);
+        assert_eq!(result.len(), 1, "{query}: {result:?}");
+        result[0]["value"][1].as_str().unwrap().parse().unwrap()
+    }
+}
+
+impl Drop for Prometheus {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn report(output: &Output) -> serde_json::Value {
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(output));
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+/// The bounds of the classic bucket that holds `seconds`: (lower, upper].
+fn bucket_of(seconds: f64) -> (f64, f64) {
+    let mut lower = 0.0;
+    for decade in -6..=1 {
+        for step in [1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0] {
+            let upper = step * 10f64.powi(decade);
+            if seconds <= upper * (1.0 + 1e-9) {
+                return (lower, upper);
+            }
+            lower = upper;
+        }
+    }
+    (lower, f64::INFINITY)
+}
+
+#[test]
+fn a_real_prometheus_scraping_every_second_stores_what_the_report_says() {
+    let test = "a_real_prometheus_scraping_every_second_stores_what_the_report_says";
+    let Some(tools) = crate::util::tools::need(test, &["prometheus"]) else {
+        return;
+    };
+    let dir = TempDir::new();
+    let port = free_port();
+    let prometheus = Prometheus::start(&tools, port);
+    let output = iospd()
+        .args([
+            "-c64M", "-d30", "-W0", "-b4K", "-o8", "-r", "-w20", "-L", "-D1000",
+        ])
+        .args(["-Rjson", &format!("--metrics={port}")])
+        .arg(dir.arg("t.dat"))
+        .output()
+        .unwrap();
+    let report = report(&output);
+    let measured = &report["timespans"][0]["measured"];
+    let totals = &measured["totals"];
+    let target = dir.arg("t.dat");
+    for direction in ["read", "write"] {
+        let selector = format!(r#"{{direction="{direction}",target="{target}"}}"#);
+        // Counts: the last scrape has the report's totals, exactly.
+        let last =
+            |metric: &str| prometheus.number(&format!("max_over_time({metric}{selector}[5m])"));
+        let ios = totals[direction]["ios"].as_u64().unwrap();
+        assert!(ios > 0);
+        assert_eq!(last("iospd_ios_total"), ios as f64, "{direction}");
+        assert_eq!(
+            last("iospd_bytes_total"),
+            totals[direction]["bytes"].as_u64().unwrap() as f64
+        );
+        assert_eq!(last("iospd_latency_seconds_count"), ios as f64);
+        // p99 of the whole run from the final buckets: Prometheus interpolates inside the bucket
+        // the 99th percentile's rank falls in, so iospd's exact p99 is in that same bucket (whose
+        // upper bound is at most 1.5 times its lower).
+        let quantile = prometheus.number(&format!(
+            "histogram_quantile(0.99, sum by (le) (max_over_time(iospd_latency_seconds_bucket{selector}[5m])))"
+        ));
+        let p99_ns = totals[direction]["latency"]["percentiles"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["percentile"].as_f64() == Some(99.0))
+            .unwrap()["value_ns"]
+            .as_u64()
+            .unwrap();
+        let (lower, upper) = bucket_of(quantile);
+        let p99 = p99_ns as f64 / 1e9;
+        assert!(
+            lower < p99 && p99 <= upper * (1.0 + 1e-9),
+            "{direction}: Prometheus's p99 {quantile} s is in ({lower}, {upper}], iospd's is {p99} s"
+        );
+        // The rate over the last 20 s Prometheus saw, against the report's own seconds.
+        let samples = prometheus.query(&format!("iospd_ios_total{selector}[5m]"));
+        let values = samples[0]["values"].as_array().unwrap();
+        let at = values.last().unwrap()[0].as_f64().unwrap();
+        let rate = prometheus.number_at(&format!("rate(iospd_ios_total{selector}[20s])"), Some(at));
+        let rows = measured["timeline"].as_array().unwrap();
+        let own: f64 = rows[rows.len() - 20..]
+            .iter()
+            .map(|r| r["targets"][0][direction]["ios"].as_f64().unwrap())
+            .sum::<f64>()
+            / 20.0;
+        assert!(
+            (rate / own - 1.0).abs() < 0.1,
+            "{direction}: Prometheus's rate {rate}/s, the report's last 20 s {own}/s"
+        );
+    }
+    // The final scrape saw the run done, and the run's identity.
+    assert_eq!(
+        prometheus.number(r#"max_over_time(iospd_phase{phase="done"}[5m])"#),
+        1.0
+    );
+    let info = prometheus.query("last_over_time(iospd_run_info[5m])");
+    assert_eq!(
+        info[0]["metric"]["version"].as_str(),
+        Some(env!("CARGO_PKG_VERSION"))
+    );
+}
