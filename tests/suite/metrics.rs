@@ -238,3 +238,110 @@ fn a_real_prometheus_scraping_every_second_stores_what_the_report_says() {
         Some(env!("CARGO_PKG_VERSION"))
     );
 }
+
+/// Connects to loopback `port`, trying for up to 30 s while the run starts.
+fn connect(port: u16) -> TcpStream {
+    let end = Instant::now() + Duration::from_secs(30);
+    loop {
+        match TcpStream::connect(("127.0.0.1", port)) {
+            Ok(stream) => return stream,
+            Err(e) => assert!(Instant::now() < end, "the endpoint never listened: {e}"),
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn slow_huge_and_many_clients_cannot_stop_or_stall_the_run() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let dir = TempDir::new();
+    let port = free_port();
+    let run = iospd()
+        .args([
+            "-c16M", "-d8", "-W0", "-b4K", "-o4", "-r", "-D1000", "-Rjson",
+        ])
+        .arg(format!("--metrics=127.0.0.1:{port}"))
+        .arg(dir.arg("t.dat"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(connect(port));
+    // Slowloris: 200 connections that send a byte of a request every 100 ms and never end it,
+    // opened again whenever the endpoint drops one.
+    let stop = Arc::new(AtomicBool::new(false));
+    let slow = std::thread::spawn({
+        let stop = stop.clone();
+        move || {
+            let mut open: Vec<TcpStream> = Vec::new();
+            let mut reopened = 0;
+            while !stop.load(Ordering::Relaxed) {
+                while open.len() < 200 {
+                    match TcpStream::connect(("127.0.0.1", port)) {
+                        Ok(stream) => open.push(stream),
+                        Err(_) => break,
+                    }
+                    reopened += 1;
+                }
+                open.retain_mut(|s| s.write_all(b"G").is_ok());
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            reopened
+        }
+    });
+    // Many connections that say nothing at all.
+    let idle: Vec<TcpStream> = (0..300)
+        .filter_map(|_| TcpStream::connect(("127.0.0.1", port)).ok())
+        .collect();
+    // A request of 1 MiB of headers: refused once 8 KiB have come, and closed.
+    let mut huge = connect(port);
+    huge.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let _ = huge.write_all(b"GET /metrics HTTP/1.1\r\n");
+    let line = format!("X-Filler: {}\r\n", "x".repeat(1000));
+    for _ in 0..1024 {
+        if huge.write_all(line.as_bytes()).is_err() {
+            break;
+        }
+    }
+    let mut answer = Vec::new();
+    let _ = huge.read_to_end(&mut answer);
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(
+        answer.is_empty() || answer.starts_with("HTTP/1.1 431"),
+        "{answer}"
+    );
+    // Meanwhile a scraper that behaves is answered every time.
+    let mut answered = 0;
+    for _ in 0..10 {
+        let (code, body) = get(
+            port,
+            "/metrics",
+            Some("application/openmetrics-text; version=1.0.0"),
+        )
+        .expect("a scrape during the flood is answered");
+        assert_eq!(code, 200);
+        assert!(body.contains("iospd_ios_total{") && body.ends_with("# EOF\n"));
+        answered += 1;
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    // A path the endpoint does not serve.
+    assert_eq!(get(port, "/other", None).unwrap().0, 404);
+    stop.store(true, Ordering::Relaxed);
+    let reopened = slow.join().unwrap();
+    drop(idle);
+    let output = run.wait_with_output().unwrap();
+    let report = report(&output);
+    // The run went its whole length with I/O in every second.
+    let measured = &report["timespans"][0]["measured"];
+    let rows = measured["timeline"].as_array().unwrap();
+    assert_eq!(rows.len(), 8, "{}", stderr(&output));
+    for (i, row) in rows.iter().enumerate() {
+        assert!(
+            row["targets"][0]["read"]["ios"].as_u64().unwrap() > 0,
+            "second {i} did no I/O"
+        );
+    }
+    assert!(answered == 10 && reopened >= 200, "{reopened}");
+}

@@ -175,7 +175,18 @@ fn serve(listener: &TcpListener, metrics: &Metrics, stop: &AtomicBool) {
 
 /// Takes every waiting connection; at the limit, a new one replaces the oldest still reading.
 fn accept(listener: &TcpListener, connections: &mut Vec<Connection>) {
-    while let Ok((stream, _)) = listener.accept() {
+    loop {
+        let stream = match listener.accept() {
+            Ok((stream, _)) => stream,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            // Out of descriptors (or another passing failure): the connection waits in the
+            // backlog; rest rather than spin on a listener that stays readable.
+            Err(_) => {
+                std::thread::sleep(Duration::from_millis(10));
+                return;
+            }
+        };
         if stream.set_nonblocking(true).is_err() {
             continue;
         }
