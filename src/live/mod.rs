@@ -14,6 +14,7 @@
 pub mod histlog;
 pub mod metrics;
 pub mod progress;
+pub mod rows;
 pub mod timeseries;
 
 use std::collections::BTreeMap;
@@ -216,8 +217,8 @@ pub struct Collector<'s> {
     sinks: &'s mut [Box<dyn Sink>],
     /// Per sink: why and after how many intervals it stopped.
     failed: Vec<Option<(u64, io::Error)>>,
-    /// Rows kept for the report (with `-D`).
-    kept: Option<Vec<Row>>,
+    /// Rows kept for the report (with `-D`), in bounded memory.
+    kept: Option<rows::RowStore>,
     /// The latest row, for the progress line.
     latest: Option<Row>,
     /// Per thread, per target it serves: everything measured so far (for checkpoints).
@@ -266,7 +267,7 @@ pub fn channels<'s>(
         window_ns: None,
         failed: sinks.iter().map(|_| None).collect(),
         sinks,
-        kept: keep_rows.then(Vec::new),
+        kept: keep_rows.then(rows::RowStore::new),
         latest: None,
         totals: None,
     };
@@ -299,9 +300,9 @@ impl Collector<'_> {
         self.latest.as_ref()
     }
 
-    /// The rows kept so far (with `keep_rows`).
-    pub fn rows(&self) -> &[Row] {
-        self.kept.as_deref().unwrap_or_default()
+    /// The rows kept so far (with `keep_rows`), read back from disk where they spilled.
+    pub fn rows(&self) -> Vec<Row> {
+        self.kept.as_ref().map(|k| k.all()).unwrap_or_default()
     }
 
     /// Also keeps each thread's running totals, with `intervals` `-D` buckets, for
@@ -365,7 +366,7 @@ impl Collector<'_> {
             })
             .collect();
         Collected {
-            rows: self.kept.take().unwrap_or_default(),
+            rows: self.kept.take().map(|k| k.all()).unwrap_or_default(),
             errors,
         }
     }

@@ -33,7 +33,7 @@ pub fn partial(
         Some(moment.window_ns.max(1)),
         threads,
         (moment.cpu_start.clone(), cpu_now),
-        collector.rows().to_vec(),
+        collector.rows(),
     );
     // Threads hand their --verify counts over when they end: until then a partial report would
     // show zeros, as if nothing had been checked, so it shows none.

@@ -1,6 +1,6 @@
 //! Memory checked before the run: the I/O buffers, and what the statistics keep — a latency
 //! histogram per thread, target and direction (two with pacing), `-D` buckets for the whole
-//! duration, the live interval slices, the trace's batches, the time series kept for the report
+//! duration, the live interval slices, the trace's batches, the time series rows held in memory
 //! and `--verify`'s block tables — against what the process may really allocate (the memory cgroup's room in a container,
 //! otherwise `MemAvailable`).
 
@@ -64,8 +64,10 @@ pub fn needs(ts: &TimeSpan, plans: &[ThreadPlan], live: bool, trace: bool) -> Ne
         }
     }
     if ts.iops_interval_ms.is_some() {
+        // The rows kept for the report: at most twice `IN_MEMORY` in memory while the run goes
+        // (older ones wait on disk, see `live::rows`).
         let row = size_of::<Row>() + ts.targets.len() * size_of::<Directions>();
-        needs.statistics += buckets * row as u64;
+        needs.statistics += buckets.min(2 * crate::live::rows::IN_MEMORY as u64) * row as u64;
     }
     needs
 }

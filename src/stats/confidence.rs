@@ -193,6 +193,10 @@ pub fn steady_state(series: &[f64]) -> Option<SteadyState> {
     let window = series.get(series.len().checked_sub(STEADY_WINDOW)?..)?;
     let n = window.len() as f64;
     let average = window.iter().sum::<f64>() / n;
+    // No I/O in the window (a replay whose trace ended before it): no level to be steady at.
+    if average <= 0.0 {
+        return None;
+    }
     let x_mean = (n - 1.0) / 2.0;
     let (mut sxy, mut sxx) = (0.0, 0.0);
     for (i, y) in window.iter().enumerate() {
@@ -203,13 +207,7 @@ pub fn steady_state(series: &[f64]) -> Option<SteadyState> {
     let slope = sxy / sxx;
     let max = window.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let min = window.iter().copied().fold(f64::INFINITY, f64::min);
-    let share = |v: f64| {
-        if average == 0.0 {
-            f64::INFINITY
-        } else {
-            v / average
-        }
-    };
+    let share = |v: f64| v / average;
     let range_share = share(max - min);
     let excursion_share = share(slope * (n - 1.0));
     Some(SteadyState {
@@ -306,5 +304,7 @@ mod tests {
         assert!(!wide.reached);
         assert!(wide.excursion_share.abs() <= 0.10);
         assert!(steady_state(&[1.0, 2.0, 3.0, 4.0]).is_none());
+        // Nothing moved in the window: no level, and no shares of it (which JSON cannot carry).
+        assert!(steady_state(&[9.0, 0.0, 0.0, 0.0, 0.0, 0.0]).is_none());
     }
 }

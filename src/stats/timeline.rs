@@ -96,6 +96,40 @@ impl Point {
 }
 
 impl Point {
+    /// Its ten numbers as words (floats by their bits), for a compact exact copy.
+    pub fn to_words(&self) -> [u64; 10] {
+        [
+            self.ios,
+            self.bytes,
+            self.ios_per_s.to_bits(),
+            self.bytes_per_s.to_bits(),
+            self.min_ns,
+            self.mean_ns.to_bits(),
+            self.p50_ns,
+            self.p99_ns,
+            self.p999_ns,
+            self.max_ns,
+        ]
+    }
+
+    /// The point [`Point::to_words`] gave.
+    pub fn from_words(w: [u64; 10]) -> Point {
+        Point {
+            ios: w[0],
+            bytes: w[1],
+            ios_per_s: f64::from_bits(w[2]),
+            bytes_per_s: f64::from_bits(w[3]),
+            min_ns: w[4],
+            mean_ns: f64::from_bits(w[5]),
+            p50_ns: w[6],
+            p99_ns: w[7],
+            p999_ns: w[8],
+            max_ns: w[9],
+        }
+    }
+}
+
+impl Point {
     /// Adds the same interval of another run: counts and rates add; minimum, mean and maximum stay
     /// exact; the percentiles become the larger of the two (an upper bound, since a row keeps no
     /// histogram to merge).

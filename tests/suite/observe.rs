@@ -336,3 +336,29 @@ fn pacing_is_exact_over_the_run() {
     let total = &measured["totals"]["total"];
     assert!(total["latency_from_intended"]["count"].as_u64() == total["latency"]["count"].as_u64());
 }
+
+/// A long series (here 5,000 intervals of 1 ms) is kept on disk past what memory holds, and the
+/// report gets every row back, in order, adding up to the totals.
+#[test]
+fn a_series_longer_than_memory_holds_comes_back_whole() {
+    let dir = TempDir::new();
+    let output = iospd()
+        .args(["-c8M", "-d5", "-W0", "-b4K", "-o2", "-r", "-D1", "-Rjson"])
+        .arg(dir.arg("t.dat"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let measured = &report["timespans"][0]["measured"];
+    let rows = measured["timeline"].as_array().unwrap();
+    assert_eq!(rows.len(), 5000);
+    assert!(rows.len() > 2 * iospd::live::rows::IN_MEMORY);
+    for (i, row) in rows.iter().enumerate() {
+        assert_eq!(row["start_ms"].as_f64(), Some(i as f64), "row {i}");
+    }
+    let sum: u64 = rows
+        .iter()
+        .map(|r| r["all"]["total"]["ios"].as_u64().unwrap())
+        .sum();
+    assert_eq!(sum, measured["totals"]["total"]["ios"].as_u64().unwrap());
+}
