@@ -302,7 +302,7 @@ impl Collector<'_> {
 
     /// The rows kept so far (with `keep_rows`), read back from disk where they spilled.
     pub fn rows(&self) -> Vec<Row> {
-        self.kept.as_ref().map(|k| k.all()).unwrap_or_default()
+        self.kept.as_ref().map(|k| k.all().0).unwrap_or_default()
     }
 
     /// Also keeps each thread's running totals, with `intervals` `-D` buckets, for
@@ -352,7 +352,8 @@ impl Collector<'_> {
         }
         self.shipped.fill(u64::MAX);
         self.emit();
-        let errors = self
+        let (rows, unread) = self.kept.take().map(|k| k.all()).unwrap_or_default();
+        let mut errors: Vec<String> = self
             .sinks
             .iter()
             .zip(&self.failed)
@@ -365,10 +366,13 @@ impl Collector<'_> {
                 ))
             })
             .collect();
-        Collected {
-            rows: self.kept.take().map(|k| k.all()).unwrap_or_default(),
-            errors,
+        if let Some(error) = unread {
+            errors.push(format!(
+                "-D: the earlier intervals kept on disk could not be read back ({error}); the report's time series holds the last {} only",
+                rows.len()
+            ));
         }
+        Collected { rows, errors }
     }
 
     fn take(&mut self, mut slice: Box<Slice>) {

@@ -56,15 +56,15 @@ impl RowStore {
         }
     }
 
-    /// Every row kept, in order.
-    pub fn all(&self) -> Vec<Row> {
-        let mut rows = match self.read_back() {
-            Ok(rows) => rows,
-            // What was spilled cannot be read back: the report keeps the rows it has.
-            Err(_) => Vec::new(),
+    /// Every row kept, in order; the error when those on disk could not be read back (the
+    /// rows still in memory are kept).
+    pub fn all(&self) -> (Vec<Row>, Option<io::Error>) {
+        let (mut rows, error) = match self.read_back() {
+            Ok(rows) => (rows, None),
+            Err(error) => (Vec::new(), Some(error)),
         };
         rows.extend(self.recent.iter().cloned());
-        rows
+        (rows, error)
     }
 
     fn spill(&mut self) -> io::Result<()> {
@@ -198,14 +198,15 @@ mod tests {
             assert!(store.in_memory() < 2 * IN_MEMORY);
         }
         assert_eq!(store.len(), n as usize);
-        let all = store.all();
+        let (all, error) = store.all();
+        assert!(error.is_none());
         assert_eq!(all.len(), n as usize);
         for (i, r) in all.iter().enumerate() {
             assert_eq!(*r, row(i as u64), "row {i}");
         }
         // Read back mid-run (a checkpoint), and the rows go on after.
         store.push(row(n));
-        let all = store.all();
+        let (all, _) = store.all();
         assert_eq!(all.last(), Some(&row(n)));
         assert_eq!(all.len(), n as usize + 1);
     }
