@@ -84,7 +84,7 @@ fn measure(template: &Profile, warnings: Vec<String>, cluster: &Cluster) -> Resu
         .prepare(template)
         .map_err(|r| refuse(run::RunError::Refused(r).into()))?;
     let mut cleared = crate::safety::check(profile, &LinuxView).map_err(|e| refuse(e.into()))?;
-    let served = serve_metrics(profile, cluster).map_err(refuse)?;
+    let served = serve_metrics(profile, template, cluster).map_err(refuse)?;
     let reports = Rc::new(RefCell::new(std::mem::take(&mut cleared.outputs.reports)));
     // Rank 0 of a run across ranks: what it can save when the ranks cannot end together.
     cluster.last_words({
@@ -142,6 +142,8 @@ fn measure(template: &Profile, warnings: Vec<String>, cluster: &Cluster) -> Resu
         },
     )?;
     if let Some((metrics, _)) = &served {
+        // Rank 0 takes in the other ranks' last numbers, which came with their end.
+        run::Peers::share(cluster, metrics, true);
         metrics.set_phase(Phase::Done);
     }
     let report = Report::new(profile, &host.system_info(), &results);
@@ -182,32 +184,49 @@ fn measure(template: &Profile, warnings: Vec<String>, cluster: &Cluster) -> Resu
     for line in lines {
         say(&line);
     }
-    if let Some((_, server)) = served {
+    if let Some((_, Some(server))) = served {
         server.finish(say);
     }
     // A report that could not be written is a failure, and a failure outranks a signal's status.
     Ok(if unwritten { EXIT_RUN_ERROR } else { code })
 }
 
-/// `--metrics`: the endpoint, listening before anything is written (rank 0 of a run across ranks
-/// serves; the others do not).
-fn serve_metrics(profile: &Profile, cluster: &Cluster) -> Result<Option<(Metrics, Server)>, Error> {
-    let Some(address) = profile.observe.metrics.filter(|_| cluster.leads()) else {
+/// `--metrics`: the live numbers, and the endpoint, listening before anything is written. Every
+/// rank keeps its numbers; rank 0 serves them with every other rank's added (see
+/// [`crate::run::Peers::share`]).
+fn serve_metrics(
+    profile: &Profile,
+    template: &Profile,
+    cluster: &Cluster,
+) -> Result<Option<(Metrics, Option<Server>)>, Error> {
+    let Some(address) = profile.observe.metrics else {
         return Ok(None);
     };
     let started = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();
-    let metrics = Metrics::new(RunInfo {
-        version: env!("CARGO_PKG_VERSION").to_string(),
-        command: profile.command_line.clone(),
-        run_id: format!(
-            "{}-{}-{}",
-            cluster.whoami().host,
-            std::process::id(),
-            started.as_secs()
-        ),
-    });
+    let who = cluster.whoami();
+    let metrics = Metrics::new(
+        RunInfo {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            command: profile.command_line.clone(),
+            run_id: format!("{}-{}-{}", who.host, std::process::id(), started.as_secs()),
+        },
+        who.ranks,
+        template
+            .timespans
+            .iter()
+            .map(|t| {
+                t.targets
+                    .iter()
+                    .map(|t| t.path.display().to_string())
+                    .collect()
+            })
+            .collect(),
+    );
+    if !cluster.leads() {
+        return Ok(Some((metrics, None)));
+    }
     let server = Server::start(address, metrics.clone()).map_err(|e| {
         run::RunError::Refused(run::Refusal {
             code: crate::exit::EXIT_BAD_INPUT,
@@ -216,5 +235,5 @@ fn serve_metrics(profile: &Profile, cluster: &Cluster) -> Result<Option<(Metrics
             ),
         })
     })?;
-    Ok(Some((metrics, server)))
+    Ok(Some((metrics, Some(server))))
 }

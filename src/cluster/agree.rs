@@ -24,6 +24,9 @@ use crate::run::{Alone, Peers, Refusal, Start};
 /// Ping-pongs per rank and measurement.
 pub const ROUNDS: usize = 16;
 
+/// How often another rank sends rank 0 its live numbers (`--metrics`).
+const LIVE_EVERY: Duration = Duration::from_secs(1);
+
 /// How far ahead rank 0 places the start: enough for the decision to reach every rank (a few
 /// microseconds each here, far less than this) with room for a busy machine.
 pub fn margin(ranks: u32) -> u64 {
@@ -163,7 +166,7 @@ impl Peers for Cluster {
             {
                 match message {
                     Message::Stop => self.spread_stop(link, Some(from)),
-                    other => self.state.borrow_mut().held.push_back((from, other)),
+                    other => self.hold(from, other),
                 }
             }
             if stopped {
@@ -201,6 +204,29 @@ impl Peers for Cluster {
                 "rank 0 was stopped by a signal (a launcher stops every rank when one of them dies); this report holds rank 0's own results only, saved before the ranks agreed on the end",
                 false,
             );
+        }
+    }
+
+    fn share(&self, metrics: &crate::live::metrics::Metrics, last: bool) {
+        let Some(link) = self.link.as_deref() else {
+            return;
+        };
+        if link.rank() == 0 {
+            let live = std::mem::take(&mut self.state.borrow_mut().live);
+            metrics.set_peers(live);
+            return;
+        }
+        // At most one message a second (and the last numbers always), so 1,000 ranks at -D100
+        // do not flood rank 0.
+        let now = (metrics.generation(), std::time::Instant::now());
+        let mut state = self.state.borrow_mut();
+        let due = match state.live_sent {
+            None => true,
+            Some((generation, at)) => generation != now.0 && (last || at.elapsed() >= LIVE_EVERY),
+        };
+        if due {
+            state.live_sent = Some(now);
+            link.send(0, &Message::Live(metrics.own_series()).encode());
         }
     }
 
@@ -255,13 +281,33 @@ impl Peers for Cluster {
 }
 
 impl Cluster {
-    /// The next message for rank 0: one held back, else one that has arrived.
+    /// The next message for rank 0: one held back, else one that has arrived (live numbers are
+    /// kept aside as they come).
     fn next_message(&self, link: &dyn Link) -> Option<(u32, Message)> {
         if let Some(held) = self.state.borrow_mut().held.pop_front() {
             return Some(held);
         }
-        let (from, bytes) = link.try_receive()?;
-        Some((from, Message::decode(&bytes)?))
+        loop {
+            let (from, bytes) = link.try_receive()?;
+            match Message::decode(&bytes)? {
+                Message::Live(series) => {
+                    self.state.borrow_mut().live.insert(from, series);
+                }
+                message => return Some((from, message)),
+            }
+        }
+    }
+
+    /// Rank 0: keeps a message that came before its agreement (live numbers: as the latest of
+    /// their rank).
+    fn hold(&self, from: u32, message: Message) {
+        let mut state = self.state.borrow_mut();
+        match message {
+            Message::Live(series) => {
+                state.live.insert(from, series);
+            }
+            other => state.held.push_back((from, other)),
+        }
     }
 
     /// Rank 0: every rank's answer at one agreement, in rank order (`mine` is rank 0's); stops
@@ -383,7 +429,7 @@ impl Cluster {
                                 break;
                             }
                             Some(Message::Stop) => self.spread_stop(link, Some(rank)),
-                            Some(other) => self.state.borrow_mut().held.push_back((rank, other)),
+                            Some(other) => self.hold(rank, other),
                             None => {}
                         }
                     } else if monotonic_now() - sent > timeout {

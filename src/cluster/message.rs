@@ -35,6 +35,8 @@ pub enum Message {
     Stop,
     /// To a rank: what every rank does next.
     Decision(Result<Verdict, Refusal>),
+    /// To rank 0: this rank's live numbers so far (`--metrics`), for the endpoint rank 0 serves.
+    Live(Vec<crate::live::metrics::Series>),
 }
 
 /// Rank 0's decision at one of the points where the ranks agree.

@@ -115,6 +115,10 @@ struct State {
     clocks: Vec<Vec<RankClock>>,
     /// How long before each timespan's start this rank heard of it, and the margin.
     slack: Vec<(i64, u64)>,
+    /// Rank 0: the latest live numbers (`--metrics`) of each rank heard from, not yet taken in.
+    live: std::collections::BTreeMap<u32, Vec<crate::live::metrics::Series>>,
+    /// Another rank: the state of its numbers last sent to rank 0, and when.
+    live_sent: Option<(u64, std::time::Instant)>,
 }
 
 impl Cluster {
@@ -176,6 +180,8 @@ impl Cluster {
                 offsets: Vec::new(),
                 clocks: Vec::new(),
                 slack: Vec::new(),
+                live: std::collections::BTreeMap::new(),
+                live_sent: None,
             }),
             last_words: RefCell::new(None),
             so_far: RefCell::new(None),

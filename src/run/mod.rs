@@ -299,6 +299,7 @@ pub fn execute<'s, C: Clock>(
     let intervals = ts.iops_interval_ms.map_or(0, |ms| {
         bucket_count(ts.duration_s as u64 * 1_000_000_000, ms)
     });
+    let (peers, shared_metrics) = (observers.peers, observers.metrics);
     let (collector, feeds) = collection(
         input,
         observers.interval_ns,
@@ -370,6 +371,9 @@ pub fn execute<'s, C: Clock>(
     });
     let (lost, collector, stopped_by) = monitor.finish();
     let collected = collector.map(|c| c.finish()).unwrap_or_default();
+    if let Some(metrics) = shared_metrics {
+        peers.share(metrics, true);
+    }
     log("finished test...");
     let Phases {
         start_time,

@@ -184,6 +184,9 @@ impl<'a, C: Clock> Monitor<'a, C> {
             if let Some(collector) = &mut self.collector {
                 collector.poll();
             }
+            if let Some(metrics) = self.metrics {
+                self.peers.share(metrics, false);
+            }
             let stopped = self.stop.load(Ordering::Relaxed) != 0;
             if self.peers.poll(stopped)
                 && !stopped
@@ -252,6 +255,9 @@ impl<'a, C: Clock> Monitor<'a, C> {
                 );
             }
             collector.poll();
+        }
+        if let Some(metrics) = self.metrics {
+            self.peers.share(metrics, false);
         }
         if let (Some((period, last, action)), Some(collector), Some((start_time, cpu))) =
             (&mut self.periodic, &self.collector, &self.window)

@@ -48,6 +48,10 @@ pub trait Peers {
     /// The results this process has so far (every finished timespan and the one about to be
     /// agreed on), handed over, when wanted, before the agreement that may not come.
     fn keep(&self, _so_far: &dyn Fn() -> crate::stats::RunResults) {}
+    /// `--metrics`: passes this process's live numbers on (another rank), or takes in the other
+    /// ranks' (rank 0, which serves them all). Called by the main thread as intervals finish.
+    /// `last` after the timespan's final interval: those numbers always go.
+    fn share(&self, _metrics: &crate::live::metrics::Metrics, _last: bool) {}
 }
 
 /// A run on its own: every answer is its own, and the start is at once or at `start_at`.

@@ -243,6 +243,74 @@ mod mpi {
         assert!(text.contains("\nRanks (4 on 1 host)"), "{text}");
     }
 
+    /// `--metrics` under `mpirun -np 3`: rank 0 serves every rank's numbers added up, under the
+    /// target as typed; at the end they are the merged report's totals.
+    #[test]
+    fn rank_0_serves_the_whole_runs_metrics() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        use std::sync::{Arc, Mutex};
+        let Some(mut command) = mpirun("rank_0_serves_the_whole_runs_metrics", 3) else {
+            return;
+        };
+        let dir = TempDir::new();
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let run = command
+            .args(["-c16M", "-d3", "-W0", "-b4K", "-o4", "-r", "-w25", "-Rjson"])
+            .arg(format!("--metrics={port}"))
+            .arg(dir.arg("t-{rank}.dat"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // A scraper every 200 ms; the last answer it had.
+        let (stop, last) = (
+            Arc::new(AtomicBool::new(false)),
+            Arc::new(Mutex::new(String::new())),
+        );
+        let scraper = std::thread::spawn({
+            let (stop, last) = (stop.clone(), last.clone());
+            move || {
+                while !stop.load(Ordering::Relaxed) {
+                    if let Ok((200, body)) = crate::metrics::get(port, "/metrics", None) {
+                        *last.lock().unwrap() = body;
+                    }
+                    std::thread::sleep(Duration::from_millis(200));
+                }
+            }
+        });
+        let output = run.wait_with_output().unwrap();
+        stop.store(true, Ordering::Relaxed);
+        scraper.join().unwrap();
+        let report = json(&output);
+        let totals = &measured(&report).totals;
+        let body = last.lock().unwrap().clone();
+        let value = |name: &str| -> f64 {
+            body.lines()
+                .find_map(|l| l.strip_prefix(name)?.trim().parse().ok())
+                .unwrap_or_else(|| panic!("{name} in\n{body}"))
+        };
+        let target = dir.arg("t-{rank}.dat");
+        let series = |metric: &str, direction: &str| {
+            value(&format!(
+                r#"{metric}{{target="{target}",direction="{direction}"}}"#
+            ))
+        };
+        assert_eq!(value(r#"iospd_phase{phase="done"}"#), 1.0, "{body}");
+        assert_eq!(value("iospd_ranks"), 3.0);
+        assert_eq!(value("iospd_ranks_reporting"), 3.0);
+        assert_eq!(series("iospd_ios_total", "read"), totals.read.ios as f64);
+        assert_eq!(series("iospd_ios_total", "write"), totals.write.ios as f64);
+        assert_eq!(
+            series("iospd_bytes_total", "read"),
+            totals.read.bytes as f64
+        );
+        assert!(totals.read.ios > 0 && totals.write.ios > 0);
+    }
+
     #[test]
     fn four_ranks_give_one_exact_report() {
         let Some(mut command) = mpirun("four_ranks_give_one_exact_report", 4) else {

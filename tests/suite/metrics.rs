@@ -18,7 +18,7 @@ fn free_port() -> u16 {
 }
 
 /// `GET path` on loopback `port` with `accept`: the status line's code and the body.
-fn get(port: u16, path: &str, accept: Option<&str>) -> std::io::Result<(u16, String)> {
+pub fn get(port: u16, path: &str, accept: Option<&str>) -> std::io::Result<(u16, String)> {
     let mut stream = TcpStream::connect(("127.0.0.1", port))?;
     stream.set_read_timeout(Some(Duration::from_secs(10)))?;
     let accept = accept.map_or(String::new(), |a| format!("Accept: {a}\r\n"));

@@ -88,14 +88,16 @@ struct Now(Metrics);
 type Labels<'a> = [(&'static str, &'a str); 2];
 
 fn labels(series: &Series) -> Labels<'_> {
-    [("target", &series.target), ("direction", series.direction)]
+    [("target", &series.target), ("direction", &series.direction)]
 }
 
 impl Collector for Now {
     fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
         let phase = self.0.phase();
-        // A copy, so a scrape holds the lock only as long as the copy takes.
+        // A copy, so a scrape holds the lock only as long as the copy takes; every rank's series
+        // added up.
         let state: State = self.0.state().clone();
+        let merged = state.merged();
         let each = |encoder: &mut DescriptorEncoder,
                     name: &str,
                     help: &str,
@@ -104,7 +106,7 @@ impl Collector for Now {
                     value: &dyn Fn(&Series) -> f64|
          -> Result<(), std::fmt::Error> {
             let mut metric = encoder.encode_descriptor(name, help, unit.as_ref(), kind)?;
-            for series in &state.series {
+            for series in &merged {
                 let labels = labels(series);
                 let mut family = metric.encode_family(&labels)?;
                 match kind {
@@ -143,7 +145,7 @@ impl Collector for Now {
                 .map(|&ns| buckets::seconds(ns))
                 .chain([f64::INFINITY])
                 .collect();
-            for series in &state.series {
+            for series in &merged {
                 let labels = labels(series);
                 let mut family = metric.encode_family(&labels)?;
                 let counts: Vec<(f64, u64)> = bounds
@@ -207,6 +209,22 @@ impl Collector for Now {
             .encode_gauge(&(state.timespan as i64))?;
         encoder
             .encode_descriptor(
+                "iospd_ranks",
+                "Processes of the run (MPI ranks; 1 on its own)",
+                None,
+                MetricType::Gauge,
+            )?
+            .encode_gauge(&i64::from(state.ranks))?;
+        encoder
+            .encode_descriptor(
+                "iospd_ranks_reporting",
+                "Ranks whose numbers the counters hold so far",
+                None,
+                MetricType::Gauge,
+            )?
+            .encode_gauge(&(1 + state.peers.len() as i64))?;
+        encoder
+            .encode_descriptor(
                 "iospd_intervals",
                 "Intervals of the measured windows finished so far",
                 None,
@@ -251,11 +269,15 @@ mod tests {
 
     #[test]
     fn counters_buckets_rates_phase_and_info_in_both_formats() {
-        let metrics = Metrics::new(RunInfo {
-            version: "1.2.3".into(),
-            command: "iospd -d5 t.dat".into(),
-            run_id: "h-1-2".into(),
-        });
+        let metrics = Metrics::new(
+            RunInfo {
+                version: "1.2.3".into(),
+                command: "iospd -d5 t.dat".into(),
+                run_id: "h-1-2".into(),
+            },
+            1,
+            Vec::new(),
+        );
         one_interval(&metrics);
         metrics.set_phase(Phase::Measuring);
         let exposition = Exposition::new(metrics.clone());
@@ -288,6 +310,37 @@ mod tests {
         let text = exposition.render(Format::Text);
         assert!(!text.contains("# EOF"));
         assert!(text.contains("iospd_ios_total{"), "{text}");
+    }
+
+    #[test]
+    fn rank_0_adds_every_ranks_series_by_target_as_typed() {
+        let info = RunInfo::default();
+        let names = vec![vec!["/mnt/t-{rank}.dat".to_string()]];
+        let (zero, one) = (
+            Metrics::new(info.clone(), 2, names.clone()),
+            Metrics::new(info, 2, names),
+        );
+        for metrics in [&zero, &one] {
+            let mut sink = metrics.sink();
+            sink.begin(0, std::time::SystemTime::now(), &["/mnt/t-x.dat".into()])
+                .unwrap();
+            let mut ops: Vec<[IntervalOps; 2]> = vec![Default::default()];
+            ops[0][0].record(4096, 1_200);
+            sink.interval(&Row::new(0, 1_000_000_000, &ops), &ops)
+                .unwrap();
+        }
+        zero.set_peers([(1, one.own_series())]);
+        let text = Exposition::new(zero).render(Format::Text);
+        let target = r#"target="/mnt/t-{rank}.dat",direction="read""#;
+        for line in [
+            format!("iospd_ios_total{{{target}}} 2"),
+            format!(r#"iospd_latency_seconds_bucket{{{target},le="1.5e-06"}} 2"#),
+            format!("iospd_interval_ios_per_second{{{target}}} 2.0"),
+            "iospd_ranks 2".to_string(),
+            "iospd_ranks_reporting 2".to_string(),
+        ] {
+            assert!(text.lines().any(|l| l == line), "{line} in\n{text}");
+        }
     }
 
     #[test]

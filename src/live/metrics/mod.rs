@@ -66,12 +66,13 @@ pub struct RunInfo {
 }
 
 /// One target and direction, over the whole run (every timespan that used the target).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Series {
-    /// The target's path.
+    /// The target's path (as typed, before `{rank}` and `{host}` are expanded, so the same
+    /// target of every rank is one series).
     pub target: String,
     /// "read" or "write".
-    pub direction: &'static str,
+    pub direction: String,
     /// Completions measured so far.
     pub ios: u64,
     /// Bytes they moved.
@@ -85,7 +86,7 @@ pub struct Series {
 }
 
 /// The latest finished interval's numbers of one series.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Rates {
     /// I/Os per second.
     pub ios_per_s: f64,
@@ -106,6 +107,45 @@ pub struct State {
     pub intervals: u64,
     /// Per target and direction, in the order first seen.
     pub series: Vec<Series>,
+    /// Rank 0 of a run across ranks: every other rank's latest series.
+    pub peers: std::collections::BTreeMap<u32, Vec<Series>>,
+    /// The ranks of the run (1 on its own).
+    pub ranks: u32,
+    /// Per timespan, the targets as typed: the series' names.
+    pub names: Vec<Vec<String>>,
+}
+
+impl State {
+    /// This process's series and every other rank's, added by target and direction.
+    pub fn merged(&self) -> Vec<Series> {
+        let mut all = self.series.clone();
+        for theirs in self.peers.values() {
+            for series in theirs {
+                match all
+                    .iter_mut()
+                    .find(|s| s.target == series.target && s.direction == series.direction)
+                {
+                    Some(mine) => mine.add(series),
+                    None => all.push(series.clone()),
+                }
+            }
+        }
+        all
+    }
+}
+
+impl Series {
+    fn add(&mut self, other: &Series) {
+        self.ios += other.ios;
+        self.bytes += other.bytes;
+        self.latency_sum_ns += other.latency_sum_ns;
+        for (mine, theirs) in self.buckets.iter_mut().zip(&other.buckets) {
+            *mine += theirs;
+        }
+        self.rates.ios_per_s += other.rates.ios_per_s;
+        self.rates.bytes_per_s += other.rates.bytes_per_s;
+        self.rates.in_flight += other.rates.in_flight;
+    }
 }
 
 /// The shared state and phase; cloned handles see the same run.
@@ -129,12 +169,15 @@ struct Shared {
 }
 
 impl Metrics {
-    /// The metrics of the run `info`, in the preparing phase.
-    pub fn new(info: RunInfo) -> Metrics {
+    /// The metrics of the run `info` across `ranks`, whose timespans' targets are typed as
+    /// `names`, in the preparing phase.
+    pub fn new(info: RunInfo, ranks: u32, names: Vec<Vec<String>>) -> Metrics {
         Metrics {
             shared: Arc::new(Shared {
                 state: Mutex::new(State {
                     info,
+                    ranks,
+                    names,
                     ..State::default()
                 }),
                 phase: AtomicU8::new(Phase::Preparing as u8),
@@ -205,6 +248,25 @@ impl Metrics {
         self.shared.scrapes.load(Ordering::Relaxed)
     }
 
+    /// This process's series, for rank 0 to add up.
+    pub fn own_series(&self) -> Vec<Series> {
+        self.state().series.clone()
+    }
+
+    /// Rank 0: the latest series of other ranks.
+    pub fn set_peers(&self, peers: impl IntoIterator<Item = (u32, Vec<Series>)>) {
+        let mut state = self.state();
+        let mut changed = false;
+        for (rank, series) in peers {
+            state.peers.insert(rank, series);
+            changed = true;
+        }
+        drop(state);
+        if changed {
+            self.changed();
+        }
+    }
+
     /// The sink that feeds it from the collector.
     pub fn sink(&self) -> MetricsSink {
         MetricsSink {
@@ -230,11 +292,17 @@ impl Sink for MetricsSink {
     ) -> std::io::Result<()> {
         let mut state = self.metrics.state();
         state.timespan = timespan + 1;
+        let names = state
+            .names
+            .get(timespan)
+            .filter(|names| names.len() == targets.len())
+            .cloned()
+            .unwrap_or_else(|| targets.to_vec());
         // Targets of an earlier timespan only: nothing now.
         for series in &mut state.series {
             series.rates = Rates::default();
         }
-        self.series = targets
+        self.series = names
             .iter()
             .map(|target| {
                 ["read", "write"].map(|direction| {
@@ -247,7 +315,7 @@ impl Sink for MetricsSink {
                         None => {
                             state.series.push(Series {
                                 target: target.clone(),
-                                direction,
+                                direction: direction.to_string(),
                                 ios: 0,
                                 bytes: 0,
                                 latency_sum_ns: 0,
