@@ -38,6 +38,8 @@ mod races;
 mod reality;
 mod replay;
 mod signatures;
+#[cfg(feature = "mpi")]
+mod slurm;
 mod tools;
 mod trim_flush;
 mod verify;
