@@ -28,9 +28,12 @@ pub const ROUNDS: usize = 16;
 const LIVE_EVERY: Duration = Duration::from_secs(1);
 
 /// How far ahead rank 0 places the start: enough for the decision to reach every rank (a few
-/// microseconds each here, far less than this) with room for a busy machine.
-pub fn margin(ranks: u32) -> u64 {
-    50_000_000 + ranks as u64 * 50_000
+/// microseconds each here, far less than this) with room for a busy machine, and twice the
+/// longest any rank took to answer a ping just before (`slowest_answer_ns`): ranks that wait for a
+/// CPU (more ranks than CPUs, a loaded node) also take that long to act on the start, so the
+/// margin grows with them rather than the start leaving them behind.
+pub fn margin(ranks: u32, slowest_answer_ns: u64) -> u64 {
+    50_000_000 + ranks as u64 * 50_000 + 2 * slowest_answer_ns
 }
 
 impl Peers for Cluster {
@@ -132,8 +135,8 @@ impl Peers for Cluster {
             self.decide(link, |_| Err(refusal.clone()));
             return Err(refusal);
         }
-        let offsets = self.measure_offsets(link);
-        let margin_ns = margin(link.ranks());
+        let (offsets, slowest) = self.measure_offsets(link);
+        let margin_ns = margin(link.ranks(), slowest);
         let now = monotonic_now();
         let at = now + margin_ns;
         let wall_unix_ns = crate::wall::unix_ns(std::time::SystemTime::now()) + margin_ns;
@@ -258,7 +261,7 @@ impl Peers for Cluster {
             .collect();
         let decision = self.combined(verdicts).map(|_| Verdict::Ended { stopped });
         if decision.is_ok() {
-            let after = self.measure_offsets(link);
+            let (after, _) = self.measure_offsets(link);
             let state = &mut *self.state.borrow_mut();
             let clocks = state
                 .offsets
@@ -408,13 +411,15 @@ impl Cluster {
         }
     }
 
-    /// Rank 0: every rank's clock offset, one rank after the other.
-    fn measure_offsets(&self, link: &dyn Link) -> Vec<Offset> {
+    /// Rank 0: every rank's clock offset, one rank after the other, and the longest round trip
+    /// of any exchange (how long the slowest rank took to answer).
+    fn measure_offsets(&self, link: &dyn Link) -> (Vec<Offset>, u64) {
         let timeout = nanos(self.state.borrow().timeout);
         for rank in 1..link.ranks() {
             link.send(rank, &Message::Sync.encode());
         }
         let mut offsets = vec![Offset::default(); link.ranks() as usize];
+        let mut slowest = 0;
         for rank in 1..link.ranks() {
             let mut exchanges = Vec::with_capacity(ROUNDS);
             while exchanges.len() < ROUNDS {
@@ -444,8 +449,12 @@ impl Cluster {
                 }
             }
             offsets[rank as usize] = estimate(&exchanges).unwrap_or_default();
+            slowest = exchanges
+                .iter()
+                .map(|e| e.back.saturating_sub(e.sent))
+                .fold(slowest, u64::max);
         }
-        offsets
+        (offsets, slowest)
     }
 
     /// Rank 0: passes a stop on to every rank but the one it came from (`None`: rank 0's own),

@@ -384,7 +384,11 @@ mod mpi {
         let late: Vec<u64> = cluster.ranks.iter().map(|r| r.lateness_ns).collect();
         let skew = late.iter().max().unwrap() - late.iter().min().unwrap();
         assert_eq!(cluster.start_skew_ns, skew, "{cluster:?}");
-        assert_eq!(cluster.start_margin_ns, 50_000_000 + 4 * 50_000);
+        // 50 ms + 50 µs per rank + twice the slowest answer to a ping just before.
+        assert!(
+            cluster.start_margin_ns >= 50_000_000 + 4 * 50_000,
+            "{cluster:?}"
+        );
         assert!(cluster.start_slack_ns <= cluster.start_margin_ns as i64);
         // The time series adds up interval by interval.
         let rows: u64 = m.timeline.iter().map(|r| r.all.total.ios).sum();

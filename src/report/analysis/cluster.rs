@@ -63,6 +63,12 @@ pub struct RankClock {
 }
 
 impl ClusterReport {
+    /// Whether the ranks did not start together: their starts spread wider than the margin the
+    /// start was placed with, or a rank heard of the start only after it.
+    pub fn started_apart(&self) -> bool {
+        self.start_skew_ns > self.start_margin_ns || self.start_slack_ns < 0
+    }
+
     /// Every rank's clock, start and I/O: a row per rank.
     pub fn ranks_table(&self) -> Table {
         let mut table = Table::new(vec![

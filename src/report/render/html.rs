@@ -315,6 +315,14 @@ fn cluster(page: &mut String, ts: &TimeSpanReport) {
         duration(c.clock_uncertainty_ns as f64),
         duration(c.start_margin_ns as f64)
     );
+    if c.started_apart() {
+        let _ = write!(
+            page,
+            "<p class=\"warning\">The ranks did not start together: their starts spread over {}, more than the {} the start was placed ahead.</p>",
+            duration(c.start_skew_ns as f64),
+            duration(c.start_margin_ns as f64)
+        );
+    }
     for table in [c.aggregates_table(), c.ranks_table(), c.hosts_table()] {
         page.push_str(&super::table::html(&table));
     }

@@ -67,6 +67,22 @@ fn ranks_text(out: &mut String, c: &ClusterReport) {
         c.gathered_bytes,
         duration(c.gather_ns as f64)
     );
+    if c.started_apart() {
+        let _ = writeln!(
+            out,
+            "  WARNING: the ranks did not start together: their starts spread over {}, more than the {} the start was placed ahead{}; each rank's window is its own and the common window is shorter. Fewer ranks per CPU (or a less busy node) start together",
+            duration(c.start_skew_ns as f64),
+            duration(c.start_margin_ns as f64),
+            if c.start_slack_ns < 0 {
+                format!(
+                    ", and a rank heard of the start {} after it",
+                    duration(c.start_slack_ns.unsigned_abs() as f64)
+                )
+            } else {
+                String::new()
+            }
+        );
+    }
     let hosts = c.hosts.len();
     let _ = writeln!(
         out,
@@ -108,5 +124,47 @@ mod tests {
             out.contains("(estimated error 16.000s, maximum 16.000s)"),
             "{out}"
         );
+    }
+
+    fn cluster(skew_ms: u64, slack_ms: i64) -> ClusterReport {
+        let none = crate::report::Aggregate {
+            duration_s: 0.0,
+            ios: 0,
+            bytes: 0,
+            ios_per_s: 0.0,
+            bytes_per_s: 0.0,
+        };
+        ClusterReport {
+            ranks: Vec::new(),
+            hosts: Vec::new(),
+            start_margin_ns: 56_000_000,
+            start_slack_ns: slack_ms * 1_000_000,
+            start_skew_ns: skew_ms * 1_000_000,
+            clock_uncertainty_ns: 0,
+            gathered_bytes: 0,
+            gather_ns: 0,
+            common_window: none,
+            first_to_last: none,
+        }
+    }
+
+    #[test]
+    fn ranks_that_did_not_start_together_are_told_by_how_much() {
+        let mut out = String::new();
+        ranks_text(&mut out, &cluster(73, 10));
+        assert!(
+            out.contains("WARNING: the ranks did not start together: their starts spread over 73.000ms, more than the 56.000ms the start was placed ahead;"),
+            "{out}"
+        );
+        let mut out = String::new();
+        ranks_text(&mut out, &cluster(1, -4));
+        assert!(
+            out.contains("did not start together")
+                && out.contains("a rank heard of the start 4.000ms after it"),
+            "{out}"
+        );
+        let mut out = String::new();
+        ranks_text(&mut out, &cluster(1, 10));
+        assert!(!out.contains("did not start together"), "{out}");
     }
 }
