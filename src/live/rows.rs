@@ -11,7 +11,7 @@ use std::io::{self, Read};
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 
-use crate::stats::timeline::{Directions, Point, Row};
+use crate::stats::timeline::Row;
 
 /// Rows kept in memory; when twice as many are held, the older half goes to the file.
 pub const IN_MEMORY: usize = 1024;
@@ -110,58 +110,33 @@ fn unnamed_file() -> io::Result<File> {
 }
 
 fn encode(row: &Row) -> Vec<u8> {
-    let mut words = vec![
-        row.start_ms.to_bits(),
-        row.length_ms.to_bits(),
-        row.targets.len() as u64,
-    ];
-    for directions in row.targets.iter().chain([&row.all]) {
-        for point in [&directions.read, &directions.write, &directions.total] {
-            words.extend(point.to_words());
-        }
-    }
-    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    row.to_words()
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect()
 }
 
 fn decode(reader: &mut impl Read) -> io::Result<Row> {
-    let mut word = || -> io::Result<u64> {
+    let mut failed = None;
+    let mut words = std::iter::from_fn(|| {
         let mut bytes = [0u8; 8];
-        reader.read_exact(&mut bytes)?;
-        Ok(u64::from_le_bytes(bytes))
-    };
-    let start_ms = f64::from_bits(word()?);
-    let length_ms = f64::from_bits(word()?);
-    let targets = word()? as usize;
-    let mut point = || -> io::Result<Point> {
-        let mut w = [0u64; 10];
-        for slot in &mut w {
-            *slot = word()?;
+        match reader.read_exact(&mut bytes) {
+            Ok(()) => Some(u64::from_le_bytes(bytes)),
+            Err(e) => {
+                failed.get_or_insert(e);
+                None
+            }
         }
-        Ok(Point::from_words(w))
-    };
-    let mut directions = || -> io::Result<Directions> {
-        Ok(Directions {
-            read: point()?,
-            write: point()?,
-            total: point()?,
-        })
-    };
-    let mut all = Vec::with_capacity(targets + 1);
-    for _ in 0..=targets {
-        all.push(directions()?);
-    }
-    let last = all.pop().expect("one more than the targets");
-    Ok(Row {
-        start_ms,
-        length_ms,
-        targets: all,
-        all: last,
-    })
+    });
+    let row = Row::from_words(&mut words);
+    drop(words);
+    row.ok_or_else(|| failed.unwrap_or_else(|| io::ErrorKind::InvalidData.into()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stats::timeline::{Directions, Point};
 
     fn row(i: u64) -> Row {
         let point = |k: u64| Point {

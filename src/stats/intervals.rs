@@ -19,6 +19,29 @@ pub struct Interval {
 }
 
 impl Interval {
+    /// Its numbers as six words, for a compact exact copy.
+    pub fn to_words(&self) -> [u64; 6] {
+        [
+            self.count,
+            self.min_ns,
+            self.max_ns,
+            self.sum_ns,
+            self.sum_sq as u64,
+            (self.sum_sq >> 64) as u64,
+        ]
+    }
+
+    /// The interval [`Interval::to_words`] gave.
+    pub fn from_words(w: [u64; 6]) -> Interval {
+        Interval {
+            count: w[0],
+            min_ns: w[1],
+            max_ns: w[2],
+            sum_ns: w[3],
+            sum_sq: w[4] as u128 | (w[5] as u128) << 64,
+        }
+    }
+
     /// Records one completion.
     #[inline]
     pub fn record(&mut self, latency: u64) {

@@ -8,6 +8,7 @@ pub mod histogram;
 pub mod intervals;
 pub mod reality;
 pub mod replay;
+pub mod series;
 pub mod timeline;
 
 use std::time::SystemTime;

@@ -216,6 +216,51 @@ pub fn steady_state(rows: &[Row]) -> Option<crate::stats::confidence::SteadyStat
 }
 
 impl Row {
+    /// Its numbers as words (floats by their bits): start, length, target count, then read, write
+    /// and total of every target and of all.
+    pub fn to_words(&self) -> Vec<u64> {
+        let mut words = vec![
+            self.start_ms.to_bits(),
+            self.length_ms.to_bits(),
+            self.targets.len() as u64,
+        ];
+        for directions in self.targets.iter().chain([&self.all]) {
+            for point in [&directions.read, &directions.write, &directions.total] {
+                words.extend(point.to_words());
+            }
+        }
+        words
+    }
+
+    /// The row [`Row::to_words`] gave, from the front of `words`; `None` when they end early.
+    pub fn from_words(words: &mut impl Iterator<Item = u64>) -> Option<Row> {
+        let start_ms = f64::from_bits(words.next()?);
+        let length_ms = f64::from_bits(words.next()?);
+        let targets = usize::try_from(words.next()?).ok()?;
+        let mut point = || -> Option<Point> {
+            let mut w = [0u64; 10];
+            for slot in &mut w {
+                *slot = words.next()?;
+            }
+            Some(Point::from_words(w))
+        };
+        let mut all = Vec::with_capacity(targets.min(1 << 16) + 1);
+        for _ in 0..=targets {
+            all.push(Directions {
+                read: point()?,
+                write: point()?,
+                total: point()?,
+            });
+        }
+        let last = all.pop()?;
+        Some(Row {
+            start_ms,
+            length_ms,
+            targets: all,
+            all: last,
+        })
+    }
+
     /// Rows of runs that ran at the same time, in time order, with the rows of one interval
     /// (the same start) added together (see [`Point`]'s merge).
     pub fn merge_coinciding(rows: Vec<Row>) -> Vec<Row> {
