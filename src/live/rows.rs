@@ -118,7 +118,7 @@ fn encode(row: &Row) -> Vec<u8> {
 
 fn decode(reader: &mut impl Read) -> io::Result<Row> {
     let mut failed = None;
-    let mut words = std::iter::from_fn(|| {
+    let row = Row::from_words(&mut std::iter::from_fn(|| {
         let mut bytes = [0u8; 8];
         match reader.read_exact(&mut bytes) {
             Ok(()) => Some(u64::from_le_bytes(bytes)),
@@ -127,9 +127,7 @@ fn decode(reader: &mut impl Read) -> io::Result<Row> {
                 None
             }
         }
-    });
-    let row = Row::from_words(&mut words);
-    drop(words);
+    }));
     row.ok_or_else(|| failed.unwrap_or_else(|| io::ErrorKind::InvalidData.into()))
 }
 
