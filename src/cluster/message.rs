@@ -35,6 +35,9 @@ pub enum Message {
     Stop,
     /// To a rank: what every rank does next.
     Decision(Result<Verdict, Refusal>),
+    /// Up the tree at the end: the `-D` series of a rank and the ranks below it, per timespan
+    /// (base64 of [`crate::stats::series::Series::encode`]).
+    Series(Vec<Option<String>>),
     /// To rank 0: this rank's live numbers so far (`--metrics`), for the endpoint rank 0 serves.
     Live(Vec<crate::live::metrics::Series>),
 }

@@ -21,6 +21,7 @@ pub mod link;
 mod message;
 #[cfg(feature = "mpi")]
 mod mpi;
+mod reduce;
 mod results;
 #[cfg(test)]
 mod tests;

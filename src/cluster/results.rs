@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::Cluster;
 use crate::profile::Profile;
 use crate::report::Report;
-use crate::report::analysis::cluster::{Member, combine};
+use crate::report::analysis::cluster::{Member, combine, take_series};
 
 /// What one rank hands rank 0.
 #[derive(Debug, Serialize, Deserialize)]
@@ -55,6 +55,11 @@ impl Cluster {
                 lines,
             }));
         };
+        let began = crate::clock::monotonic_now();
+        let mut report = report;
+        // What grows with the run's length is added up a tree of ranks, not gathered.
+        let series = take_series(&mut report)?;
+        let series = self.reduce(link, series)?;
         let part = {
             let state = self.state.borrow();
             Part {
@@ -68,7 +73,6 @@ impl Cluster {
         };
         let bytes = serde_json::to_vec(&part).map_err(|e| e.to_string())?;
         drop(part);
-        let began = crate::clock::monotonic_now();
         let Some(parts) = link.gather(&bytes) else {
             return Ok(None);
         };
@@ -109,7 +113,7 @@ impl Cluster {
                     .collect(),
             })
             .collect();
-        let mut report = combine(profile, &members)?;
+        let mut report = combine(profile, &members, &series.unwrap_or_default())?;
         for cluster in report
             .timespans
             .iter_mut()

@@ -311,6 +311,66 @@ mod mpi {
         assert!(totals.read.ios > 0 && totals.write.ios > 0);
     }
 
+    /// The `-D` series is added up a tree of ranks, not gathered: 5 ranks (not a power of two)
+    /// with 200 intervals each gather no more than with 2, and the run's buckets and rows add up
+    /// to its totals.
+    #[test]
+    fn the_series_is_added_up_the_ranks_not_gathered() {
+        let test = "the_series_is_added_up_the_ranks_not_gathered";
+        let dir = TempDir::new();
+        let mut gathered = Vec::new();
+        for interval in ["-D1000", "-D10"] {
+            let Some(mut command) = mpirun(test, 5) else {
+                return;
+            };
+            let output = command
+                .args([
+                    "-c8M", "-d2", "-W0", "-b4K", "-o2", "-r", "-w30", "-L", interval, "-Rjson",
+                ])
+                .arg(dir.arg("t-{rank}.dat"))
+                .output()
+                .unwrap();
+            let report = json(&output);
+            let m = measured(&report);
+            let cluster = report.timespans[0].cluster.as_ref().unwrap();
+            gathered.push(cluster.gathered_bytes);
+            let rows: u64 = m.timeline.iter().map(|r| r.all.total.ios).sum();
+            assert_eq!(rows, m.totals.total.ios, "{interval}");
+            for (d, total) in [
+                (&m.totals.read, m.totals.read.ios),
+                (&m.totals.write, m.totals.write.ios),
+            ] {
+                let buckets: u64 = d.intervals.iter().map(|b| b.ios).sum();
+                assert_eq!(buckets, total, "{interval}");
+            }
+            if interval == "-D10" {
+                assert!(
+                    (195..=201).contains(&m.timeline.len()),
+                    "{}",
+                    m.timeline.len()
+                );
+                assert!(m.totals.read.intervals.len() >= 195);
+                // Each rank's own targets and threads keep no series.
+                assert!(
+                    m.threads
+                        .iter()
+                        .all(|t| t.targets[0].directions.read.intervals.is_empty())
+                );
+                assert!(
+                    m.targets
+                        .iter()
+                        .all(|t| t.directions.read.intervals.is_empty())
+                );
+            }
+        }
+        assert!(
+            gathered[1] < gathered[0] + gathered[0] / 5,
+            "gathered {} bytes with 2 intervals and {} with 200",
+            gathered[0],
+            gathered[1]
+        );
+    }
+
     #[test]
     fn four_ranks_give_one_exact_report() {
         let Some(mut command) = mpirun("four_ranks_give_one_exact_report", 4) else {

@@ -16,6 +16,7 @@ use crate::report::table::{Cell, Column, Table};
 use crate::report::{
     Aggregate, ClusterReport, CpuUsage, HostReport, RankHost, RankReport, Report, TimeSpanReport,
 };
+use crate::stats::series::Series;
 
 impl Aggregate {
     fn over(ios: u64, bytes: u64, duration_s: f64) -> Aggregate {
@@ -161,11 +162,16 @@ impl ClusterReport {
 const MIB: f64 = 1_048_576.0;
 
 /// The report of a run across hosts: `members` in rank order, merged, under `profile` (the
-/// profile as given, before each rank expanded `{rank}` and `{host}`).
-pub fn combine(profile: &Profile, members: &[Member]) -> Result<Report, String> {
+/// profile as given, before each rank expanded `{rank}` and `{host}`); per timespan, the `-D`
+/// series every rank's added up (the members carry none, see [`take_series`]).
+pub fn combine(
+    profile: &Profile,
+    members: &[Member],
+    series: &[Option<Series>],
+) -> Result<Report, String> {
     let reports: Vec<Report> = members.iter().map(|m| m.report.clone()).collect();
     let ranks: Vec<RankHost> = members.iter().map(|m| m.rank.clone()).collect();
-    let mut merged = merge_labelled(&reports, Some(&ranks))?;
+    let mut merged = merge_labelled(&reports, Some(&ranks), series)?;
     merged.profile = profile.clone();
     merged.repetitions = crate::report::analysis::repetitions::of(&merged);
     merged.sweep = crate::report::analysis::sweep::of(&merged);
@@ -303,4 +309,71 @@ fn hosts_of(
             host
         })
         .collect()
+}
+
+/// Takes out of a rank's report what grows with the run's length — per timespan, the `-D`
+/// buckets of the totals per kind of I/O and the time-series rows, on the common timeline — and
+/// leaves none behind: not the totals', the targets' or the threads' buckets (each rank's own
+/// targets and threads are apart in the merged report, so their series would be as many as the
+/// ranks; the run's series is the totals', added up on its way to rank 0).
+pub fn take_series(report: &mut Report) -> Result<Vec<Option<Series>>, String> {
+    let mut all = Vec::with_capacity(report.timespans.len());
+    for (index, ts) in report.timespans.iter_mut().enumerate() {
+        let profile = report.profile.timespans.get(index);
+        let interval_ms = profile.and_then(|t| t.iops_interval_ms);
+        let warmup_ns = profile.map_or(0, |t| t.warmup_s as u64 * 1_000_000_000);
+        let lateness_ns = ts.start.as_ref().map_or(0, |s| s.lateness_ns);
+        let Some(m) = ts.measured.as_mut() else {
+            all.push(None);
+            continue;
+        };
+        let series = match interval_ms {
+            Some(ms) => {
+                let interval_ns = ms as u64 * 1_000_000;
+                // How many intervals after the agreed start (and warm-up) this rank's window began.
+                let late = warmup_ns.max(lateness_ns) - warmup_ns;
+                let first = ((late + interval_ns / 2) / interval_ns.max(1)) as usize;
+                let t = &m.totals;
+                let kind =
+                    |d: Option<&crate::report::Direction>| d.map(|d| d.buckets()).transpose();
+                let mut timeline = std::mem::take(&mut m.timeline);
+                for row in &mut timeline {
+                    row.start_ms += first as f64 * ms as f64;
+                }
+                Some(Series {
+                    interval_ms: ms as f64,
+                    first,
+                    kinds: [
+                        kind(Some(&t.read))?,
+                        kind(Some(&t.write))?,
+                        kind(t.trim.as_ref())?,
+                        kind(t.flush.as_ref())?,
+                    ],
+                    timeline,
+                })
+            }
+            None => None,
+        };
+        m.timeline.clear();
+        let threads = m.threads.iter_mut().flat_map(|t| &mut t.targets);
+        for directions in std::iter::once(&mut m.totals)
+            .chain(m.targets.iter_mut().map(|t| &mut t.directions))
+            .chain(threads.map(|t| &mut t.directions))
+        {
+            for d in [
+                Some(&mut directions.read),
+                Some(&mut directions.write),
+                Some(&mut directions.total),
+                directions.trim.as_mut(),
+                directions.flush.as_mut(),
+            ]
+            .into_iter()
+            .flatten()
+            {
+                d.intervals.clear();
+            }
+        }
+        all.push(series);
+    }
+    Ok(all)
 }

@@ -21,18 +21,13 @@ use crate::report::{
     TimeSpanReport, directions, percentile_list, totals_over,
 };
 use crate::stats::intervals::Interval;
+use crate::stats::series::Series as RankSeries;
 use crate::stats::{OpSet, OpStats};
 
 impl Direction {
-    /// The statistics behind this direction, rebuilt from the report: exact counts, bytes,
-    /// latency histogram and `-D` buckets (from their exact sums).
-    pub fn stats(&self) -> Result<OpStats, String> {
-        let latency = match &self.latency {
-            Some(l) => l.histogram()?,
-            None => Default::default(),
-        };
-        let intervals = self
-            .intervals
+    /// Its `-D` buckets, rebuilt from their exact sums.
+    pub fn buckets(&self) -> Result<Vec<Interval>, String> {
+        self.intervals
             .iter()
             .map(|b| {
                 Ok(Interval {
@@ -44,7 +39,17 @@ impl Direction {
                     sum_sq: b.latency_sum_squares_ns2,
                 })
             })
-            .collect::<Result<_, String>>()?;
+            .collect()
+    }
+
+    /// The statistics behind this direction, rebuilt from the report: exact counts, bytes,
+    /// latency histogram and `-D` buckets (from their exact sums).
+    pub fn stats(&self) -> Result<OpStats, String> {
+        let latency = match &self.latency {
+            Some(l) => l.histogram()?,
+            None => Default::default(),
+        };
+        let intervals = self.buckets()?;
         let from_intended = match &self.latency_from_intended {
             Some(l) => Some(Box::new(l.histogram()?)),
             None => None,
@@ -199,7 +204,7 @@ pub fn relation(runs: &[Report]) -> Vec<String> {
 
 /// Merges runs into one report. Every run must have the same number of timespans.
 pub fn merge(runs: &[Report]) -> Result<Report, String> {
-    merge_labelled(runs, None)
+    merge_labelled(runs, None, &[])
 }
 
 /// Merges runs, each the work of one rank of a run across hosts (`ranks`, in the runs' order):
@@ -207,6 +212,7 @@ pub fn merge(runs: &[Report]) -> Result<Report, String> {
 pub(crate) fn merge_labelled(
     runs: &[Report],
     ranks: Option<&[RankHost]>,
+    series: &[Option<RankSeries>],
 ) -> Result<Report, String> {
     let first = runs.first().ok_or("no runs to merge")?;
     let count = first.timespans.len();
@@ -222,7 +228,8 @@ pub(crate) fn merge_labelled(
     for index in 0..count {
         let parts: Vec<(&Report, &TimeSpanReport)> =
             runs.iter().map(|r| (r, &r.timespans[index])).collect();
-        timespans.push(merge_timespan(index, &parts, &percentiles, ranks)?);
+        let series = series.get(index).and_then(Option::as_ref);
+        timespans.push(merge_timespan(index, &parts, &percentiles, ranks, series)?);
     }
     // The totals over timespans add again: they must fit too.
     for pick in [
@@ -272,9 +279,10 @@ fn merge_timespan(
     parts: &[(&Report, &TimeSpanReport)],
     percentiles: &[f64],
     ranks: Option<&[RankHost]>,
+    series: Option<&RankSeries>,
 ) -> Result<TimeSpanReport, String> {
     let mut merged = outcome(parts);
-    merged.measured = merge_measured(index, parts, percentiles, ranks)?;
+    merged.measured = merge_measured(index, parts, percentiles, ranks, series)?;
     if merged.measured.is_some() {
         merged.trace = merge_traces(parts)?;
     }
@@ -357,6 +365,7 @@ fn merge_measured(
     parts: &[(&Report, &TimeSpanReport)],
     percentiles: &[f64],
     ranks: Option<&[RankHost]>,
+    series: Option<&RankSeries>,
 ) -> Result<Option<Measured>, String> {
     let windows = windows(index, parts);
     let disjoint = disjoint(&windows);
@@ -394,7 +403,7 @@ fn merge_measured(
         sums.add_timeline(m, (start - origin) * 1e3, disjoint);
     }
     let Sums {
-        totals,
+        mut totals,
         per_path,
         threads,
         mut timeline,
@@ -404,6 +413,19 @@ fn merge_measured(
     timeline.sort_by(|a, b| a.start_ms.total_cmp(&b.start_ms));
     if !disjoint {
         timeline = crate::stats::timeline::Row::merge_coinciding(timeline);
+    }
+    // Ranks whose series were added up on their way here (the runs carry none of their own).
+    if let Some(series) = series {
+        let ops = &mut totals.0;
+        let [read, write, trim, flush] = series.kinds.clone();
+        ops.read.intervals = read.unwrap_or_default();
+        ops.write.intervals = write.unwrap_or_default();
+        for (mine, theirs) in [(&mut ops.trim, trim), (&mut ops.flush, flush)] {
+            if let (Some(mine), Some(theirs)) = (mine.as_mut(), theirs) {
+                mine.intervals = theirs;
+            }
+        }
+        timeline = series.timeline.clone();
     }
     let (cpu, cpu_average) = cpu_means(cpu);
     let effective_affinity: Vec<u32> = measured
