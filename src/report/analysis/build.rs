@@ -453,7 +453,13 @@ fn measured(
             interval_ms,
             load: Load::of(&threads),
             ops,
-            per_path,
+            per_path: per_path
+                .into_iter()
+                .map(|(path, o)| TargetTotals {
+                    path,
+                    directions: directions(&o, seconds, interval_ms, percentiles),
+                })
+                .collect(),
             threads,
             cpu_average,
             cpu,
@@ -496,7 +502,9 @@ pub(crate) struct MeasuredParts {
     pub interval_ms: Option<u32>,
     pub load: Load,
     pub ops: OpSet,
-    pub per_path: Vec<(String, OpSet)>,
+    /// Per target path, its directions (rendered by whoever added them up, so that what it
+    /// added can go as soon as each is done).
+    pub per_path: Vec<TargetTotals>,
     pub threads: Vec<ThreadReport>,
     pub cpu_average: CpuUsage,
     pub cpu: Vec<CpuUsage>,
@@ -582,13 +590,7 @@ impl Measured {
             cpu,
             cpu_average,
             totals: directions(&ops, seconds, interval_ms, percentiles),
-            targets: per_path
-                .into_iter()
-                .map(|(path, o)| TargetTotals {
-                    path,
-                    directions: directions(&o, seconds, interval_ms, percentiles),
-                })
-                .collect(),
+            targets: per_path,
             threads,
             counters,
             distributions,

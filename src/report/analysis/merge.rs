@@ -17,8 +17,8 @@ use std::collections::BTreeMap;
 
 use crate::report::analysis::build::{Load, MeasuredParts};
 use crate::report::{
-    CpuUsage, Direction, Directions, Measured, RankHost, Report, ThreadReport, ThreadTarget,
-    TimeSpanReport, directions, percentile_list, totals_over,
+    CpuUsage, Direction, Directions, Measured, RankHost, Report, TargetTotals, ThreadReport,
+    ThreadTarget, TimeSpanReport, directions, percentile_list, totals_over,
 };
 use crate::stats::intervals::Interval;
 use crate::stats::series::Series as RankSeries;
@@ -391,7 +391,17 @@ fn merge_measured(
         .timespans
         .get(index)
         .and_then(|t| t.iops_interval_ms);
-    let mut sums = Sums::default();
+    let mut path_runs = BTreeMap::new();
+    for (_, m, _) in &measured {
+        for target in &m.targets {
+            *path_runs.entry(target.path.clone()).or_insert(0) += 1;
+        }
+    }
+    let mut sums = Sums {
+        seconds,
+        path_runs,
+        ..Sums::default()
+    };
     for &(start, m, rank) in &measured {
         // Concurrent runs: how many `-D` buckets later this one's window began.
         let series = match interval_ms {
@@ -409,6 +419,7 @@ fn merge_measured(
         mut timeline,
         cpu,
         counters,
+        ..
     } = sums;
     timeline.sort_by(|a, b| a.start_ms.total_cmp(&b.start_ms));
     if !disjoint {
@@ -441,7 +452,13 @@ fn merge_measured(
             ops: totals.0,
             per_path: per_path
                 .into_iter()
-                .map(|(path, pair)| (path, pair.0))
+                .map(|(path, sum)| match sum {
+                    PathSum::Done(totals) => totals,
+                    PathSum::Open(pair, _) => TargetTotals {
+                        path,
+                        directions: directions(&pair.0, seconds, interval_ms, percentiles),
+                    },
+                })
                 .collect(),
             threads,
             cpu_average,
@@ -515,11 +532,22 @@ fn skews(measured: &[Window]) -> Vec<(String, crate::profile::Skew, crate::stats
     sums
 }
 
+/// A target path's sum: open while runs that measured it are still to come, then rendered (so
+/// its histograms go: a run across ranks has a path per rank).
+enum PathSum {
+    Open(Pair, usize),
+    Done(TargetTotals),
+}
+
 /// What the runs' measured windows add up to, run by run.
 #[derive(Default)]
 struct Sums {
     totals: Pair,
-    per_path: Vec<(String, Pair)>,
+    per_path: Vec<(String, PathSum)>,
+    /// The merged window's length, for rendering paths as they are done.
+    seconds: f64,
+    /// How many runs measured each path.
+    path_runs: BTreeMap<String, usize>,
     threads: Vec<ThreadReport>,
     timeline: Vec<crate::stats::timeline::Row>,
     /// Per CPU: seconds of runs that saw it, and its usage weighted by them.
@@ -528,6 +556,11 @@ struct Sums {
 }
 
 impl Sums {
+    /// How many of the runs measured `path`.
+    fn runs_of(&self, path: &str) -> usize {
+        self.path_runs.get(path).copied().unwrap_or(1)
+    }
+
     /// Adds one run's totals, targets, threads (renumbered after those before), CPU use and
     /// counters.
     fn add(
@@ -540,12 +573,25 @@ impl Sums {
     ) -> Result<(), String> {
         self.totals.add(&m.totals, series)?;
         for target in &m.targets {
-            match self.per_path.iter_mut().find(|(p, _)| *p == target.path) {
-                Some((_, pair)) => pair.add(&target.directions, series)?,
+            let at = match self.per_path.iter().position(|(p, _)| *p == target.path) {
+                Some(at) => at,
                 None => {
-                    let mut pair = Pair::default();
-                    pair.add(&target.directions, series)?;
-                    self.per_path.push((target.path.clone(), pair));
+                    let runs = self.runs_of(&target.path);
+                    self.per_path
+                        .push((target.path.clone(), PathSum::Open(Pair::default(), runs)));
+                    self.per_path.len() - 1
+                }
+            };
+            let seconds = self.seconds;
+            let slot = &mut self.per_path[at].1;
+            if let PathSum::Open(pair, left) = slot {
+                pair.add(&target.directions, series)?;
+                *left = left.saturating_sub(1);
+                if *left == 0 {
+                    *slot = PathSum::Done(TargetTotals {
+                        path: target.path.clone(),
+                        directions: directions(&pair.0, seconds, interval_ms, percentiles),
+                    });
                 }
             }
         }

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""What rank 0 holds and how long it waits as ranks grow, and whether it grows with the run's
+length: the MPI build on 1 … 64 ranks of this machine (oversubscribed), the null engine (no I/O,
+so only the tool's own bookkeeping counts), 2 s runs with latency, at -D1000 (2 intervals) and
+-D10 (200 intervals). For each: the bytes rank 0 gathered per rank, the time from its own end to
+holding every rank's results (the tree reduction of the -D series and the gather), and rank 0's
+peak RSS (`/usr/bin/time -f %M` around rank 0 only). A least-squares line per interval count
+models rank 0's peak RSS as a + b·ranks; the table extrapolates it to 1,000 ranks, and the
+gathered bytes per rank at 200 against 2 intervals show what grows with the run's length.
+
+Usage: bench/cluster_scale.py [--ranks 1,2,4,8,16,32,64] [--save]
+"""
+
+import argparse
+import datetime
+import json
+import os
+import statistics
+import subprocess
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# TCP between ranks, as between hosts: Open MPI's shared-memory transport (what it picks for ranks
+# of one host) maps buffers for every peer into every rank, which would be counted as rank 0's.
+MPI_ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_btl="tcp,self")
+WRAPPER = """#!/bin/sh
+if [ "$OMPI_COMM_WORLD_RANK" = 0 ]; then exec /usr/bin/time -f %M -o "$RSS_FILE" "$@"; fi
+exec "$@"
+"""
+
+
+def build():
+    env = dict(os.environ, CARGO_TARGET_DIR=os.path.join(ROOT, "target", "mpi"))
+    subprocess.run(["cargo", "build", "--release", "--quiet", "--features", "mpi"], cwd=ROOT, env=env, check=True)
+    return os.path.join(ROOT, "target", "mpi", "release", "iospd")
+
+
+def run(iospd, work, ranks, interval_ms):
+    rss_file = os.path.join(work, "rss")
+    wrapper = os.path.join(work, "wrap.sh")
+    with open(wrapper, "w") as f:
+        f.write(WRAPPER)
+    os.chmod(wrapper, 0o755)
+    env = dict(MPI_ENV, RSS_FILE=rss_file)
+    out = subprocess.run(
+        ["mpirun", "--oversubscribe", "-np", str(ranks), wrapper, iospd, "--engine=null", "-c1M", "-d2", "-W0",
+         "-b4K", "-o1", "-L", f"-D{interval_ms}", "-Rjson", "--quiet", os.path.join(work, "t-{rank}.dat")],
+        check=True, capture_output=True, text=True, env=env,
+    ).stdout
+    cluster = json.loads(out)["timespans"][0]["cluster"]
+    with open(rss_file) as f:
+        rss_kib = int(f.read().split()[-1])
+    return cluster["gathered_bytes"] / ranks, cluster["gather_ns"] / 1e6, rss_kib / 1024
+
+
+def fit(points):
+    xs, ys = [p[0] for p in points], [p[1] for p in points]
+    mx, my = statistics.mean(xs), statistics.mean(ys)
+    b = sum((x - mx) * (y - my) for x, y in points) / sum((x - mx) ** 2 for x in xs)
+    return my - b * mx, b
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--ranks", default="1,2,4,8,16,32,64")
+    parser.add_argument("--save", action="store_true")
+    args = parser.parse_args()
+    iospd = build()
+    counts = [int(r) for r in args.ranks.split(",")]
+    rows, model = [], {}
+    with tempfile.TemporaryDirectory(prefix="iospd-scale-") as work:
+        for interval_ms, intervals in [(1000, 2), (10, 200)]:
+            points = []
+            for ranks in counts:
+                per_rank, gather_ms, rss_mib = run(iospd, work, ranks, interval_ms)
+                rows.append((ranks, intervals, per_rank, gather_ms, rss_mib))
+                points.append((ranks, rss_mib))
+            model[intervals] = fit(points)
+    lines = [
+        f"# Rank 0 across ranks ({datetime.datetime.now():%Y-%m-%d %H:%M})",
+        "",
+        "`mpirun --oversubscribe -np N iospd --engine=null -c1M -d2 -W0 -b4K -o1 -L -D<ms> -Rjson t-{rank}.dat`",
+        "on this 2-CPU machine; rank 0's peak RSS from `/usr/bin/time -f %M`.",
+        "",
+        "| ranks | intervals | gathered per rank | rank 0 waited for the results | rank 0 peak RSS |",
+        "|---:|---:|---:|---:|---:|",
+    ]
+    for ranks, intervals, per_rank, gather_ms, rss in rows:
+        lines.append(f"| {ranks} | {intervals} | {per_rank / 1024:.1f} KiB | {gather_ms:.1f} ms | {rss:.1f} MiB |")
+    lines += ["", "Model, rank 0's peak RSS = a + b × ranks (least squares):", ""]
+    for intervals, (a, b) in model.items():
+        lines.append(f"- {intervals} intervals: a = {a:.1f} MiB, b = {b * 1024:.1f} KiB per rank; "
+                     f"1,000 ranks: {a + 1000 * b:.0f} MiB")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.save:
+        stamp = datetime.datetime.now().strftime("%Y-%m-%d-%H%M")
+        path = os.path.join(ROOT, "bench", "runs", f"{stamp}-cluster-scale.md")
+        with open(path, "w") as f:
+            f.write(text)
+        print(f"saved {path}")
+
+
+if __name__ == "__main__":
+    main()
