@@ -453,7 +453,7 @@ fn merge_measured(
             per_path: per_path
                 .into_iter()
                 .map(|(path, sum)| match sum {
-                    PathSum::Done(totals) => totals,
+                    PathSum::Done(totals) => *totals,
                     PathSum::Open(pair, _) => TargetTotals {
                         path,
                         directions: directions(&pair.0, seconds, interval_ms, percentiles),
@@ -535,8 +535,8 @@ fn skews(measured: &[Window]) -> Vec<(String, crate::profile::Skew, crate::stats
 /// A target path's sum: open while runs that measured it are still to come, then rendered (so
 /// its histograms go: a run across ranks has a path per rank).
 enum PathSum {
-    Open(Pair, usize),
-    Done(TargetTotals),
+    Open(Box<Pair>, usize),
+    Done(Box<TargetTotals>),
 }
 
 /// What the runs' measured windows add up to, run by run.
@@ -578,7 +578,7 @@ impl Sums {
                 None => {
                     let runs = self.runs_of(&target.path);
                     self.per_path
-                        .push((target.path.clone(), PathSum::Open(Pair::default(), runs)));
+                        .push((target.path.clone(), PathSum::Open(Box::default(), runs)));
                     self.per_path.len() - 1
                 }
             };
@@ -588,10 +588,10 @@ impl Sums {
                 pair.add(&target.directions, series)?;
                 *left = left.saturating_sub(1);
                 if *left == 0 {
-                    *slot = PathSum::Done(TargetTotals {
+                    *slot = PathSum::Done(Box::new(TargetTotals {
                         path: target.path.clone(),
                         directions: directions(&pair.0, seconds, interval_ms, percentiles),
-                    });
+                    }));
                 }
             }
         }
