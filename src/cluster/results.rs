@@ -78,41 +78,43 @@ impl Cluster {
         };
         let gather_ns = crate::clock::monotonic_now() - began;
         let gathered_bytes: u64 = parts.iter().map(|p| p.len() as u64).sum();
-        let parts: Vec<Part> = parts
-            .iter()
-            .enumerate()
-            .map(|(rank, bytes)| {
-                let mut part: Part = serde_json::from_slice(bytes)
-                    .map_err(|e| format!("the results of rank {rank} cannot be read: {e}"))?;
-                part.report
-                    .complete()
-                    .map_err(|e| format!("the results of rank {rank} are inconsistent: {e}"))?;
-                Ok(part)
-            })
-            .collect::<Result<_, String>>()?;
+        // Each rank's bytes go as soon as they are read, and each report moves into its member.
         let state = self.state.borrow();
-        let members: Vec<Member> = parts
-            .iter()
-            .enumerate()
-            .map(|(rank, part)| Member {
+        let mut members = Vec::with_capacity(parts.len());
+        let mut endings = Vec::with_capacity(parts.len());
+        for (rank, bytes) in parts.into_iter().enumerate() {
+            let mut part: Part = serde_json::from_slice(&bytes)
+                .map_err(|e| format!("the results of rank {rank} cannot be read: {e}"))?;
+            drop(bytes);
+            part.report
+                .complete()
+                .map_err(|e| format!("the results of rank {rank} are inconsistent: {e}"))?;
+            let clocks = state
+                .clocks
+                .iter()
+                .zip(&part.slack)
+                .map(|(clocks, &(slack_ns, margin_ns))| {
+                    let mut clock = clocks.get(rank).copied().unwrap_or_default();
+                    clock.slack_ns = slack_ns;
+                    clock.margin_ns = margin_ns;
+                    clock
+                })
+                .collect();
+            members.push(Member {
                 rank: crate::report::RankHost {
                     rank: rank as u32,
                     host: part.host.clone(),
                 },
-                report: part.report.clone(),
-                clocks: state
-                    .clocks
-                    .iter()
-                    .zip(&part.slack)
-                    .map(|(clocks, &(slack_ns, margin_ns))| {
-                        let mut clock = clocks.get(rank).copied().unwrap_or_default();
-                        clock.slack_ns = slack_ns;
-                        clock.margin_ns = margin_ns;
-                        clock
-                    })
-                    .collect(),
-            })
-            .collect();
+                report: part.report,
+                clocks,
+            });
+            endings.push(Ending {
+                code: part.code,
+                lines: part.lines,
+                stopped_by_peer: part.stopped_by_peer,
+                host: part.host,
+            });
+        }
         let mut report = combine(profile, &members, &series.unwrap_or_default())?;
         for cluster in report
             .timespans
@@ -122,19 +124,28 @@ impl Cluster {
             cluster.gathered_bytes = gathered_bytes;
             cluster.gather_ns = gather_ns;
         }
-        let code = parts.iter().map(|p| p.code).max().unwrap_or(0);
+        let code = endings.iter().map(|p| p.code).max().unwrap_or(0);
         Ok(Some(Finished {
             report,
             code,
-            lines: ending_lines(&parts),
+            lines: ending_lines(&endings),
         }))
     }
 }
 
+/// How one rank's run ended.
+#[derive(Debug)]
+struct Ending {
+    code: u8,
+    lines: Vec<String>,
+    stopped_by_peer: bool,
+    host: String,
+}
+
 /// How the whole run ended: each rank's lines once — as they are when every rank said them, else
 /// with the rank and host that did — leaving out the ranks that only stopped because another did.
-fn ending_lines(parts: &[Part]) -> Vec<String> {
-    let speaking: Vec<(usize, &Part)> = parts
+fn ending_lines(parts: &[Ending]) -> Vec<String> {
+    let speaking: Vec<(usize, &Ending)> = parts
         .iter()
         .enumerate()
         .filter(|(_, p)| !p.stopped_by_peer)
@@ -169,22 +180,11 @@ fn ending_lines(parts: &[Part]) -> Vec<String> {
 mod tests {
     use super::*;
 
-    fn part(lines: &[&str], stopped_by_peer: bool) -> Part {
-        let profile = Profile::with_timespans(Vec::new());
-        Part {
-            report: Report::new(
-                &profile,
-                &Default::default(),
-                &crate::stats::RunResults {
-                    timespans: Vec::new(),
-                    aborted: None,
-                    unsaved: None,
-                },
-            ),
+    fn part(lines: &[&str], stopped_by_peer: bool) -> Ending {
+        Ending {
             code: 0,
             lines: lines.iter().map(|l| l.to_string()).collect(),
             stopped_by_peer,
-            slack: Vec::new(),
             host: "h".into(),
         }
     }

@@ -169,7 +169,7 @@ pub fn combine(
     members: &[Member],
     series: &[Option<Series>],
 ) -> Result<Report, String> {
-    let reports: Vec<Report> = members.iter().map(|m| m.report.clone()).collect();
+    let reports: Vec<&Report> = members.iter().map(|m| &m.report).collect();
     let ranks: Vec<RankHost> = members.iter().map(|m| m.rank.clone()).collect();
     let mut merged = merge_labelled(&reports, Some(&ranks), series)?;
     merged.profile = profile.clone();

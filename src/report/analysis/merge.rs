@@ -204,13 +204,13 @@ pub fn relation(runs: &[Report]) -> Vec<String> {
 
 /// Merges runs into one report. Every run must have the same number of timespans.
 pub fn merge(runs: &[Report]) -> Result<Report, String> {
-    merge_labelled(runs, None, &[])
+    merge_labelled(&runs.iter().collect::<Vec<_>>(), None, &[])
 }
 
 /// Merges runs, each the work of one rank of a run across hosts (`ranks`, in the runs' order):
 /// each thread row says which.
 pub(crate) fn merge_labelled(
-    runs: &[Report],
+    runs: &[&Report],
     ranks: Option<&[RankHost]>,
     series: &[Option<RankSeries>],
 ) -> Result<Report, String> {
@@ -227,7 +227,7 @@ pub(crate) fn merge_labelled(
     let mut timespans = Vec::with_capacity(count);
     for index in 0..count {
         let parts: Vec<(&Report, &TimeSpanReport)> =
-            runs.iter().map(|r| (r, &r.timespans[index])).collect();
+            runs.iter().map(|&r| (r, &r.timespans[index])).collect();
         let series = series.get(index).and_then(Option::as_ref);
         timespans.push(merge_timespan(index, &parts, &percentiles, ranks, series)?);
     }
