@@ -371,6 +371,41 @@ mod mpi {
         );
     }
 
+    /// Past 16 ranks the text report shows the aggregate, the spread across ranks and the slowest
+    /// ranks by name, not a row per rank's thread and target; the JSON keeps every rank.
+    #[test]
+    fn many_ranks_are_summed_up_in_the_text_and_kept_whole_in_the_json() {
+        let test = "many_ranks_are_summed_up_in_the_text_and_kept_whole_in_the_json";
+        let dir = TempDir::new();
+        let json_path = dir.arg("r.json");
+        let Some(mut command) = mpirun(test, 18) else {
+            return;
+        };
+        let output = command
+            .args(["--engine=null", "-c1M", "-d1", "-W0", "-b4K", "-o1", "-L"])
+            .arg(format!("--output={json_path}"))
+            .arg(dir.arg("t-{rank}.dat"))
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let text = stdout(&output);
+        assert!(text.contains("Ranks (18 on 1 host)"), "{text}");
+        assert!(text.contains("\nSlowest ranks\n"), "{text}");
+        assert!(
+            text.contains("(the 18 threads' rows are in the JSON and XML results"),
+            "{text}"
+        );
+        assert!(!text.contains("Latency distribution: "), "{text}");
+        assert!(text.contains("Total latency distribution:"));
+        let spread = text.lines().find(|l| l.starts_with("I/O per s ")).unwrap();
+        assert_eq!(spread.split('|').count(), 5, "{spread}");
+        let report: Report = serde_json::from_slice(&fs::read(&json_path).unwrap()).unwrap();
+        let cluster = report.timespans[0].cluster.as_ref().unwrap();
+        assert_eq!(cluster.ranks.len(), 18);
+        assert!(cluster.ranks.iter().all(|r| r.p99_ns.is_some()));
+        assert_eq!(measured(&report).threads.len(), 18);
+    }
+
     #[test]
     fn four_ranks_give_one_exact_report() {
         let Some(mut command) = mpirun("four_ranks_give_one_exact_report", 4) else {

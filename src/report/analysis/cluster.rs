@@ -63,7 +63,105 @@ pub struct RankClock {
     pub margin_ns: u64,
 }
 
+/// Ranks past which the text report shows their spread and the slowest of them rather than a
+/// row per rank (and per rank's thread and target); JSON, XML and the HTML's collapsed tables
+/// keep every rank.
+pub const DETAILED_RANKS: usize = 16;
+
+/// The slowest ranks the spread names.
+pub const SLOWEST_RANKS: usize = 5;
+
 impl ClusterReport {
+    /// Whether the report shows every rank in detail (few enough ranks).
+    pub fn detailed(&self) -> bool {
+        self.ranks.len() <= DETAILED_RANKS
+    }
+
+    /// Across the ranks that measured: the least, median, 99th-percentile and largest of each
+    /// rank's I/O per second, MiB/s and p99 latency.
+    pub fn spread_table(&self) -> Table {
+        let mut table = Table::new(vec![
+            Column::new("per rank", "per_rank"),
+            Column::new("min", "min"),
+            Column::new("median", "median"),
+            Column::new("p99", "p99"),
+            Column::new("max", "max"),
+        ]);
+        let measured: Vec<&RankReport> = self.ranks.iter().filter(|r| r.threads > 0).collect();
+        let spread = |mut values: Vec<f64>| -> Option<[f64; 4]> {
+            values.sort_by(f64::total_cmp);
+            let at = |p: f64| {
+                values[((p * values.len() as f64).ceil() as usize).clamp(1, values.len()) - 1]
+            };
+            (!values.is_empty()).then(|| [values[0], at(0.5), at(0.99), values[values.len() - 1]])
+        };
+        let rows: [(&str, Vec<f64>, bool); 3] = [
+            (
+                "I/O per s",
+                measured.iter().map(|r| r.ios_per_s).collect(),
+                false,
+            ),
+            (
+                "MiB/s",
+                measured.iter().map(|r| r.bytes_per_s / MIB).collect(),
+                false,
+            ),
+            (
+                "p99 latency",
+                measured
+                    .iter()
+                    .filter_map(|r| r.p99_ns)
+                    .map(|v| v as f64)
+                    .collect(),
+                true,
+            ),
+        ];
+        for (name, values, duration) in rows {
+            let Some(values) = spread(values) else {
+                continue;
+            };
+            let mut row = vec![Cell::Text(name.into())];
+            row.extend(values.map(|v| {
+                if duration {
+                    Cell::Duration(Some(v))
+                } else {
+                    Cell::Fixed(v, 2)
+                }
+            }));
+            table.push(row);
+        }
+        table
+    }
+
+    /// The ranks that did the fewest I/Os per second, slowest first.
+    pub fn slowest_table(&self) -> Table {
+        let mut table = Table::new(vec![
+            Column::new("rank", "rank"),
+            Column::new("host", "host"),
+            Column::new("I/O per s", "ios_per_s"),
+            Column::new("MiB/s", "mib_per_s"),
+            Column::new("p99 latency", "p99_latency_us"),
+            Column::new("late", "lateness_us"),
+        ]);
+        let mut ranks: Vec<&RankReport> = self.ranks.iter().collect();
+        ranks.sort_by(|a, b| {
+            a.ios_per_s
+                .total_cmp(&b.ios_per_s)
+                .then(a.rank.cmp(&b.rank))
+        });
+        for r in ranks.into_iter().take(SLOWEST_RANKS) {
+            table.push(vec![
+                Cell::Count(r.rank.into()),
+                Cell::Text(r.host.clone()),
+                Cell::Fixed(r.ios_per_s, 2),
+                Cell::Fixed(r.bytes_per_s / MIB, 2),
+                Cell::Duration(r.p99_ns.map(|v| v as f64)),
+                Cell::Duration(Some(r.lateness_ns as f64)),
+            ]);
+        }
+        table
+    }
+
     /// Whether the ranks did not start together: their starts spread wider than the margin the
     /// start was placed with, or a rank heard of the start only after it.
     pub fn started_apart(&self) -> bool {
@@ -222,6 +320,10 @@ fn cluster_of(
             bytes: totals.map_or(0, |t| t.bytes),
             ios_per_s: totals.map_or(0.0, |t| t.ios_per_s),
             bytes_per_s: totals.map_or(0.0, |t| t.bytes_per_s),
+            p99_ns: totals
+                .and_then(|t| t.latency.as_ref())
+                .and_then(|l| l.percentiles.iter().find(|p| p.percentile == 99.0))
+                .map(|p| p.value_ns),
         });
     }
     let (ios, bytes, common_s) = merged.measured.as_ref().map_or((0, 0, 0.0), |m| {

@@ -76,6 +76,9 @@ pub struct RankReport {
     pub ios_per_s: f64,
     /// Bytes per second of its window.
     pub bytes_per_s: f64,
+    /// Its 99th-percentile latency of all I/O, when measured (`-L`).
+    #[serde(default)]
+    pub p99_ns: Option<u64>,
 }
 
 /// One host of a timespan: its ranks together.

@@ -200,16 +200,24 @@ fn timespan(page: &mut String, report: &Report, index: usize, ts: &TimeSpanRepor
         let _ = write!(page, "<h3>Replay</h3><pre>{}</pre>", escape(&lines));
     }
     cluster(page, ts);
+    // Past a number of ranks, the rows per rank's target and thread are there, collapsed.
+    let detailed = ts.cluster.as_ref().is_none_or(|c| c.detailed());
+    let (open, close) = if detailed {
+        ("", "")
+    } else {
+        ("<details><summary>every one</summary>", "</details>")
+    };
     if m.targets.len() > 1 {
-        page.push_str("<h3>Targets</h3>");
+        let _ = write!(page, "<h3>Targets</h3>{open}");
         let rows: Vec<(String, &Direction)> = m
             .targets
             .iter()
             .map(|t| (t.path.clone(), &t.directions.total))
             .collect();
         table(page, "target", &rows);
+        page.push_str(close);
     }
-    page.push_str("<h3>Threads</h3>");
+    let _ = write!(page, "<h3>Threads</h3>{open}");
     let rows: Vec<(String, &Direction)> = m
         .threads
         .iter()
@@ -220,6 +228,7 @@ fn timespan(page: &mut String, report: &Report, index: usize, ts: &TimeSpanRepor
         })
         .collect();
     table(page, "thread · target", &rows);
+    page.push_str(close);
     over_time(page, report, index, m);
     distribution(page, m);
     cpu(page, m);
@@ -323,9 +332,22 @@ fn cluster(page: &mut String, ts: &TimeSpanReport) {
             duration(c.start_margin_ns as f64)
         );
     }
-    for table in [c.aggregates_table(), c.ranks_table(), c.hosts_table()] {
-        page.push_str(&super::table::html(&table));
+    page.push_str(&super::table::html(&c.aggregates_table()));
+    if c.detailed() {
+        page.push_str(&super::table::html(&c.ranks_table()));
+    } else {
+        page.push_str("<h4>Spread across ranks</h4>");
+        page.push_str(&super::table::html(&c.spread_table()));
+        page.push_str("<h4>Slowest ranks</h4>");
+        page.push_str(&super::table::html(&c.slowest_table()));
+        let _ = write!(
+            page,
+            "<details><summary>Every rank ({})</summary>{}</details>",
+            c.ranks.len(),
+            super::table::html(&c.ranks_table())
+        );
     }
+    page.push_str(&super::table::html(&c.hosts_table()));
     page.push('\n');
 }
 

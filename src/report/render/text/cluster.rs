@@ -90,7 +90,14 @@ fn ranks_text(out: &mut String, c: &ClusterReport) {
         c.ranks.len(),
         if hosts == 1 { "" } else { "s" }
     );
-    out.push_str(&table::text(&c.ranks_table()));
+    if c.detailed() {
+        out.push_str(&table::text(&c.ranks_table()));
+    } else {
+        out.push_str(&table::text(&c.spread_table()));
+        out.push_str("\nSlowest ranks\n");
+        out.push_str(&table::text(&c.slowest_table()));
+        out.push_str("(every rank's row is in the JSON and XML results, and in the HTML report)\n");
+    }
     out.push_str("\nHosts\n");
     out.push_str(&table::text(&c.hosts_table()));
     out.push_str("\nAggregate rate of all ranks\n");
@@ -166,5 +173,48 @@ mod tests {
         let mut out = String::new();
         ranks_text(&mut out, &cluster(1, 10));
         assert!(!out.contains("did not start together"), "{out}");
+    }
+
+    #[test]
+    fn past_the_detailed_ranks_the_spread_and_the_slowest_replace_the_rows() {
+        let mut c = cluster(1, 10);
+        c.ranks = (0..40)
+            .map(|rank| crate::report::RankReport {
+                rank,
+                host: format!("h{}", rank / 8),
+                threads: 1,
+                clock_offset_ns: 0,
+                clock_uncertainty_ns: 0,
+                clock_drift_ns: 0,
+                lateness_ns: 1_000,
+                window_start_ns: 0,
+                window_end_ns: 1_000_000_000,
+                ios: 1000 + rank as u64,
+                bytes: 0,
+                ios_per_s: if rank == 17 {
+                    10.0
+                } else {
+                    1000.0 + rank as f64
+                },
+                bytes_per_s: 0.0,
+                p99_ns: Some(100_000 + rank as u64 * 1_000),
+            })
+            .collect();
+        let mut out = String::new();
+        ranks_text(&mut out, &c);
+        assert!(out.contains("Ranks (40 on 0 hosts)"), "{out}");
+        let line = |start: &str| {
+            out.lines()
+                .find(|l| l.starts_with(start))
+                .map(str::to_string)
+        };
+        let iops = line("I/O per s").expect("the spread of I/O per s");
+        assert!(iops.contains("10.00") && iops.contains("1039.00"), "{iops}");
+        assert!(line("p99 latency").is_some(), "{out}");
+        // The slowest first, by name, and no row per rank.
+        let slowest = &out[out.find("Slowest ranks").unwrap()..];
+        let first = slowest.lines().nth(3).unwrap();
+        assert!(first.trim_start().starts_with("17 | h2"), "{slowest}");
+        assert!(!out.lines().any(|l| l.starts_with("  39 |")), "{out}");
     }
 }

@@ -54,7 +54,11 @@ pub fn render(report: &Report) -> String {
         let _ = write!(out, "\nResults for timespan {}:\n{STARS}\n", i + 1);
         match &ts.measured {
             None => out.push_str("The test was interrupted before the measurements began. No results are displayed.\n"),
-            Some(m) => results::results_text(&mut out, &report.profile, &report.profile.timespans[i], m, &report.system),
+            Some(m) => {
+                // Past a number of ranks, a row per rank's thread and target is left to JSON/XML.
+                let detailed = ts.cluster.as_ref().is_none_or(|c| c.detailed());
+                results::results_text(&mut out, &report.profile, &report.profile.timespans[i], m, &report.system, detailed)
+            }
         }
     }
     if let Some(totals) = &report.totals {

@@ -22,6 +22,7 @@ pub(super) fn results_text(
     ts: &TimeSpan,
     m: &Measured,
     system: &SystemInfo,
+    detailed: bool,
 ) {
     let _ = write!(
         out,
@@ -56,14 +57,14 @@ pub(super) fn results_text(
     ] {
         if m.totals.get(op).is_some() {
             let _ = writeln!(out, "\n{title}");
-            section_table(out, m, op, latency, iops_stddev);
+            section_table(out, m, op, latency, iops_stddev, detailed);
         }
     }
     if ts.io_ring.is_some() {
         extra::submits_text(out, m);
     }
     if latency {
-        if m.targets.len() > 1 {
+        if m.targets.len() > 1 && detailed {
             for target in &m.targets {
                 let _ = writeln!(out, "\nLatency distribution: {}", target.path);
                 latency_chart(out, &target.directions);
@@ -256,7 +257,14 @@ fn thread_list(threads: &BTreeSet<u32>) -> String {
     out
 }
 
-fn section_table(out: &mut String, m: &Measured, op: Option<Op>, latency: bool, iops_stddev: bool) {
+fn section_table(
+    out: &mut String,
+    m: &Measured,
+    op: Option<Op>,
+    latency: bool,
+    iops_stddev: bool,
+    detailed: bool,
+) {
     let _ = writeln!(
         out,
         "thread |       bytes     |     I/Os     |    MiB/s   |  I/O per s {}{}{}|  file",
@@ -292,7 +300,14 @@ fn section_table(out: &mut String, m: &Measured, op: Option<Op>, latency: bool, 
         s
     };
     let _ = writeln!(out, "{rule}");
-    for thread in &m.threads {
+    if !detailed {
+        let _ = writeln!(
+            out,
+            "(the {} threads' rows are in the JSON and XML results; the spread across ranks is below)",
+            m.threads.len()
+        );
+    }
+    for thread in m.threads.iter().filter(|_| detailed) {
         for target in &thread.targets {
             let Some(d) = target.directions.get(op) else {
                 continue;
