@@ -350,7 +350,13 @@ mod mpi {
                     m.timeline.len()
                 );
                 assert!(m.totals.read.intervals.len() >= 195);
-                // Each rank's own targets and threads keep no series.
+                // Each rank's own targets and threads keep no series, but each thread keeps the
+                // IOPS deviation its rank measured.
+                assert!(
+                    m.threads
+                        .iter()
+                        .all(|t| t.targets[0].directions.read.ios_per_s_stddev > Some(0.0))
+                );
                 assert!(
                     m.threads
                         .iter()

@@ -532,6 +532,27 @@ fn skews(measured: &[Window]) -> Vec<(String, crate::profile::Skew, crate::stats
     sums
 }
 
+/// A run across ranks hands rank 0 no `-D` buckets of its threads (see
+/// `analysis::cluster::take_series`): their IOPS deviation across intervals is the one each rank
+/// measured.
+fn keep_iops_stddev(rendered: &mut Directions, measured: &Directions) {
+    let pairs = [
+        (Some(&mut rendered.read), Some(&measured.read)),
+        (Some(&mut rendered.write), Some(&measured.write)),
+        (Some(&mut rendered.total), Some(&measured.total)),
+        (rendered.trim.as_mut(), measured.trim.as_ref()),
+        (rendered.flush.as_mut(), measured.flush.as_ref()),
+    ];
+    for (mine, theirs) in pairs {
+        if let (Some(mine), Some(theirs)) = (mine, theirs)
+            && mine.intervals.is_empty()
+            && theirs.intervals.is_empty()
+        {
+            mine.ios_per_s_stddev = theirs.ios_per_s_stddev;
+        }
+    }
+}
+
 /// A target path's sum: open while runs that measured it are still to come, then rendered (so
 /// its histograms go: a run across ranks has a path per rank).
 enum PathSum {
@@ -601,8 +622,10 @@ impl Sums {
                 let mut pair = Pair::default();
                 pair.add(&t.directions, series)?;
                 // A thread's rates are over its own run's window, not the merged one.
+                let mut rendered = directions(&pair.0, m.duration_s, interval_ms, percentiles);
+                keep_iops_stddev(&mut rendered, &t.directions);
                 targets.push(ThreadTarget {
-                    directions: directions(&pair.0, m.duration_s, interval_ms, percentiles),
+                    directions: rendered,
                     ..t.clone()
                 });
             }
