@@ -4,7 +4,9 @@ length: the MPI build on 1 … 64 ranks of this machine (oversubscribed), the nu
 so only the tool's own bookkeeping counts), 2 s runs with latency, at -D1000 (2 intervals) and
 -D10 (200 intervals). For each: the bytes rank 0 gathered per rank, the time from its own end to
 holding every rank's results (the tree reduction of the -D series and the gather), and rank 0's
-peak RSS (`/usr/bin/time -f %M` around rank 0 only). A least-squares line per interval count
+peak RSS (`/usr/bin/time -f %M` around rank 0 only), next to rank 0 of a C program that only
+does the same gather (MPI_Init_thread, MPI_Gatherv of 32 KiB per rank; built with mpicc into a
+temporary directory): Open MPI's own share. A least-squares line per interval count
 models rank 0's peak RSS as a + b·ranks; the table extrapolates it to 1,000 ranks, and the
 gathered bytes per rank at 200 against 2 intervals show what grows with the run's length.
 
@@ -54,6 +56,46 @@ def run(iospd, work, ranks, interval_ms):
     return cluster["gathered_bytes"] / ranks, cluster["gather_ns"] / 1e6, rss_kib / 1024
 
 
+BASELINE = r"""
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+int main(int argc, char **argv) {
+    int provided, rank, size, n = atoi(argv[1]);
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    char *part = malloc(n);
+    memset(part, rank, n);
+    int *counts = malloc(sizeof(int) * size), *displs = malloc(sizeof(int) * size);
+    MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    char *all = NULL;
+    if (rank == 0) {
+        int at = 0;
+        for (int i = 0; i < size; i++) { displs[i] = at; at += counts[i]; }
+        all = malloc(at);
+    }
+    MPI_Gatherv(part, n, MPI_CHAR, all, counts, displs, MPI_CHAR, 0, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+}
+"""
+
+
+def baseline(work, ranks):
+    program = os.path.join(work, "gather")
+    if not os.path.exists(program):
+        with open(program + ".c", "w") as f:
+            f.write(BASELINE)
+        subprocess.run(["mpicc", "-O2", "-o", program, program + ".c"], check=True)
+    rss_file = os.path.join(work, "rss")
+    env = dict(MPI_ENV, RSS_FILE=rss_file)
+    subprocess.run(["mpirun", "--oversubscribe", "-np", str(ranks), os.path.join(work, "wrap.sh"), program, "32768"],
+                   check=True, capture_output=True, env=env)
+    with open(rss_file) as f:
+        return int(f.read().split()[-1]) / 1024
+
+
 def fit(points):
     xs, ys = [p[0] for p in points], [p[1] for p in points]
     mx, my = statistics.mean(xs), statistics.mean(ys)
@@ -74,7 +116,7 @@ def main():
             points = []
             for ranks in counts:
                 per_rank, gather_ms, rss_mib = run(iospd, work, ranks, interval_ms)
-                rows.append((ranks, intervals, per_rank, gather_ms, rss_mib))
+                rows.append((ranks, intervals, per_rank, gather_ms, rss_mib, baseline(work, ranks)))
                 points.append((ranks, rss_mib))
             model[intervals] = fit(points)
     lines = [
@@ -83,12 +125,15 @@ def main():
         "`mpirun --oversubscribe -np N iospd --engine=null -c1M -d2 -W0 -b4K -o1 -L -D<ms> -Rjson t-{rank}.dat`",
         "on this 2-CPU machine; rank 0's peak RSS from `/usr/bin/time -f %M`.",
         "",
-        "| ranks | intervals | gathered per rank | rank 0 waited for the results | rank 0 peak RSS |",
-        "|---:|---:|---:|---:|---:|",
+        "| ranks | intervals | gathered per rank | rank 0 waited for the results | rank 0 peak RSS | MPI alone, same gather |",
+        "|---:|---:|---:|---:|---:|---:|",
     ]
-    for ranks, intervals, per_rank, gather_ms, rss in rows:
-        lines.append(f"| {ranks} | {intervals} | {per_rank / 1024:.1f} KiB | {gather_ms:.1f} ms | {rss:.1f} MiB |")
+    for ranks, intervals, per_rank, gather_ms, rss, mpi in rows:
+        lines.append(f"| {ranks} | {intervals} | {per_rank / 1024:.1f} KiB | {gather_ms:.1f} ms | {rss:.1f} MiB | {mpi:.1f} MiB |")
+    mpi_model = fit([(r[0], r[5]) for r in rows])
     lines += ["", "Model, rank 0's peak RSS = a + b × ranks (least squares):", ""]
+    lines.append(f"- MPI alone: a = {mpi_model[0]:.1f} MiB, b = {mpi_model[1] * 1024:.1f} KiB per rank; "
+                 f"1,000 ranks: {mpi_model[0] + 1000 * mpi_model[1]:.0f} MiB")
     for intervals, (a, b) in model.items():
         lines.append(f"- {intervals} intervals: a = {a:.1f} MiB, b = {b * 1024:.1f} KiB per rank; "
                      f"1,000 ranks: {a + 1000 * b:.0f} MiB")
