@@ -16,10 +16,30 @@ pub trait Link {
     fn try_receive_from(&self, from: u32) -> Option<Vec<u8>>;
     /// Every rank calls it once with its part: rank 0 gets all the parts in rank order, the others
     /// `None`.
-    fn gather(&self, part: &[u8]) -> Option<Vec<Vec<u8>>>;
+    fn gather(&self, part: &[u8]) -> Option<Gathered>;
     /// Ends every process of the run at once, with exit status `code`: the way out when a rank has
     /// stopped answering and can be neither waited for nor told.
     fn abort(&self, code: u8) -> !;
+}
+
+/// Every rank's part, one after the other in one buffer (no copy per part).
+#[derive(Debug, Default)]
+pub struct Gathered {
+    /// The parts, in rank order.
+    pub bytes: Vec<u8>,
+    /// Each one's length.
+    pub lengths: Vec<usize>,
+}
+
+impl Gathered {
+    /// Each rank's part, in rank order.
+    pub fn parts(&self) -> impl Iterator<Item = &[u8]> {
+        self.lengths.iter().scan(0, |at, &n| {
+            let part = &self.bytes[*at..*at + n];
+            *at += n;
+            Some(part)
+        })
+    }
 }
 
 #[cfg(test)]
@@ -102,7 +122,7 @@ pub mod local {
             held.remove(at).map(|(_, m)| m)
         }
 
-        fn gather(&self, part: &[u8]) -> Option<Vec<Vec<u8>>> {
+        fn gather(&self, part: &[u8]) -> Option<super::Gathered> {
             let _ = self.to[0].send((self.rank, Parcel::Part(part.to_vec())));
             if self.rank != 0 {
                 return None;
@@ -112,7 +132,10 @@ pub mod local {
                 if self.parts.borrow().len() == self.to.len() {
                     let mut parts = std::mem::take(&mut *self.parts.borrow_mut());
                     parts.sort_by_key(|(rank, _)| *rank);
-                    return Some(parts.into_iter().map(|(_, p)| p).collect());
+                    return Some(super::Gathered {
+                        lengths: parts.iter().map(|(_, p)| p.len()).collect(),
+                        bytes: parts.into_iter().flat_map(|(_, p)| p).collect(),
+                    });
                 }
                 std::thread::yield_now();
             }

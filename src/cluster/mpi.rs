@@ -88,7 +88,7 @@ impl Link for MpiLink {
         Some(probed.matched_receive_vec::<u8>().0)
     }
 
-    fn gather(&self, part: &[u8]) -> Option<Vec<Vec<u8>>> {
+    fn gather(&self, part: &[u8]) -> Option<super::link::Gathered> {
         let root = self.world.process_at_rank(0);
         let length = part.len() as Count;
         if self.world.rank() != 0 {
@@ -112,13 +112,10 @@ impl Link for MpiLink {
             let mut parts = PartitionMut::new(&mut all[..], &lengths[..], &offsets[..]);
             root.gather_varcount_into_root(part, &mut parts);
         }
-        Some(
-            lengths
-                .iter()
-                .zip(&offsets)
-                .map(|(&n, &at)| all[at as usize..(at + n) as usize].to_vec())
-                .collect(),
-        )
+        Some(super::link::Gathered {
+            bytes: all,
+            lengths: lengths.iter().map(|&n| n as usize).collect(),
+        })
     }
 
     fn abort(&self, code: u8) -> ! {

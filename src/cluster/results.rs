@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::Cluster;
 use crate::profile::Profile;
 use crate::report::Report;
-use crate::report::analysis::cluster::{Member, combine, take_series};
+use crate::report::analysis::cluster::{Member, combine, leave_out_recomputed, take_series};
 
 /// What one rank hands rank 0.
 #[derive(Debug, Serialize, Deserialize)]
@@ -59,6 +59,7 @@ impl Cluster {
         let mut report = report;
         // What grows with the run's length is added up a tree of ranks, not gathered.
         let series = take_series(&mut report)?;
+        leave_out_recomputed(&mut report);
         let series = self.reduce(link, series)?;
         let part = {
             let state = self.state.borrow();
@@ -77,15 +78,14 @@ impl Cluster {
             return Ok(None);
         };
         let gather_ns = crate::clock::monotonic_now() - began;
-        let gathered_bytes: u64 = parts.iter().map(|p| p.len() as u64).sum();
-        // Each rank's bytes go as soon as they are read, and each report moves into its member.
+        let gathered_bytes = parts.bytes.len() as u64;
+        // Each report moves into its member; the bytes go once all are read.
         let state = self.state.borrow();
-        let mut members = Vec::with_capacity(parts.len());
-        let mut endings = Vec::with_capacity(parts.len());
-        for (rank, bytes) in parts.into_iter().enumerate() {
-            let mut part: Part = serde_json::from_slice(&bytes)
+        let mut members = Vec::with_capacity(parts.lengths.len());
+        let mut endings = Vec::with_capacity(parts.lengths.len());
+        for (rank, bytes) in parts.parts().enumerate() {
+            let mut part: Part = serde_json::from_slice(bytes)
                 .map_err(|e| format!("the results of rank {rank} cannot be read: {e}"))?;
-            drop(bytes);
             part.report
                 .complete()
                 .map_err(|e| format!("the results of rank {rank} are inconsistent: {e}"))?;

@@ -457,25 +457,60 @@ pub fn take_series(report: &mut Report) -> Result<Vec<Option<Series>>, String> {
             None => None,
         };
         m.timeline.clear();
-        let threads = m.threads.iter_mut().flat_map(|t| &mut t.targets);
-        for directions in std::iter::once(&mut m.totals)
-            .chain(m.targets.iter_mut().map(|t| &mut t.directions))
-            .chain(threads.map(|t| &mut t.directions))
-        {
-            for d in [
-                Some(&mut directions.read),
-                Some(&mut directions.write),
-                Some(&mut directions.total),
-                directions.trim.as_mut(),
-                directions.flush.as_mut(),
-            ]
-            .into_iter()
-            .flatten()
-            {
-                d.intervals.clear();
-            }
-        }
+        m.totals.each_mut(|d| d.intervals.clear());
+        each_rows_direction(m, |d| d.intervals.clear());
         all.push(series);
     }
     Ok(all)
+}
+
+/// Leaves out of a rank's report what rank 0 computes again from the histograms: the percentile
+/// lists of its targets and threads (about an eighth of a rank's part). The totals keep theirs:
+/// they give the rank's p99 in the table of ranks.
+pub fn leave_out_recomputed(report: &mut Report) {
+    for m in report
+        .timespans
+        .iter_mut()
+        .filter_map(|t| t.measured.as_mut())
+    {
+        each_rows_direction(m, |d| {
+            for latency in d.latency.iter_mut().chain(&mut d.latency_from_intended) {
+                latency.percentiles.clear();
+            }
+        });
+    }
+}
+
+/// Every direction of a measured window's rows per target and per thread's target.
+fn each_rows_direction(
+    m: &mut crate::report::Measured,
+    mut f: impl FnMut(&mut crate::report::Direction),
+) {
+    let threads = m.threads.iter_mut().flat_map(|t| &mut t.targets);
+    for directions in m
+        .targets
+        .iter_mut()
+        .map(|t| &mut t.directions)
+        .chain(threads.map(|t| &mut t.directions))
+    {
+        directions.each_mut(&mut f);
+    }
+}
+
+impl crate::report::Directions {
+    /// Each direction it has: read, write, total, and trims and flushes when there were any.
+    fn each_mut(&mut self, mut f: impl FnMut(&mut crate::report::Direction)) {
+        for d in [
+            Some(&mut self.read),
+            Some(&mut self.write),
+            Some(&mut self.total),
+            self.trim.as_mut(),
+            self.flush.as_mut(),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            f(d);
+        }
+    }
 }
