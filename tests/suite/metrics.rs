@@ -345,3 +345,25 @@ fn slow_huge_and_many_clients_cannot_stop_or_stall_the_run() {
     }
     assert!(answered == 10 && reopened >= 200, "{reopened}");
 }
+
+#[test]
+fn a_port_in_use_is_refused_before_anything_is_written() {
+    let dir = TempDir::new();
+    let taken = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port();
+    let output = iospd()
+        .args(["-c8M", "-d1", "-W0", "-w50"])
+        .arg(format!("--metrics={port}"))
+        .arg(dir.arg("t.dat"))
+        .output()
+        .unwrap();
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains(&format!("--metrics: cannot listen on 127.0.0.1:{port}"))
+            && err.contains("name a free port"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(!dir.join("t.dat").exists());
+}
