@@ -127,6 +127,12 @@ fn a_run_bound_by_its_data_generator_is_flagged() {
     };
     let random = share(&r);
     assert!(random > 25.0, "{r}");
+    let per_block = |r: &Value| {
+        r["generator"]["generation"][0]["ns_per_block"]
+            .as_f64()
+            .unwrap()
+    };
+    let random_block = per_block(&r);
     // No I/O: no device to check.
     assert_eq!(r["devices"].as_array().unwrap().len(), 0, "{r}");
     assert!(
@@ -138,7 +144,9 @@ fn a_run_bound_by_its_data_generator_is_flagged() {
     let mut run = args("-Sb");
     run.push(&file);
     let r = reality(&run);
-    assert!(share(&r) < random / 5.0, "{r}");
+    // A block of the fixed pattern costs a small fraction of a random one (~40 ns against µs);
+    // compared per block, not as shares of a thread's time, which a busy machine moves.
+    assert!(per_block(&r) < random_block / 10.0, "{r}");
     assert!(
         !flags(&r).iter().any(|f| f.contains("data generator")),
         "{r}"
