@@ -49,7 +49,9 @@ fn page_cached_reads_are_flagged_and_direct_reads_are_not() {
     let d = &r["devices"][0];
     assert_eq!(d["device"], name.as_str(), "{r}");
     assert!(bytes(&d["issued_read_bytes"]) > 64 << 20, "{r}");
-    assert!(bytes(&d["reached"]["read_bytes"]) <= 17 << 20, "{r}");
+    // The device's 16 MiB once, and a little more: a new block device is probed (udev, blkid)
+    // by whoever watches for one, and those reads count too.
+    assert!(bytes(&d["reached"]["read_bytes"]) <= 20 << 20, "{r}");
     let found = flags(&r);
     assert!(
         found.iter().any(
