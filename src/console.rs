@@ -15,14 +15,16 @@ pub fn mute() {
 
 /// Writes `text` to stdout and flushes it. A reader that went away (`| head`) is not an error.
 pub fn out(text: &str) -> io::Result<()> {
+    out_by(|stdout| stdout.write_all(text.as_bytes()))
+}
+
+/// Writes what `write` writes to stdout and flushes it, as [`out`] does.
+pub fn out_by(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
     if MUTED.load(Ordering::Relaxed) {
         return Ok(());
     }
     let mut stdout = io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
+    match write(&mut stdout).and_then(|()| stdout.flush()) {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         other => other,
     }

@@ -29,7 +29,7 @@ pub fn write_reports(report: &Report, places: &mut [Place]) -> Vec<OutputError> 
         .filter_map(|place| {
             let format = ResultFormat::from_path(place.path()).unwrap_or(ResultFormat::Text);
             place
-                .replace_with(report.render(format).as_bytes())
+                .replace_by(|file| report.write(format, file))
                 .err()
                 .map(|source| OutputError {
                     path: place.path().to_path_buf(),

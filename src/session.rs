@@ -9,7 +9,7 @@ use std::rc::Rc;
 
 use crate::clock::Monotonic;
 use crate::cluster::{Cluster, Finished};
-use crate::console::{out, say};
+use crate::console::{out, out_by, say};
 use crate::exit::EXIT_RUN_ERROR;
 use crate::live::metrics::server::Server;
 use crate::live::metrics::{Metrics, Phase, RunInfo};
@@ -97,7 +97,7 @@ fn measure(template: &Profile, warnings: Vec<String>, cluster: &Cluster) -> Resu
             }
             // Standard output gets one report: this one only when the run is given up.
             if giving_up && reports.borrow().is_empty() {
-                let _ = out(&report.render(profile.result_format));
+                let _ = out_by(|to| report.write(profile.result_format, to));
             }
             if giving_up {
                 say("iospd: rank 0 wrote its own results, marked partial, before the run was given up");
@@ -175,7 +175,7 @@ fn measure(template: &Profile, warnings: Vec<String>, cluster: &Cluster) -> Resu
         say(&format!("iospd: {error}"));
         unwritten = true;
     }
-    if let Err(error) = out(&report.render(profile.result_format)) {
+    if let Err(error) = out_by(|to| report.write(profile.result_format, to)) {
         say(&format!(
             "iospd: cannot write the report to standard output: {error}"
         ));

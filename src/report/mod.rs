@@ -65,6 +65,16 @@ pub fn percentile_list(extra: &[f64]) -> Vec<f64> {
 }
 
 impl Report {
+    /// Writes the report in `format` to `to`, and flushes it. The JSON results go out as they are
+    /// serialised, never whole in memory: at a thousand ranks they are tens of megabytes.
+    pub fn write(&self, format: ResultFormat, to: &mut dyn std::io::Write) -> std::io::Result<()> {
+        match format {
+            ResultFormat::Json => json::write(self, to),
+            other => to.write_all(self.render(other).as_bytes()),
+        }?;
+        to.flush()
+    }
+
     /// The report in `format`.
     pub fn render(&self, format: ResultFormat) -> String {
         match format {
