@@ -257,8 +257,9 @@ impl Report {
 
 impl Report {
     /// Refuses a read result whose numbers no run can have: a window that is not a positive,
-    /// finite length, or a rate, depth or latency that is negative or not finite.
-    fn check_numbers(&self) -> Result<(), String> {
+    /// finite length, or a rate, depth or latency that is negative or not finite. (Its histograms
+    /// are checked where they are decoded.)
+    pub(crate) fn check_numbers(&self) -> Result<(), String> {
         let finite = |what: &str, timespan: usize, v: f64| {
             if v.is_finite() && v >= 0.0 {
                 Ok(())
