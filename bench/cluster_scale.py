@@ -9,14 +9,18 @@ does the same gather (MPI_Init_thread, MPI_Gatherv of 32 KiB per rank; built wit
 temporary directory): Open MPI's own share. A least-squares line per interval count
 models rank 0's peak RSS as a + b·ranks; the table extrapolates it to 1,000 ranks, and the
 gathered bytes per rank at 200 against 2 intervals show what grows with the run's length.
+With `heaptrack` installed (Debian's package), the 200-interval runs are repeated under it for
+rank 0 and its heap at its peak is split by who allocated it: Open MPI (any frame in its libraries)
+or iospd itself; the split is modelled the same way.
 
-Usage: bench/cluster_scale.py [--ranks 1,2,4,8,16,32,64] [--save]
+Usage: bench/cluster_scale.py [--ranks 1,2,4,8,16,32,64,128] [--save]
 """
 
 import argparse
 import datetime
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import tempfile
@@ -30,6 +34,13 @@ WRAPPER = """#!/bin/sh
 if [ "$OMPI_COMM_WORLD_RANK" = 0 ]; then exec /usr/bin/time -f %M -o "$RSS_FILE" "$@"; fi
 exec "$@"
 """
+HEAP_WRAPPER = """#!/bin/sh
+if [ "$OMPI_COMM_WORLD_RANK" = 0 ]; then exec heaptrack -o "$HEAP_FILE" "$@" >/dev/null 2>&1; fi
+exec "$@"
+"""
+# A heap frame in any of these belongs to the MPI library, not to iospd.
+MPI_FRAMES = ("openmpi", "libmpi", "open-pal", "open-rte", "pmix", "mca_", "opal_", "ompi_", "orte_",
+              "MPI_", "hwloc", "libevent", "event_")
 
 
 def build():
@@ -38,22 +49,55 @@ def build():
     return os.path.join(ROOT, "target", "mpi", "release", "iospd")
 
 
-def run(iospd, work, ranks, interval_ms):
-    rss_file = os.path.join(work, "rss")
-    wrapper = os.path.join(work, "wrap.sh")
-    with open(wrapper, "w") as f:
-        f.write(WRAPPER)
-    os.chmod(wrapper, 0o755)
-    env = dict(MPI_ENV, RSS_FILE=rss_file)
-    out = subprocess.run(
-        ["mpirun", "--oversubscribe", "-np", str(ranks), wrapper, iospd, "--engine=null", "-c1M", "-d2", "-W0",
+def wrapper(work, name, text):
+    path = os.path.join(work, name)
+    with open(path, "w") as f:
+        f.write(text)
+    os.chmod(path, 0o755)
+    return path
+
+
+def iospd_run(iospd, work, ranks, interval_ms, wrap, env):
+    return subprocess.run(
+        ["mpirun", "--oversubscribe", "-np", str(ranks), wrap, iospd, "--engine=null", "-c1M", "-d2", "-W0",
          "-b4K", "-o1", "-L", f"-D{interval_ms}", "-Rjson", "--quiet", os.path.join(work, "t-{rank}.dat")],
         check=True, capture_output=True, text=True, env=env,
     ).stdout
+
+
+def run(iospd, work, ranks, interval_ms):
+    rss_file = os.path.join(work, "rss")
+    out = iospd_run(iospd, work, ranks, interval_ms, wrapper(work, "wrap.sh", WRAPPER),
+                    dict(MPI_ENV, RSS_FILE=rss_file))
     cluster = json.loads(out)["timespans"][0]["cluster"]
     with open(rss_file) as f:
         rss_kib = int(f.read().split()[-1])
     return cluster["gathered_bytes"] / ranks, cluster["gather_ns"] / 1e6, rss_kib / 1024
+
+
+def heap(iospd, work, ranks, interval_ms):
+    """Rank 0's heap at its peak, in MiB: (iospd's own, Open MPI's)."""
+    heap_file = os.path.join(work, "heap")
+    for old in os.listdir(work):
+        if old.startswith("heap"):
+            os.remove(os.path.join(work, old))
+    iospd_run(iospd, work, ranks, interval_ms, wrapper(work, "heap.sh", HEAP_WRAPPER),
+              dict(MPI_ENV, HEAP_FILE=heap_file))
+    recorded = next(os.path.join(work, f) for f in os.listdir(work)
+                    if f.startswith("heap.") and f.endswith((".zst", ".gz")))
+    stacks = os.path.join(work, "stacks")
+    subprocess.run(["heaptrack_print", "-f", recorded, "--print-peaks", "0", "--print-allocators", "0",
+                    "--print-temporary", "0", "--print-leaks", "0", "--flamegraph-cost-type", "peak",
+                    "-F", stacks], check=True, capture_output=True)
+    own = mpi = 0
+    with open(stacks) as f:
+        for line in f:
+            stack, _, count = line.rstrip().rpartition(" ")
+            if any(name in stack for name in MPI_FRAMES):
+                mpi += int(count)
+            else:
+                own += int(count)
+    return own / 2**20, mpi / 2**20
 
 
 BASELINE = r"""
@@ -105,12 +149,13 @@ def fit(points):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--ranks", default="1,2,4,8,16,32,64")
+    parser.add_argument("--ranks", default="1,2,4,8,16,32,64,128")
     parser.add_argument("--save", action="store_true")
     args = parser.parse_args()
     iospd = build()
     counts = [int(r) for r in args.ranks.split(",")]
-    rows, model = [], {}
+    traced = shutil.which("heaptrack") is not None
+    rows, model, heaps = [], {}, []
     with tempfile.TemporaryDirectory(prefix="iospd-scale-") as work:
         for interval_ms, intervals in [(1000, 2), (10, 200)]:
             points = []
@@ -118,6 +163,8 @@ def main():
                 per_rank, gather_ms, rss_mib = run(iospd, work, ranks, interval_ms)
                 rows.append((ranks, intervals, per_rank, gather_ms, rss_mib, baseline(work, ranks)))
                 points.append((ranks, rss_mib))
+                if traced and intervals == 200:
+                    heaps.append((ranks, *heap(iospd, work, ranks, interval_ms)))
             model[intervals] = fit(points)
     lines = [
         f"# Rank 0 across ranks ({datetime.datetime.now():%Y-%m-%d %H:%M})",
@@ -137,6 +184,14 @@ def main():
     for intervals, (a, b) in model.items():
         lines.append(f"- {intervals} intervals: a = {a:.1f} MiB, b = {b * 1024:.1f} KiB per rank; "
                      f"1,000 ranks: {a + 1000 * b:.0f} MiB")
+    if heaps:
+        lines += ["", "Rank 0's heap at its peak (heaptrack, 200 intervals), by who allocated it:", "",
+                  "| ranks | iospd's own | Open MPI's |", "|---:|---:|---:|"]
+        lines += [f"| {r} | {own:.2f} MiB | {mpi:.2f} MiB |" for r, own, mpi in heaps]
+        for name, at in [("iospd's own", 1), ("Open MPI's", 2)]:
+            a, b = fit([(h[0], h[at]) for h in heaps])
+            lines.append(f"- {name} heap: a = {a:.1f} MiB, b = {b * 1024:.1f} KiB per rank; "
+                         f"1,000 ranks: {a + 1000 * b:.0f} MiB")
     text = "\n".join(lines) + "\n"
     print(text)
     if args.save:

@@ -11,7 +11,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::Sink;
 use crate::stats::histogram::LatencyHistogram;
-use crate::stats::timeline::{IntervalOps, Row};
+use crate::stats::timeline::{Kind, Row, TargetOps};
 
 /// Writes the interval log.
 pub struct HistLog {
@@ -85,20 +85,25 @@ impl Sink for HistLog {
         self.out.flush()
     }
 
-    fn interval(&mut self, row: &Row, targets: &[[IntervalOps; 2]]) -> io::Result<()> {
+    fn interval(&mut self, row: &Row, targets: &[TargetOps]) -> io::Result<()> {
         let start = self.offset_s + row.start_ms / 1e3;
         let length = row.length_ms / 1e3;
         let mut all = std::mem::take(&mut self.all);
         all.clear();
-        for pair in targets {
-            all.merge(&pair[0].latency);
-            all.merge(&pair[1].latency);
+        for t in targets {
+            all.merge(&t.read.latency);
+            all.merge(&t.write.latency);
         }
         self.line(None, start, length, &all)?;
         self.all = all;
-        for (i, [read, write]) in targets.iter().enumerate() {
-            self.line(Some(&format!("t{i}-read")), start, length, &read.latency)?;
-            self.line(Some(&format!("t{i}-write")), start, length, &write.latency)?;
+        for (i, t) in targets.iter().enumerate() {
+            for (kind, ops) in t.kinds() {
+                // Reads and writes every interval; trims and flushes in those that had some.
+                if matches!(kind, Kind::Read | Kind::Write) || ops.ios > 0 {
+                    let tag = format!("t{i}-{}", kind.name());
+                    self.line(Some(&tag), start, length, &ops.latency)?;
+                }
+            }
         }
         self.out.flush()
     }
@@ -122,13 +127,14 @@ mod tests {
         let mut log = HistLog::create(&mut Place::locate(&path).unwrap()).unwrap();
         let start = UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
         log.begin(0, start, &["a".into()]).unwrap();
-        let mut ops = vec![[IntervalOps::default(), IntervalOps::default()]];
+        let mut ops = vec![TargetOps::default()];
         for ns in [1_000, 2_000, 3_000] {
-            ops[0][0].record(4096, ns);
+            ops[0].read.record(4096, ns);
         }
-        ops[0][1].record(4096, 9_000_000);
+        ops[0].write.record(4096, 9_000_000);
         let row = Row::new(0, 1_000_000_000, &ops);
         log.interval(&row, &ops).unwrap();
+        ops[0].slot(Kind::Flush).record(0, 250_000);
         let row = Row::new(1_000_000_000, 500_000_000, &ops);
         log.interval(&row, &ops).unwrap();
         let text = std::fs::read(&path).unwrap();
@@ -145,9 +151,10 @@ mod tests {
                 LogEntry::BaseTime(t) => assert_eq!(t.as_secs(), 1_700_000_000),
             }
         }
-        assert_eq!(histograms.len(), 6);
+        assert_eq!(histograms.len(), 7);
         assert_eq!(histograms[0].0, None);
         assert_eq!(histograms[1].0.as_deref(), Some("t0-read"));
+        assert_eq!(histograms[6].0.as_deref(), Some("t0-flush"));
         assert_eq!((histograms[3].1, histograms[3].2), (1.0, 0.5));
         use base64::Engine as _;
         let bytes = base64::engine::general_purpose::STANDARD

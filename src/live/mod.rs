@@ -25,7 +25,7 @@ use std::time::SystemTime;
 use crate::clock::Nanos;
 use crate::engine::Op;
 use crate::stats::intervals::Interval;
-use crate::stats::timeline::{IntervalOps, Row};
+use crate::stats::timeline::{IntervalOps, Kind, Row, TargetOps};
 use crate::stats::{OpStats, TargetStats};
 
 /// Slices in flight per thread before a thread waits for the collector.
@@ -45,8 +45,8 @@ pub struct Slice {
     pub next: u64,
     /// The thread's last slice: it has finished.
     pub last: bool,
-    /// Per target the thread serves (in the thread's order): read, write.
-    pub ops: Vec<[IntervalOps; 2]>,
+    /// Per target the thread serves (in the thread's order): its I/O by kind.
+    pub ops: Vec<TargetOps>,
 }
 
 impl Slice {
@@ -84,13 +84,13 @@ impl Feed {
     /// Records one completion of the thread's target `t` in the current interval.
     #[inline]
     pub fn record(&mut self, t: usize, op: Op, bytes: u64, latency: Nanos) {
-        let direction = match op {
-            Op::Read => 0,
-            Op::Write => 1,
-            // The live series carry reads and writes; trims and flushes are in the final report.
-            Op::Trim | Op::Fsync | Op::Fdatasync => return,
-        };
-        self.current.ops[t][direction].record(bytes, latency);
+        let ops = &mut self.current.ops[t];
+        match op {
+            Op::Read => ops.read.record(bytes, latency),
+            Op::Write => ops.write.record(bytes, latency),
+            Op::Trim => ops.slot(Kind::Trim).record(bytes, latency),
+            Op::Fsync | Op::Fdatasync => ops.slot(Kind::Flush).record(bytes, latency),
+        }
     }
 
     /// Moves on to interval `index`, shipping the current one when `index` is later.
@@ -134,8 +134,8 @@ pub trait Sink {
         targets: &[String],
     ) -> io::Result<()>;
     /// One interval of the measured window, every thread merged: `targets[i]` is timespan target
-    /// `i`'s read and write.
-    fn interval(&mut self, row: &Row, targets: &[[IntervalOps; 2]]) -> io::Result<()>;
+    /// `i`'s I/O by kind (the row has its reads and writes).
+    fn interval(&mut self, row: &Row, targets: &[TargetOps]) -> io::Result<()>;
     /// The output in words, for the message when it fails ("--timeseries 'x.csv'").
     fn describe(&self) -> String;
 }
@@ -207,8 +207,8 @@ pub struct Collector<'s> {
     spares: Vec<Sender<Box<Slice>>>,
     /// Per thread: the first interval it may still ship (0 before its first), `u64::MAX` once done.
     shipped: Vec<u64>,
-    pending: BTreeMap<u64, Vec<[IntervalOps; 2]>>,
-    recycled: Vec<Vec<[IntervalOps; 2]>>,
+    pending: BTreeMap<u64, Vec<TargetOps>>,
+    recycled: Vec<Vec<TargetOps>>,
     targets: usize,
     /// The first interval not yet handed to the sinks.
     next: u64,
@@ -389,20 +389,25 @@ impl Collector<'_> {
                     .unwrap_or_else(|| (0..targets).map(|_| Default::default()).collect())
             });
             for (ops, &target) in slice.ops.iter().zip(&self.thread_targets[thread]) {
-                row[target][0].merge(&ops[0]);
-                row[target][1].merge(&ops[1]);
+                row[target].merge(ops);
             }
         }
         if let Some(totals) = &mut self.totals {
             for (stats, ops) in totals[thread].iter_mut().zip(&slice.ops) {
-                add(&mut stats.read, &ops[0], slice.index);
-                add(&mut stats.write, &ops[1], slice.index);
+                add(&mut stats.read, &ops.read, slice.index);
+                add(&mut stats.write, &ops.write, slice.index);
+                let intervals = stats.read.intervals.len();
+                for (rare, ops) in [(&mut stats.trim, &ops.trim), (&mut stats.flush, &ops.flush)] {
+                    if let Some(ops) = ops.as_deref().filter(|o| o.ios > 0) {
+                        let rare = rare.get_or_insert_with(|| Box::new(OpStats::new(intervals)));
+                        add(rare, ops, slice.index);
+                    }
+                }
             }
         }
         self.shipped[thread] = if slice.last { u64::MAX } else { slice.next };
         for ops in &mut slice.ops {
-            ops[0].clear();
-            ops[1].clear();
+            ops.clear();
         }
         let _ = self.spares[thread].send(slice);
     }
@@ -441,9 +446,8 @@ impl Collector<'_> {
                 kept.push(row.clone());
             }
             self.latest = Some(row);
-            for pair in &mut ops {
-                pair[0].clear();
-                pair[1].clear();
+            for target in &mut ops {
+                target.clear();
             }
             self.recycled.push(ops);
             self.next += 1;
@@ -474,7 +478,7 @@ mod tests {
             Ok(())
         }
 
-        fn interval(&mut self, row: &Row, _: &[[IntervalOps; 2]]) -> io::Result<()> {
+        fn interval(&mut self, row: &Row, _: &[TargetOps]) -> io::Result<()> {
             self.0.borrow_mut().push((
                 row.start_ms,
                 row.length_ms,

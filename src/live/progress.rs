@@ -44,7 +44,7 @@ pub type Progress = crate::console::StatusLine;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::timeline::IntervalOps;
+    use crate::stats::timeline::TargetOps;
 
     #[test]
     fn the_line_says_phase_time_and_the_last_interval() {
@@ -52,9 +52,9 @@ mod tests {
             line(Phase::WarmUp, 3, 3665, None),
             "iospd: warm-up 0:00:03/1:01:05"
         );
-        let mut ops = [IntervalOps::default(), IntervalOps::default()];
+        let mut ops = TargetOps::default();
         for _ in 0..1000 {
-            ops[0].record(1 << 20, 1_500_000);
+            ops.read.record(1 << 20, 1_500_000);
         }
         let row = Row::new(0, 1_000_000_000, &[ops]);
         assert_eq!(

@@ -1,5 +1,7 @@
 //! `--timeseries=FILE.csv`: one row per interval, target and direction, written and flushed as
 //! each interval finishes, so nothing accumulates in memory and a run that dies keeps its rows.
+//! Directions are read, write and total (reads and writes), then trim and flush for a target from
+//! its first trim or flush of the timespan on.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -8,7 +10,7 @@ use crate::safety::Place;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::Sink;
-use crate::stats::timeline::{Directions, IntervalOps, Point, Row};
+use crate::stats::timeline::{IntervalOps, Kind, Point, Row, TargetOps};
 
 /// The header of the CSV.
 pub const HEADER: &str = "timespan,epoch_s,start_ms,length_ms,target,path,direction,ios,bytes,iops,mib_per_s,lat_min_us,lat_mean_us,lat_p50_us,lat_p99_us,lat_p999_us,lat_max_us";
@@ -20,7 +22,12 @@ pub struct TimeSeries {
     timespan: usize,
     epoch_s: f64,
     paths: Vec<String>,
+    /// Per target, and for all of them last: the trims and flushes seen this timespan.
+    seen: Vec<[bool; 2]>,
 }
+
+/// The kinds a row may add after read, write and total.
+const RARE: [Kind; 2] = [Kind::Trim, Kind::Flush];
 
 impl TimeSeries {
     /// Puts a new file holding the header at the place.
@@ -32,11 +39,18 @@ impl TimeSeries {
             timespan: 0,
             epoch_s: 0.0,
             paths: Vec::new(),
+            seen: Vec::new(),
         })
     }
 
-    fn line(&mut self, row: &Row, target: &str, path: &str, d: &Directions) -> io::Result<()> {
-        for (name, p) in [("read", &d.read), ("write", &d.write), ("total", &d.total)] {
+    fn line(
+        &mut self,
+        row: &Row,
+        target: &str,
+        path: &str,
+        points: &[(&str, Point)],
+    ) -> io::Result<()> {
+        for &(name, p) in points {
             let us = |ns: u64| ns as f64 / 1e3;
             let Point {
                 ios,
@@ -49,7 +63,7 @@ impl TimeSeries {
                 p99_ns,
                 p999_ns,
                 max_ns,
-            } = *p;
+            } = p;
             writeln!(
                 self.out,
                 "{},{:.3},{:.3},{:.3},{target},{},{name},{ios},{bytes},{:.2},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3}",
@@ -93,18 +107,51 @@ impl Sink for TimeSeries {
             .duration_since(UNIX_EPOCH)
             .map_or(0.0, |d| d.as_secs_f64());
         self.paths = targets.to_vec();
+        self.seen = vec![[false; 2]; targets.len() + 1];
         Ok(())
     }
 
-    fn interval(&mut self, row: &Row, _: &[[IntervalOps; 2]]) -> io::Result<()> {
+    fn interval(&mut self, row: &Row, targets: &[TargetOps]) -> io::Result<()> {
         let paths = std::mem::take(&mut self.paths);
+        let length_ns = (row.length_ms * 1e6).round() as u64;
+        let mut all: [Option<IntervalOps>; 2] = Default::default();
         let written = (|| {
             for (i, d) in row.targets.iter().enumerate() {
                 let path = paths.get(i).map_or("", String::as_str);
-                self.line(row, &i.to_string(), path, d)?;
+                let mut points = vec![("read", d.read), ("write", d.write), ("total", d.total)];
+                for (k, kind) in RARE.into_iter().enumerate() {
+                    let ops = targets
+                        .get(i)
+                        .and_then(|t| t.get(kind))
+                        .filter(|o| o.ios > 0);
+                    if let Some(ops) = ops {
+                        all[k].get_or_insert_with(IntervalOps::default).merge(ops);
+                    }
+                    if let Some(seen) = self.seen.get_mut(i) {
+                        seen[k] |= ops.is_some();
+                        if seen[k] {
+                            let point = ops.map_or(Point::default(), |o| Point::of(o, length_ns));
+                            points.push((kind.name(), point));
+                        }
+                    }
+                }
+                self.line(row, &i.to_string(), path, &points)?;
             }
             if row.targets.len() > 1 {
-                self.line(row, "all", "", &row.all)?;
+                let d = &row.all;
+                let mut points = vec![("read", d.read), ("write", d.write), ("total", d.total)];
+                if let Some(seen) = self.seen.last_mut() {
+                    for (k, kind) in RARE.into_iter().enumerate() {
+                        seen[k] |= all[k].is_some();
+                        if seen[k] {
+                            let point = all[k]
+                                .as_ref()
+                                .map_or(Point::default(), |o| Point::of(o, length_ns));
+                            points.push((kind.name(), point));
+                        }
+                    }
+                }
+                self.line(row, "all", "", &points)?;
             }
             self.out.flush()
         })();
@@ -129,12 +176,9 @@ mod tests {
         let start = UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
         sink.begin(0, start, &["a.dat".into(), "b,c.dat".into()])
             .unwrap();
-        let mut ops = vec![
-            [IntervalOps::default(), IntervalOps::default()],
-            [IntervalOps::default(), IntervalOps::default()],
-        ];
-        ops[0][0].record(4096, 100_000);
-        ops[1][1].record(1 << 20, 2_000_000);
+        let mut ops = vec![TargetOps::default(), TargetOps::default()];
+        ops[0].read.record(4096, 100_000);
+        ops[1].write.record(1 << 20, 2_000_000);
         let row = Row::new(1_000_000_000, 1_000_000_000, &ops);
         sink.interval(&row, &ops).unwrap();
         // Flushed without closing the file.
@@ -150,5 +194,32 @@ mod tests {
             "1,1700000001.000,1000.000,1000.000,1,\"b,c.dat\",write,1,1048576,1.00,1.000,"
         ));
         assert!(lines[9].starts_with("1,1700000001.000,1000.000,1000.000,all,,total,2,"));
+        // A trim on target 1: from then on it (and all) has trim rows, zeros when there is none.
+        ops[1].slot(Kind::Trim).record(1 << 20, 40_000);
+        sink.interval(&Row::new(2_000_000_000, 1_000_000_000, &ops), &ops)
+            .unwrap();
+        ops[1].clear();
+        sink.interval(&Row::new(3_000_000_000, 1_000_000_000, &ops), &ops)
+            .unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 1 + 3 * 3 + 2 * (3 * 3 + 2));
+        let second = &lines[10..21];
+        assert_eq!(second.iter().filter(|l| l.contains(",trim,")).count(), 2);
+        assert!(
+            second[6].starts_with(
+                "1,1700000002.000,2000.000,1000.000,1,\"b,c.dat\",trim,1,1048576,1.00,1.000,40.000,"
+            ),
+            "{}",
+            second[6]
+        );
+        assert!(second[10].starts_with("1,1700000002.000,2000.000,1000.000,all,,trim,1,"));
+        assert!(
+            lines[27]
+                .starts_with("1,1700000003.000,3000.000,1000.000,1,\"b,c.dat\",trim,0,0,0.00,"),
+            "{}",
+            lines[27]
+        );
+        assert!(!text.contains(",flush,"));
     }
 }

@@ -135,7 +135,7 @@ impl Series {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::timeline::IntervalOps;
+    use crate::stats::timeline::TargetOps;
 
     fn bucket(count: u64, latency: u64) -> Interval {
         let mut b = Interval::default();
@@ -151,9 +151,9 @@ mod tests {
             .iter()
             .enumerate()
             .map(|(i, &n)| {
-                let mut ops: Vec<[IntervalOps; 2]> = vec![Default::default()];
+                let mut ops: Vec<TargetOps> = vec![Default::default()];
                 for _ in 0..n {
-                    ops[0][0].record(4096, latency);
+                    ops[0].read.record(4096, latency);
                 }
                 Row::new(((first + i) as u64) * 100_000_000, 100_000_000, &ops)
             })

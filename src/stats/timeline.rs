@@ -43,6 +43,106 @@ impl IntervalOps {
     }
 }
 
+/// The kinds of I/O [`TargetOps`] keeps apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Reads.
+    Read,
+    /// Writes.
+    Write,
+    /// Trims (discards).
+    Trim,
+    /// Flushes (`fsync`, `fdatasync`).
+    Flush,
+}
+
+impl Kind {
+    /// Every kind, in report order.
+    pub const ALL: [Kind; 4] = [Kind::Read, Kind::Write, Kind::Trim, Kind::Flush];
+
+    /// Its name, as the reports and the metrics' `direction` label say it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Read => "read",
+            Kind::Write => "write",
+            Kind::Trim => "trim",
+            Kind::Flush => "flush",
+        }
+    }
+}
+
+/// One target's I/O in one interval (or a thread's slice of it), per kind. Reads and writes are
+/// always there; the histograms of trims and flushes are made at the first one, so a run without
+/// them carries none.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TargetOps {
+    /// Reads.
+    pub read: IntervalOps,
+    /// Writes.
+    pub write: IntervalOps,
+    /// Trims, once there was one.
+    pub trim: Option<Box<IntervalOps>>,
+    /// Flushes, once there was one.
+    pub flush: Option<Box<IntervalOps>>,
+}
+
+impl TargetOps {
+    /// Reads and writes, nothing else.
+    pub fn of(read: IntervalOps, write: IntervalOps) -> TargetOps {
+        TargetOps {
+            read,
+            write,
+            ..TargetOps::default()
+        }
+    }
+
+    /// The slot of `kind`, made when it is the first.
+    #[inline]
+    pub fn slot(&mut self, kind: Kind) -> &mut IntervalOps {
+        match kind {
+            Kind::Read => &mut self.read,
+            Kind::Write => &mut self.write,
+            Kind::Trim => self.trim.get_or_insert_with(Box::default),
+            Kind::Flush => self.flush.get_or_insert_with(Box::default),
+        }
+    }
+
+    /// The I/O of `kind`, if there is a slot for it.
+    pub fn get(&self, kind: Kind) -> Option<&IntervalOps> {
+        match kind {
+            Kind::Read => Some(&self.read),
+            Kind::Write => Some(&self.write),
+            Kind::Trim => self.trim.as_deref(),
+            Kind::Flush => self.flush.as_deref(),
+        }
+    }
+
+    /// Every kind that has a slot, with its I/O.
+    pub fn kinds(&self) -> impl Iterator<Item = (Kind, &IntervalOps)> {
+        Kind::ALL
+            .into_iter()
+            .filter_map(|kind| Some((kind, self.get(kind)?)))
+    }
+
+    /// Adds another slice of the same interval.
+    pub fn merge(&mut self, other: &TargetOps) {
+        for (kind, theirs) in other.kinds() {
+            if kind == Kind::Read || kind == Kind::Write || theirs.ios > 0 {
+                self.slot(kind).merge(theirs);
+            }
+        }
+    }
+
+    /// Empties it for reuse, keeping its memory.
+    pub fn clear(&mut self) {
+        self.read.clear();
+        self.write.clear();
+        for rare in [&mut self.trim, &mut self.flush].into_iter().flatten() {
+            rare.clear();
+        }
+    }
+}
+
 /// The numbers of one direction in one interval.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Point {
@@ -284,19 +384,19 @@ impl Row {
     }
 
     /// The row of interval `start_ns..start_ns + length_ns` from each target's read and write.
-    pub fn new(start_ns: Nanos, length_ns: Nanos, targets: &[[IntervalOps; 2]]) -> Row {
+    pub fn new(start_ns: Nanos, length_ns: Nanos, targets: &[TargetOps]) -> Row {
         let mut read = IntervalOps::default();
         let mut write = IntervalOps::default();
-        for [r, w] in targets {
-            read.merge(r);
-            write.merge(w);
+        for t in targets {
+            read.merge(&t.read);
+            write.merge(&t.write);
         }
         Row {
             start_ms: start_ns as f64 / 1e6,
             length_ms: length_ns as f64 / 1e6,
             targets: targets
                 .iter()
-                .map(|[r, w]| Directions::of(r, w, length_ns))
+                .map(|t| Directions::of(&t.read, &t.write, length_ns))
                 .collect(),
             all: Directions::of(&read, &write, length_ns),
         }
@@ -320,7 +420,7 @@ mod tests {
             Row::new(
                 start_ns,
                 1_000_000_000,
-                &[[ops(read), IntervalOps::default()]],
+                &[TargetOps::of(ops(read), IntervalOps::default())],
             )
         };
         let rows = vec![
@@ -350,7 +450,7 @@ mod tests {
             Row::new(
                 i * 1_000_000_000,
                 length_ns,
-                &[[ops, IntervalOps::default()]],
+                &[TargetOps::of(ops, IntervalOps::default())],
             )
         };
         // A ramp, then five flat intervals, then a cut-short one with few I/Os: steady.
@@ -371,12 +471,12 @@ mod tests {
 
     #[test]
     fn a_row_merges_targets_and_directions_exactly() {
-        let mut a = [IntervalOps::default(), IntervalOps::default()];
-        let mut b = [IntervalOps::default(), IntervalOps::default()];
+        let mut a = TargetOps::default();
+        let mut b = TargetOps::default();
         for ns in 1..=1000 {
-            a[0].record(4096, ns * 1000);
+            a.read.record(4096, ns * 1000);
         }
-        b[1].record(8192, 5_000_000);
+        b.write.record(8192, 5_000_000);
         let row = Row::new(2_000_000_000, 500_000_000, &[a, b]);
         assert_eq!(row.start_ms, 2000.0);
         assert_eq!(row.targets[0].read.ios, 1000);
@@ -389,5 +489,34 @@ mod tests {
         assert_eq!(row.all.total.max_ns, 5_000_000);
         assert!(near(row.all.read.p999_ns, 999_000));
         assert_eq!(row.all.write.min_ns, 5_000_000);
+    }
+
+    #[test]
+    fn trims_and_flushes_get_a_slot_at_their_first_and_merge_apart() {
+        let mut a = TargetOps::default();
+        assert_eq!(a.kinds().count(), 2, "no trim or flush slot before one");
+        a.slot(Kind::Trim).record(1 << 20, 7_000);
+        let mut b = TargetOps::default();
+        b.slot(Kind::Flush).record(0, 90_000);
+        b.slot(Kind::Flush).record(0, 110_000);
+        // An empty slot of the other adds nothing and makes nothing.
+        let mut c = TargetOps::default();
+        c.slot(Kind::Trim);
+        let mut sum = TargetOps::default();
+        for t in [&a, &b, &c] {
+            sum.merge(t);
+        }
+        let ios = |kind| sum.get(kind).map(|o| o.ios);
+        assert_eq!(ios(Kind::Trim), Some(1));
+        assert_eq!(ios(Kind::Flush), Some(2));
+        assert_eq!((ios(Kind::Read), ios(Kind::Write)), (Some(0), Some(0)));
+        assert_eq!(sum.get(Kind::Flush).unwrap().latency.max(), 110_000);
+        // Cleared, the slots stay for the next interval, empty.
+        sum.clear();
+        assert_eq!(sum.kinds().map(|(_, o)| o.ios).sum::<u64>(), 0);
+        assert_eq!(sum.kinds().count(), 4);
+        let mut none = TargetOps::default();
+        none.merge(&c);
+        assert!(none.trim.is_none());
     }
 }

@@ -362,3 +362,72 @@ fn a_series_longer_than_memory_holds_comes_back_whole() {
         .sum();
     assert_eq!(sum, measured["totals"]["total"]["ios"].as_u64().unwrap());
 }
+
+/// Trims and flushes are in the live outputs as their own directions (CSV rows, interval-log tags)
+/// and in a checkpoint's totals, not only in the final report.
+#[test]
+fn trims_and_flushes_are_in_the_live_series_and_the_checkpoints() {
+    let dir = TempDir::new();
+    let (csv, hlog) = (dir.arg("ts.csv"), dir.arg("h.hlog"));
+    let ops = ["--trim=10", "--fsync=50"];
+    let mut extra = vec!["-Rjson", "-L"];
+    extra.extend(ops);
+    let (csv_arg, hlog_arg) = (format!("--timeseries={csv}"), format!("--histlog={hlog}"));
+    extra.extend([csv_arg.as_str(), hlog_arg.as_str()]);
+    let output = observed_run(&dir, &extra);
+    let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let totals = &report["timespans"][0]["measured"]["totals"];
+    let text = fs::read_to_string(&csv).unwrap();
+    let in_csv = |direction: &str| -> u64 {
+        text.lines()
+            .map(|l| l.split(',').collect::<Vec<_>>())
+            .filter(|r| r[4] == "0" && r[6] == direction)
+            .map(|r| r[7].parse::<u64>().unwrap())
+            .sum()
+    };
+    for direction in ["trim", "flush", "write"] {
+        let ios = totals[direction]["ios"].as_u64().unwrap();
+        assert!(ios > 0, "{direction}: {totals}");
+        assert_eq!(in_csv(direction), ios, "{direction}");
+    }
+    let log = fs::read_to_string(&hlog).unwrap();
+    assert!(log.contains("Tag=t0-trim,") && log.contains("Tag=t0-flush,"));
+
+    // A checkpoint's totals (made from the finished intervals) hold them too.
+    let report = dir.arg("cp.json");
+    let mut child = iospd()
+        .args([
+            "-c16M", "-d60", "-W0", "-b4K", "-o4", "-w100", "-L", "-D500",
+        ])
+        .args(ops)
+        .args([
+            "--checkpoint=1",
+            &format!("--output={report}"),
+            &dir.arg("t.dat"),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let checkpoint = || -> Option<serde_json::Value> {
+        let value: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(&report).ok()?).ok()?;
+        value["timespans"][0]["measured"]["duration_s"].as_f64()?;
+        Some(value)
+    };
+    while checkpoint().is_none() && started.elapsed().as_secs() < 30 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let value = checkpoint().expect("a checkpoint within 30 s");
+    assert_eq!(value["partial"], true);
+    let totals = &value["timespans"][0]["measured"]["totals"];
+    for direction in ["trim", "flush"] {
+        assert!(
+            totals[direction]["ios"].as_u64() > Some(0),
+            "{direction}: {totals}"
+        );
+    }
+}

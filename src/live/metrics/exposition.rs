@@ -3,7 +3,8 @@
 //! numbers are the [`State`]'s.
 //!
 //! ```text
-//! iospd_ios_total{target,direction}             completions measured (every timespan)
+//! iospd_ios_total{target,direction}             completions measured (every timespan);
+//!                                               direction: read, write, trim, flush
 //! iospd_bytes_total{target,direction}           bytes they moved
 //! iospd_latency_seconds{target,direction}       histogram: _bucket{le}, _sum, _count
 //! iospd_interval_ios_per_second{…}              the latest interval's rates
@@ -248,7 +249,7 @@ mod tests {
     use super::*;
     use crate::live::Sink;
     use crate::live::metrics::RunInfo;
-    use crate::stats::timeline::{IntervalOps, Row};
+    use crate::stats::timeline::{Row, TargetOps};
 
     fn one_interval(metrics: &Metrics) {
         let mut sink = metrics.sink();
@@ -258,11 +259,11 @@ mod tests {
             &["/mnt/t \"1\".dat".into()],
         )
         .unwrap();
-        let mut ops: Vec<[IntervalOps; 2]> = vec![Default::default()];
+        let mut ops: Vec<TargetOps> = vec![Default::default()];
         for latency in [800, 1_200, 1_200, 90_000] {
-            ops[0][0].record(4096, latency);
+            ops[0].read.record(4096, latency);
         }
-        ops[0][1].record(8192, 2_000_000);
+        ops[0].write.record(8192, 2_000_000);
         let row = Row::new(0, 500_000_000, &ops);
         sink.interval(&row, &ops).unwrap();
     }
@@ -324,8 +325,8 @@ mod tests {
             let mut sink = metrics.sink();
             sink.begin(0, std::time::SystemTime::now(), &["/mnt/t-x.dat".into()])
                 .unwrap();
-            let mut ops: Vec<[IntervalOps; 2]> = vec![Default::default()];
-            ops[0][0].record(4096, 1_200);
+            let mut ops: Vec<TargetOps> = vec![Default::default()];
+            ops[0].read.record(4096, 1_200);
             sink.interval(&Row::new(0, 1_000_000_000, &ops), &ops)
                 .unwrap();
         }

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::SystemTime;
 
 use super::Sink;
-use crate::stats::timeline::{IntervalOps, Row};
+use crate::stats::timeline::{Kind, Row, TargetOps};
 
 /// Where the run stands, as the `iospd_phase` metric says it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,7 +71,7 @@ pub struct Series {
     /// The target's path (as typed, before `{rank}` and `{host}` are expanded, so the same
     /// target of every rank is one series).
     pub target: String,
-    /// "read" or "write".
+    /// "read", "write", "trim" or "flush".
     pub direction: String,
     /// Completions measured so far.
     pub ios: u64,
@@ -116,6 +116,28 @@ pub struct State {
 }
 
 impl State {
+    /// The index of the series of `target` and `kind`, made (at zero) if it is new.
+    fn series_of(&mut self, target: &str, kind: Kind) -> usize {
+        let direction = kind.name();
+        if let Some(i) = self
+            .series
+            .iter()
+            .position(|s| s.target == target && s.direction == direction)
+        {
+            return i;
+        }
+        self.series.push(Series {
+            target: target.to_string(),
+            direction: direction.to_string(),
+            ios: 0,
+            bytes: 0,
+            latency_sum_ns: 0,
+            buckets: vec![0; buckets::UPPER_NS.len() + 1],
+            rates: Rates::default(),
+        });
+        self.series.len() - 1
+    }
+
     /// This process's series and every other rank's, added by target and direction.
     pub fn merged(&self) -> Vec<Series> {
         let mut all = self.series.clone();
@@ -272,6 +294,8 @@ impl Metrics {
         MetricsSink {
             metrics: self.clone(),
             series: Vec::new(),
+            rare: Vec::new(),
+            names: Vec::new(),
         }
     }
 }
@@ -281,6 +305,10 @@ pub struct MetricsSink {
     metrics: Metrics,
     /// For each timespan target: its read and write series.
     series: Vec<[usize; 2]>,
+    /// For each timespan target: its trim and flush series, from the first of them.
+    rare: Vec<[Option<usize>; 2]>,
+    /// The timespan's targets, as the series name them.
+    names: Vec<String>,
 }
 
 impl Sink for MetricsSink {
@@ -304,42 +332,39 @@ impl Sink for MetricsSink {
         }
         self.series = names
             .iter()
-            .map(|target| {
-                ["read", "write"].map(|direction| {
-                    match state
-                        .series
-                        .iter()
-                        .position(|s| s.target == *target && s.direction == direction)
-                    {
-                        Some(i) => i,
-                        None => {
-                            state.series.push(Series {
-                                target: target.clone(),
-                                direction: direction.to_string(),
-                                ios: 0,
-                                bytes: 0,
-                                latency_sum_ns: 0,
-                                buckets: vec![0; buckets::UPPER_NS.len() + 1],
-                                rates: Rates::default(),
-                            });
-                            state.series.len() - 1
-                        }
-                    }
-                })
-            })
+            .map(|target| [Kind::Read, Kind::Write].map(|kind| state.series_of(target, kind)))
             .collect();
+        self.rare = vec![[None; 2]; names.len()];
+        self.names = names;
         drop(state);
         self.metrics.changed();
         Ok(())
     }
 
-    fn interval(&mut self, row: &Row, targets: &[[IntervalOps; 2]]) -> std::io::Result<()> {
+    fn interval(&mut self, row: &Row, targets: &[TargetOps]) -> std::io::Result<()> {
         let seconds = row.length_ms / 1e3;
         let per_second = |n: f64| if seconds > 0.0 { n / seconds } else { 0.0 };
         let mut state = self.metrics.state();
         state.intervals += 1;
-        for (ops, series) in targets.iter().zip(&self.series) {
-            for (ops, &i) in ops.iter().zip(series) {
+        for (t, ops) in targets.iter().enumerate().take(self.series.len()) {
+            for (kind, ops) in ops.kinds() {
+                let i = match kind {
+                    Kind::Read => self.series[t][0],
+                    Kind::Write => self.series[t][1],
+                    // Trims and flushes get their series at the first.
+                    rare => {
+                        let k = usize::from(rare == Kind::Flush);
+                        match self.rare[t][k] {
+                            Some(i) => i,
+                            None if ops.ios == 0 => continue,
+                            None => {
+                                let i = state.series_of(&self.names[t], rare);
+                                self.rare[t][k] = Some(i);
+                                i
+                            }
+                        }
+                    }
+                };
                 let s = &mut state.series[i];
                 s.ios += ops.ios;
                 s.bytes += ops.bytes;
@@ -360,5 +385,57 @@ impl Sink for MetricsSink {
 
     fn describe(&self) -> String {
         "--metrics".into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trims_and_flushes_get_their_series_at_the_first_and_keep_it() {
+        let metrics = Metrics::new(RunInfo::default(), 1, vec![vec!["t.dat".into()]]);
+        let mut sink = metrics.sink();
+        sink.begin(0, SystemTime::now(), &["t.dat".into()]).unwrap();
+        let mut ops = vec![TargetOps::default()];
+        ops[0].read.record(4096, 1_000);
+        let interval = |sink: &mut MetricsSink, ops: &[TargetOps]| {
+            sink.interval(&Row::new(0, 1_000_000_000, ops), ops)
+                .unwrap();
+        };
+        interval(&mut sink, &ops);
+        let directions = |m: &Metrics| -> Vec<(String, u64)> {
+            m.own_series()
+                .iter()
+                .map(|s| (s.direction.clone(), s.ios))
+                .collect()
+        };
+        assert_eq!(
+            directions(&metrics),
+            [("read".into(), 1), ("write".into(), 0)]
+        );
+        ops[0].clear();
+        ops[0].slot(Kind::Flush).record(0, 80_000);
+        ops[0].slot(Kind::Flush).record(0, 120_000);
+        interval(&mut sink, &ops);
+        ops[0].clear();
+        ops[0].slot(Kind::Trim).record(1 << 20, 9_000);
+        interval(&mut sink, &ops);
+        let all = metrics.own_series();
+        assert_eq!(
+            directions(&metrics),
+            [
+                ("read".into(), 1),
+                ("write".into(), 0),
+                ("flush".into(), 2),
+                ("trim".into(), 1)
+            ]
+        );
+        let flush = &all[2];
+        assert_eq!(flush.latency_sum_ns, 200_000);
+        assert_eq!(flush.buckets.iter().sum::<u64>(), 2);
+        // The flush series stays, its rate zero in an interval without flushes.
+        assert_eq!(flush.rates.ios_per_s, 0.0);
+        assert_eq!(all[3].bytes, 1 << 20);
     }
 }
