@@ -167,12 +167,20 @@ impl LatencyHistogram {
     /// within the exact minimum and maximum), so a percentile lies in the bucket its rank falls in.
     pub fn add_to_buckets(&self, upper_ns: &[u64], counts: &mut [u64]) {
         debug_assert_eq!(counts.len(), upper_ns.len() + 1);
+        self.each_value(|value, count| {
+            counts[upper_ns.partition_point(|&upper| upper < value)] += count;
+        });
+    }
+
+    /// Calls `f` with each distinct recorded value (as the percentiles give it: the highest value
+    /// equivalent to it, within the exact minimum and maximum) and its count, ascending.
+    pub fn each_value(&self, mut f: impl FnMut(u64, u64)) {
         for v in self.histogram.iter_recorded() {
             let value = self
                 .histogram
                 .highest_equivalent(v.value_iterated_to())
                 .clamp(self.min, self.max);
-            counts[upper_ns.partition_point(|&upper| upper < value)] += v.count_at_value();
+            f(value, v.count_at_value());
         }
     }
 

@@ -59,7 +59,9 @@ struct Prometheus {
 }
 
 impl Prometheus {
-    fn start(tools: &crate::util::tools::Tools, scraped: u16) -> Prometheus {
+    /// A Prometheus scraping port `scraped` every second; with `native`, one that asks for the
+    /// protobuf format and keeps native histograms.
+    fn start(tools: &crate::util::tools::Tools, scraped: u16, native: bool) -> Prometheus {
         let dir = TempDir::new();
         let config = dir.join("prometheus.yml");
         std::fs::write(
@@ -78,6 +80,7 @@ impl Prometheus {
                 dir.join("data").display()
             ))
             .arg(format!("--web.listen-address=127.0.0.1:{port}"))
+            .args(native.then_some("--enable-feature=native-histograms"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -165,7 +168,9 @@ fn a_real_prometheus_scraping_every_second_stores_what_the_report_says() {
     };
     let dir = TempDir::new();
     let port = free_port();
-    let prometheus = Prometheus::start(&tools, port);
+    let prometheus = Prometheus::start(&tools, port, false);
+    // A second one, at the same time, reads the native histograms.
+    let native = Prometheus::start(&tools, port, true);
     let output = iospd()
         .args([
             "-c64M", "-d30", "-W0", "-b4K", "-o8", "-r", "-w20", "-L", "-D1000",
@@ -211,10 +216,33 @@ fn a_real_prometheus_scraping_every_second_stores_what_the_report_says() {
             lower < p99 && p99 <= upper * (1.0 + 1e-9),
             "{direction}: Prometheus's p99 {quantile} s is in ({lower}, {upper}], iospd's is {p99} s"
         );
+        // The native histogram at the last scrape: every I/O, and a p99 in the native bucket of
+        // iospd's exact one (or the next: Prometheus interpolates), so within 2 × 2.2 %.
+        let last_scrape = |p: &Prometheus| {
+            let samples = p.query(&format!("iospd_ios_total{selector}[5m]"));
+            let values = samples[0]["values"].as_array().unwrap().clone();
+            values.last().unwrap()[0].as_f64().unwrap()
+        };
+        let at = Some(last_scrape(&native));
+        let native_count = native.number_at(
+            &format!("histogram_count(iospd_latency_seconds{selector})"),
+            at,
+        );
+        assert_eq!(native_count, ios as f64, "{direction}");
+        let native_p99 = native.number_at(
+            &format!("histogram_quantile(0.99, iospd_latency_seconds{selector})"),
+            at,
+        );
+        let ratio = native_p99 / p99;
+        assert!(
+            (2f64.powf(-2.0 / 32.0)..=2f64.powf(2.0 / 32.0)).contains(&ratio),
+            "{direction}: the native p99 {native_p99} s against iospd's {p99} s"
+        );
+        eprintln!(
+            "{direction}: p99 iospd {p99:.9} s, classic {quantile:.9} s in ({lower}, {upper}], native {native_p99:.9} s"
+        );
         // The rate over the last 20 s Prometheus saw, against the report's own seconds.
-        let samples = prometheus.query(&format!("iospd_ios_total{selector}[5m]"));
-        let values = samples[0]["values"].as_array().unwrap();
-        let at = values.last().unwrap()[0].as_f64().unwrap();
+        let at = last_scrape(&prometheus);
         let rate = prometheus.number_at(&format!("rate(iospd_ios_total{selector}[20s])"), Some(at));
         let rows = measured["timeline"].as_array().unwrap();
         let own: f64 = rows[rows.len() - 20..]

@@ -17,12 +17,14 @@
 //! ```
 
 use prometheus_client::collector::Collector;
-use prometheus_client::encoding::{DescriptorEncoder, NoLabelSet};
+use prometheus_client::encoding::{
+    DescriptorEncoder, NativeHistogram, NativeHistogramBuckets, NoLabelSet,
+};
 use prometheus_client::metrics::MetricType;
 use prometheus_client::metrics::exemplar::Exemplar;
 use prometheus_client::registry::{Registry, Unit};
 
-use super::{Metrics, Phase, Series, State, buckets};
+use super::{Metrics, Phase, Series, State, buckets, native};
 
 /// The exposition formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,15 +33,34 @@ pub enum Format {
     OpenMetrics,
     /// `text/plain; version=0.0.4`.
     Text,
+    /// Prometheus's protobuf (`io.prometheus.client.MetricFamily`, length-delimited): the one
+    /// that carries native histograms.
+    Protobuf,
 }
 
+/// What a scraper that reads native histograms puts first in its `Accept`.
+const PROTOBUF: &str = "application/vnd.google.protobuf";
+
 impl Format {
-    /// The format a request's `Accept` header asks for.
+    /// The format a request's `Accept` header asks for: the first of its types iospd serves
+    /// (Prometheus lists them in its order of preference).
     pub fn accepted(accept: Option<&str>) -> Format {
-        match accept {
-            Some(accept) if accept.contains("application/openmetrics-text") => Format::OpenMetrics,
-            _ => Format::Text,
+        let accept = accept.unwrap_or_default();
+        for media in accept.split(',') {
+            let media = media.trim();
+            if media.starts_with(PROTOBUF)
+                && media.contains("proto=io.prometheus.client.MetricFamily")
+            {
+                return Format::Protobuf;
+            }
+            if media.starts_with("application/openmetrics-text") {
+                return Format::OpenMetrics;
+            }
+            if media.starts_with("text/plain") {
+                return Format::Text;
+            }
         }
+        Format::Text
     }
 
     /// The response's `Content-Type`.
@@ -47,6 +68,9 @@ impl Format {
         match self {
             Format::OpenMetrics => "application/openmetrics-text; version=1.0.0; charset=utf-8",
             Format::Text => prometheus_client::encoding::prometheus_text::CONTENT_TYPE,
+            Format::Protobuf => {
+                "application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited"
+            }
         }
     }
 }
@@ -66,19 +90,26 @@ impl Exposition {
     }
 
     /// The metrics now, in `format`.
-    pub fn render(&self, format: Format) -> String {
+    pub fn render(&self, format: Format) -> Vec<u8> {
         let mut out = String::with_capacity(16 * 1024);
-        let encoded = match format {
+        // Encoding into memory fails only on a bug; say so rather than serve half.
+        let failed = "the metrics encode into memory";
+        match format {
             Format::OpenMetrics => {
-                prometheus_client::encoding::text::encode(&mut out, &self.registry)
+                prometheus_client::encoding::text::encode(&mut out, &self.registry).expect(failed)
             }
             Format::Text => {
                 prometheus_client::encoding::prometheus_text::encode(&mut out, &self.registry)
+                    .expect(failed)
             }
-        };
-        // Writing into a String fails only on a formatting bug; say so rather than serve half.
-        encoded.expect("the metrics encode into memory");
-        out
+            Format::Protobuf => {
+                return prometheus_client::encoding::prometheus_protobuf::encode_to_vec(
+                    &self.registry,
+                )
+                .expect(failed);
+            }
+        }
+        out.into_bytes()
     }
 }
 
@@ -137,7 +168,7 @@ impl Collector for Now {
         {
             let mut metric = encoder.encode_descriptor(
                 "iospd_latency",
-                "Latency of those I/Os (classic buckets, 8 per decade from 1 us to 80 s)",
+                "Latency of those I/Os (classic buckets, 8 per decade from 1 us to 80 s; native ones of schema 5 in the protobuf format)",
                 Some(&Unit::Seconds),
                 MetricType::Histogram,
             )?;
@@ -154,11 +185,28 @@ impl Collector for Now {
                     .copied()
                     .zip(series.buckets.iter().copied())
                     .collect();
-                family.encode_histogram::<NoLabelSet>(
+                // The text formats show the classic buckets; the protobuf both.
+                let (spans, deltas) = series.native.spans();
+                let empty = NativeHistogramBuckets {
+                    spans: &[],
+                    deltas: &[],
+                };
+                family.encode_histogram_with_native::<NoLabelSet>(
                     series.latency_sum_ns as f64 / 1e9,
                     series.ios,
                     &counts,
                     None::<&std::collections::HashMap<usize, Exemplar<NoLabelSet, f64>>>,
+                    NativeHistogram {
+                        schema: native::SCHEMA,
+                        zero_threshold: 0.0,
+                        zero_count: series.native.zero,
+                        negative: empty,
+                        positive: NativeHistogramBuckets {
+                            spans: &spans,
+                            deltas: &deltas,
+                        },
+                        created: None,
+                    },
                 )?;
             }
         }
@@ -282,7 +330,7 @@ mod tests {
         one_interval(&metrics);
         metrics.set_phase(Phase::Measuring);
         let exposition = Exposition::new(metrics.clone());
-        let om = exposition.render(Format::OpenMetrics);
+        let om = String::from_utf8(exposition.render(Format::OpenMetrics)).unwrap();
         let target = r#"target="/mnt/t \"1\".dat""#;
         for line in [
             format!(r#"iospd_ios_total{{{target},direction="read"}} 4"#),
@@ -308,7 +356,7 @@ mod tests {
         assert!(om.contains("iospd_latency_seconds_sum{"));
         let in_flight = format!(r#"iospd_in_flight{{{target},direction="write"}} 0.004"#);
         assert!(om.lines().any(|l| l == in_flight), "{om}");
-        let text = exposition.render(Format::Text);
+        let text = String::from_utf8(exposition.render(Format::Text)).unwrap();
         assert!(!text.contains("# EOF"));
         assert!(text.contains("iospd_ios_total{"), "{text}");
     }
@@ -330,8 +378,14 @@ mod tests {
             sink.interval(&Row::new(0, 1_000_000_000, &ops), &ops)
                 .unwrap();
         }
-        zero.set_peers([(1, one.own_series())]);
-        let text = Exposition::new(zero).render(Format::Text);
+        // As the ranks' messages carry them.
+        let sent = serde_json::to_vec(&one.own_series()).unwrap();
+        zero.set_peers([(1, serde_json::from_slice(&sent).unwrap())]);
+        let merged = zero.state().merged();
+        let native = &merged[0].native;
+        assert_eq!(native.buckets[&native::index(1_200).unwrap()], 2);
+        assert_eq!(native.buckets.values().sum::<u64>(), 2);
+        let text = String::from_utf8(Exposition::new(zero).render(Format::Text)).unwrap();
         let target = r#"target="/mnt/t-{rank}.dat",direction="read""#;
         for line in [
             format!("iospd_ios_total{{{target}}} 2"),
@@ -350,5 +404,13 @@ mod tests {
         assert_eq!(Format::accepted(Some(prometheus)), Format::OpenMetrics);
         assert_eq!(Format::accepted(Some("*/*")), Format::Text);
         assert_eq!(Format::accepted(None), Format::Text);
+        // Prometheus with native histograms puts the protobuf first; text before it wins.
+        let native = "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.8,application/openmetrics-text;version=1.0.0;q=0.7,text/plain;version=0.0.4;q=0.3";
+        assert_eq!(Format::accepted(Some(native)), Format::Protobuf);
+        let text_first = "text/plain;version=0.0.4,application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited";
+        assert_eq!(Format::accepted(Some(text_first)), Format::Text);
+        // Another protobuf is not ours.
+        let other = "application/vnd.google.protobuf;proto=other.Thing,*/*";
+        assert_eq!(Format::accepted(Some(other)), Format::Text);
     }
 }

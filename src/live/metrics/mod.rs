@@ -7,6 +7,7 @@
 
 pub mod buckets;
 pub mod exposition;
+pub mod native;
 pub mod server;
 
 use std::sync::atomic::{AtomicU8, AtomicU64, AtomicUsize, Ordering};
@@ -81,6 +82,8 @@ pub struct Series {
     pub latency_sum_ns: u128,
     /// Per classic bucket (the last is +Inf): completions in it, not cumulative.
     pub buckets: Vec<u64>,
+    /// The same latencies in native buckets.
+    pub native: native::Native,
     /// The latest interval: I/Os and bytes per second, and the mean I/Os in flight.
     pub rates: Rates,
 }
@@ -133,6 +136,7 @@ impl State {
             bytes: 0,
             latency_sum_ns: 0,
             buckets: vec![0; buckets::UPPER_NS.len() + 1],
+            native: native::Native::default(),
             rates: Rates::default(),
         });
         self.series.len() - 1
@@ -161,6 +165,7 @@ impl Series {
         self.ios += other.ios;
         self.bytes += other.bytes;
         self.latency_sum_ns += other.latency_sum_ns;
+        self.native.merge(&other.native);
         for (mine, theirs) in self.buckets.iter_mut().zip(&other.buckets) {
             *mine += theirs;
         }
@@ -371,6 +376,7 @@ impl Sink for MetricsSink {
                 s.latency_sum_ns += ops.latency.sum();
                 ops.latency
                     .add_to_buckets(&buckets::UPPER_NS, &mut s.buckets);
+                s.native.add(&ops.latency);
                 s.rates = Rates {
                     ios_per_s: per_second(ops.ios as f64),
                     bytes_per_s: per_second(ops.bytes as f64),

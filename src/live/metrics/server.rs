@@ -124,7 +124,7 @@ impl Connection {
 struct Rendered {
     exposition: Exposition,
     /// Per format: the state's generation it shows, and the body.
-    bodies: [Option<(u64, Arc<[u8]>)>; 2],
+    bodies: [Option<(u64, Arc<[u8]>)>; 3],
 }
 
 impl Rendered {
@@ -134,7 +134,7 @@ impl Rendered {
         match slot {
             Some((shown, body)) if *shown == generation => body.clone(),
             _ => {
-                let body: Arc<[u8]> = self.exposition.render(format).into_bytes().into();
+                let body: Arc<[u8]> = self.exposition.render(format).into();
                 *slot = Some((generation, body.clone()));
                 body
             }
@@ -146,7 +146,7 @@ fn serve(listener: &TcpListener, metrics: &Metrics, stop: &AtomicBool) {
     let mut connections: Vec<Connection> = Vec::new();
     let mut rendered = Rendered {
         exposition: Exposition::new(metrics.clone()),
-        bodies: [None, None],
+        bodies: [None, None, None],
     };
     let mut fds: Vec<libc::pollfd> = Vec::new();
     while !stop.load(Ordering::Relaxed) {
