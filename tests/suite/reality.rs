@@ -59,8 +59,9 @@ fn page_cached_reads_are_flagged_and_direct_reads_are_not() {
         ),
         "{found:?}"
     );
-    // O_DIRECT: every byte iospd read is a byte the device read, give or take the I/Os of the
-    // few milliseconds between the workers' window edges and the counters' samples.
+    // O_DIRECT: every byte iospd read is a byte the device read, give or take the I/Os between
+    // the workers' window edges and the counters' samples (milliseconds; tens on a machine busy
+    // with other tests, so 5 %: the buffered run above reached under a third of what it issued).
     let r = reality(&["-b4K", "-r", "-d1", "-W0", "-o4", "-Sh", &device.arg()]);
     let d = &r["devices"][0];
     let (issued, reached) = (
@@ -68,7 +69,7 @@ fn page_cached_reads_are_flagged_and_direct_reads_are_not() {
         bytes(&d["reached"]["read_bytes"]),
     );
     assert!(issued > 1 << 20, "{r}");
-    assert!(issued.abs_diff(reached) * 50 <= issued, "within 2 %: {r}");
+    assert!(issued.abs_diff(reached) * 20 <= issued, "within 5 %: {r}");
     assert!(flags(&r).is_empty(), "{r}");
     assert!(
         r["fingerprint"]["cache_modes"][0][1] == "O_DIRECT+O_DSYNC",
