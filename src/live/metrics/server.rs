@@ -2,7 +2,11 @@
 //! can hold it. A request must arrive whole (at most [`MAX_REQUEST`] bytes) within
 //! [`REQUEST_DEADLINE`] of the connection, and the answer must be taken within
 //! [`ANSWER_DEADLINE`]; at most [`MAX_CONNECTIONS`] are open, and a new one pushes out the oldest
-//! that has not finished its request. Every answer closes its connection. The thread renders the
+//! that has not finished its request, once that one has had [`GRACE`] to send it. A connection
+//! is read as soon as it is accepted, so a scraper that sends its request with its connection is
+//! answered before any flood of later connections can push it out; when every open connection is
+//! younger than [`GRACE`], the rest wait in the kernel's backlog. Every answer closes its
+//! connection. The thread renders the
 //! metrics (see [`super::exposition`]) at most once per change of the state, so a client that
 //! scrapes in a loop costs a copy of bytes, not a rendering.
 
@@ -23,6 +27,8 @@ pub const MAX_REQUEST: usize = 8 * 1024;
 pub const MAX_CONNECTIONS: usize = 64;
 /// Time a client has, from its connection, to send its whole request.
 pub const REQUEST_DEADLINE: Duration = Duration::from_secs(2);
+/// The least time a connection is given to send its request before a newer one may push it out.
+pub const GRACE: Duration = Duration::from_millis(100);
 /// Time a client has, from its connection, to take the whole answer.
 pub const ANSWER_DEADLINE: Duration = Duration::from_secs(10);
 /// The longest the endpoint waits, after the run, for a scraper to read the final numbers.
@@ -151,8 +157,12 @@ fn serve(listener: &TcpListener, metrics: &Metrics, stop: &AtomicBool) {
     let mut fds: Vec<libc::pollfd> = Vec::new();
     while !stop.load(Ordering::Relaxed) {
         fds.clear();
+        // A full table with no connection to push out leaves the listener unwatched (poll skips a
+        // negative descriptor), so the waiting backlog does not spin this thread; the tick
+        // comes back to it.
+        let room = connections.len() < MAX_CONNECTIONS || evictable(&connections).is_some();
         fds.push(libc::pollfd {
-            fd: listener.as_raw_fd(),
+            fd: if room { listener.as_raw_fd() } else { -1 },
             events: libc::POLLIN,
             revents: 0,
         });
@@ -167,15 +177,31 @@ fn serve(listener: &TcpListener, metrics: &Metrics, stop: &AtomicBool) {
         }));
         // SAFETY: `fds` is a live, initialised array of `fds.len()` pollfd structures.
         unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, TICK_MS) };
-        accept(listener, &mut connections);
+        accept(listener, &mut connections, metrics, &mut rendered);
         let now = Instant::now();
         connections.retain_mut(|c| now < c.deadline() && progress(c, metrics, &mut rendered));
     }
 }
 
-/// Takes every waiting connection; at the limit, a new one replaces the oldest still reading.
-fn accept(listener: &TcpListener, connections: &mut Vec<Connection>) {
+/// Takes every waiting connection and reads what it has sent. At the limit, a new one replaces the
+/// oldest still reading that has had [`GRACE`]; when there is none, the rest stay in the backlog
+/// until a later round.
+fn accept(
+    listener: &TcpListener,
+    connections: &mut Vec<Connection>,
+    metrics: &Metrics,
+    rendered: &mut Rendered,
+) {
     loop {
+        // At the limit, the connection that will make room; none yet: accept later.
+        let making_room = if connections.len() >= MAX_CONNECTIONS {
+            match evictable(connections) {
+                Some(i) => Some(i),
+                None => return,
+            }
+        } else {
+            None
+        };
         let stream = match listener.accept() {
             Ok((stream, _)) => stream,
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
@@ -190,28 +216,30 @@ fn accept(listener: &TcpListener, connections: &mut Vec<Connection>) {
         if stream.set_nonblocking(true).is_err() {
             continue;
         }
-        if connections.len() >= MAX_CONNECTIONS {
-            let oldest = connections
-                .iter()
-                .enumerate()
-                .filter(|(_, c)| c.answer.is_none())
-                .min_by_key(|(_, c)| c.since)
-                .map(|(i, _)| i);
-            match oldest {
-                Some(i) => {
-                    connections.swap_remove(i);
-                }
-                // Every one is being answered: this one waits for the next scrape.
-                None => continue,
-            }
+        if let Some(i) = making_room {
+            connections.swap_remove(i);
         }
-        connections.push(Connection {
+        let mut connection = Connection {
             stream,
             since: Instant::now(),
             request: Vec::new(),
             answer: None,
-        });
+        };
+        if progress(&mut connection, metrics, rendered) {
+            connections.push(connection);
+        }
     }
+}
+
+/// The oldest connection still reading its request that has had [`GRACE`] to send it.
+fn evictable(connections: &[Connection]) -> Option<usize> {
+    let now = Instant::now();
+    connections
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.answer.is_none() && now >= c.since + GRACE)
+        .min_by_key(|(_, c)| c.since)
+        .map(|(i, _)| i)
 }
 
 /// Reads or writes what the connection allows now; false once it is done with.
@@ -301,4 +329,54 @@ fn plain(status: &str, text: &str) -> (Vec<u8>, usize) {
         text.len()
     );
     (answer.into_bytes(), 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::RunInfo;
+    use super::*;
+
+    /// Sends `GET /metrics` on `stream`; the answer's status code.
+    fn ask(mut stream: TcpStream) -> io::Result<u16> {
+        stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+        stream.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")?;
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer)?;
+        Ok(answer
+            .split(' ')
+            .nth(1)
+            .and_then(|code| code.parse().ok())
+            .unwrap_or(0))
+    }
+
+    #[test]
+    fn a_flood_of_connections_does_not_push_out_a_scraper_before_it_could_ask() {
+        let metrics = Metrics::new(RunInfo::default(), 1, vec![vec!["t.dat".into()]]);
+        let server = Server::start("127.0.0.1:0".parse().unwrap(), metrics).unwrap();
+        let address = server.address();
+        // The scenario needs the scraper's request to follow its connection within GRACE; a
+        // machine too busy for that gets another try.
+        for _ in 0..5 {
+            // A full table of connections that never ask, old enough to be pushed out.
+            let idle: Vec<TcpStream> = (0..MAX_CONNECTIONS)
+                .map(|_| TcpStream::connect(address).unwrap())
+                .collect();
+            std::thread::sleep(GRACE * 2);
+            // A scraper connects; more connections than the table holds follow before it asks.
+            let scraper = TcpStream::connect(address).unwrap();
+            let connected = Instant::now();
+            let flood: Vec<TcpStream> = (0..MAX_CONNECTIONS + 16)
+                .map(|_| TcpStream::connect(address).unwrap())
+                .collect();
+            std::thread::sleep(GRACE / 4);
+            if connected.elapsed() >= GRACE {
+                continue;
+            }
+            let code = ask(scraper).expect("the scraper is answered, not pushed out");
+            assert_eq!(code, 200);
+            drop((idle, flood));
+            return;
+        }
+        panic!("the machine never let the scraper ask within {GRACE:?} of its connection");
+    }
 }
