@@ -40,9 +40,23 @@ impl DeviceKey {
         DeviceKey(((major as u64) << 20) | minor as u64)
     }
 
-    /// File `number` of input `input`.
+    /// The most files one input may name: their numbers take the key's low 24 bits.
+    pub const MAX_NAMED: u32 = 1 << 24;
+
+    /// File `number` (below [`DeviceKey::MAX_NAMED`]) of input `input`.
     pub fn named(input: usize, number: u32) -> Self {
+        debug_assert!(number < Self::MAX_NAMED);
         DeviceKey(NAMED | ((input as u64) << 24) | number as u64)
+    }
+
+    /// `(input, number)` of a named file.
+    pub fn named_parts(self) -> Option<(usize, u32)> {
+        (self.0 >= NAMED).then(|| {
+            (
+                ((self.0 - NAMED) >> 24) as usize,
+                (self.0 & (Self::MAX_NAMED as u64 - 1)) as u32,
+            )
+        })
     }
 
     /// `major,minor` of a block device.
@@ -143,6 +157,14 @@ pub struct Replay {
     pub counts: [u64; 4],
     /// Every replayed offset and length is a multiple of this (a power of two, at most 4096).
     pub align: u64,
+    /// The run time (from the replay's start) past which nothing is issued: `-d`, or the
+    /// trace's span at its speed when `-d` is not given, ns.
+    #[serde(default = "no_cut")]
+    pub cut_ns: u64,
+}
+
+fn no_cut() -> u64 {
+    u64::MAX
 }
 
 impl Replay {
@@ -198,6 +220,7 @@ mod tests {
             span_ns: 0,
             counts: [0; 4],
             align: 4096,
+            cut_ns: u64::MAX,
         };
         (r, m)
     }

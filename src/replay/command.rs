@@ -45,6 +45,29 @@ const DRAWN: [(&str, &str); 21] = [
     ("--verify", "verification"),
 ];
 
+/// The longest a replay runs, s: its per-second record of the trace and of the replay is kept
+/// whole, so the run's length bounds its memory (two counters per second, ~20 MB at this).
+pub const MAX_REPLAY_S: u64 = 7 * 24 * 3600;
+
+/// A span for a message: seconds, or days for long ones.
+fn span_text(s: f64) -> String {
+    match s {
+        s if s >= 1e6 * 86_400.0 => format!("{:.3e} days", s / 86_400.0),
+        s if s >= 2.0 * 86_400.0 => format!("{:.1} days", s / 86_400.0),
+        s => format!("{s:.0} s"),
+    }
+}
+
+fn speed_text(pace: Pace) -> String {
+    match pace {
+        Pace::Speed(s) => format!("{s}"),
+        Pace::AsFastAsPossible => "max".into(),
+    }
+}
+
+/// Devices a message lists by name; the rest are counted.
+const LISTED: usize = 8;
+
 /// The depth cap when `-o` is not given.
 pub const DEFAULT_DEPTH: u32 = 128;
 
@@ -297,17 +320,30 @@ pub fn resolve(args: &[String], command_line: String) -> Result<Resolved, Replay
     line.set("-W0");
     line.set("-C0");
     let span_ns = summary.last_ns - summary.first_ns;
-    let planned_s = match o.pace {
-        Pace::Speed(s) => ((span_ns as f64 / s) / 1e9).ceil() as u64 + 1,
-        Pace::AsFastAsPossible => 3600,
+    let at_speed_s = match o.pace {
+        Pace::Speed(s) => (span_ns as f64 / s) / 1e9,
+        Pace::AsFastAsPossible => 0.0,
     };
     let duration = match line.values("-d").last() {
-        Some(d) => d
-            .parse::<u64>()
-            .map_err(|_| invalid(format!("-d{d}: the longest the replay may run, in seconds")))?,
-        None => planned_s,
+        Some(d) => match d.parse::<u64>() {
+            Ok(d) if (1..=MAX_REPLAY_S).contains(&d) => d,
+            _ => {
+                return Err(invalid(format!(
+                    "-d{d}: the longest the replay may run, in seconds from 1 to {MAX_REPLAY_S} (7 days)"
+                )));
+            }
+        },
+        None if o.pace == Pace::AsFastAsPossible => MAX_REPLAY_S,
+        None if at_speed_s.ceil() + 1.0 > MAX_REPLAY_S as f64 => {
+            return Err(invalid(format!(
+                "the trace spans {} from its first I/O to its last (at --speed={}), longer than a replay may run (7 days); replay part of it with -d<seconds>, or faster with --speed",
+                span_text(at_speed_s),
+                speed_text(o.pace)
+            )));
+        }
+        None => at_speed_s.ceil() as u64 + 1,
     };
-    line.set(&format!("-d{}", duration.clamp(1, u32::MAX as u64)));
+    line.set(&format!("-d{duration}"));
     line.clear_targets();
     for target in &targets {
         line.add_target(target.clone());
@@ -335,6 +371,7 @@ pub fn resolve(args: &[String], command_line: String) -> Result<Resolved, Replay
         span_ns,
         counts: summary.counts,
         align: summary.align,
+        cut_ns: duration * 1_000_000_000,
     });
     Ok(Resolved { profile, warnings })
 }
@@ -353,12 +390,16 @@ fn map_devices(
         None => summary.devices.keys().copied().collect(),
     };
     let listing = || {
-        summary
+        let mut shown: Vec<String> = summary
             .devices
             .values()
+            .take(LISTED)
             .map(|d| format!("{} ({} I/Os)", d.name, d.events))
-            .collect::<Vec<_>>()
-            .join(", ")
+            .collect();
+        if summary.devices.len() > LISTED {
+            shown.push(format!("and {} more", summary.devices.len() - LISTED));
+        }
+        shown.join(", ")
     };
     if keys.len() != targets.len() {
         return Err(invalid(format!(

@@ -62,14 +62,20 @@ impl<R: BufRead + Send> Reader<R> {
     }
 
     /// The number of file `name`, known from its `add` line (or its first use).
-    fn file(&mut self, name: &str) -> u32 {
+    fn file(&mut self, name: &str) -> Result<u32, TraceError> {
         if let Some(&n) = self.files.get(name) {
-            return n;
+            return Ok(n);
         }
         let n = self.names.len() as u32;
+        if n == DeviceKey::MAX_NAMED {
+            return Err(self.error(format!(
+                "the log names more than {} files; replay a log of fewer files",
+                DeviceKey::MAX_NAMED
+            )));
+        }
         self.files.insert(name.to_string(), n);
         self.names.push(name.to_string());
-        n
+        Ok(n)
     }
 }
 
@@ -112,7 +118,7 @@ impl<R: BufRead + Send> Source for Reader<R> {
             };
             let op = match action.as_str() {
                 "add" | "open" | "close" => {
-                    self.file(&name);
+                    self.file(&name)?;
                     self.line = line;
                     continue;
                 }
@@ -145,7 +151,7 @@ impl<R: BufRead + Send> Source for Reader<R> {
             } else {
                 (0, 0)
             };
-            let file = self.file(&name);
+            let file = self.file(&name)?;
             self.line = line;
             return Ok(Some(Event {
                 at_ns: self.clock_ns,
@@ -159,9 +165,10 @@ impl<R: BufRead + Send> Source for Reader<R> {
     }
 
     fn name(&self, key: DeviceKey) -> Option<String> {
-        (0..self.names.len() as u32)
-            .find(|&n| DeviceKey::named(self.input_index, n) == key)
-            .map(|n| self.names[n as usize].clone())
+        let (input, n) = key.named_parts()?;
+        (input == self.input_index)
+            .then(|| self.names.get(n as usize).cloned())
+            .flatten()
     }
 }
 
@@ -196,6 +203,24 @@ mod tests {
             "fio version 2 iolog\nf add\nf open\nf read 0 4096\nf wait 250 0\nf trim 8192 4096\n";
         let e = read(log).unwrap();
         assert_eq!((e[0].at_ns, e[1].at_ns, e[1].op), (0, 250_000, Op::Trim));
+    }
+
+    #[test]
+    fn file_names_are_found_by_their_key() {
+        let mut log = String::from("fio version 2 iolog\n");
+        for i in 0..1000 {
+            log.push_str(&format!("f{i} add\n"));
+        }
+        let mut reader = Reader::new(Path::new("job.log"), log.as_bytes(), 3).unwrap();
+        while reader.next_event().unwrap().is_some() {}
+        assert_eq!(
+            reader.name(DeviceKey::named(3, 999)).as_deref(),
+            Some("f999")
+        );
+        assert_eq!(reader.name(DeviceKey::named(3, 0)).as_deref(), Some("f0"));
+        assert_eq!(reader.name(DeviceKey::named(2, 0)), None);
+        assert_eq!(reader.name(DeviceKey::named(3, 1000)), None);
+        assert_eq!(reader.name(DeviceKey::block(8, 0)), None);
     }
 
     #[test]

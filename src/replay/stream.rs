@@ -1,8 +1,8 @@
 //! The replay's I/O while it runs: a reader thread reads the traces again, maps each kept event
 //! onto its target (time scaled, offset placed) and hands them to the worker in fixed batches
 //! through a bounded channel, getting the emptied batches back — so memory holds a few batches,
-//! whatever the trace's length. It also counts the trace's own I/O per second of run time, for
-//! the fidelity report.
+//! whatever the trace's length. It stops at the replay's cut (`-d`), so the trace's own I/O per
+//! second of run time, counted for the fidelity report, holds at most the cut's seconds.
 
 use std::collections::HashMap;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
@@ -41,6 +41,8 @@ pub struct TraceSide {
     pub events: u64,
     /// The trace could not be read again (changed since it was checked).
     pub error: Option<String>,
+    /// The trace goes on past the replay's cut (`-d`): its later I/O was not read.
+    pub cut: bool,
 }
 
 /// The worker's end of the stream.
@@ -134,6 +136,10 @@ fn read(replay: &Replay, out: SyncSender<Vec<Due>>, spares: Receiver<Vec<Due>>) 
             continue;
         };
         let at_ns = replay.due(event.at_ns);
+        if at_ns >= replay.cut_ns {
+            side.cut = true;
+            break;
+        }
         let offset = match event.op.has_range() {
             true => replay.place(&replay.mappings[target], event.offset, event.len),
             false => 0,

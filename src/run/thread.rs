@@ -187,6 +187,7 @@ fn drive<E: Engine, C: Clock>(
                     stats.trace_per_second = side.per_second;
                     stats.trace_events = side.events;
                     stats.trace_error = side.error;
+                    stats.cut |= side.cut;
                     stats
                 }),
             },

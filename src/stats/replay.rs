@@ -33,8 +33,14 @@ pub struct ReplayStats {
     pub trace_error: Option<String>,
     /// Whether time was ignored (`--speed=max`).
     pub as_fast_as_possible: bool,
-    /// The trace was replayed to its end (its end, not a stop, closed the measured window).
+    /// The trace was replayed to its end or to the cut (`-d`): that, not a stop, closed the
+    /// measured window.
     pub ended: bool,
+    /// The replay reached its cut (`-d`) before the trace's end: the trace's later I/O was not
+    /// issued.
+    pub cut: bool,
+    /// The cut, from the replay's start, ns.
+    pub cut_ns: u64,
 }
 
 impl ReplayStats {

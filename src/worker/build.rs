@@ -176,6 +176,7 @@ impl<'a, C: Clock> Worker<'a, C> {
                 stats: Box::new(crate::stats::replay::ReplayStats {
                     late_ns: r.late_ns,
                     as_fast_as_possible: r.pace == crate::profile::replay::Pace::AsFastAsPossible,
+                    cut_ns: r.cut_ns,
                     ..Default::default()
                 }),
             }),

@@ -46,6 +46,8 @@ impl<C: Clock> Worker<'_, C> {
         // Time zero of the schedule: when this loop begins, so the setup between the start
         // barrier and the first look at the trace is not counted as every I/O's lateness.
         let start = self.clock.now().max(self.schedule.start);
+        // Nothing is issued from the cut (`-d`) on: the window ends with the last completion.
+        let cut = start.saturating_add(replaying.stats.cut_ns);
         let mut free: Vec<u32> = (0..slots as u32).rev().collect();
         let mut batch: Vec<u32> = Vec::with_capacity(slots);
         let mut done: Vec<Completion> = Vec::with_capacity(slots);
@@ -69,7 +71,12 @@ impl<C: Clock> Worker<'_, C> {
         let mut acct = Accounting::new(self.schedule.warmup_end, self.schedule.measure_end);
         let mut now = self.clock.now();
         loop {
-            // 1. Issue every I/O that is due, while slots are free.
+            // 1. Issue every I/O that is due, while slots are free, until the cut.
+            if filling && now >= cut {
+                filling = false;
+                ended = true;
+                replaying.stats.cut = true;
+            }
             if filling {
                 loop {
                     let Some(next) = replaying.feed.peek() else {
@@ -79,6 +86,9 @@ impl<C: Clock> Worker<'_, C> {
                     };
                     let at = start + next.at_ns;
                     if timed && at > now {
+                        break;
+                    }
+                    if now >= cut {
                         break;
                     }
                     let Some(slot) = free.pop() else {

@@ -99,6 +99,7 @@ pub fn report(replay: &Replay, ts: &TimeSpan, depth: u32, r: &ReplayStats) -> Re
         iops_error_max_pct: iops_max,
         mibs_error_mean_pct: mibs_mean,
         seconds,
+        cut_at_s: r.cut.then_some(r.cut_ns as f64 / 1e9),
         error: r.trace_error.clone(),
     }
 }

@@ -87,6 +87,10 @@ pub struct ReplayReport {
     pub mibs_error_mean_pct: f64,
     /// Per second.
     pub seconds: Vec<ReplaySecond>,
+    /// The replay was cut here (`-d`), s from its start, before the trace's end: the trace's
+    /// I/O from then on was neither issued nor counted in `trace_ios`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cut_at_s: Option<f64>,
     /// The trace could not be read again during the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,

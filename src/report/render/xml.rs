@@ -564,7 +564,7 @@ fn dedupe(out: &mut Out, d: &crate::report::DedupeReport) {
 /// `iospd replay`: what went where, and how faithfully in time.
 fn replay(out: &mut Out, r: &crate::report::ReplayReport) {
     out.line(&format!(
-        "<Replay Traces=\"{}\" Events=\"{}\" Speed=\"{}\" Remap=\"{}\" TraceIOCount=\"{}\" IOCount=\"{}\" TraceSpanSeconds=\"{:.9}\" SpanSeconds=\"{:.9}\" SpanErrorPercent=\"{:.6}\" DepthCap=\"{}\" HeldByDepth=\"{}\" IopsErrorMeanPercent=\"{:.6}\" IopsErrorMaxPercent=\"{:.6}\" MiBpsErrorMeanPercent=\"{:.6}\">",
+        "<Replay Traces=\"{}\" Events=\"{}\" Speed=\"{}\" Remap=\"{}\" TraceIOCount=\"{}\" IOCount=\"{}\" TraceSpanSeconds=\"{:.9}\" SpanSeconds=\"{:.9}\" SpanErrorPercent=\"{:.6}\" DepthCap=\"{}\" HeldByDepth=\"{}\" IopsErrorMeanPercent=\"{:.6}\" IopsErrorMaxPercent=\"{:.6}\" MiBpsErrorMeanPercent=\"{:.6}\"{}>",
         escape(&r.traces.join(";")),
         r.events,
         r.speed,
@@ -578,7 +578,10 @@ fn replay(out: &mut Out, r: &crate::report::ReplayReport) {
         r.held_by_depth,
         r.iops_error_mean_pct,
         r.iops_error_max_pct,
-        r.mibs_error_mean_pct
+        r.mibs_error_mean_pct,
+        r.cut_at_s
+            .map(|c| format!(" CutAtSeconds=\"{c:.3}\""))
+            .unwrap_or_default()
     ));
     out.depth += 1;
     for d in &r.devices {

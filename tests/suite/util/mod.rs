@@ -425,6 +425,27 @@ pub fn iospd() -> Command {
     Command::new(env!("CARGO_BIN_EXE_iospd"))
 }
 
+/// The iospd binary, unable to map more than `bytes` of memory: a run that would grow past it
+/// fails its allocation and aborts, so a test sees memory that grows with its input.
+pub fn iospd_within(bytes: u64) -> Command {
+    use std::os::unix::process::CommandExt;
+    let mut command = iospd();
+    // SAFETY: setrlimit is async-signal-safe; the child has not started yet.
+    unsafe {
+        command.pre_exec(move || {
+            let limit = libc::rlimit {
+                rlim_cur: bytes,
+                rlim_max: bytes,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    command
+}
+
 /// Runs the binary with `args` to completion.
 pub fn run_iospd(args: &[&str]) -> Output {
     iospd().args(args).output().expect("iospd runs")

@@ -36,6 +36,15 @@ pub(crate) fn replay_text(out: &mut String, r: &ReplayReport) {
             r.issued, r.trace_ios, r.replay_span_s, r.trace_span_s, r.span_error_pct
         ),
     );
+    if let Some(cut) = r.cut_at_s {
+        line(
+            out,
+            6,
+            format_args!(
+                "cut at {cut:.0}s (-d): the trace's I/O after it was not issued, and is not counted above"
+            ),
+        );
+    }
     match &r.lateness {
         Some(l) => line(
             out,
