@@ -11,6 +11,16 @@ pub fn interrupted_status(signal: i32) -> u8 {
     (128 + signal).clamp(129, 255) as u8
 }
 
+/// Lets SIGINT and SIGTERM end this process again when whoever started it ignored them
+/// (a script's background job, `nohup`'s children, some CI runners pass SIG_IGN down): every
+/// command of iospd ends at Ctrl-C. Commands that stop cleanly install their own handlers later.
+pub fn answer_stop_signals() {
+    for signal in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: setting a signal's disposition to the default has no preconditions.
+        unsafe { libc::signal(signal, libc::SIG_DFL) };
+    }
+}
+
 /// A stop signal's name.
 pub fn signal_name(signal: i32) -> String {
     match signal {
@@ -18,6 +28,13 @@ pub fn signal_name(signal: i32) -> String {
         libc::SIGTERM => "SIGTERM".into(),
         libc::SIGHUP => "SIGHUP".into(),
         libc::SIGUSR1 => "SIGUSR1".into(),
+        libc::SIGKILL => "SIGKILL".into(),
+        libc::SIGABRT => "SIGABRT".into(),
+        libc::SIGSEGV => "SIGSEGV".into(),
+        libc::SIGBUS => "SIGBUS".into(),
+        libc::SIGPIPE => "SIGPIPE".into(),
+        libc::SIGXCPU => "SIGXCPU (the CPU-time limit, ulimit -t)".into(),
+        libc::SIGXFSZ => "SIGXFSZ (the file-size limit, ulimit -f)".into(),
         _ => format!("signal {signal}"),
     }
 }

@@ -21,6 +21,7 @@ mod error;
 pub mod events;
 mod exit;
 pub mod fiojob;
+pub mod input;
 pub mod live;
 pub mod output;
 pub mod plan;
@@ -43,4 +44,4 @@ pub mod wall;
 pub mod worker;
 
 pub use error::Error;
-pub use exit::{EXIT_BAD_INPUT, EXIT_RUN_ERROR};
+pub use exit::{EXIT_BAD_INPUT, EXIT_RUN_ERROR, answer_stop_signals};

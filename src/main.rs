@@ -12,6 +12,7 @@ use iospd::run::Refusal;
 use iospd::{EXIT_BAD_INPUT, Error, profile, session};
 
 fn main() -> ExitCode {
+    iospd::answer_stop_signals();
     let argv: Vec<OsString> = std::env::args_os().collect();
     let route = iospd::commands::route(&argv[1..]);
     let code = match route {

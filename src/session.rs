@@ -31,6 +31,7 @@ pub fn act(profile: &Profile, warnings: Vec<String>, cluster: &Cluster) -> Resul
     let host = LinuxHost;
     let printed = match &profile.action {
         Action::Run => return measure(profile, warnings, cluster),
+        Action::DryRun => return dry_run(profile, warnings, cluster),
         Action::PrintProfile => out(&report::profile_document(
             profile,
             &host.system_info(),
@@ -61,6 +62,22 @@ pub fn act(profile: &Profile, warnings: Vec<String>, cluster: &Cluster) -> Resul
             Ok(EXIT_RUN_ERROR)
         }
     }
+}
+
+/// `--dry-run`: the checks of [`measure`] up to the point where it would create its first file,
+/// then one line that says the run could start.
+fn dry_run(template: &Profile, warnings: Vec<String>, cluster: &Cluster) -> Result<u8, Error> {
+    let (engine, fallback) = engine::usable(template.engine);
+    let profile = &cluster.prepare(template).map_err(run::RunError::Refused)?;
+    let mut cleared = crate::safety::check(profile, &LinuxView)?;
+    let said = run::dry_run(profile, &mut cleared, engine, &LinuxHost)?;
+    for line in fallback.iter().chain(&warnings).chain(&said) {
+        say(line);
+    }
+    say(
+        "iospd: --dry-run: every check passed; the run could start (nothing was created or written)",
+    );
+    Ok(0)
 }
 
 /// Runs a profile whose action is a measurement; returns the exit status.

@@ -109,6 +109,24 @@ impl Child {
     /// signal to the suite (or one the suite no longer starts after it) is
     /// [`ToolError::Interrupted`].
     pub fn report(&self, args: &[String]) -> Result<Report, ToolError> {
+        let (line, output) = self.run(args)?;
+        serde_json::from_slice(&output.stdout).map_err(|e| ToolError::Input {
+            path: PathBuf::from(line),
+            why: format!("its output is not a JSON report: {e}"),
+        })
+    }
+
+    /// Runs `iospd --dry-run <args>`: every check the run of `args` would make, nothing created.
+    /// A refusal is [`ToolError::Failed`], as from [`Child::report`].
+    pub fn check(&self, args: &[String]) -> Result<(), ToolError> {
+        let mut args = args.to_vec();
+        let at = usize::from(args.first().is_some_and(|a| a == "replay"));
+        args.insert(at, "--dry-run".into());
+        self.run(&args).map(drop)
+    }
+
+    /// Runs `iospd <args>` to its end: its command line and output when it succeeded.
+    fn run(&self, args: &[String]) -> Result<(String, std::process::Output), ToolError> {
         let line = shell_line(args);
         let interrupted = |signal, started| ToolError::Interrupted {
             signal,
@@ -164,18 +182,21 @@ impl Child {
             return Err(interrupted(signal, true));
         }
         if !output.status.success() {
+            use std::os::unix::process::ExitStatusExt;
+            let mut why = String::from_utf8_lossy(&output.stderr)
+                .trim_end()
+                .to_string();
+            // Killed: its last line is whatever it said before, so the signal is said after it.
+            if let Some(signal) = output.status.signal() {
+                why.push_str(&format!("\nkilled by {}", signal_name(signal)));
+            }
             return Err(ToolError::Failed {
                 line,
                 code: output.status.code().unwrap_or(1).clamp(1, 255) as u8,
-                why: String::from_utf8_lossy(&output.stderr)
-                    .trim_end()
-                    .to_string(),
+                why,
             });
         }
-        serde_json::from_slice(&output.stdout).map_err(|e| ToolError::Input {
-            path: PathBuf::from(line),
-            why: format!("its output is not a JSON report: {e}"),
-        })
+        Ok((line, output))
     }
 }
 

@@ -4,7 +4,6 @@
 //! fingerprint of every unit. Reads only; `--sample` reads an evenly spread share of the target.
 
 use std::collections::HashSet;
-use std::fs::File;
 use std::hash::{DefaultHasher, Hasher};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::PathBuf;
@@ -116,9 +115,19 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
 }
 
 /// Reads `path` (every region, or `sample` percent of them evenly spread) and measures it.
-pub fn check(path: &PathBuf, chunk: usize, unit: usize, sample: u64) -> std::io::Result<DataCheck> {
-    let mut file = File::open(path)?;
+pub fn check(
+    path: &std::path::Path,
+    chunk: usize,
+    unit: usize,
+    sample: u64,
+) -> std::io::Result<DataCheck> {
+    let mut file = crate::input::open(path, true).map_err(std::io::Error::other)?;
     let size = file.seek(SeekFrom::End(0))?;
+    if size == 0 {
+        return Err(std::io::Error::other(
+            "it is empty: there is no data to check; give a file or device that holds data",
+        ));
+    }
     let mut compressed = [0u64; Compressor::ALL.len()];
     // Chunks of the first copy of each unit: what a device that deduplicates, then compresses,
     // stores (when chunks tile the unit).

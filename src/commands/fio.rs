@@ -4,7 +4,9 @@
 //! own iospd process, and the groups one after the other (`stonewall`); each job's report is
 //! printed in the format `-R` asks for, in the order of the file. A job iospd cannot run exactly
 //! is refused with the option, the job, the file and line and iospd's closest option, and then
-//! nothing runs.
+//! nothing runs; nor does anything run when a translated job fails a check its run would make
+//! (each is run with `--dry-run` first). All refusals are said in one line. A job that fails as it
+//! runs leaves the other jobs' results.
 
 use super::ToolError;
 use super::child::{Child, MAX_CHILDREN};
@@ -50,37 +52,63 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
     let results = translate(&jobs);
     let mut refusals = Vec::new();
     let mut lines = Vec::new();
-    for result in &results {
+    for (job, result) in jobs.iter().zip(&results) {
         match result {
-            Ok(t) => {
-                for note in &t.notes {
-                    crate::console::say(&format!("note: job '{}': {note}", t.job));
-                }
-                lines.push(t);
-            }
+            Ok(t) => lines.push((job, t)),
             Err(refusal) => refusals.push(refusal.to_string()),
         }
     }
     if print {
-        let text: String = lines.iter().map(|t| t.line() + "\n").collect();
+        let text: String = lines.iter().map(|(_, t)| t.line() + "\n").collect();
         super::print(&text)?;
     }
     if !refusals.is_empty() {
-        let jobs = if refusals.len() == 1 { "job" } else { "jobs" };
-        return Err(ToolError::Usage(format!(
-            "{} {jobs} refused:\n{}",
-            refusals.len(),
-            refusals.join("\n")
+        return Err(ToolError::Usage(listed(
+            &refusals,
+            results.len(),
+            "refused",
+            "fix or remove them",
         )));
+    }
+    // What the translations say, once nothing is refused (a refusal is one line alone).
+    for (_, t) in &lines {
+        for note in &t.notes {
+            crate::console::say(&format!("note: job '{}': {note}", t.job));
+        }
     }
     if print {
         return Ok(0);
     }
     let runner = Child::this()?;
-    let groups = lines.last().map_or(0, |t| t.group + 1);
+    // Every job passes the checks its run makes before any job starts: a job file does not run
+    // part of itself.
+    let mut unfit = Vec::new();
+    for (job, t) in &lines {
+        match runner.check(&t.args) {
+            Ok(()) => {}
+            Err(ToolError::Failed { why, .. }) => unfit.push(format!(
+                "{}: job '{}': {}",
+                job.place,
+                t.job,
+                last_words(&why)
+            )),
+            Err(other) => return Err(other),
+        }
+    }
+    if !unfit.is_empty() {
+        return Err(ToolError::Usage(listed(
+            &unfit,
+            results.len(),
+            "cannot run as translated (iospd fio -Rp shows the command lines)",
+            "fix or remove them",
+        )));
+    }
+    let groups = lines.last().map_or(0, |(_, t)| t.group + 1);
     let mut rendered = Vec::new();
+    let mut failed = Vec::new();
     for group in 0..groups {
-        let members: Vec<&&Translation> = lines.iter().filter(|t| t.group == group).collect();
+        let members: Vec<&(&crate::fiojob::Job, &Translation)> =
+            lines.iter().filter(|(_, t)| t.group == group).collect();
         if members.len() > MAX_CHILDREN {
             return Err(ToolError::Usage(format!(
                 "a group of {} jobs runs together; iospd runs at most {MAX_CHILDREN} at once (add stonewall)",
@@ -90,7 +118,7 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
         let reports: Vec<Result<crate::report::Report, ToolError>> = std::thread::scope(|scope| {
             let handles: Vec<_> = members
                 .iter()
-                .map(|t| {
+                .map(|(_, t)| {
                     let mut args = t.args.clone();
                     let at = usize::from(args.first().is_some_and(|a| a == "replay"));
                     args.insert(at, "-Rjson".into());
@@ -103,14 +131,78 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
                 .map(|h| h.join().expect("a job's thread panicked"))
                 .collect()
         });
-        for (t, report) in members.iter().zip(reports) {
-            let report = report?;
+        for ((job, t), report) in members.iter().zip(reports) {
+            // A job that fails as it runs leaves the others' results: they are printed, and the
+            // failure is said after them.
+            let report = match report {
+                Ok(report) => report,
+                Err(ToolError::Failed { why, code, .. }) => {
+                    failed.push((
+                        code,
+                        format!("{}: job '{}': {}", job.place, t.job, last_words(&why)),
+                    ));
+                    continue;
+                }
+                Err(other) => {
+                    print_rendered(format, &rendered)?;
+                    return Err(other);
+                }
+            };
             write_logs(&report, &t.logs)?;
             rendered.push((t.job.clone(), t.line(), report.render(format)));
         }
     }
-    super::print(&documents(format, &rendered))?;
-    Ok(0)
+    print_rendered(format, &rendered)?;
+    if failed.is_empty() {
+        return Ok(0);
+    }
+    let code = failed.iter().map(|(c, _)| *c).max().unwrap_or(1);
+    let said: Vec<String> = failed.into_iter().map(|(_, s)| s).collect();
+    crate::console::say(&format!(
+        "iospd: {}",
+        listed(
+            &said,
+            results.len(),
+            "failed",
+            "the others' results are above"
+        )
+    ));
+    Ok(code.max(crate::EXIT_RUN_ERROR))
+}
+
+/// The reports that were rendered, as one document on stdout (nothing when there are none).
+fn print_rendered(
+    format: ResultFormat,
+    rendered: &[(String, String, String)],
+) -> Result<(), ToolError> {
+    match rendered.is_empty() {
+        true => Ok(()),
+        false => super::print(&documents(format, rendered)),
+    }
+}
+
+/// One line for several jobs: "2 of 3 jobs refused: <first> | <second>; fix or remove them".
+fn listed(items: &[String], jobs: usize, what: &str, then: &str) -> String {
+    let of = match jobs == items.len() {
+        true => String::new(),
+        false => format!(" of {jobs}"),
+    };
+    let noun = if jobs == 1 { "job" } else { "jobs" };
+    format!(
+        "{}{of} {noun} {what}: {}; {then}",
+        items.len(),
+        items.join(" | ")
+    )
+}
+
+/// A child's last line on stderr, without its `iospd: ` (the line that says why it stopped).
+fn last_words(stderr: &str) -> &str {
+    let last = stderr
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or(stderr);
+    last.strip_prefix("iospd: ").unwrap_or(last)
 }
 
 /// Every job's report as one document: text reports one after the other, each under the job's

@@ -28,9 +28,8 @@ pub fn load(path: &Path) -> Result<Report, ToolError> {
         path: path.to_path_buf(),
         why,
     };
-    let size = std::fs::metadata(path)
-        .map_err(|e| input(e.to_string()))?
-        .len();
+    let file = crate::input::open(path, false).map_err(input)?;
+    let size = file.metadata().map_err(|e| input(e.to_string()))?.len();
     if let Some(available) = crate::system::LinuxHost.memory_available() {
         let needs = size.saturating_mul(READ_FACTOR);
         if needs > available.bytes / 10 * 9 {
@@ -43,7 +42,10 @@ pub fn load(path: &Path) -> Result<Report, ToolError> {
             )));
         }
     }
-    let text = std::fs::read_to_string(path).map_err(|e| input(e.to_string()))?;
+    // What the file held when it was sized: one growing as it is read is not read without end.
+    let mut text = String::with_capacity(size as usize);
+    std::io::Read::read_to_string(&mut std::io::Read::take(file, size), &mut text)
+        .map_err(|e| input(e.to_string()))?;
     /// What says a document is an iospd result, read before the rest (the rest skipped).
     #[derive(serde::Deserialize)]
     struct Head {

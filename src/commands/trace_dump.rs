@@ -22,9 +22,9 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
         )));
     };
     let input = PathBuf::from(input);
-    let file = File::open(&input).map_err(|e| ToolError::Input {
+    let file = crate::input::open(&input, false).map_err(|why| ToolError::Input {
         path: input.clone(),
-        why: e.to_string(),
+        why,
     })?;
     let output = args.option("output").map(PathBuf::from);
     let place = super::report::check_output(output.as_deref(), &args.files)?;

@@ -39,7 +39,13 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
         path: PathBuf::from(state_path),
         why,
     };
-    let text = std::fs::read_to_string(state_path).map_err(|e| input(e.to_string()))?;
+    let text = crate::input::read(
+        std::path::Path::new(state_path),
+        crate::input::STATE_MAX,
+        "verify state",
+    )
+    .and_then(|data| String::from_utf8(data).map_err(|e| e.to_string()))
+    .map_err(input)?;
     let state = State::parse(&text).map_err(input)?;
     let paths: Vec<PathBuf> = match args.files.as_slice() {
         [] => state.targets.iter().map(|t| t.path.clone()).collect(),

@@ -23,7 +23,10 @@ pub struct Place {
 
 impl std::fmt::Display for Place {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}", self.file.display(), self.line)
+        match self.line {
+            0 => write!(f, "{}", self.file.display()),
+            line => write!(f, "{}:{line}", self.file.display()),
+        }
     }
 }
 

@@ -136,9 +136,8 @@ impl Reader<'_> {
                 "includes nest deeper than {MAX_INCLUDE_DEPTH} files"
             )));
         }
-        let text = std::fs::read(path)
+        let text = crate::input::read_text(path, crate::input::JOB_FILE_MAX, "job file")
             .map_err(|e| at_file(format!("cannot read '{}': {e}", path.display())))?;
-        let text = String::from_utf8_lossy(&text).into_owned();
         self.stack.push(canonical);
         let included = included_at.is_some();
         for (i, raw) in text.lines().enumerate() {

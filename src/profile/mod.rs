@@ -222,6 +222,8 @@ pub enum Action {
     PrintSystem,
     /// `-ye<name>`: set a named event and stop.
     SetEvent(String),
+    /// `--dry-run`: make every check a run makes, then stop without creating or writing.
+    DryRun,
 }
 
 /// `--verify`: how blocks are checked.

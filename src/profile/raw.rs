@@ -186,6 +186,8 @@ pub struct RawArgs {
     pub force: bool,
     /// `--recreate`: `-c` rewrites its files even when they could be reused.
     pub recreate: bool,
+    /// `--dry-run`: every check a run makes, then stop.
+    pub dry_run: bool,
     /// `--timeseries=`: the time-series CSV.
     pub timeseries: Option<PathBuf>,
     /// `--histlog=`: the HdrHistogram interval log.

@@ -54,6 +54,8 @@ pub fn resolve(raw: &RawArgs, command_line: String) -> Result<Resolved, ProfileE
         Action::PrintSystem
     } else if raw.print_profile {
         Action::PrintProfile
+    } else if raw.dry_run {
+        Action::DryRun
     } else {
         Action::Run
     };

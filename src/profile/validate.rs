@@ -354,12 +354,13 @@ fn validate_target(profile: &Profile, target: &Target) -> Result<(), ProfileErro
             target.base_offset
         )));
     }
-    if target.path.as_os_str().is_empty() && profile.action == Action::Run {
+    if target.path.as_os_str().is_empty() && matches!(profile.action, Action::Run | Action::DryRun)
+    {
         return Err(invalid(
             "a target's path is empty; give the file or device path in <Path>",
         ));
     }
-    if target.is_template() && profile.action == Action::Run {
+    if target.is_template() && matches!(profile.action, Action::Run | Action::DryRun) {
         return Err(invalid(format!(
             "template target '{path}' was not substituted; name a target for it after the options"
         )));

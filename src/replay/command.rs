@@ -220,6 +220,17 @@ fn size_of(path: &Path) -> Option<u64> {
     Some(meta.len())
 }
 
+/// Why `path`, given where a trace goes, cannot be read as one: a pipe, a terminal, a directory
+/// (a block device is left to the message that asks for the trace before the targets).
+fn unreadable(path: &Path) -> Option<String> {
+    use std::os::unix::fs::FileTypeExt;
+    let kind = std::fs::metadata(path).ok()?.file_type();
+    if kind.is_block_device() {
+        return None;
+    }
+    crate::input::open(path, false).err()
+}
+
 /// The profile of `iospd replay <args>`.
 pub fn resolve(args: &[String], command_line: String) -> Result<Resolved, ReplayError> {
     let mut own = Vec::new();
@@ -254,11 +265,14 @@ pub fn resolve(args: &[String], command_line: String) -> Result<Resolved, Replay
     let targets: Vec<PathBuf> = positional[traces.len()..].to_vec();
     if traces.is_empty() {
         return Err(match positional.first() {
-            Some(p) => TraceError::file(
-                p,
-                "is not a trace iospd reads (blktrace binary, blkparse text, tracefs or perf script block events, fio iolog v2/v3, iospd --trace); give the trace first, then the targets",
-            )
-            .into(),
+            Some(p) => match unreadable(p) {
+                Some(why) => TraceError::file(p, why).into(),
+                None => TraceError::file(
+                    p,
+                    "is not a trace iospd reads (blktrace binary, blkparse text, tracefs or perf script block events, fio iolog v2/v3, iospd --trace); give the trace first, then the targets",
+                )
+                .into(),
+            },
             None => invalid(format!("give a trace and a target: {USAGE}")),
         });
     }

@@ -16,7 +16,6 @@ pub mod stream;
 pub mod summary;
 pub mod text;
 
-use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
@@ -127,10 +126,7 @@ pub const SNIFF_BYTES: usize = 8192;
 
 /// The first bytes of `path`, or `None` when it cannot be read as a file.
 pub fn head(path: &Path) -> Option<Vec<u8>> {
-    let file = File::open(path).ok()?;
-    if !file.metadata().ok()?.is_file() {
-        return None;
-    }
+    let file = crate::input::open(path, false).ok()?;
     let mut head = Vec::with_capacity(SNIFF_BYTES);
     file.take(SNIFF_BYTES as u64).read_to_end(&mut head).ok()?;
     Some(head)
@@ -176,7 +172,7 @@ pub fn open(path: &Path, input: usize, stage: Stage) -> Result<Box<dyn Source>, 
             "is not a trace iospd reads (blktrace binary, blkparse text, tracefs or perf script block events, fio iolog v2/v3, iospd --trace)",
         )
     })?;
-    let file = File::open(path).map_err(|e| TraceError::file(path, e.to_string()))?;
+    let file = crate::input::open(path, false).map_err(|why| TraceError::file(path, why))?;
     let reader = BufReader::with_capacity(1 << 20, file);
     Ok(match format {
         Format::Blktrace => Box::new(blktrace::Reader::new(path, reader, stage)),

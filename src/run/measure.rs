@@ -186,6 +186,21 @@ type Checks = (
 
 /// Every remaining check, in order: thread placement, memory (buffers and statistics), open
 /// files, every timespan's targets, then memory again with `--verify`'s tables.
+/// `--dry-run`: every check [`measure`] makes before it creates anything, and nothing else; the
+/// notices and warnings the run would have printed.
+pub fn dry_run(
+    profile: &Profile,
+    cleared: &mut crate::safety::Cleared,
+    engine: EngineKind,
+    host: &dyn Host,
+) -> Result<Vec<String>, RunError> {
+    let mut said = std::mem::take(&mut cleared.notices);
+    let (_, _, memlock_notice, _, warnings) = check_all(profile, cleared, engine, host)?;
+    said.extend(memlock_notice);
+    said.extend(warnings);
+    Ok(said)
+}
+
 fn check_all(
     profile: &Profile,
     cleared: &crate::safety::Cleared,

@@ -682,7 +682,7 @@ mod reality;
 mod thread;
 mod verifying;
 
-pub use measure::{Context, measure};
+pub use measure::{Context, dry_run, measure};
 pub use outcome::ending;
 pub use peers::{Alone, Peers, Refusal, Start};
 

@@ -363,10 +363,15 @@ pub fn write_source(target: &Target) -> Result<Option<Vec<u8>>, TargetError> {
             }
         }
         Some(path) => {
-            let data = fs::read(path).map_err(|source| TargetError::Source {
-                path: path.clone(),
-                source,
-            })?;
+            // The file repeated fills the buffer: more of it than the buffer is never needed.
+            let mut data = Vec::new();
+            crate::input::open(path, true)
+                .map_err(io::Error::other)
+                .and_then(|f| io::Read::read_to_end(&mut io::Read::take(f, size as u64), &mut data))
+                .map_err(|source| TargetError::Source {
+                    path: path.clone(),
+                    source,
+                })?;
             if data.is_empty() {
                 return Err(TargetError::Source {
                     path: path.clone(),

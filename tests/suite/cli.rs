@@ -323,3 +323,43 @@ fn a_misspelled_long_option_names_the_one_meant() {
         stderr(&compare)
     );
 }
+
+/// `--dry-run` makes the run's checks and stops: what would start exits 0 and creates nothing;
+/// what the run would refuse is refused with the run's own line.
+#[test]
+fn a_dry_run_checks_everything_a_run_checks_and_writes_nothing() {
+    let dir = TempDir::new();
+    let fresh = dir.arg("fresh.dat");
+    let output = run_iospd(&["--dry-run", "-c1M", "-d1", "-w50", &fresh]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    assert!(err.contains("every check passed"), "{err}");
+    assert!(stdout(&output).is_empty());
+    assert!(!dir.join("fresh.dat").exists());
+    let small = dir.join("small.dat");
+    fs::write(&small, vec![7u8; 8192]).unwrap();
+    for args in [
+        vec!["-b64K", "-w100", "--force", "small.dat"],
+        vec!["-w100", "small.dat"],
+        vec!["-t100000", "new.dat"],
+        vec!["-c1M", "-F4", "-O100000", "new.dat"],
+    ] {
+        let run = util::iospd()
+            .current_dir(dir.join(""))
+            .args(["-d1", "-W0"])
+            .args(&args)
+            .output()
+            .unwrap();
+        let dry = util::iospd()
+            .current_dir(dir.join(""))
+            .args(["--dry-run", "-d1", "-W0"])
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(run.status.code(), Some(3), "{args:?}: {}", stderr(&run));
+        assert_eq!(dry.status.code(), Some(3), "{args:?}: {}", stderr(&dry));
+        assert_eq!(stderr(&dry), stderr(&run), "{args:?}");
+        assert!(!dir.join("new.dat").exists(), "{args:?}");
+    }
+    assert_eq!(fs::read(&small).unwrap(), vec![7u8; 8192]);
+}

@@ -25,6 +25,7 @@ mod fio_jobs;
 mod formats;
 mod golden;
 mod hostile;
+mod hostile_jobs;
 mod hostile_traces;
 mod html;
 mod hygiene;

@@ -282,6 +282,17 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         },
     },
     LongFlag {
+        name: "dry-run",
+        usage: (
+            "--dry-run",
+            "make every check a run makes (options, the safety gate, threads, memory, targets) and stop: exit 0 when the run could start, 3 with the reason when not; nothing is created or written",
+        ),
+        apply: |v, raw| {
+            no_long_value(v, "dry-run")?;
+            flag_once(&mut raw.dry_run)
+        },
+    },
+    LongFlag {
         name: "recreate",
         usage: (
             "--recreate",

@@ -1,0 +1,274 @@
+//! Hostile job files and inputs: a job file or include that never ends, a pipe nobody writes, an
+//! option name of a mebibyte, a job the run would refuse beside one it would run, a job that fails
+//! as it runs. Each is refused at once in one short line with nothing created, or (the last) leaves
+//! the other jobs' results; and Ctrl-C ends a command even when it was started with SIGINT ignored.
+
+use std::fs;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::util::{TempDir, iospd, stderr, stdout};
+
+/// Long enough that a command which waits on its input is plainly stuck, whatever the load.
+const STUCK: Duration = Duration::from_secs(120);
+
+/// `command` run to its end with SIGINT ignored, as a script's background job
+/// inherits them; killed (and the test failed) if it is still waiting after [`STUCK`].
+fn run_ignoring_stops(mut command: Command) -> Output {
+    ignore_sigint(&mut command);
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > STUCK {
+            let _ = child.kill();
+            panic!("{command:?} waited on its input for {STUCK:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// `command` starts with SIGINT ignored.
+fn ignore_sigint(command: &mut Command) {
+    // SAFETY: signal is async-signal-safe; the child has not started yet.
+    unsafe {
+        command.pre_exec(|| {
+            libc::signal(libc::SIGINT, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+}
+
+fn mkfifo(path: &Path) {
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a valid C string; mkfifo only creates the node.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+}
+
+/// Exit 3, one line on stderr holding `says`, nothing on stdout.
+fn assert_one_line_refusal(output: &Output, says: &str, case: &str) {
+    let err = stderr(output);
+    assert_eq!(output.status.code(), Some(3), "{case}: {err}");
+    assert_eq!(err.lines().count(), 1, "{case}: {err}");
+    assert!(err.contains(says), "{case}: {says}\n{err}");
+    // Five refused jobs, each with its place, option and reason, fit; a mebibyte of input does not.
+    assert!(err.len() < 2000, "{case}: {} bytes on stderr", err.len());
+    assert!(stdout(output).is_empty(), "{case}: {}", stdout(output));
+}
+
+#[test]
+fn job_files_and_inputs_that_never_end_are_refused_at_once() {
+    let dir = TempDir::new();
+    let fifo = dir.join("pipe");
+    mkfifo(&fifo);
+    let write = |name: &str, text: &str| {
+        fs::write(dir.join(name), text).unwrap();
+        dir.arg(name)
+    };
+    let zero = write("zero.fio", "[j]\ninclude /dev/zero\n");
+    let piped = write("piped.fio", "[j]\ninclude pipe\n");
+    let huge = dir.arg("huge.fio");
+    fs::write(&huge, format!("[j]\n;{}\n", "x".repeat(17 << 20))).unwrap();
+    let fifo_arg = fifo.display().to_string();
+    let empty = write("empty.dat", "");
+    let cases: [(&[&str], &str); 9] = [
+        (
+            &["fio", &zero],
+            "zero.fio:2: cannot read '/dev/zero': it is a character device",
+        ),
+        (
+            &["fio", "/dev/zero"],
+            "'/dev/zero': it is a character device",
+        ),
+        (&["fio", &piped], "it is a named pipe"),
+        (&["fio", &fifo_arg], "it is a named pipe"),
+        (&["fio", &huge], "more than any job file"),
+        (&["data-check", &fifo_arg], "it is a named pipe"),
+        (&["data-check", &empty], "it is empty"),
+        (&["trace-dump", &fifo_arg], "it is a named pipe"),
+        (&["report", &fifo_arg], "it is a named pipe"),
+    ];
+    for (args, says) in cases {
+        let mut command = iospd();
+        command.current_dir(dir.join("")).args(args);
+        let output = run_ignoring_stops(command);
+        assert_one_line_refusal(&output, says, &args.join(" "));
+    }
+    // A profile or a trace that is a pipe is refused too, with the file named as given.
+    let output = run_ignoring_stops({
+        let mut c = iospd();
+        c.arg(format!("-X{fifo_arg}"));
+        c
+    });
+    assert_one_line_refusal(&output, "it is a named pipe", "-X");
+    let target = dir.arg("t.dat");
+    let output = run_ignoring_stops({
+        let mut c = iospd();
+        c.args(["replay", &fifo_arg, &target]);
+        c
+    });
+    assert_one_line_refusal(&output, "it is a named pipe", "replay");
+    assert!(!Path::new(&target).exists());
+}
+
+/// A command started with SIGINT ignored still ends at SIGINT: sent until it ends (a signal that
+/// comes before iospd is running is ignored as its starter asked).
+#[test]
+fn ctrl_c_ends_a_command_started_with_sigint_ignored() {
+    let dir = TempDir::new();
+    let big = dir.join("big.dat");
+    // Sparse: 64 GiB of holes read as zeros take far longer than the signals below.
+    fs::File::create(&big).unwrap().set_len(64 << 30).unwrap();
+    let mut command = iospd();
+    command.args(["data-check", &big.display().to_string()]);
+    ignore_sigint(&mut command);
+    let mut child = command
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > STUCK {
+            let _ = child.kill();
+            panic!("data-check ignored SIGINT for {STUCK:?}");
+        }
+        // SAFETY: a signal to our own child.
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.signal(), Some(libc::SIGINT), "{status:?}");
+}
+
+#[test]
+fn a_message_quotes_at_most_a_hundred_characters_of_any_input() {
+    let dir = TempDir::new();
+    let name = "o".repeat(1 << 20);
+    let job = dir.join("long.fio");
+    fs::write(&job, format!("[j]\n{name}=1\n")).unwrap();
+    let output = iospd()
+        .args(["fio", "-Rp", &job.display().to_string()])
+        .output()
+        .unwrap();
+    let err = stderr(&output);
+    assert_eq!(
+        output.status.code(),
+        Some(3),
+        "{}",
+        &err[..err.len().min(500)]
+    );
+    assert_eq!(err.lines().count(), 1, "{}", &err[..err.len().min(500)]);
+    assert!(err.len() < 1000, "{} bytes on stderr", err.len());
+    // The same from the command line (an argument may hold 128 KiB), and a line that tries to
+    // forge another line.
+    let name = "o".repeat(100_000);
+    for arg in [
+        format!("-{name}"),
+        format!("--{name}"),
+        "-b4\nforged line".into(),
+    ] {
+        let output = iospd().args([arg.as_str(), "t.dat"]).output().unwrap();
+        let err = stderr(&output);
+        assert_eq!(
+            output.status.code(),
+            Some(3),
+            "{}",
+            &err[..err.len().min(500)]
+        );
+        assert_eq!(err.lines().count(), 1, "{}", &err[..err.len().min(500)]);
+        assert!(err.len() < 1000, "{} bytes on stderr", err.len());
+    }
+}
+
+#[test]
+fn a_job_file_runs_all_of_itself_or_nothing() {
+    let dir = TempDir::new();
+    let job = dir.join("two.fio");
+    fs::write(
+        &job,
+        "[global]\ntime_based\nruntime=1\nsize=1m\nioengine=psync\n\n[ok]\nrw=write\nfilename=ok.dat\n\n[big]\nrw=read\nnumjobs=100000\nfilename=big.dat\n",
+    )
+    .unwrap();
+    let output = iospd()
+        .current_dir(dir.join(""))
+        .args(["fio", "two.fio"])
+        .output()
+        .unwrap();
+    assert_one_line_refusal(&output, "two.fio:11: job 'big': '-t100000'", "two.fio");
+    assert!(
+        stderr(&output).contains("1 of 2 jobs cannot run"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!dir.join("ok.dat").exists(), "the valid job ran");
+    assert!(!dir.join("big.dat").exists());
+    // Refused by the translation: every refused job in the one line.
+    let refused = format!("{}/tests/fio/refused.fio", env!("CARGO_MANIFEST_DIR"));
+    let output = iospd()
+        .args(["fio", &refused])
+        .env("LOAD_FACTOR", "2")
+        .output()
+        .unwrap();
+    assert_one_line_refusal(&output, "5 jobs refused: ", "refused.fio");
+    assert_eq!(
+        stderr(&output).matches(" | ").count(),
+        4,
+        "{}",
+        stderr(&output)
+    );
+}
+
+/// A job that fails as it runs (killed by the CPU-time limit it reaches, where the job beside it
+/// spends almost none) leaves the results of the job that ran beside it.
+#[test]
+fn a_job_that_fails_as_it_runs_leaves_the_others_results() {
+    let dir = TempDir::new();
+    fs::write(
+        dir.join("spin.fio"),
+        "[global]\ntime_based\nruntime=10\nsize=1m\n\n[calm]\nioengine=psync\nrw=read\nrate_iops=10\nfilename=calm.dat\n\n[spin]\nioengine=null\nrw=read\niodepth=8\nfilename=spin.dat\n",
+    )
+    .unwrap();
+    let mut command = iospd();
+    command
+        .current_dir(dir.join(""))
+        .args(["fio", "-Rjson", "spin.fio"]);
+    // SAFETY: setrlimit is async-signal-safe; the child has not started yet.
+    unsafe {
+        command.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: 1,
+                rlim_max: libc::RLIM_INFINITY,
+            };
+            libc::setrlimit(libc::RLIMIT_CPU, &limit);
+            Ok(())
+        });
+    }
+    let output = command.output().unwrap();
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{err}");
+    let failure: Vec<&str> = err.lines().filter(|l| l.starts_with("iospd: ")).collect();
+    assert_eq!(failure.len(), 1, "{err}");
+    assert!(failure[0].contains("1 of 2 jobs failed: "), "{err}");
+    assert!(
+        failure[0].contains("job 'spin': killed by SIGXCPU"),
+        "{err}"
+    );
+    let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let read = &report["timespans"][0]["measured"]["totals"]["read"];
+    assert!(read["ios"].as_u64().unwrap() > 0, "{read}");
+    assert!(
+        report["command_line"].to_string().contains("calm.dat")
+            || report.to_string().contains("calm.dat"),
+        "the calm job's report is kept"
+    );
+}
