@@ -90,6 +90,16 @@ pub fn read(path: &Path, max: u64, what: &str) -> Result<Vec<u8>, String> {
     Ok(data)
 }
 
+/// [`read`] as UTF-8 text, refusing bytes that are not.
+pub fn read_utf8(path: &Path, max: u64, what: &str) -> Result<String, String> {
+    String::from_utf8(read(path, max, what)?).map_err(|e| {
+        format!(
+            "it is not valid UTF-8 text (the first bad byte is at offset {}); give the {what} as UTF-8 text",
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
+
 /// [`read`] as text (bytes that are not UTF-8 replaced, as a text reader shows them).
 pub fn read_text(path: &Path, max: u64, what: &str) -> Result<String, String> {
     read(path, max, what).map(|data| match String::from_utf8(data) {

@@ -39,12 +39,11 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
         path: PathBuf::from(state_path),
         why,
     };
-    let text = crate::input::read(
+    let text = crate::input::read_utf8(
         std::path::Path::new(state_path),
         crate::input::STATE_MAX,
         "verify state",
     )
-    .and_then(|data| String::from_utf8(data).map_err(|e| e.to_string()))
     .map_err(input)?;
     let state = State::parse(&text).map_err(input)?;
     let paths: Vec<PathBuf> = match args.files.as_slice() {

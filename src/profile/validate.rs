@@ -18,6 +18,11 @@ pub fn validate(profile: &Profile) -> Result<Vec<String>, ProfileError> {
             "the profile has no timespan; add a <TimeSpan> with at least one <Target>",
         ));
     }
+    if profile.verify.is_some() && profile.engine == crate::engine::EngineKind::Null {
+        return Err(invalid(
+            "--verify checks the data the device returns, and --engine=null moves no data: every block would read as bad; drop --verify, or use --engine=io_uring or --engine=psync",
+        ));
+    }
     for ts in &profile.timespans {
         validate_timespan(profile, ts, &mut warnings)?;
         if profile.verify.is_some() {

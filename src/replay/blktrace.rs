@@ -248,6 +248,10 @@ pub fn operations(action: u32, bytes: u32) -> Vec<Op> {
 }
 
 impl<R: BufRead + Send> Source for Reader<R> {
+    fn here(&self, why: String) -> TraceError {
+        self.error(why)
+    }
+
     fn next_event(&mut self) -> Result<Option<Event>, TraceError> {
         let wanted = match self.stage {
             Stage::Queued => QUEUE,

@@ -321,11 +321,15 @@ pub fn resolve(args: &[String], command_line: String) -> Result<Resolved, Replay
         line.set(&format!("--trim={pct}"));
     }
     let depth = match line.values("-o").last() {
-        Some(v) => v.parse::<u32>().map_err(|_| {
-            invalid(format!(
-                "-o{v}: the depth cap is a count of I/Os in flight, for example -o64"
-            ))
-        })?,
+        Some(v) => match v.parse::<u64>() {
+            Ok(d) if (1..=crate::profile::MAX_OUTSTANDING).contains(&d) => d as u32,
+            _ => {
+                return Err(invalid(format!(
+                    "'-o{v}': the depth cap is a count of I/Os in flight from 1 to {}, for example -o64",
+                    crate::profile::MAX_OUTSTANDING
+                )));
+            }
+        },
         None => DEFAULT_DEPTH,
     };
     line.remove("-o");

@@ -77,6 +77,8 @@ pub trait Source: Send {
     fn next_event(&mut self) -> Result<Option<Event>, TraceError>;
     /// Names of the devices or files seen so far, by key.
     fn name(&self, key: DeviceKey) -> Option<String>;
+    /// An error about the event last read: its file and place (line, record).
+    fn here(&self, why: String) -> TraceError;
 }
 
 /// The formats [`open`] reads.
@@ -190,6 +192,8 @@ pub struct Merged {
     sources: Vec<Box<dyn Source>>,
     heads: Vec<Option<Event>>,
     last: u64,
+    /// The source of the event last returned.
+    from: usize,
     /// Events that came earlier than the one before them.
     pub out_of_order: u64,
 }
@@ -205,6 +209,7 @@ impl Merged {
             sources,
             heads,
             last: 0,
+            from: 0,
             out_of_order: 0,
         })
     }
@@ -219,11 +224,21 @@ impl Merged {
         };
         let event = self.heads[i].take().expect("a head");
         self.heads[i] = self.sources[i].next_event()?;
+        self.from = i;
         if event.at_ns < self.last {
             self.out_of_order += 1;
         }
         self.last = self.last.max(event.at_ns);
         Ok(Some(event))
+    }
+
+    /// An error about the event last returned, at its place in its file (the place its reader
+    /// has reached: the event's own record, or the next when a reader looks one ahead).
+    pub fn here(&self, why: String) -> TraceError {
+        match self.sources.get(self.from) {
+            Some(source) => source.here(why),
+            None => TraceError::file(Path::new(""), why),
+        }
     }
 
     /// The name of a device, from whichever source saw it.

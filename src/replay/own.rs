@@ -187,6 +187,10 @@ impl<R: BufRead + Send> Reader<R> {
 }
 
 impl<R: BufRead + Send> Source for Reader<R> {
+    fn here(&self, why: String) -> TraceError {
+        self.error(why)
+    }
+
     fn next_event(&mut self) -> Result<Option<Event>, TraceError> {
         while !self.ended && self.window.len() <= REORDER {
             let Some(r) = self.record()? else {

@@ -10,6 +10,10 @@ use super::{DeviceKey, Stage, TraceError, open_all};
 use crate::engine::Op;
 use crate::profile::replay::Kinds;
 
+/// The largest read or write a replay issues: its buffers are the largest I/O rounded up to
+/// 4 KiB, and a block is below 4 GiB.
+pub const MAX_IO: u32 = u32::MAX - 4095;
+
 /// What one device of the trace saw.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Device {
@@ -88,6 +92,13 @@ pub fn summarize(
             s.bytes[kind] += e.len as u64;
             device.extent = device.extent.max(e.offset + e.len as u64);
             if e.op.moves_data() {
+                if e.len > MAX_IO {
+                    return Err(merged.here(format!(
+                        "a {} of {} bytes, more than one I/O iospd issues (at most {MAX_IO} bytes, 4 GiB - 4 KiB); replay a trace without it",
+                        if e.op == Op::Read { "read" } else { "write" },
+                        e.len
+                    )));
+                }
                 s.max_len = s.max_len.max(e.len);
             }
             while s.align > 1 && (e.offset % s.align != 0 || e.len as u64 % s.align != 0) {

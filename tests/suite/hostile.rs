@@ -48,6 +48,10 @@ const COMMAND_LINES: &[(&[&str], &str)] = &[
     (&["-q", "t.dat"], "unknown option '-q'"),
     (&["--bogus", "t.dat"], "unknown option '--bogus'"),
     (&["--engine=libaio", "t.dat"], "io_uring, psync, null"),
+    (
+        &["--engine=null", "--verify", "t.dat"],
+        "--engine=null moves no data",
+    ),
     (&["-X", "t.dat"], "profile's path"),
     (&["-Rxml", "-Rjson", "t.dat"], "already given"),
     (&["-Rcsv", "t.dat"], "'-Rcsv'"),

@@ -127,3 +127,35 @@ fn a_trace_of_a_million_files_is_read_in_linear_time() {
     assert!(err.contains("and 999992 more"), "{err}");
     assert!(err.len() < 600, "{err}");
 }
+
+/// A refusal names what the user gave: the option as typed, the trace and its record.
+#[test]
+fn replay_refusals_name_the_users_own_input() {
+    let dir = TempDir::new();
+    let target = dir.arg("t.dat");
+    let log = iolog(&dir, "ok.iolog", &[0, 1000]);
+    let huge = dir.arg("huge.iolog");
+    fs::write(
+        &huge,
+        "fio version 3 iolog\n0 /dev/sdz add\n0 /dev/sdz read 0 4096\n5 /dev/sdz read 0 4294967295\n",
+    )
+    .unwrap();
+    let cases: [(&[&str], &str, &str); 4] = [
+        (&["-o0", &log, &target], "'-o0'", "-O"),
+        (&["-o99999999999", &log, &target], "'-o99999999999'", "-O"),
+        (
+            &[&huge, &target],
+            "huge.iolog, line 4: a read of 4294967295 bytes",
+            "-b",
+        ),
+        (&["-d0", &log, &target], "-d0", "-d1"),
+    ];
+    for (args, says, never) in cases {
+        let (code, err, _) = replay(&[&["-c1M"], args].concat());
+        assert_eq!(code, Some(3), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(!err.contains(never), "{args:?}: names '{never}': {err}");
+        assert!(!Path::new(&target).exists());
+    }
+}

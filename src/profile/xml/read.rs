@@ -13,12 +13,12 @@ use crate::profile::{
 
 /// Reads and maps a profile file.
 pub fn read_profile(path: &Path) -> Result<Profile, XmlError> {
-    let text = crate::input::read(path, crate::input::PROFILE_MAX, "XML profile")
-        .and_then(|data| String::from_utf8(data).map_err(|e| e.to_string()))
-        .map_err(|reason| XmlError::Read {
+    let text = crate::input::read_utf8(path, crate::input::PROFILE_MAX, "XML profile").map_err(
+        |reason| XmlError::Read {
             path: path.to_path_buf(),
             reason,
-        })?;
+        },
+    )?;
     parse_profile(&text)
 }
 
