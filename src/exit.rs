@@ -11,13 +11,52 @@ pub fn interrupted_status(signal: i32) -> u8 {
     (128 + signal).clamp(129, 255) as u8
 }
 
-/// Lets SIGINT and SIGTERM end this process again when whoever started it ignored them
-/// (a script's background job, `nohup`'s children, some CI runners pass SIG_IGN down): every
-/// command of iospd ends at Ctrl-C. Commands that stop cleanly install their own handlers later.
+/// From the first instruction of `main` until a command installs its own handling: SIGINT,
+/// SIGTERM and SIGHUP end the process at once with one line that says nothing was measured, so a
+/// signal that comes while iospd starts (before a run could keep anything) is never a silent exit.
+/// SIGINT and SIGTERM are answered even when whoever started iospd ignored them (a script's
+/// background job inherits SIGINT ignored): every command of iospd ends at Ctrl-C. A SIGHUP that
+/// was ignored (`nohup`) stays ignored.
 pub fn answer_stop_signals() {
-    for signal in [libc::SIGINT, libc::SIGTERM] {
-        // SAFETY: setting a signal's disposition to the default has no preconditions.
-        unsafe { libc::signal(signal, libc::SIG_DFL) };
+    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        if signal == libc::SIGHUP && ignored(signal) {
+            continue;
+        }
+        // SAFETY: the handler calls only async-signal-safe functions (write, _exit); the
+        // sigaction struct is fully initialised.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_early_stop as *const () as usize;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(signal, &action, std::ptr::null_mut());
+        }
+    }
+}
+
+/// Whether `signal` is ignored now (inherited so, or set so).
+pub fn ignored(signal: libc::c_int) -> bool {
+    // SAFETY: sigaction with a null new action only reads the current one into a zeroed struct.
+    unsafe {
+        let mut current: libc::sigaction = std::mem::zeroed();
+        libc::sigaction(signal, std::ptr::null(), &mut current) == 0
+            && current.sa_sigaction == libc::SIG_IGN
+    }
+}
+
+extern "C" fn on_early_stop(signal: libc::c_int) {
+    let line: &[u8] = match signal {
+        libc::SIGINT => {
+            b"iospd: SIGINT came before anything was measured: nothing was measured or written\n"
+        }
+        libc::SIGTERM => {
+            b"iospd: SIGTERM came before anything was measured: nothing was measured or written\n"
+        }
+        _ => b"iospd: SIGHUP came before anything was measured: nothing was measured or written\n",
+    };
+    // SAFETY: write and _exit are async-signal-safe; the buffer is static.
+    unsafe {
+        libc::write(libc::STDERR_FILENO, line.as_ptr().cast(), line.len());
+        libc::_exit(interrupted_status(signal) as libc::c_int);
     }
 }
 

@@ -86,6 +86,9 @@ impl Child {
     /// module's documentation).
     pub fn this() -> Result<Self, ToolError> {
         for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            if signal == libc::SIGHUP && crate::exit::ignored(signal) {
+                continue;
+            }
             // SAFETY: the handler touches atomics and calls async-signal-safe functions only; the
             // struct is fully initialised. SA_RESTART keeps the reads of the child's pipes going.
             unsafe {

@@ -66,6 +66,10 @@ pub fn install_stop_signals() {
         );
     }));
     for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGUSR1] {
+        // A hangup ignored by whoever started iospd (`nohup`) does not stop the run.
+        if signal == libc::SIGHUP && crate::exit::ignored(signal) {
+            continue;
+        }
         // SAFETY: the handler only touches an atomic and calls async-signal-safe functions; the
         // sigaction struct is fully initialised. No SA_RESTART, so blocking waits return EINTR.
         unsafe {

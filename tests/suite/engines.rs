@@ -6,6 +6,7 @@ use crate::util;
 use std::fs;
 use std::io::Read;
 use std::os::unix::fs::MetadataExt;
+use std::os::unix::process::ExitStatusExt;
 use std::process::Stdio;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -447,6 +448,55 @@ fn interrupt_inside_the_window_reports_the_shortened_window() {
             "{}",
             stderr(&output)
         );
+    }
+}
+
+/// A Ctrl-C at any point of a run, from its first instruction to its end: the run either says
+/// that nothing was measured (and why), or keeps what it measured (the report and every
+/// `--output`). Only a signal that comes before iospd itself is running ends it silently, and
+/// then nothing was made.
+#[test]
+fn a_signal_at_any_point_says_nothing_was_measured_or_keeps_what_was() {
+    let delays_ms = [
+        0, 1, 2, 3, 5, 8, 12, 20, 30, 50, 80, 120, 200, 300, 500, 800, 1200, 1600, 2200, 3000,
+    ];
+    for delay in delays_ms {
+        let dir = TempDir::new();
+        let json = dir.join("r.json");
+        let output = interrupt_after(
+            &[
+                "-c8M",
+                "-d1",
+                "-W1",
+                "-b4K",
+                "--engine=psync",
+                &format!("--output={}", json.display()),
+                &dir.arg("t.dat"),
+            ],
+            Duration::from_millis(delay),
+            libc::SIGINT,
+        );
+        let (err, report) = (stderr(&output), stdout(&output));
+        let case = format!("SIGINT after {delay} ms: {:?}\n{err}", output.status);
+        if output.status.signal().is_some() {
+            // Before iospd's first instruction: nothing can have been made.
+            assert!(err.is_empty(), "{case}");
+            assert!(!dir.join("t.dat").exists() && !json.exists(), "{case}");
+            continue;
+        }
+        let said = |s: &str| {
+            err.lines()
+                .any(|l| l.starts_with("iospd: ") && l.contains(s))
+        };
+        let nothing = said("nothing was measured")
+            || said("no results")
+            || said("the partial file was removed");
+        let kept = !report.is_empty() && json.exists();
+        assert!(nothing || kept, "{case}");
+        if said("cut the run short") || output.status.code() == Some(0) {
+            assert!(kept, "{case}");
+            util::validate_json(&std::fs::read_to_string(&json).unwrap());
+        }
     }
 }
 

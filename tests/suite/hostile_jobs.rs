@@ -4,7 +4,7 @@
 //! the other jobs' results; and Ctrl-C ends a command even when it was started with SIGINT ignored.
 
 use std::fs;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -118,36 +118,84 @@ fn job_files_and_inputs_that_never_end_are_refused_at_once() {
     assert!(!Path::new(&target).exists());
 }
 
-/// A command started with SIGINT ignored still ends at SIGINT: sent until it ends (a signal that
-/// comes before iospd is running is ignored as its starter asked).
+/// Sends SIGINT to `child` until it ends (one that comes before iospd runs is ignored as its
+/// starter asked); its output.
+fn interrupt_until_it_ends(child: std::process::Child, what: &str) -> Output {
+    let started = Instant::now();
+    loop {
+        // SAFETY: a signal to our own child (not yet reaped, so its pid is still its own).
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        std::thread::sleep(Duration::from_millis(50));
+        if fs::read_to_string(format!("/proc/{}/stat", child.id()))
+            .map_or(true, |s| s.contains(") Z "))
+        {
+            return child.wait_with_output().unwrap();
+        }
+        assert!(
+            started.elapsed() < STUCK,
+            "{what} ignored SIGINT for {STUCK:?}"
+        );
+    }
+}
+
+/// Whether `pid` has `path` open.
+fn has_open(pid: u32, path: &Path) -> bool {
+    fs::read_dir(format!("/proc/{pid}/fd")).is_ok_and(|fds| {
+        fds.flatten()
+            .any(|fd| fs::read_link(fd.path()).is_ok_and(|l| l == path))
+    })
+}
+
+/// Ctrl-C ends a command that was started with SIGINT ignored, and one that is still reading its
+/// input before a run: with one line that says nothing was measured, never silently.
 #[test]
-fn ctrl_c_ends_a_command_started_with_sigint_ignored() {
+fn ctrl_c_ends_every_command_and_says_so() {
     let dir = TempDir::new();
     let big = dir.join("big.dat");
     // Sparse: 64 GiB of holes read as zeros take far longer than the signals below.
     fs::File::create(&big).unwrap().set_len(64 << 30).unwrap();
     let mut command = iospd();
-    command.args(["data-check", &big.display().to_string()]);
-    ignore_sigint(&mut command);
-    let mut child = command
+    command
+        .args(["data-check", &big.display().to_string()])
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped());
+    ignore_sigint(&mut command);
+    let output = interrupt_until_it_ends(command.spawn().unwrap(), "data-check");
+    assert_eq!(output.status.code(), Some(130), "{output:?}");
+    assert!(stderr(&output).contains("SIGINT came before anything was measured"));
+    // A replay reads its whole trace before it starts; a Ctrl-C then ends it, and says so.
+    let trace = dir.join("long.iolog");
+    let mut text = String::from("fio version 3 iolog\n0 /dev/sdz add\n");
+    for i in 0..2_000_000u64 {
+        text.push_str(&format!("{i} /dev/sdz read {} 4096\n", i % 1000 * 4096));
+    }
+    fs::write(&trace, text).unwrap();
+    let target = dir.join("t.dat");
+    let child = iospd()
+        .args(["replay", "-c8M"])
+        .arg(&trace)
+        .arg(&target)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if started.elapsed() > STUCK {
-            let _ = child.kill();
-            panic!("data-check ignored SIGINT for {STUCK:?}");
-        }
-        // SAFETY: a signal to our own child.
-        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    assert_eq!(status.signal(), Some(libc::SIGINT), "{status:?}");
+    while !has_open(child.id(), &trace) {
+        assert!(
+            started.elapsed() < STUCK,
+            "the replay never opened its trace"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let output = interrupt_until_it_ends(child, "replay");
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(130), "{output:?}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("SIGINT came before anything was measured"),
+        "{err}"
+    );
+    assert!(!target.exists());
 }
 
 #[test]
