@@ -18,15 +18,31 @@ pub fn interrupted_status(signal: i32) -> u8 {
 /// background job inherits SIGINT ignored): every command of iospd ends at Ctrl-C. A SIGHUP that
 /// was ignored (`nohup`) stays ignored.
 pub fn answer_stop_signals() {
-    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+    // on_early_stop calls only async-signal-safe functions (write, _exit).
+    handle_stops(
+        &[libc::SIGINT, libc::SIGTERM, libc::SIGHUP],
+        on_early_stop,
+        0,
+    );
+}
+
+/// Sends each of `signals` to `handler` (which must call only async-signal-safe functions), with
+/// `flags` (`SA_RESTART` or 0); a SIGHUP that was ignored (`nohup`) stays ignored.
+pub(crate) fn handle_stops(
+    signals: &[libc::c_int],
+    handler: extern "C" fn(libc::c_int),
+    flags: libc::c_int,
+) {
+    for &signal in signals {
         if signal == libc::SIGHUP && ignored(signal) {
             continue;
         }
-        // SAFETY: the handler calls only async-signal-safe functions (write, _exit); the
-        // sigaction struct is fully initialised.
+        // SAFETY: the sigaction struct is fully initialised; the handler is async-signal-safe
+        // as the caller promises.
         unsafe {
             let mut action: libc::sigaction = std::mem::zeroed();
-            action.sa_sigaction = on_early_stop as *const () as usize;
+            action.sa_sigaction = handler as *const () as usize;
+            action.sa_flags = flags;
             libc::sigemptyset(&mut action.sa_mask);
             libc::sigaction(signal, &action, std::ptr::null_mut());
         }

@@ -85,20 +85,13 @@ impl Child {
     /// The running executable; from here on SIGINT, SIGTERM and SIGHUP stop the suite (see the
     /// module's documentation).
     pub fn this() -> Result<Self, ToolError> {
-        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-            if signal == libc::SIGHUP && crate::exit::ignored(signal) {
-                continue;
-            }
-            // SAFETY: the handler touches atomics and calls async-signal-safe functions only; the
-            // struct is fully initialised. SA_RESTART keeps the reads of the child's pipes going.
-            unsafe {
-                let mut action: libc::sigaction = std::mem::zeroed();
-                action.sa_sigaction = on_stop as *const () as usize;
-                action.sa_flags = libc::SA_RESTART;
-                libc::sigemptyset(&mut action.sa_mask);
-                libc::sigaction(signal, &action, std::ptr::null_mut());
-            }
-        }
+        // on_stop touches atomics and calls kill and _exit only. SA_RESTART keeps the reads of
+        // the child's pipes going.
+        crate::exit::handle_stops(
+            &[libc::SIGINT, libc::SIGTERM, libc::SIGHUP],
+            on_stop,
+            libc::SA_RESTART,
+        );
         std::env::current_exe()
             .map(|exe| Child { exe })
             .map_err(|e| ToolError::Output {

@@ -65,20 +65,13 @@ pub fn install_stop_signals() {
             Ordering::SeqCst,
         );
     }));
-    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGUSR1] {
-        // A hangup ignored by whoever started iospd (`nohup`) does not stop the run.
-        if signal == libc::SIGHUP && crate::exit::ignored(signal) {
-            continue;
-        }
-        // SAFETY: the handler only touches an atomic and calls async-signal-safe functions; the
-        // sigaction struct is fully initialised. No SA_RESTART, so blocking waits return EINTR.
-        unsafe {
-            let mut action: libc::sigaction = std::mem::zeroed();
-            action.sa_sigaction = on_stop_signal as *const () as usize;
-            libc::sigemptyset(&mut action.sa_mask);
-            libc::sigaction(signal, &action, std::ptr::null_mut());
-        }
-    }
+    // on_stop_signal only touches atomics and calls _exit. No SA_RESTART, so blocking waits
+    // return EINTR.
+    crate::exit::handle_stops(
+        &[libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGUSR1],
+        on_stop_signal,
+        0,
+    );
 }
 
 /// Everything a timespan's run reads.
