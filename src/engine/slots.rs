@@ -74,6 +74,12 @@ impl Slots {
         self.buffers.is_empty()
     }
 
+    /// The most bytes one I/O of the slot may move, either way.
+    pub fn holds(&self, slot: u32) -> usize {
+        let [read, write] = self.buffers[slot as usize];
+        read.1.max(write.1)
+    }
+
     /// Slots in flight.
     #[inline]
     pub fn in_flight(&self) -> usize {

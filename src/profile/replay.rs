@@ -161,6 +161,9 @@ pub struct Replay {
     /// trace's span at its speed when `-d` is not given, ns.
     #[serde(default = "no_cut")]
     pub cut_ns: u64,
+    /// The slots by buffer size (empty: every slot holds the block size).
+    #[serde(default)]
+    pub pool: Vec<crate::replay::pool::Class>,
 }
 
 fn no_cut() -> u64 {
@@ -221,6 +224,7 @@ mod tests {
             counts: [0; 4],
             align: 4096,
             cut_ns: u64::MAX,
+            pool: Vec::new(),
         };
         (r, m)
     }

@@ -333,8 +333,14 @@ pub fn resolve(args: &[String], command_line: String) -> Result<Resolved, Replay
         None => DEFAULT_DEPTH,
     };
     line.remove("-o");
+    let pool = super::pool::spread(&summary.sizes, depth);
+    let slots: u32 = match pool.is_empty() {
+        // Only trims and flushes: no buffer at all, but the depth's slots.
+        true => depth,
+        false => pool.iter().map(|c| c.slots).sum(),
+    };
     line.set("-F1");
-    line.set(&format!("-O{depth}"));
+    line.set(&format!("-O{slots}"));
     line.set("-W0");
     line.set("-C0");
     let span_ns = summary.last_ns - summary.first_ns;
@@ -390,6 +396,7 @@ pub fn resolve(args: &[String], command_line: String) -> Result<Resolved, Replay
         counts: summary.counts,
         align: summary.align,
         cut_ns: duration * 1_000_000_000,
+        pool,
     });
     Ok(Resolved { profile, warnings })
 }

@@ -12,6 +12,7 @@ pub mod blktrace;
 pub mod command;
 pub mod fio_log;
 pub mod own;
+pub mod pool;
 pub mod stream;
 pub mod summary;
 pub mod text;

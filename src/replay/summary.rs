@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use super::pool::class_of;
 use super::{DeviceKey, Stage, TraceError, open_all};
 use crate::engine::Op;
 use crate::profile::replay::Kinds;
@@ -44,6 +45,8 @@ pub struct Summary {
     pub align: u64,
     /// Events that came earlier than the one before them.
     pub out_of_order: u64,
+    /// Reads and writes by size class ([`super::pool::class_of`] of the largest).
+    pub sizes: BTreeMap<u64, u64>,
 }
 
 impl Summary {
@@ -100,6 +103,7 @@ pub fn summarize(
                     )));
                 }
                 s.max_len = s.max_len.max(e.len);
+                *s.sizes.entry(class_of(e.len as u64, u64::MAX)).or_default() += 1;
             }
             while s.align > 1 && (e.offset % s.align != 0 || e.len as u64 % s.align != 0) {
                 s.align /= 2;
@@ -107,6 +111,12 @@ pub fn summarize(
         }
     }
     s.out_of_order = merged.out_of_order;
+    // Powers of two above the largest I/O are the largest, rounded to 4 KiB.
+    let top = class_of(s.max_len as u64, s.max_len as u64);
+    let above: u64 = s.sizes.split_off(&(top + 1)).values().sum();
+    if above > 0 {
+        *s.sizes.entry(top).or_default() += above;
+    }
     for (key, device) in s.devices.iter_mut() {
         device.name = merged.name(*key);
     }

@@ -331,7 +331,13 @@ fn check_memory(
         let live = live || timespan.iops_interval_ms.is_some();
         let needs = super::memory::Needs {
             verify_tables,
-            ..super::memory::needs(timespan, plans, live, observe.trace.is_some())
+            ..super::memory::needs(
+                timespan,
+                plans,
+                profile.replay.as_ref(),
+                live,
+                observe.trace.is_some(),
+            )
         };
         super::memory::check(timespan, plans, needs, host)?;
         let registers =

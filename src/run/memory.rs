@@ -37,16 +37,22 @@ impl Needs {
     }
 }
 
-/// The bytes timespan `ts` needs with `plans`, live collection on when `live`, tracing when
-/// `trace`.
-pub fn needs(ts: &TimeSpan, plans: &[ThreadPlan], live: bool, trace: bool) -> Needs {
+/// The bytes timespan `ts` needs with `plans` (replaying `replay`), live collection on when
+/// `live`, tracing when `trace`.
+pub fn needs(
+    ts: &TimeSpan,
+    plans: &[ThreadPlan],
+    replay: Option<&crate::profile::replay::Replay>,
+    live: bool,
+    trace: bool,
+) -> Needs {
     let histogram = LatencyHistogram::footprint() as u64;
     let buckets = ts.iops_interval_ms.map_or(0, |ms| {
         bucket_count(ts.duration_s as u64 * 1_000_000_000, ms) as u64
     });
     let mut needs = Needs::default();
     for plan in plans {
-        needs.buffers += SlotBuffers::bytes_needed(&slot_shapes(ts, plan)) as u64;
+        needs.buffers += SlotBuffers::bytes_needed(&slot_shapes(ts, plan, replay)) as u64;
         for tt in &plan.targets {
             let target = &ts.targets[tt.target];
             let paced = target.throughput.is_some() || target.burst.is_some();

@@ -56,7 +56,7 @@ pub(super) fn thread_main<C: Clock>(
             pin_current_thread(cpu).map_err(|e| setup_error("cannot pin to its CPU", e))?;
         }
         let buffers = SlotBuffers::new(
-            &slot_shapes(ts, plan),
+            &slot_shapes(ts, plan, input.replay),
             large_pages,
             input.buffer_separation,
         ).map_err(|e| {

@@ -33,6 +33,9 @@ pub struct SlotShape {
     pub writes: bool,
     /// Initial write buffer content.
     pub fill: InitialFill,
+    /// Reads and writes use the same bytes (a slot never does both at once): half the memory,
+    /// for slots whose write content is made afresh for every write.
+    pub shared: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -66,6 +69,16 @@ const HUGE_PAGE: usize = 2 << 20;
 // SAFETY: SlotBuffers owns its allocation exclusively and is only moved between threads as a whole.
 unsafe impl Send for SlotBuffers {}
 
+impl SlotShape {
+    /// Buffers of `block` bytes the slot holds.
+    fn halves(&self) -> usize {
+        match self.shared {
+            true => (self.reads || self.writes) as usize,
+            false => self.reads as usize + self.writes as usize,
+        }
+    }
+}
+
 fn round_up(n: usize) -> usize {
     n.div_ceil(ALIGN) * ALIGN
 }
@@ -73,10 +86,7 @@ fn round_up(n: usize) -> usize {
 impl SlotBuffers {
     /// Bytes [`SlotBuffers::new`] would allocate for these slots.
     pub fn bytes_needed(shapes: &[SlotShape]) -> usize {
-        shapes
-            .iter()
-            .map(|s| round_up(s.block) * (s.reads as usize + s.writes as usize))
-            .sum()
+        shapes.iter().map(|s| round_up(s.block) * s.halves()).sum()
     }
 
     /// Allocates and initialises the buffers of every slot, on huge pages with `huge_pages`; otherwise
@@ -88,8 +98,12 @@ impl SlotBuffers {
         for shape in shapes {
             let half = round_up(shape.block);
             let read = cursor;
-            let write = if shape.reads { cursor + half } else { cursor };
-            let len = half * (shape.reads as usize + shape.writes as usize).max(1);
+            let write = if shape.reads && !shape.shared {
+                cursor + half
+            } else {
+                cursor
+            };
+            let len = half * shape.halves().max(1);
             regions.push(Region {
                 start: cursor,
                 len,
@@ -151,8 +165,9 @@ impl SlotBuffers {
 
 // SAFETY: the memory is one allocation (heap or mapping) that `base` owns until drop, so it does
 // not move with the value; regions are laid out one after the other, each holding its slot's read
-// half and then its write half (a one-way slot has one half and a zero-length other direction);
-// after `new` fills the write halves, nothing here touches the memory.
+// half and then its write half (a one-way slot has one half and a zero-length other direction; a
+// shared slot one half that is both, as the contract allows); after `new` fills the write halves,
+// nothing here touches the memory.
 unsafe impl SlotMemory for SlotBuffers {
     fn slots(&self) -> u32 {
         self.regions.len() as u32
@@ -207,7 +222,28 @@ mod tests {
             reads,
             writes,
             fill,
+            shared: false,
         }
+    }
+
+    #[test]
+    fn a_shared_slot_reads_and_writes_the_same_bytes() {
+        let shapes = [
+            SlotShape {
+                shared: true,
+                ..shape(8192, true, true, InitialFill::Pattern)
+            },
+            shape(4096, true, true, InitialFill::Pattern),
+        ];
+        assert_eq!(SlotBuffers::bytes_needed(&shapes), 8192 + 2 * 4096);
+        let buffers = SlotBuffers::new(&shapes, false, 0).unwrap();
+        assert_eq!(buffers.buffer(0, Op::Read), buffers.buffer(0, Op::Write));
+        assert_eq!(buffers.buffer(0, Op::Read).1, 8192);
+        assert_eq!(buffers.region(0).iov_len, 8192);
+        assert_ne!(
+            buffers.buffer(1, Op::Read).0,
+            buffers.buffer(1, Op::Write).0
+        );
     }
 
     #[test]

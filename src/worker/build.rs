@@ -19,7 +19,30 @@ use crate::trace::Tracer;
 
 /// The buffers one thread's slots need: in a `-O` pool every slot may serve every target, so each
 /// is sized for the largest block and both directions any of them uses.
-pub fn slot_shapes(ts: &TimeSpan, plan: &ThreadPlan) -> Vec<SlotShape> {
+///
+/// A replay's slots are its pool's: one buffer each, for reads and writes alike (its writes are
+/// filled afresh), sized by class in ascending order.
+pub fn slot_shapes(
+    ts: &TimeSpan,
+    plan: &ThreadPlan,
+    replay: Option<&crate::profile::replay::Replay>,
+) -> Vec<SlotShape> {
+    if let Some(r) = replay.filter(|r| !r.pool.is_empty()) {
+        return r
+            .pool
+            .iter()
+            .flat_map(|c| {
+                let shape = SlotShape {
+                    block: c.size as usize,
+                    reads: r.counts[0] > 0,
+                    writes: r.counts[1] > 0,
+                    fill: InitialFill::Pattern,
+                    shared: true,
+                };
+                std::iter::repeat_n(shape, c.slots as usize)
+            })
+            .collect();
+    }
     let shape = |targets: &[&Target]| SlotShape {
         block: targets
             .iter()
@@ -33,6 +56,7 @@ pub fn slot_shapes(ts: &TimeSpan, plan: &ThreadPlan) -> Vec<SlotShape> {
         } else {
             InitialFill::Pattern
         },
+        shared: false,
     };
     (0..plan.slots())
         .map(|slot| {

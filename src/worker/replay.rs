@@ -48,7 +48,7 @@ impl<C: Clock> Worker<'_, C> {
         let start = self.clock.now().max(self.schedule.start);
         // Nothing is issued from the cut (`-d`) on: the window ends with the last completion.
         let cut = start.saturating_add(replaying.stats.cut_ns);
-        let mut free: Vec<u32> = (0..slots as u32).rev().collect();
+        let mut free = FreeSlots::new(engine.slots());
         let mut batch: Vec<u32> = Vec::with_capacity(slots);
         let mut done: Vec<Completion> = Vec::with_capacity(slots);
         let mut started = vec![0 as Nanos; slots];
@@ -91,7 +91,11 @@ impl<C: Clock> Worker<'_, C> {
                     if now >= cut {
                         break;
                     }
-                    let Some(slot) = free.pop() else {
+                    let needs = match next.op.moves_data() {
+                        true => next.len as usize,
+                        false => 0,
+                    };
+                    let Some(slot) = free.take(needs) else {
                         if !held {
                             held = true;
                             replaying.stats.held_by_depth += 1;
@@ -146,7 +150,8 @@ impl<C: Clock> Worker<'_, C> {
             // Waiting for a deadline close by: polled, not counted as the loop's own work.
             let mut spun = false;
             if done.is_empty() {
-                let next_due = match (filling, free.is_empty()) {
+                // The next I/O is held back when no free slot holds it: wait for a completion.
+                let next_due = match (filling, free.none() || held) {
                     (true, false) => replaying.feed.peek().map(|n| start + n.at_ns),
                     _ => None,
                 };
@@ -256,7 +261,7 @@ impl<C: Clock> Worker<'_, C> {
                         feed.record(t, op, len as u64, latency);
                     }
                 }
-                free.push(completion.slot);
+                free.give_back(completion.slot);
             }
         }
         if ended && failure.is_none() {
@@ -276,5 +281,95 @@ impl<C: Clock> Worker<'_, C> {
             feed.finish();
         }
         Ok(failure)
+    }
+}
+
+/// The free slots by the bytes they hold: a replay's slots come in sizes (its pool), and an I/O
+/// takes the smallest free slot that holds it.
+struct FreeSlots {
+    /// The sizes, ascending.
+    sizes: Vec<usize>,
+    /// Per size, its free slots.
+    free: Vec<Vec<u32>>,
+    /// Per slot, the index of its size.
+    size_of: Vec<usize>,
+    count: usize,
+}
+
+impl FreeSlots {
+    fn new(slots: &crate::engine::Slots) -> Self {
+        let holds: Vec<usize> = (0..slots.len()).map(|s| slots.holds(s)).collect();
+        let mut sizes = holds.clone();
+        sizes.sort_unstable();
+        sizes.dedup();
+        let size_of: Vec<usize> = holds
+            .iter()
+            .map(|h| sizes.partition_point(|s| s < h))
+            .collect();
+        let mut free = vec![Vec::new(); sizes.len()];
+        for slot in (0..slots.len()).rev() {
+            free[size_of[slot as usize]].push(slot);
+        }
+        FreeSlots {
+            sizes,
+            free,
+            size_of,
+            count: slots.len() as usize,
+        }
+    }
+
+    /// The smallest free slot that holds `bytes`.
+    #[inline]
+    fn take(&mut self, bytes: usize) -> Option<u32> {
+        let from = self.sizes.partition_point(|&s| s < bytes);
+        let slot = self.free[from..].iter_mut().find_map(Vec::pop)?;
+        self.count -= 1;
+        Some(slot)
+    }
+
+    #[inline]
+    fn give_back(&mut self, slot: u32) {
+        self.free[self.size_of[slot as usize]].push(slot);
+        self.count += 1;
+    }
+
+    /// Whether every slot is in flight.
+    #[inline]
+    fn none(&self) -> bool {
+        self.count == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::worker::buffers::{InitialFill, SlotBuffers, SlotShape};
+
+    #[test]
+    fn an_io_takes_the_smallest_free_slot_that_holds_it() {
+        let shape = |block| SlotShape {
+            block,
+            reads: true,
+            writes: true,
+            fill: InitialFill::Pattern,
+            shared: true,
+        };
+        let shapes = [shape(4096), shape(4096), shape(65536), shape(1 << 20)];
+        let slots = crate::engine::Slots::new(SlotBuffers::new(&shapes, false, 0).unwrap());
+        let mut free = FreeSlots::new(&slots);
+        assert_eq!(free.take(512), Some(0));
+        assert_eq!(free.take(0), Some(1));
+        // The small ones are busy: a small I/O takes the next size up.
+        assert_eq!(free.take(4096), Some(2));
+        assert_eq!(free.take(65537), Some(3));
+        assert_eq!(free.take(1), None);
+        assert!(free.none());
+        free.give_back(3);
+        assert_eq!(free.take(2 << 20), None);
+        assert_eq!(free.take(1 << 20), Some(3));
+        free.give_back(1);
+        assert!(!free.none());
+        assert_eq!(free.take(8192), None);
+        assert_eq!(free.take(4096), Some(1));
     }
 }

@@ -159,3 +159,38 @@ fn replay_refusals_name_the_users_own_input() {
         assert!(!Path::new(&target).exists());
     }
 }
+
+/// A trace that mixes many small I/Os with a few of 8 MiB at depth 128: its slots come in sizes,
+/// so the replay holds tens of MiB of buffers, not 128 × 8 MiB, says how much, and still issues
+/// every I/O.
+#[test]
+fn replay_buffers_are_sized_by_what_the_trace_holds_not_its_largest_io() {
+    let dir = TempDir::new();
+    let mut text = String::from("fio version 3 iolog\n0 /dev/sdz add\n");
+    for i in 0..2000u64 {
+        let (action, len) = match i % 100 {
+            0 => ("write", 8 << 20),
+            1..=9 => ("write", 128 << 10),
+            _ => ("read", 4096),
+        };
+        let offset = (i % 64) * (8 << 20);
+        text.push_str(&format!("{} /dev/sdz {action} {offset} {len}\n", i * 50));
+    }
+    let log = dir.arg("copy.iolog");
+    fs::write(&log, text).unwrap();
+    let target = dir.arg("t.dat");
+    let (code, err, report) = replay(&["-c520M", "-Su", &log, &target]);
+    assert_eq!(code, Some(0), "{err}");
+    let r = &report.unwrap()["timespans"][0]["replay"];
+    assert_eq!(r["issued"], 2000, "{r}");
+    let bytes = r["buffer_bytes"].as_u64().unwrap();
+    assert!(bytes <= 96 << 20, "{bytes} bytes of buffers: {r}");
+    let slots = r["slots"].as_array().unwrap();
+    let sizes: Vec<u64> = slots
+        .iter()
+        .map(|s| s["size_bytes"].as_u64().unwrap())
+        .collect();
+    assert_eq!(sizes, [4096, 128 << 10, 8 << 20], "{r}");
+    let count: u64 = slots.iter().map(|s| s["slots"].as_u64().unwrap()).sum();
+    assert_eq!(Some(count), r["depth_cap"].as_u64(), "{r}");
+}

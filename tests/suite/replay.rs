@@ -707,7 +707,9 @@ fn the_depth_cap_is_reported_when_it_holds_due_io_back() {
         .output()
         .unwrap();
     assert!(
-        stdout(&text).contains("fell due with every slot busy (raise -o to replay them on time)"),
+        stdout(&text).contains(
+            "fell due with every slot that could hold them busy (raise -o to replay them on time)"
+        ),
         "{}",
         stdout(&text)
     );

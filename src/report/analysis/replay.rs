@@ -95,6 +95,15 @@ pub fn report(replay: &Replay, ts: &TimeSpan, depth: u32, r: &ReplayStats) -> Re
         lateness,
         depth_cap: depth,
         held_by_depth: r.held_by_depth,
+        slots: replay
+            .pool
+            .iter()
+            .map(|c| crate::report::ReplaySlots {
+                size_bytes: c.size,
+                slots: c.slots,
+            })
+            .collect(),
+        buffer_bytes: crate::replay::pool::bytes(&replay.pool),
         iops_error_mean_pct: iops_mean,
         iops_error_max_pct: iops_max,
         mibs_error_mean_pct: mibs_mean,

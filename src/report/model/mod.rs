@@ -10,7 +10,7 @@ mod sweep;
 pub use cluster::{Aggregate, ClusterReport, HostReport, RankReport, StartReport};
 pub use reality::{DeviceCheck, Fingerprint, Generation, GeneratorCheck, Reality, ReductionCheck};
 pub use repetitions::{RepetitionGroup, RepetitionsReport};
-pub use replay::{Lateness, ReplayDevice, ReplayReport, ReplaySecond};
+pub use replay::{Lateness, ReplayDevice, ReplayReport, ReplaySecond, ReplaySlots};
 pub use sweep::{Series, SweepPoint, SweepReport};
 
 use serde::{Deserialize, Serialize};

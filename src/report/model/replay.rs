@@ -49,6 +49,15 @@ pub struct ReplaySecond {
     pub replay_bytes: u64,
 }
 
+/// Slots of one buffer size.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReplaySlots {
+    /// Bytes each slot's buffer holds.
+    pub size_bytes: u64,
+    /// How many.
+    pub slots: u32,
+}
+
 /// The replay.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReplayReport {
@@ -79,6 +88,12 @@ pub struct ReplayReport {
     pub depth_cap: u32,
     /// I/Os that fell due while every slot was busy.
     pub held_by_depth: u64,
+    /// The slots by buffer size, ascending (empty: every slot holds the block size).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub slots: Vec<ReplaySlots>,
+    /// The bytes of every slot's buffer: the replay's I/O memory.
+    #[serde(default)]
+    pub buffer_bytes: u64,
     /// Mean over the trace's seconds of |replay IOPS − trace IOPS| ÷ trace IOPS, %.
     pub iops_error_mean_pct: f64,
     /// The worst second's IOPS error, %.

@@ -564,7 +564,7 @@ fn dedupe(out: &mut Out, d: &crate::report::DedupeReport) {
 /// `iospd replay`: what went where, and how faithfully in time.
 fn replay(out: &mut Out, r: &crate::report::ReplayReport) {
     out.line(&format!(
-        "<Replay Traces=\"{}\" Events=\"{}\" Speed=\"{}\" Remap=\"{}\" TraceIOCount=\"{}\" IOCount=\"{}\" TraceSpanSeconds=\"{:.9}\" SpanSeconds=\"{:.9}\" SpanErrorPercent=\"{:.6}\" DepthCap=\"{}\" HeldByDepth=\"{}\" IopsErrorMeanPercent=\"{:.6}\" IopsErrorMaxPercent=\"{:.6}\" MiBpsErrorMeanPercent=\"{:.6}\"{}>",
+        "<Replay Traces=\"{}\" Events=\"{}\" Speed=\"{}\" Remap=\"{}\" TraceIOCount=\"{}\" IOCount=\"{}\" TraceSpanSeconds=\"{:.9}\" SpanSeconds=\"{:.9}\" SpanErrorPercent=\"{:.6}\" DepthCap=\"{}\" HeldByDepth=\"{}\" IopsErrorMeanPercent=\"{:.6}\" IopsErrorMaxPercent=\"{:.6}\" MiBpsErrorMeanPercent=\"{:.6}\" BufferBytes=\"{}\"{}>",
         escape(&r.traces.join(";")),
         r.events,
         r.speed,
@@ -579,6 +579,7 @@ fn replay(out: &mut Out, r: &crate::report::ReplayReport) {
         r.iops_error_mean_pct,
         r.iops_error_max_pct,
         r.mibs_error_mean_pct,
+        r.buffer_bytes,
         r.cut_at_s
             .map(|c| format!(" CutAtSeconds=\"{c:.3}\""))
             .unwrap_or_default()
@@ -597,6 +598,12 @@ fn replay(out: &mut Out, r: &crate::report::ReplayReport) {
         out.line(&format!(
             "<Lateness P50Nanoseconds=\"{}\" P99Nanoseconds=\"{}\" P999Nanoseconds=\"{}\" MaxNanoseconds=\"{}\" MeanNanoseconds=\"{:.1}\" BoundNanoseconds=\"{}\" Late=\"{}\"/>",
             l.p50_ns, l.p99_ns, l.p999_ns, l.max_ns, l.mean_ns, l.bound_ns, l.late
+        ));
+    }
+    for s in &r.slots {
+        out.line(&format!(
+            "<Slots SizeBytes=\"{}\" Count=\"{}\"/>",
+            s.size_bytes, s.slots
         ));
     }
     for s in &r.seconds {

@@ -3,7 +3,7 @@
 
 use super::line;
 use crate::report::ReplayReport;
-use crate::units::format_duration;
+use crate::units::{format_duration, format_size};
 
 /// The replay section of a timespan.
 pub(crate) fn replay_text(out: &mut String, r: &ReplayReport) {
@@ -65,7 +65,7 @@ pub(crate) fn replay_text(out: &mut String, r: &ReplayReport) {
         out,
         6,
         format_args!(
-            "depth cap {}: {} I/Os fell due with every slot busy{}",
+            "depth cap {}: {} I/Os fell due with every slot that could hold them busy{}",
             r.depth_cap,
             r.held_by_depth,
             if r.held_by_depth > 0 {
@@ -75,6 +75,24 @@ pub(crate) fn replay_text(out: &mut String, r: &ReplayReport) {
             }
         ),
     );
+    if !r.slots.is_empty() {
+        let sizes: Vec<String> = r
+            .slots
+            .iter()
+            .rev()
+            .map(|s| format!("{} of {}", s.slots, format_size(s.size_bytes)))
+            .collect();
+        let slots: u32 = r.slots.iter().map(|s| s.slots).sum();
+        line(
+            out,
+            6,
+            format_args!(
+                "buffers: {} in {slots} slots ({}); an I/O takes a free slot that holds it",
+                format_size(r.buffer_bytes),
+                sizes.join(", ")
+            ),
+        );
+    }
     if !r.seconds.is_empty() {
         line(
             out,
