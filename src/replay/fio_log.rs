@@ -28,8 +28,7 @@ impl<R: BufRead + Send> Reader<R> {
     /// Reads the header line of `input` (from `path`, input `input_index` of the replay).
     pub fn new(path: &Path, mut input: R, input_index: usize) -> Result<Self, TraceError> {
         let mut header = String::new();
-        input
-            .read_line(&mut header)
+        super::read_line(&mut input, &mut header)
             .map_err(|e| TraceError::at(path, "line 1", e.to_string()))?;
         let version = match header.trim_end() {
             "fio version 2 iolog" => 2,
@@ -87,9 +86,7 @@ impl<R: BufRead + Send> Source for Reader<R> {
     fn next_event(&mut self) -> Result<Option<Event>, TraceError> {
         loop {
             self.line.clear();
-            let read = self
-                .input
-                .read_line(&mut self.line)
+            let read = super::read_line(&mut self.input, &mut self.line)
                 .map_err(|e| self.error(e.to_string()))?;
             if read == 0 {
                 return Ok(None);

@@ -124,6 +124,26 @@ impl Format {
     }
 }
 
+/// The longest line a text trace may hold: real ones are under 200 bytes.
+pub const MAX_LINE: usize = 64 << 10;
+
+/// Reads one line of a text trace into `line`, as `BufRead::read_line` does, but refuses a line
+/// longer than [`MAX_LINE`] instead of growing without end (a file with no newline at all).
+pub fn read_line(input: &mut impl std::io::BufRead, line: &mut String) -> std::io::Result<usize> {
+    use std::io::{BufRead as _, Read as _};
+    let n = input.by_ref().take(MAX_LINE as u64 + 1).read_line(line)?;
+    if n > MAX_LINE && !line.ends_with('\n') {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "a line longer than {} KiB, which no trace holds; give the trace itself",
+                MAX_LINE >> 10
+            ),
+        ));
+    }
+    Ok(n)
+}
+
 /// The bytes [`Format::sniff`] looks at.
 pub const SNIFF_BYTES: usize = 8192;
 
@@ -346,6 +366,20 @@ mod tests {
         assert_eq!(ops("F", false), [Op::Fsync]);
         assert_eq!(ops("N", false), []);
         assert_eq!(ops("FN", false), [Op::Fsync]);
+    }
+
+    #[test]
+    fn a_line_without_end_is_refused_not_kept() {
+        let long = vec![b'x'; MAX_LINE * 3];
+        let mut input = std::io::BufReader::new(&long[..]);
+        let mut line = String::new();
+        let e = read_line(&mut input, &mut line).unwrap_err();
+        assert!(e.to_string().contains("longer than 64 KiB"), "{e}");
+        assert!(line.len() <= MAX_LINE + 1);
+        let mut input = std::io::BufReader::new(&b"short\nnext\n"[..]);
+        line.clear();
+        assert_eq!(read_line(&mut input, &mut line).unwrap(), 6);
+        assert_eq!(line, "short\n");
     }
 
     #[test]

@@ -53,8 +53,7 @@ impl<R: BufRead + Send> Reader<R> {
     /// A CSV trace: checks the header line.
     pub fn csv(path: &Path, mut input: R, input_index: usize) -> Result<Self, TraceError> {
         let mut header = String::new();
-        input
-            .read_line(&mut header)
+        super::read_line(&mut input, &mut header)
             .map_err(|e| TraceError::at(path, "line 1", e.to_string()))?;
         if header.trim_end() != CSV_HEADER {
             return Err(TraceError::at(
@@ -127,9 +126,7 @@ impl<R: BufRead + Send> Reader<R> {
     fn csv_record(&mut self) -> Result<Option<Record>, TraceError> {
         loop {
             self.line.clear();
-            let n = self
-                .input
-                .read_line(&mut self.line)
+            let n = super::read_line(&mut self.input, &mut self.line)
                 .map_err(|e| self.error(e.to_string()))?;
             if n == 0 {
                 return Ok(None);

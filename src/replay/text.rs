@@ -258,9 +258,7 @@ impl<R: BufRead + Send> Source for Reader<R> {
                 return Ok(None);
             }
             self.line.clear();
-            let read = self
-                .input
-                .read_line(&mut self.line)
+            let read = super::read_line(&mut self.input, &mut self.line)
                 .map_err(|e| self.error(e.to_string()))?;
             if read == 0 {
                 return Ok(None);

@@ -194,3 +194,24 @@ fn replay_buffers_are_sized_by_what_the_trace_holds_not_its_largest_io() {
     let count: u64 = slots.iter().map(|s| s["slots"].as_u64().unwrap()).sum();
     assert_eq!(Some(count), r["depth_cap"].as_u64(), "{r}");
 }
+
+/// A text trace whose line never ends (2 GiB of a sparse file after the header) is refused at
+/// the line's bound, never read whole into memory.
+#[test]
+fn a_trace_line_that_never_ends_is_refused_within_bounded_memory() {
+    let dir = TempDir::new();
+    let target = dir.arg("t.dat");
+    for (name, header) in [
+        ("endless.iolog", "fio version 3 iolog\n0 /dev/sdz add\n0 /dev/sdz read 0 4096\n"),
+        ("endless.txt", "  8,0    3        1     0.000000000   697  Q  WS 3417048 + 8 [a]\n"),
+    ] {
+        let path = dir.join(name);
+        let mut file = fs::File::create(&path).unwrap();
+        file.write_all(header.as_bytes()).unwrap();
+        file.set_len(header.len() as u64 + (2 << 30)).unwrap();
+        let (code, err, _) = replay(&["-c1M", &path.display().to_string(), &target]);
+        assert_eq!(code, Some(3), "{name}: {err}");
+        assert!(err.contains("a line longer than 64 KiB"), "{name}: {err}");
+        assert!(!Path::new(&target).exists());
+    }
+}
