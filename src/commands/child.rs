@@ -76,6 +76,16 @@ pub fn pause(duration: Duration) {
 
 pub use crate::cli::line::shell_line;
 
+/// A child's last line on stderr, without its `iospd: ` (the line that says why it stopped).
+pub fn last_words(stderr: &str) -> &str {
+    let last = stderr
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or(stderr);
+    last.strip_prefix("iospd: ").unwrap_or(last)
+}
+
 /// This executable, ready to run command lines.
 pub struct Child {
     exe: PathBuf,

@@ -90,7 +90,7 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
                 "{}: job '{}': {}",
                 job.place,
                 t.job,
-                last_words(&why)
+                super::child::last_words(&why)
             )),
             Err(other) => return Err(other),
         }
@@ -139,7 +139,12 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
                 Err(ToolError::Failed { why, code, .. }) => {
                     failed.push((
                         code,
-                        format!("{}: job '{}': {}", job.place, t.job, last_words(&why)),
+                        format!(
+                            "{}: job '{}': {}",
+                            job.place,
+                            t.job,
+                            super::child::last_words(&why)
+                        ),
                     ));
                     continue;
                 }
@@ -193,16 +198,6 @@ fn listed(items: &[String], jobs: usize, what: &str, then: &str) -> String {
         items.len(),
         items.join(" | ")
     )
-}
-
-/// A child's last line on stderr, without its `iospd: ` (the line that says why it stopped).
-fn last_words(stderr: &str) -> &str {
-    let last = stderr
-        .lines()
-        .rev()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or(stderr);
-    last.strip_prefix("iospd: ").unwrap_or(last)
 }
 
 /// Every job's report as one document: text reports one after the other, each under the job's

@@ -286,6 +286,23 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
     }
     super::print(&text)?;
     let runner = child::Child::this()?;
+    // Every test passes the checks its run makes before the first starts: a preset does not
+    // stop halfway on a test that could never have run.
+    for (i, args) in lines.iter().enumerate() {
+        match runner.check(args) {
+            Ok(()) => {}
+            Err(ToolError::Failed { why, .. }) => {
+                return Err(ToolError::Usage(format!(
+                    "test {} of {} ({}) cannot run, so none was run: {}",
+                    i + 1,
+                    lines.len(),
+                    preset.tests[i].name,
+                    child::last_words(&why)
+                )));
+            }
+            Err(other) => return Err(other),
+        }
+    }
     let mut progress = Progress::default();
     let mut failure = None;
     for (i, args) in lines.iter().enumerate() {

@@ -237,3 +237,22 @@ fn ctrl_c_ends_an_slo_search_and_writes_the_steps_that_finished() {
         assert!(!still_running(child));
     }
 }
+
+/// A preset checks every test it will run before the first starts: on a file iospd did not make,
+/// none runs, one line names the test and the reason, and the file is as it was.
+#[test]
+fn a_preset_that_cannot_run_runs_nothing() {
+    let dir = TempDir::new();
+    let foreign = dir.join("foreign.dat");
+    std::fs::write(&foreign, b"someone's data").unwrap();
+    let output = iospd()
+        .args(["preset", "cdm", &foreign.display().to_string(), "--seconds=1"])
+        .output()
+        .unwrap();
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(3), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("test 1 of") && err.contains("none was run"), "{err}");
+    assert!(err.contains("refusing to recreate"), "{err}");
+    assert_eq!(std::fs::read(&foreign).unwrap(), b"someone's data");
+}

@@ -202,8 +202,14 @@ fn a_trace_line_that_never_ends_is_refused_within_bounded_memory() {
     let dir = TempDir::new();
     let target = dir.arg("t.dat");
     for (name, header) in [
-        ("endless.iolog", "fio version 3 iolog\n0 /dev/sdz add\n0 /dev/sdz read 0 4096\n"),
-        ("endless.txt", "  8,0    3        1     0.000000000   697  Q  WS 3417048 + 8 [a]\n"),
+        (
+            "endless.iolog",
+            "fio version 3 iolog\n0 /dev/sdz add\n0 /dev/sdz read 0 4096\n",
+        ),
+        (
+            "endless.txt",
+            "  8,0    3        1     0.000000000   697  Q  WS 3417048 + 8 [a]\n",
+        ),
     ] {
         let path = dir.join(name);
         let mut file = fs::File::create(&path).unwrap();
