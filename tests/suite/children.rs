@@ -19,12 +19,18 @@ fn start(args: &[&str], dir: &TempDir) -> Child {
         .unwrap()
 }
 
-/// The children `pid` has now.
+/// The runs `pid` has started and that are running now: children that run a measurement (not
+/// the `--dry-run` checks that come before them, nor a child not yet past its exec).
 fn children_now(pid: u32) -> Vec<i32> {
     std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
         .unwrap_or_default()
         .split_whitespace()
         .filter_map(|p| p.parse().ok())
+        .filter(|&child: &i32| {
+            let line = std::fs::read(format!("/proc/{child}/cmdline")).unwrap_or_default();
+            let args: Vec<&[u8]> = line.split(|&b| b == 0).collect();
+            args.contains(&&b"-Rjson"[..]) && !args.contains(&&b"--dry-run"[..])
+        })
         .collect()
 }
 
@@ -246,13 +252,21 @@ fn a_preset_that_cannot_run_runs_nothing() {
     let foreign = dir.join("foreign.dat");
     std::fs::write(&foreign, b"someone's data").unwrap();
     let output = iospd()
-        .args(["preset", "cdm", &foreign.display().to_string(), "--seconds=1"])
+        .args([
+            "preset",
+            "cdm",
+            &foreign.display().to_string(),
+            "--seconds=1",
+        ])
         .output()
         .unwrap();
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(3), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains("test 1 of") && err.contains("none was run"), "{err}");
+    assert!(
+        err.contains("test 1 of") && err.contains("none was run"),
+        "{err}"
+    );
     assert!(err.contains("refusing to recreate"), "{err}");
     assert_eq!(std::fs::read(&foreign).unwrap(), b"someone's data");
 }
