@@ -132,6 +132,15 @@ pub struct Mapping {
     pub target_size: u64,
 }
 
+/// A replay's slots of one buffer size (see `replay::pool`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SlotClass {
+    /// Bytes each slot's buffer holds.
+    pub size: u64,
+    /// How many.
+    pub slots: u32,
+}
+
 /// A replay.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Replay {
@@ -163,7 +172,7 @@ pub struct Replay {
     pub cut_ns: u64,
     /// The slots by buffer size (empty: every slot holds the block size).
     #[serde(default)]
-    pub pool: Vec<crate::replay::pool::Class>,
+    pub pool: Vec<SlotClass>,
 }
 
 fn no_cut() -> u64 {

@@ -9,20 +9,12 @@
 //! asks for when the trace's I/O is large. An I/O takes a free slot of its size or larger,
 //! and waits (counted as held back by the depth) when none is free.
 
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Buffer bytes the slots beyond one per size may hold together.
 pub const BUDGET: u64 = 64 << 20;
 
-/// Slots of one size.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Class {
-    /// Bytes each slot's buffer holds.
-    pub size: u64,
-    /// How many.
-    pub slots: u32,
-}
+pub use crate::profile::replay::SlotClass as Class;
 
 /// The size class of an I/O of `len` bytes, when the largest is `largest` bytes: the power of two
 /// at or above it (at least 4 KiB), or the largest rounded up to 4 KiB when that is smaller.
