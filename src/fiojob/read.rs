@@ -15,6 +15,10 @@ use super::{Job, JobError, Place, Setting};
 /// How deep includes may nest.
 const MAX_INCLUDE_DEPTH: usize = 16;
 
+/// The most bytes the job files and every include read (an include may be read many times)
+/// hold together.
+const MAX_TOTAL_BYTES: u64 = 4 * crate::input::JOB_FILE_MAX;
+
 /// fio's aliases: the name as written → the option's own name.
 pub const ALIASES: [(&str, &str); 13] = [
     ("readwrite", "rw"),
@@ -76,6 +80,7 @@ pub fn read_files(paths: &[PathBuf], context: &Context) -> Result<Vec<Job>, JobE
         jobs: Vec::new(),
         current: None,
         stack: Vec::new(),
+        read: 0,
     };
     for path in paths {
         // Each file starts its own globals, as fio reads each job file in turn.
@@ -95,6 +100,8 @@ struct Reader<'a> {
     current: Option<Option<Job>>,
     /// Files being read (for include cycles), canonical.
     stack: Vec<PathBuf>,
+    /// Bytes read so far, every file and include counted each time it is read.
+    read: u64,
 }
 
 impl Reader<'_> {
@@ -138,6 +145,13 @@ impl Reader<'_> {
         }
         let text = crate::input::read_text(path, crate::input::JOB_FILE_MAX, "job file")
             .map_err(|e| at_file(format!("cannot read '{}': {e}", path.display())))?;
+        self.read += text.len() as u64;
+        if self.read > MAX_TOTAL_BYTES {
+            return Err(at_file(format!(
+                "the job files and their includes hold more than {} together (an include read again and again counts each time); no real job file is that large",
+                crate::units::format_size(MAX_TOTAL_BYTES)
+            )));
+        }
         self.stack.push(canonical);
         let included = included_at.is_some();
         for (i, raw) in text.lines().enumerate() {

@@ -76,9 +76,16 @@ fn job_files_and_inputs_that_never_end_are_refused_at_once() {
     let piped = write("piped.fio", "[j]\ninclude pipe\n");
     let huge = dir.arg("huge.fio");
     fs::write(&huge, format!("[j]\n;{}\n", "x".repeat(17 << 20))).unwrap();
+    // An include read a hundred times: each read counts.
+    fs::write(dir.join("inc.fio"), format!(";{}\n", "x".repeat(1 << 20))).unwrap();
+    let repeated = write(
+        "repeated.fio",
+        &format!("[j]\n{}", "include inc.fio\n".repeat(100)),
+    );
     let fifo_arg = fifo.display().to_string();
     let empty = write("empty.dat", "");
-    let cases: [(&[&str], &str); 9] = [
+    let cases: [(&[&str], &str); 10] = [
+        (&["fio", "-Rp", &repeated], "hold more than 64MiB together"),
         (
             &["fio", &zero],
             "zero.fio:2: cannot read '/dev/zero': it is a character device",
