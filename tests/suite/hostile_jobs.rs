@@ -245,6 +245,19 @@ fn a_message_quotes_at_most_a_hundred_characters_of_any_input() {
     }
 }
 
+/// A refusal names the user's own input: the profile file that is not one.
+#[test]
+fn a_profile_that_is_not_one_is_named() {
+    let dir = TempDir::new();
+    let path = dir.join("not-a-profile.log");
+    fs::write(&path, "fio version 3 iolog\n").unwrap();
+    let output = iospd()
+        .arg(format!("-X{}", path.display()))
+        .output()
+        .unwrap();
+    assert_one_line_refusal(&output, "not-a-profile.log': XML profile, line 1", "-X");
+}
+
 #[test]
 fn a_job_file_runs_all_of_itself_or_nothing() {
     let dir = TempDir::new();

@@ -28,6 +28,14 @@ pub enum XmlError {
         /// Why.
         reason: String,
     },
+    /// A profile file that is not one, with the file's name.
+    #[error("'{path}': {error}", path = path.display())]
+    InFile {
+        /// The profile.
+        path: PathBuf,
+        /// What is wrong in it.
+        error: Box<XmlError>,
+    },
     /// Not well-formed XML.
     #[error("XML profile, line {line}: {message}")]
     Syntax {

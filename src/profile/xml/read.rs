@@ -19,7 +19,10 @@ pub fn read_profile(path: &Path) -> Result<Profile, XmlError> {
             reason,
         },
     )?;
-    parse_profile(&text)
+    parse_profile(&text).map_err(|error| XmlError::InFile {
+        path: path.to_path_buf(),
+        error: Box::new(error),
+    })
 }
 
 /// Maps a profile document.
