@@ -140,10 +140,20 @@ fn read(replay: &Replay, out: SyncSender<Vec<Due>>, spares: Receiver<Vec<Due>>) 
             side.cut = true;
             break;
         }
+        let mapping = &replay.mappings[target];
         let offset = match event.op.has_range() {
-            true => replay.place(&replay.mappings[target], event.offset, event.len),
+            true => replay.place(mapping, event.offset, event.len),
             false => 0,
         };
+        // The summary checked every I/O against its target; a trace changed since cannot reach
+        // past it.
+        if offset.saturating_add(event.len as u64) > mapping.target_size {
+            side.error = Some(format!(
+                "the trace changed since it was checked: an I/O at byte {offset} of {} bytes ends past the {} bytes of the target {} goes to; the replay stopped there",
+                event.len, mapping.target_size, mapping.name
+            ));
+            break;
+        }
         let second = (at_ns / 1_000_000_000) as usize;
         if side.per_second.len() <= second {
             side.per_second.resize(second + 1, (0, 0));

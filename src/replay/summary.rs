@@ -92,6 +92,15 @@ pub fn summarize(
         let device = s.devices.entry(e.device).or_default();
         device.events += 1;
         if e.op.has_range() {
+            if e.offset
+                .checked_add(e.len as u64)
+                .is_none_or(|end| end > i64::MAX as u64)
+            {
+                return Err(merged.here(format!(
+                    "an I/O at byte {} of {} bytes ends past the largest offset a device or file can have (2^63 - 1); replay a trace without it",
+                    e.offset, e.len
+                )));
+            }
             s.bytes[kind] += e.len as u64;
             device.extent = device.extent.max(e.offset + e.len as u64);
             if e.op.moves_data() {

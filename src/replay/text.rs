@@ -223,7 +223,7 @@ impl<R: BufRead + Send> Reader<R> {
         let offset = sector
             .checked_mul(512)
             .ok_or_else(|| self.error(format!("sector {sector} is past any device")))?;
-        let len = u32::try_from(sectors * 512).map_err(|_| {
+        let len = u32::try_from(sectors.saturating_mul(512)).map_err(|_| {
             self.error(format!(
                 "{sectors} sectors is more than one I/O can be (4 GiB)"
             ))

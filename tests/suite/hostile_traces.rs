@@ -140,7 +140,29 @@ fn replay_refusals_name_the_users_own_input() {
         "fio version 3 iolog\n0 /dev/sdz add\n0 /dev/sdz read 0 4096\n5 /dev/sdz read 0 4294967295\n",
     )
     .unwrap();
-    let cases: [(&[&str], &str, &str); 4] = [
+    let far = dir.arg("far.txt");
+    fs::write(
+        &far,
+        "  8,0    3        1     0.000000000   697  Q  R 36028797018963967 + 8 [a]\n",
+    )
+    .unwrap();
+    let long = dir.arg("long.txt");
+    fs::write(
+        &long,
+        "  8,0    3        1     0.000000000   697  Q  R 8 + 99999999999999999 [a]\n",
+    )
+    .unwrap();
+    let cases: [(&[&str], &str, &str); 6] = [
+        (
+            &["--remap=wrap", &far, &target],
+            "far.txt, line 1: an I/O at byte 18446744073709551104",
+            "panicked",
+        ),
+        (
+            &[&long, &target],
+            "long.txt, line 1: 99999999999999999 sectors",
+            "panicked",
+        ),
         (&["-o0", &log, &target], "'-o0'", "-O"),
         (&["-o99999999999", &log, &target], "'-o99999999999'", "-O"),
         (
