@@ -13,9 +13,16 @@ pub enum Size {
     Percent(u64),
 }
 
+/// The longest expression read: each character may open a level of the recursive reading below,
+/// so this bounds its depth (real job files write a few dozen characters).
+const MAX_EXPRESSION: usize = 1024;
+
 /// Integer arithmetic as bc does it with scale 0: `+ - * / % ^` and parentheses.
 pub fn integer_expression(text: &str) -> Option<i64> {
     let tokens: Vec<char> = text.chars().filter(|c| !c.is_whitespace()).collect();
+    if tokens.len() > MAX_EXPRESSION {
+        return None;
+    }
     let mut at = 0;
     let value = sum(&tokens, &mut at)?;
     (at == tokens.len()).then_some(value)
@@ -238,6 +245,16 @@ mod tests {
         assert_eq!(time_ns("(40+5)", 1_000), Ok(45_000));
         assert_eq!(integer("(128*4)"), Ok(512));
         assert_eq!(integer_expression("2^10-24/5"), Some(1020));
+        // Nesting as deep as the input is long is refused, not recursed into.
+        for deep in [
+            format!("{}1{}", "(".repeat(200_000), ")".repeat(200_000)),
+            format!("{}1", "-".repeat(200_000)),
+            format!("1{}", "^1".repeat(200_000)),
+        ] {
+            assert_eq!(integer_expression(&deep), None);
+        }
+        let nested = format!("{}1{}", "(".repeat(100), ")".repeat(100));
+        assert_eq!(integer_expression(&nested), Some(1));
         assert!(
             integer("128*4")
                 .unwrap_err()

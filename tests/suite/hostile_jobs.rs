@@ -82,9 +82,18 @@ fn job_files_and_inputs_that_never_end_are_refused_at_once() {
         "repeated.fio",
         &format!("[j]\n{}", "include inc.fio\n".repeat(100)),
     );
+    let deep = write(
+        "deep.fio",
+        &format!(
+            "[j]\niodepth={}1{}\n",
+            "(".repeat(200_000),
+            ")".repeat(200_000)
+        ),
+    );
     let fifo_arg = fifo.display().to_string();
     let empty = write("empty.dat", "");
-    let cases: [(&[&str], &str); 10] = [
+    let cases: [(&[&str], &str); 11] = [
+        (&["fio", "-Rp", &deep], "is not arithmetic on whole numbers"),
         (&["fio", "-Rp", &repeated], "hold more than 64MiB together"),
         (
             &["fio", &zero],
