@@ -70,6 +70,8 @@ fn dry_run(template: &Profile, warnings: Vec<String>, cluster: &Cluster) -> Resu
     let (engine, fallback) = engine::usable(template.engine);
     let profile = &cluster.prepare(template).map_err(run::RunError::Refused)?;
     let mut cleared = crate::safety::check(profile, &LinuxView)?;
+    // --metrics: its address must be free (the server is stopped again at once).
+    drop(serve_metrics(profile, template, cluster)?);
     let said = run::dry_run(profile, &mut cleared, engine, &LinuxHost)?;
     for line in fallback.iter().chain(&warnings).chain(&said) {
         say(line);

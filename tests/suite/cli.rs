@@ -338,7 +338,10 @@ fn a_dry_run_checks_everything_a_run_checks_and_writes_nothing() {
     assert!(!dir.join("fresh.dat").exists());
     let small = dir.join("small.dat");
     fs::write(&small, vec![7u8; 8192]).unwrap();
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let metrics = format!("--metrics={}", taken.local_addr().unwrap());
     for args in [
+        vec!["-c1M", metrics.as_str(), "new.dat"],
         vec!["-b64K", "-w100", "--force", "small.dat"],
         vec!["-w100", "small.dat"],
         vec!["-t100000", "new.dat"],
