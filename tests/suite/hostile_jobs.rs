@@ -219,7 +219,11 @@ fn a_message_quotes_at_most_a_hundred_characters_of_any_input() {
     let dir = TempDir::new();
     let name = "o".repeat(1 << 20);
     let job = dir.join("long.fio");
-    fs::write(&job, format!("[j]\n{name}=1\n")).unwrap();
+    fs::write(
+        &job,
+        format!("[j]\ntime_based\nruntime=1\nsize=1m\nfilename=t.dat\n{name}=1\n"),
+    )
+    .unwrap();
     let output = iospd()
         .args(["fio", "-Rp", &job.display().to_string()])
         .output()
@@ -233,6 +237,9 @@ fn a_message_quotes_at_most_a_hundred_characters_of_any_input() {
     );
     assert_eq!(err.lines().count(), 1, "{}", &err[..err.len().min(500)]);
     assert!(err.len() < 1000, "{} bytes on stderr", err.len());
+    // The option itself is quoted, cut in its middle.
+    assert!(err.contains("job 'j': oooo"), "{err}");
+    assert!(err.contains("…[1048484 characters]…oooo"), "{err}");
     // The same from the command line (an argument may hold 128 KiB), and a line that tries to
     // forge another line.
     let name = "o".repeat(100_000);
