@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use crate::util::machine::{LoopDevice, Zram};
-use crate::util::{TempDir, iospd, stderr, validate_json, validate_xml};
+use crate::util::{TempDir, iospd, run_until, stderr, traced, validate_json, validate_xml};
 
 /// Runs iospd with `-Rjson` (checked against the schema) and returns the first timespan's
 /// `measured.reality`.
@@ -179,15 +179,26 @@ fn the_text_and_xml_say_it_and_compare_names_a_different_cache_mode() {
     let text = String::from_utf8(output.stdout).unwrap();
     assert!(text.contains("    is this real:\n"), "{text}");
     assert!(text.contains("fingerprint "), "{text}");
-    let html = dir.join("c.html");
-    let output = iospd()
-        .args(["-b4K", "-r", "-d1"])
-        .arg(format!("--output={}", html.display()))
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    let html = std::fs::read_to_string(html).unwrap();
+    // Each run judged on at least 4 MiB read in its window, however long the machine takes.
+    let run = |name: &str, cache: &str| {
+        let path = dir.join(name);
+        let trace = dir.arg(&format!("{name}.trace"));
+        let mut command = iospd();
+        command
+            .args([
+                "-b4K",
+                "-r",
+                "-W0",
+                "-d600",
+                cache,
+                &format!("--trace={trace}"),
+            ])
+            .arg(format!("--output={}", path.display()))
+            .arg(&file);
+        run_until(command, traced(&trace, 1024));
+        path.display().to_string()
+    };
+    let html = std::fs::read_to_string(run("c.html", "-Sb")).unwrap();
     assert!(html.contains("<h3>Is this real</h3>"), "{html}");
     // Buffered reads of a small file: the page cache served them (or, where the temporary
     // directory is a memory file system, there is no device at all); either is a finding.
@@ -195,18 +206,7 @@ fn the_text_and_xml_say_it_and_compare_names_a_different_cache_mode() {
         html.contains("served from the page cache") || html.contains("no block device under it"),
         "{html}"
     );
-    let json = |name: &str, cache: &str| {
-        let path = dir.join(name);
-        let output = iospd()
-            .args(["-b4K", "-r", "-d1", cache])
-            .arg(format!("--output={}", path.display()))
-            .arg(&file)
-            .output()
-            .unwrap();
-        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-        path.display().to_string()
-    };
-    let (a, b) = (json("a.json", "-Sb"), json("b.json", "-Sh"));
+    let (a, b) = (run("a.json", "-Sb"), run("b.json", "-Sh"));
     // Merged runs keep every run's findings.
     let output = iospd()
         .args(["merge", &a, &b, "--allow-mixed", "-Rjson"])

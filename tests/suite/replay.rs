@@ -86,9 +86,9 @@ fn differs(batches: &[Vec<Op>], expected: &[Op]) -> Option<String> {
     (at != expected.len()).then(|| format!("{at} I/Os submitted of {}", expected.len()))
 }
 
-/// The `block_bio_queue` events of a tracefs capture: (µs, I/O) — a preflush before its data,
-/// FUA's flush after it, as the kernel's flags say.
-fn queued(text: &str) -> Vec<(u64, Op)> {
+/// The `block_bio_queue` events of a tracefs capture: (µs, I/O, whether an io_uring worker queued
+/// it) — a preflush before its data, FUA's flush after it, as the kernel's flags say.
+fn queued(text: &str) -> Vec<(u64, Op, bool)> {
     let mut out = Vec::new();
     for line in text.lines().filter(|l| !l.starts_with('#')) {
         let Some(at) = line.find("block_bio_queue: ") else {
@@ -101,37 +101,61 @@ fn queued(text: &str) -> Vec<(u64, Op)> {
         let f: Vec<&str> = line[at + 17..].split_whitespace().collect();
         let flags = f[1];
         let (sector, n): (u64, u64) = (f[2].parse().unwrap(), f[4].parse().unwrap());
-        // io_uring first tries a read or write without blocking, from the submitting thread; one
-        // the block layer cannot take that way (a bio it must split) fails before it reaches the
-        // device and is queued again by a kernel worker, so the tracepoint fires twice for it.
-        // The first is where the replay issued it: the worker's retry is dropped.
-        if line.trim_start().starts_with("iou-wrk") && "RW".contains(&flags[..1]) {
-            let retried = (sector * 512, n * 512);
-            if out.iter().any(|e: &(u64, Op)| (e.1.1, e.1.2) == retried) {
-                continue;
-            }
-        }
+        let worker = line.trim_start().starts_with("iou-wrk");
         let data = |k| (k, sector * 512, n * 512);
         let b = flags.as_bytes();
         let preflush = b.len() > 1 && b[0] == b'F' && b"WRDFN".contains(&b[1]);
         let rest = &b[preflush as usize..];
         if preflush {
-            out.push((us, ('F', 0, 0)));
+            out.push((us, ('F', 0, 0), worker));
         }
         match (rest.first(), n > 0) {
             (Some(b'W'), true) => {
-                out.push((us, data('W')));
+                out.push((us, data('W'), worker));
                 if rest.get(1) == Some(&b'F') {
-                    out.push((us, ('F', 0, 0)));
+                    out.push((us, ('F', 0, 0), worker));
                 }
             }
-            (Some(b'R'), true) => out.push((us, data('R'))),
-            (Some(b'D'), true) => out.push((us, data('D'))),
-            (Some(b'F'), _) if !preflush => out.push((us, ('F', 0, 0))),
+            (Some(b'R'), true) => out.push((us, data('R'), worker)),
+            (Some(b'D'), true) => out.push((us, data('D'), worker)),
+            (Some(b'F'), _) if !preflush => out.push((us, ('F', 0, 0), worker)),
             _ => {}
         }
     }
     out
+}
+
+/// The events without who queued them.
+fn strip(events: Vec<(u64, Op, bool)>) -> Vec<(u64, Op)> {
+    events.into_iter().map(|(us, op, _)| (us, op)).collect()
+}
+
+/// The replica's events without io_uring's retries. io_uring first tries a read or write without
+/// blocking, from the submitting thread; one the block layer cannot take that way (a bio it must
+/// split, no free request on a busy device) fails before it reaches the device and is queued
+/// again by a kernel worker, so the tracepoint fires twice for it. A read or write a worker queued
+/// is a retry when one like it (offset, length) was queued before it and the replica holds more of
+/// them than the original asked for; the first is where the replay issued it.
+fn without_retries(original: &[(u64, Op)], events: Vec<(u64, Op, bool)>) -> Vec<(u64, Op)> {
+    let mut excess: std::collections::HashMap<Op, i64> = std::collections::HashMap::new();
+    for e in &events {
+        *excess.entry(e.1).or_default() += 1;
+    }
+    for e in original {
+        *excess.entry(e.1).or_default() -= 1;
+    }
+    let mut seen = std::collections::HashSet::new();
+    let mut kept = Vec::new();
+    for (us, op, worker) in events {
+        let extra = excess.get_mut(&op).unwrap();
+        if worker && "RW".contains(op.0) && *extra > 0 && seen.contains(&op) {
+            *extra -= 1;
+            continue;
+        }
+        seen.insert(op);
+        kept.push((us, op));
+    }
+    kept
 }
 
 /// Counts per second from the first event.
@@ -427,7 +451,7 @@ fn a_captured_workload_replays_onto_another_device_as_captured() {
     };
     let capture = dir.join("capture.txt");
     fs::write(&capture, &captured).unwrap();
-    let original = queued(&captured);
+    let original = strip(queued(&captured));
     assert!(
         original.len() > 50,
         "the workload's capture is too small:\n{captured}"
@@ -457,7 +481,7 @@ fn a_captured_workload_replays_onto_another_device_as_captured() {
     // The safety gate reads the target (its signature probe) before the replay begins: the
     // replica's capture starts with those reads, found as what precedes the trace's first reads
     // and writes.
-    let mut copy = queued(&replayed);
+    let mut copy = without_retries(&original, queued(&replayed));
     let head = data(&a);
     let head = &head[..head.len().min(8)];
     let begins = (0..copy.len())

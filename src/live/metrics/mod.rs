@@ -8,9 +8,10 @@
 pub mod buckets;
 pub mod exposition;
 pub mod native;
+pub mod scrapers;
 pub mod server;
 
-use std::sync::atomic::{AtomicU8, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::SystemTime;
 
@@ -187,12 +188,9 @@ struct Shared {
     phase: AtomicU8,
     /// Changes of the state or phase so far: what a rendering shows.
     generation: AtomicU64,
-    /// Scrapes answered, and the latest generation one of them showed (for the wait for a last
-    /// one at the end).
-    scrapes: AtomicUsize,
-    served: AtomicU64,
-    /// When the first scrape came, for the scrapers' period.
-    first_scrape: std::sync::OnceLock<std::time::Instant>,
+    /// Who scraped, how often, and what each was shown (for the wait for a last scrape at the
+    /// end).
+    scrapers: scrapers::Scrapers,
 }
 
 impl Metrics {
@@ -209,9 +207,7 @@ impl Metrics {
                 }),
                 phase: AtomicU8::new(Phase::Preparing as u8),
                 generation: AtomicU64::new(0),
-                scrapes: AtomicUsize::new(0),
-                served: AtomicU64::new(0),
-                first_scrape: std::sync::OnceLock::new(),
+                scrapers: scrapers::Scrapers::default(),
             }),
         }
     }
@@ -249,30 +245,15 @@ impl Metrics {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Counts one answered scrape, which showed generation `generation`.
-    pub fn scraped(&self, generation: u64) {
-        self.shared
-            .first_scrape
-            .get_or_init(std::time::Instant::now);
-        self.shared.scrapes.fetch_add(1, Ordering::Relaxed);
-        self.shared.served.fetch_max(generation, Ordering::Release);
+    /// Counts one answered scrape, by the scraper `key` (see [`scrapers::key`]), which showed
+    /// generation `generation`.
+    pub fn scraped(&self, key: String, generation: u64) {
+        self.shared.scrapers.saw(key, generation);
     }
 
-    /// The mean time between scrapes so far, once there were two.
-    pub fn scrape_period(&self) -> Option<std::time::Duration> {
-        let first = self.shared.first_scrape.get()?;
-        let between = self.scrapes().checked_sub(1).filter(|&n| n > 0)?;
-        Some(first.elapsed() / between as u32)
-    }
-
-    /// The latest generation a scrape showed.
-    pub fn served(&self) -> u64 {
-        self.shared.served.load(Ordering::Acquire)
-    }
-
-    /// Scrapes answered so far.
-    pub fn scrapes(&self) -> usize {
-        self.shared.scrapes.load(Ordering::Relaxed)
+    /// Who scraped so far.
+    pub fn scrapers(&self) -> &scrapers::Scrapers {
+        &self.shared.scrapers
     }
 
     /// This process's series, for rank 0 to add up.

@@ -70,22 +70,24 @@ impl Server {
         self.address
     }
 
-    /// The run is over and its numbers final: when a scraper has been scraping, waits until one
-    /// has read them (up to two of its periods, at most [`MAX_LINGER`]), so the last interval
-    /// reaches the scraper too; then stops. `say` hears of a wait longer than a second.
+    /// The run is over and its numbers final: when scrapers have been scraping, waits until each
+    /// of them has read them (up to two of the longest period, at most [`MAX_LINGER`]), so the
+    /// last interval reaches every scraper too; then stops. `say` hears of a wait longer than a
+    /// second.
     pub fn finish(mut self, say: impl Fn(&str)) {
         self.metrics.set_phase(super::Phase::Done);
         let final_state = self.metrics.generation();
-        if let Some(period) = self.metrics.scrape_period() {
-            let patience = (period * 2).min(MAX_LINGER);
+        let scrapers = self.metrics.scrapers();
+        if let Some(patience) = scrapers.patience() {
+            let patience = patience.min(MAX_LINGER);
             if patience > Duration::from_secs(1) {
                 say(&format!(
-                    "iospd: serving the final metrics until the next scrape (at most {} s)",
+                    "iospd: serving the final metrics until each scraper has read them (at most {} s)",
                     patience.as_secs()
                 ));
             }
             let end = Instant::now() + patience;
-            while self.metrics.served() < final_state && Instant::now() < end {
+            while !scrapers.all_shown(final_state) && Instant::now() < end {
                 std::thread::sleep(Duration::from_millis(10));
             }
         }
@@ -111,6 +113,8 @@ struct Connection {
     stream: TcpStream,
     since: Instant,
     request: Vec<u8>,
+    /// Who connected.
+    peer: Option<std::net::IpAddr>,
     /// The answer and how much of it is sent, once the request is read.
     answer: Option<(Vec<u8>, usize)>,
 }
@@ -202,8 +206,8 @@ fn accept(
         } else {
             None
         };
-        let stream = match listener.accept() {
-            Ok((stream, _)) => stream,
+        let (stream, peer) = match listener.accept() {
+            Ok((stream, peer)) => (stream, peer.ip()),
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             // Out of descriptors (or another passing failure): the connection waits in the
@@ -223,6 +227,7 @@ fn accept(
             stream,
             since: Instant::now(),
             request: Vec::new(),
+            peer: Some(peer),
             answer: None,
         };
         if progress(&mut connection, metrics, rendered) {
@@ -252,7 +257,7 @@ fn progress(c: &mut Connection, metrics: &Metrics, rendered: &mut Rendered) -> b
                 Ok(n) => {
                     let room = MAX_REQUEST - c.request.len();
                     c.request.extend_from_slice(&buffer[..n.min(room)]);
-                    if let Some(answer) = answer(&c.request, metrics, rendered) {
+                    if let Some(answer) = answer(&c.request, c.peer, metrics, rendered) {
                         c.answer = Some(answer);
                         break;
                     }
@@ -287,18 +292,27 @@ fn progress(c: &mut Connection, metrics: &Metrics, rendered: &mut Rendered) -> b
 }
 
 /// A whole request's answer, none sent yet; `None` while the head is incomplete.
-fn answer(request: &[u8], metrics: &Metrics, rendered: &mut Rendered) -> Option<(Vec<u8>, usize)> {
+fn answer(
+    request: &[u8],
+    peer: Option<std::net::IpAddr>,
+    metrics: &Metrics,
+    rendered: &mut Rendered,
+) -> Option<(Vec<u8>, usize)> {
     let end = request.windows(4).position(|w| w == b"\r\n\r\n")?;
     let head = String::from_utf8_lossy(&request[..end]);
     let mut lines = head.split("\r\n");
     let mut words = lines.next().unwrap_or("").split(' ');
     let (method, path) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
-    let accept = lines.find_map(|line| {
-        let (name, value) = line.split_once(':')?;
-        name.trim()
-            .eq_ignore_ascii_case("accept")
-            .then(|| value.trim().to_string())
-    });
+    let headers: Vec<&str> = lines.collect();
+    let header = |wanted: &str| {
+        headers.iter().find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.trim()
+                .eq_ignore_ascii_case(wanted)
+                .then(|| value.trim().to_string())
+        })
+    };
+    let accept = header("accept");
     if method != "GET" && method != "HEAD" {
         return Some(plain("405 Method Not Allowed", "GET /metrics\n"));
     }
@@ -309,7 +323,8 @@ fn answer(request: &[u8], metrics: &Metrics, rendered: &mut Rendered) -> Option<
     let format = Format::accepted(accept.as_deref());
     let generation = metrics.generation();
     let body = rendered.body(metrics, format);
-    metrics.scraped(generation);
+    let who = super::scrapers::key(peer, header("user-agent").as_deref(), accept.as_deref());
+    metrics.scraped(who, generation);
     let mut answer = format!(
         "HTTP/1.1 200 OK\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
         format.content_type(),

@@ -446,6 +446,49 @@ pub fn iospd_within(bytes: u64) -> Command {
     command
 }
 
+/// Runs `command` (an iospd run with a `-d` longer than it needs) until `enough` holds, looked at
+/// every 20 ms, then stops it with SIGINT as Ctrl-C would: its results cover the measured window
+/// up to then. A test that needs a run to do a number of I/Os waits for them this way instead of
+/// racing a clock. Panics when the run ends first.
+pub fn run_until(mut command: Command, enough: impl Fn() -> bool) -> Output {
+    use std::process::Stdio;
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("iospd runs");
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            let output = child.wait_with_output().unwrap();
+            panic!(
+                "the run ended ({status}) before it did what the test needs: {}",
+                stderr(&output)
+            );
+        }
+        if enough() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // SAFETY: kill(2) on the child's pid, which it still is: it has not been waited for.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(128 + libc::SIGINT),
+        "{}",
+        stderr(&output)
+    );
+    output
+}
+
+/// For [`run_until`]: whether the binary trace (`--trace=<trace>`) holds `ios` records, so the run
+/// has completed at least that many I/Os.
+pub fn traced(trace: &str, ios: u64) -> impl Fn() -> bool + '_ {
+    // A 12-byte header, then 40 bytes an I/O.
+    move || std::fs::metadata(trace).is_ok_and(|m| m.len() >= 12 + 40 * ios)
+}
+
 /// Runs the binary with `args` to completion.
 pub fn run_iospd(args: &[&str]) -> Output {
     iospd().args(args).output().expect("iospd runs")
