@@ -67,12 +67,7 @@ pub fn render(
             let band = line
                 .band_percent
                 .map_or("?".to_string(), |n| format!("{n:.2}%"));
-            let verdict = match line.within_noise() {
-                Some(true) => "within noise",
-                Some(false) if line.change_percent.unwrap_or(0.0) > 0.0 => "higher",
-                Some(false) => "lower",
-                None => "no change to judge",
-            };
+            let verdict = line.verdict().label();
             let _ = writeln!(
                 out,
                 "  {:<5} {:<20} | {:>14} | {:>14} | {change:>9} | {floor:>8} | {band:>8} | {verdict}",
@@ -84,11 +79,13 @@ pub fn render(
         }
     }
     out.push_str(
-        "\nA change is real when it passes both columns. floor: how far two runs of this workload differ with nothing\n\
-         changed (99% prediction band of the difference of two single runs). band: each run's own steadiness, the 95%\n\
-         band (Welch's t) for the difference of two levels that vary as the means of 5 consecutive batches of the run's\n\
-         -D intervals do (? = no interval data: the floor alone decides); it yields when every batch of one run is\n\
-         beyond every batch of the other.\n",
+        "\nHow each verdict is reached. floor: how far apart, as a ratio, two runs of this workload fall with nothing\n\
+         changed (the 99% prediction band of the difference of two single runs; a fall counts as the rise of the same\n\
+         ratio, so a halving is a 100% ratio). band: each run's own steadiness, the 95% band (Welch's t) for the\n\
+         difference of two levels that vary as the means of 5 consecutive batches of the run's -D intervals do (? = no\n\
+         interval data). within noise: the change's ratio is inside the floor. higher/lower: past the floor, and past\n\
+         the band or with every batch of one run beyond every batch of the other. unsteady: past the floor but inside\n\
+         the band, so the runs vary within themselves as much as they differ: run longer, or repeat both (--repeat).\n",
     );
     out.push_str(&floors.describe());
     out.push('\n');

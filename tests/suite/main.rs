@@ -44,5 +44,6 @@ mod signatures;
 mod slurm;
 mod tools;
 mod trim_flush;
+mod verdicts;
 mod verify;
 mod verify_state;

@@ -45,15 +45,73 @@ pub struct Line {
     pub separated: bool,
 }
 
+/// What a line's change is, by the rule in the module note.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// No larger than two runs of the workload differ with nothing changed (the floor).
+    WithinNoise,
+    /// Past the floor, and past the runs' own band or with every batch of one run beyond every
+    /// batch of the other: a real rise or fall.
+    Higher,
+    /// See [`Verdict::Higher`].
+    Lower,
+    /// Past the floor but inside the band of runs that vary this much within themselves: neither
+    /// noise nor a change can be told; run longer or repeat (`--repeat`).
+    Unsteady,
+    /// The base is 0: no change to judge.
+    NothingToJudge,
+}
+
+impl Verdict {
+    /// The verdict as the comparison prints it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Verdict::WithinNoise => "within noise",
+            Verdict::Higher => "higher",
+            Verdict::Lower => "lower",
+            Verdict::Unsteady => "unsteady: cannot tell",
+            Verdict::NothingToJudge => "no change to judge",
+        }
+    }
+}
+
 impl Line {
-    /// Whether the change is within the noise: inside the floor, or inside the runs' own band
-    /// when their batches are not separated; `None` when the base is 0.
-    pub fn within_noise(&self) -> Option<bool> {
-        let change = self.change_percent?.abs();
-        Some(
-            change <= self.floor_percent
-                || (!self.separated && self.band_percent.is_some_and(|band| change <= band)),
-        )
+    /// The change as a ratio, in percent: how much larger the larger value is than the smaller,
+    /// so a fall is judged as the rise of the same ratio (a halving counts as 100 %, like a
+    /// doubling; a fall from 40,735 to 2,000 as 1,937 %); `None` when the base is 0.
+    pub fn ratio_percent(&self) -> Option<f64> {
+        self.change_percent?;
+        let (small, large) = if self.new < self.base {
+            (self.new, self.base)
+        } else {
+            (self.base, self.new)
+        };
+        Some(if small <= 0.0 {
+            f64::INFINITY
+        } else {
+            (large / small - 1.0) * 100.0
+        })
+    }
+
+    /// The verdict: within noise when the change's ratio is inside the floor (a ratio, see
+    /// [`crate::report::analysis::noise::floor_percent`]); else real when the change is past the
+    /// band too (or there is no band: no interval data), or every batch of one run lies beyond
+    /// every batch of the other; else unsteady.
+    pub fn verdict(&self) -> Verdict {
+        let (Some(ratio), Some(change)) = (self.ratio_percent(), self.change_percent) else {
+            return Verdict::NothingToJudge;
+        };
+        if ratio <= self.floor_percent {
+            Verdict::WithinNoise
+        } else if self.separated || self.band_percent.is_none_or(|band| change.abs() > band) {
+            if change > 0.0 {
+                Verdict::Higher
+            } else {
+                Verdict::Lower
+            }
+        } else {
+            Verdict::Unsteady
+        }
     }
 }
 
@@ -302,32 +360,48 @@ mod tests {
 
     #[test]
     fn a_change_is_real_only_past_the_floor_and_past_the_runs_own_band() {
+        use Verdict::*;
         // Two steady runs a level apart: their batches separate, yet the shift is within what
         // runs of this workload differ by.
-        assert_eq!(line(6.0, 10.0, Some(2.0), true).within_noise(), Some(true));
+        assert_eq!(line(6.0, 10.0, Some(2.0), true).verdict(), WithinNoise);
         // Past the floor and past a steady band: real, either way.
-        assert_eq!(
-            line(-15.0, 10.0, Some(2.0), false).within_noise(),
-            Some(false)
-        );
-        assert_eq!(
-            line(15.0, 10.0, Some(2.0), true).within_noise(),
-            Some(false)
-        );
-        // Past the floor but inside an unsteady run's band: within noise.
-        assert_eq!(
-            line(15.0, 10.0, Some(40.0), false).within_noise(),
-            Some(true)
-        );
+        assert_eq!(line(-15.0, 10.0, Some(2.0), false).verdict(), Lower);
+        assert_eq!(line(15.0, 10.0, Some(2.0), true).verdict(), Higher);
+        // Past the floor but inside an unsteady run's band: neither noise nor a change.
+        assert_eq!(line(15.0, 10.0, Some(40.0), false).verdict(), Unsteady);
         // Without interval data the floor decides.
-        assert_eq!(line(15.0, 10.0, None, false).within_noise(), Some(false));
-        assert_eq!(line(5.0, 10.0, None, false).within_noise(), Some(true));
+        assert_eq!(line(15.0, 10.0, None, false).verdict(), Higher);
+        assert_eq!(line(5.0, 10.0, None, false).verdict(), WithinNoise);
         // A zero base: no change to judge.
         let zero = Line {
             change_percent: None,
             ..line(0.0, 10.0, None, false)
         };
-        assert_eq!(zero.within_noise(), None);
+        assert_eq!(zero.verdict(), NothingToJudge);
+    }
+
+    #[test]
+    fn a_fall_is_judged_by_its_ratio_so_a_halving_is_never_noise() {
+        use Verdict::*;
+        // −9.5 % is a ratio of 10.5 %: past a 10 % floor.
+        assert_eq!(line(-9.5, 10.0, None, false).verdict(), Lower);
+        let halved = line(-50.0, 33.8, Some(30.0), false);
+        assert_eq!(halved.ratio_percent(), Some(100.0));
+        assert_eq!(halved.verdict(), Lower);
+        // 40,735 → 2,000 IOPS against a band of 343 %: a ratio of 1,937 %, past any floor, but
+        // inside the band of a run that varied that much: it cannot be told, it is not noise.
+        let capped = Line {
+            base: 40_735.0,
+            new: 2_000.0,
+            change_percent: change(40_735.0, 2_000.0),
+            ..line(0.0, 33.8, Some(343.0), false)
+        };
+        assert!((capped.ratio_percent().unwrap() - 1_936.75).abs() < 0.01);
+        assert_eq!(capped.verdict(), Unsteady);
+        // Whatever the band, a halving is not within noise while the floor is under 100 %.
+        for band in [None, Some(10.0), Some(99.0), Some(500.0)] {
+            assert_ne!(line(-50.0, 99.0, band, false).verdict(), WithinNoise);
+        }
     }
 
     #[test]
@@ -342,8 +416,8 @@ mod tests {
         assert!(separated);
         let change = change(mean, 2.0).unwrap();
         assert_eq!(
-            line(change, 30.0, Some(width), separated).within_noise(),
-            Some(false)
+            line(change, 30.0, Some(width), separated).verdict(),
+            Verdict::Lower
         );
         // Overlapping batches keep the band's verdict.
         let (_, overlapping) = band(&base, &[380.0, 430.0, 400.0, 415.0, 395.0], mean).unwrap();
@@ -368,8 +442,8 @@ mod tests {
         (mean, intervals)
     }
 
-    /// How many of 20 identical pairs the verdict calls within noise, with the floor measured by
-    /// 10 repetitions of the same modelled workload (or none).
+    /// How many of 20 identical pairs the verdict does not call higher or lower, with the floor
+    /// measured by 10 repetitions of the same modelled workload (or none).
     fn identical_pairs_within(rng: &mut crate::rng::Rng, cv: f64, with_floor: bool) -> usize {
         let reps: Vec<f64> = (0..10).map(|_| modelled_run(rng, cv, 1000.0).0).collect();
         let s = Spread::of(&reps);
@@ -383,8 +457,8 @@ mod tests {
                 let (a, ia) = modelled_run(rng, cv, 1000.0);
                 let (b, ib) = modelled_run(rng, cv, 1000.0);
                 let (width, separated) = band(&ia, &ib, a).unwrap();
-                line(change(a, b).unwrap(), floor, Some(width), separated).within_noise()
-                    == Some(true)
+                let verdict = line(change(a, b).unwrap(), floor, Some(width), separated).verdict();
+                !matches!(verdict, Verdict::Higher | Verdict::Lower)
             })
             .count()
     }
@@ -418,8 +492,8 @@ mod tests {
                 let (a, ia) = modelled_run(&mut rng, 8.0, 1000.0);
                 let (b, ib) = modelled_run(&mut rng, 8.0, 500.0);
                 let (width, separated) = band(&ia, &ib, a).unwrap();
-                line(change(a, b).unwrap(), floor, Some(width), separated).within_noise()
-                    == Some(false)
+                line(change(a, b).unwrap(), floor, Some(width), separated).verdict()
+                    == Verdict::Lower
             })
             .count();
         assert!(called >= 195, "a halving called in {called} of 200 pairs");

@@ -49,15 +49,18 @@ pub struct Floors {
     measured: Vec<Measured>,
 }
 
-/// The half-width of the 99 % prediction band of the difference of two single runs, in percent of
-/// their level, when runs vary with `cv` percent (coefficient of variation) estimated from `n`
-/// repetitions (`None`: known, the normal quantile).
+/// How far apart, as a ratio, two single runs may fall by chance, in percent: the 99 % prediction
+/// band of the difference of two runs' logarithms, q · √2 · cv, turned into a ratio, e^(q·√2·cv) − 1,
+/// when runs vary with `cv` percent (coefficient of variation, which is the standard deviation of
+/// the logarithm for the small spreads of runs) estimated from `n` repetitions (q: Student's
+/// t(0.995, n − 1); `None`: known, the normal quantile). Runs vary by a factor, not by an amount,
+/// so the floor is a ratio and holds alike for a rise and a fall.
 pub fn floor_percent(cv: f64, n: Option<usize>) -> f64 {
     let quantile = match n {
         Some(n) => t_995(n.saturating_sub(1) as u32),
         None => 2.575_829_303_548_900_4,
     };
-    quantile * std::f64::consts::SQRT_2 * cv
+    ((quantile * std::f64::consts::SQRT_2 * cv / 100.0).exp() - 1.0) * 100.0
 }
 
 impl Floors {
@@ -160,9 +163,10 @@ mod tests {
     #[test]
     fn the_floor_is_the_99_percent_prediction_band_of_a_difference_of_two_runs() {
         // 10 repetitions varying by 5 %: t(0.995, 9) = 3.250, times √2.
-        assert!((floor_percent(5.0, Some(10)) - 3.250 * 2f64.sqrt() * 5.0).abs() < 1e-9);
+        let ratio = |q: f64| ((q * 2f64.sqrt() * 0.05).exp() - 1.0) * 100.0;
+        assert!((floor_percent(5.0, Some(10)) - ratio(3.250)).abs() < 1e-2);
         // Known variation: the normal quantile.
-        assert!((floor_percent(5.0, None) - 2.5758 * 2f64.sqrt() * 5.0).abs() < 1e-3);
+        assert!((floor_percent(5.0, None) - ratio(2.5758)).abs() < 1e-3);
         // Fewer repetitions, a wider floor for the same spread.
         assert!(floor_percent(5.0, Some(3)) > 2.0 * floor_percent(5.0, Some(10)));
         let defaults = Floors::defaults();
