@@ -133,6 +133,15 @@ pub fn search(
             (best, depth) = (step.ios_per_s, d);
         }
         ramp.push(step);
+        // A step that gains nothing is measured once more before the ramp ends there: one noisy
+        // step must not set saturation.
+        let again = !gained && ramp.iter().filter(|r| r.depth == d).count() < 2;
+        if again {
+            say(&format!(
+                "  -o{d:<5} gained less than 10%: measuring it again\n"
+            ))?;
+            continue;
+        }
         if !gained {
             break;
         }
@@ -155,9 +164,24 @@ pub fn search(
         let rate = (lo + hi) / 2.0;
         let per_thread = (rate / threads).round().max(1.0) as u64;
         let step = paced_step(probe, goal, depth, per_thread, say);
-        let Some(step) = unless_interrupted(step, &mut interrupted)? else {
+        let Some(mut step) = unless_interrupted(step, &mut interrupted)? else {
             break;
         };
+        // A rate that misses is measured again before the search turns below it: it fails only
+        // when it misses twice.
+        if !step.pass {
+            say(&format!(
+                "  {:12.2}  missed: measuring it again before the search turns\n",
+                step.target_ios_per_s
+            ))?;
+            let again = paced_step(probe, goal, depth, per_thread, say);
+            let Some(mut again) = unless_interrupted(again, &mut interrupted)? else {
+                break;
+            };
+            again.commands.splice(0..0, step.commands);
+            again.measured_again = true;
+            step = again;
+        }
         if step.pass {
             lo = rate;
             answer = Some(steps.len());
@@ -166,7 +190,9 @@ pub fn search(
         }
         steps.push(step);
     }
+    let certainty = certainty(&steps, answer, [lo, hi]);
     Ok(SloSearch {
+        certainty,
         command_line,
         percentile: p,
         target_ns: goal.target_ns,
@@ -180,6 +206,34 @@ pub fn search(
         bracket: [lo, hi],
         interrupted,
     })
+}
+
+/// How sure the answer is: every rate that failed missed twice; a rate that passed only when
+/// measured again is noise near the answer.
+fn certainty(steps: &[PacedStep], answer: Option<usize>, [lo, hi]: [f64; 2]) -> String {
+    let noisy = steps.iter().filter(|s| s.pass && s.measured_again).count();
+    let missed_twice = steps.iter().filter(|s| !s.pass).count();
+    let Some(answer) = answer else {
+        return format!(
+            "no rate passed; each of the {missed_twice} rates tried missed twice, so the target is out of reach at this depth"
+        );
+    };
+    let bracket = (hi - lo) / hi.max(f64::MIN_POSITIVE) * 100.0;
+    if noisy == 0 {
+        format!(
+            "sure: every rate that failed missed twice and every rate that passed passed at once; the answer is within {bracket:.1}% of the lowest rate that failed"
+        )
+    } else {
+        format!(
+            "less sure: {noisy} of {} rates missed once and passed when measured again{}, so the machine or device is noisy near the answer; repeat each step (--repeat=3) or run longer steps (-d) for a firmer answer (bracket {bracket:.1}%)",
+            steps.len(),
+            if steps[answer].measured_again {
+                " (the answer among them)"
+            } else {
+                ""
+            }
+        )
+    }
 }
 
 /// A step's result, or `None` when a signal stopped it (its command line kept in `interrupted`).
@@ -220,6 +274,7 @@ fn paced_step(
         pass: true,
         failed_on: None,
         commands: Vec::new(),
+        measured_again: false,
     };
     for _ in 0..goal.repeat.max(1) {
         let mut scale = 1;
@@ -555,6 +610,8 @@ mod tests {
     struct Device {
         seconds: f64,
         slow_every: Option<u32>,
+        /// The paced run (from 1) that alone is slow: one noisy measurement.
+        slow_once: Option<u32>,
         paced_runs: u32,
         scales: Vec<u32>,
     }
@@ -567,6 +624,7 @@ mod tests {
             Device {
                 seconds,
                 slow_every: None,
+                slow_once: None,
                 paced_runs: 0,
                 scales: Vec::new(),
             }
@@ -615,7 +673,8 @@ mod tests {
         fn paced(&mut self, depth: u32, rate: u64, scale: u32) -> Result<PacedRun, ToolError> {
             self.paced_runs += 1;
             self.scales.push(scale);
-            let slow = self.slow_every.is_some_and(|n| self.paced_runs % n == 0);
+            let slow = self.slow_every.is_some_and(|n| self.paced_runs % n == 0)
+                || self.slow_once == Some(self.paced_runs);
             let service = if slow { 2.0 * SERVICE_S } else { SERVICE_S };
             let achieved = (rate as f64).min(CAPACITY * SERVICE_S / service * 0.99);
             let samples = (achieved * self.seconds * scale as f64) as u64;
@@ -651,7 +710,13 @@ mod tests {
         assert!((result.saturation_ios_per_s - CAPACITY).abs() < 1.0);
         assert_eq!(
             result.ramp.iter().map(|r| r.depth).collect::<Vec<_>>(),
-            [1, 2, 4, 8]
+            [1, 2, 4, 8, 8],
+            "the step that gained nothing is measured again"
+        );
+        assert!(
+            result.certainty.starts_with("sure: "),
+            "{}",
+            result.certainty
         );
         // p99 < 1 ms: 1 − ρ = 40 µs · ln 100 / 1 ms, so p99 meets it up to 81,579 IOPS; the bound
         // (a little above p99) meets it up to a little less, and the 2 % bracket may stop below.
@@ -699,12 +764,42 @@ mod tests {
             answer <= slow && answer >= slow * 0.97,
             "{answer} vs {slow}"
         );
-        // A failing step stops at its failing run; a passing one ran three times.
+        // A failing step stops at its failing run, and is measured again; a passing one ran
+        // three times (after a first measurement that missed, when it was measured again).
         for step in &result.steps {
-            match step.pass {
-                true => assert_eq!(step.commands.len(), 3, "{step:?}"),
-                false => assert!(step.commands.len() <= 3, "{step:?}"),
+            match (step.pass, step.measured_again) {
+                (true, false) => assert_eq!(step.commands.len(), 3, "{step:?}"),
+                (true, true) => assert!((4..=6).contains(&step.commands.len()), "{step:?}"),
+                (false, _) => assert!(step.measured_again && step.commands.len() <= 6, "{step:?}"),
             }
+        }
+    }
+
+    #[test]
+    fn one_noisy_measurement_does_not_turn_the_search() {
+        // The first paced run (half of saturation, which the device meets) is twice as slow once:
+        // it is measured again, passes, and the search goes on up to the device's answer.
+        let mut device = Device::new(1.0);
+        device.slow_once = Some(1);
+        let result = searched(&mut device, goal(1_000_000, 1));
+        let first = &result.steps[0];
+        assert!(first.pass && first.measured_again, "{first:?}");
+        assert_eq!(first.commands.len(), 2);
+        let ideal = known_answer(SERVICE_S, 1_000_000);
+        let answer = result.answer().expect("a rate passes").achieved_ios_per_s;
+        assert!(
+            answer <= ideal && answer >= ideal * 0.97,
+            "{answer} vs {ideal}"
+        );
+        assert!(
+            result.certainty.starts_with("less sure: 1 of "),
+            "{}",
+            result.certainty
+        );
+        assert!(render::text(&result).contains("how sure: less sure"));
+        // Every failing step missed twice.
+        for step in result.steps.iter().filter(|s| !s.pass) {
+            assert!(step.measured_again && step.commands.len() == 2, "{step:?}");
         }
     }
 

@@ -32,6 +32,10 @@ pub struct SloSearch {
     /// answer is only as far as they got.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interrupted: Option<String>,
+    /// How sure the answer is, in one sentence: whether every rate agreed with itself when
+    /// measured again, and how narrow the bracket is.
+    #[serde(default)]
+    pub certainty: String,
 }
 
 /// One closed-loop run.
@@ -65,8 +69,11 @@ pub struct PacedStep {
     /// Why it failed, when it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failed_on: Option<String>,
-    /// Its runs' command lines.
+    /// Its runs' command lines (of both measurements when it was measured again).
     pub commands: Vec<String>,
+    /// It missed once, was measured again, and this is the second measurement.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub measured_again: bool,
 }
 
 impl SloSearch {

@@ -32,6 +32,9 @@ pub fn text(search: &SloSearch) -> String {
             search.bracket[1]
         ),
     };
+    if !search.certainty.is_empty() {
+        let _ = writeln!(out, "how sure: {}", search.certainty);
+    }
     let _ = writeln!(
         out,
         "\nthe curve at -o{} ({}):\n{:>14} {:>14} {:>12} {:>12}  result",
@@ -52,7 +55,11 @@ pub fn text(search: &SloSearch) -> String {
             step.achieved_ios_per_s,
             duration(step.percentile_ns),
             duration(step.bound_ns),
-            step.failed_on.as_deref().unwrap_or("pass")
+            match (step.failed_on.as_deref(), step.measured_again) {
+                (Some(why), _) => format!("{why}, measured twice"),
+                (None, true) => "pass when measured again".to_string(),
+                (None, false) => "pass".to_string(),
+            }
         );
     }
     out
