@@ -23,6 +23,9 @@ pub struct CpuUsage {
     /// Idle time.
     #[serde(rename = "idle_percent")]
     pub idle: f64,
+    /// Time the hypervisor ran something else on this virtual CPU (steal), in no column above.
+    #[serde(default, rename = "steal_percent")]
+    pub steal: f64,
 }
 
 /// Percentages between two samples, per CPU present in both.
@@ -50,6 +53,7 @@ pub fn usage_between(before: &[CpuTimes], after: &[CpuTimes]) -> Vec<CpuUsage> {
                 user: pct(user),
                 kernel: pct(kernel),
                 idle: pct(idle),
+                steal: pct(steal),
             })
         })
         .collect()
@@ -80,6 +84,12 @@ mod tests {
             (u.usage, u.user, u.kernel, u.idle),
             (55.0, 30.0, 25.0, 45.0)
         );
+        let stolen = [CpuTimes {
+            steal: 25,
+            ..after[0]
+        }];
+        let u = usage_between(&before, &stolen)[0];
+        assert_eq!((u.usage, u.steal), (44.0, 20.0));
         let idle = usage_between(&before, &before)[0];
         assert_eq!(idle.idle, 100.0);
     }

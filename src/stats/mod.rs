@@ -289,6 +289,10 @@ pub struct WaitStats {
     /// The thread's system CPU time over the window.
     #[serde(default)]
     pub cpu_system_ns: u64,
+    /// Time of the window the thread was ready to run but waited for a CPU (the kernel's
+    /// scheduler statistics); `None` where the kernel keeps none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_delay_ns: Option<u64>,
 }
 
 impl WaitStats {
@@ -319,6 +323,10 @@ impl WaitStats {
         self.spin_ns += other.spin_ns;
         self.cpu_user_ns += other.cpu_user_ns;
         self.cpu_system_ns += other.cpu_system_ns;
+        self.run_delay_ns = match (self.run_delay_ns, other.run_delay_ns) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        };
         for i in 0..8 {
             self.completions_per_wait[i] += other.completions_per_wait[i];
             self.completions_per_lookaside[i] += other.completions_per_lookaside[i];

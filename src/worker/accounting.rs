@@ -17,6 +17,18 @@ fn thread_cpu() -> (u64, u64) {
     (ns(usage.ru_utime), ns(usage.ru_stime))
 }
 
+/// The thread's time waiting on a run queue for a CPU so far, ns (the second field of
+/// `/proc/thread-self/schedstat`); `None` where the kernel keeps no scheduler statistics.
+fn thread_run_delay() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    text.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// The thread's CPU time (user, system) and run-queue wait so far.
+fn thread_times() -> ((u64, u64), Option<u64>) {
+    (thread_cpu(), thread_run_delay())
+}
+
 /// Running totals over the measured window `[start, end)`.
 #[derive(Debug, Default)]
 pub struct Accounting {
@@ -26,8 +38,8 @@ pub struct Accounting {
     last: Nanos,
     /// When the thread last returned from the engine.
     left_engine: Nanos,
-    cpu_at_start: Option<(u64, u64)>,
-    cpu_at_end: Option<(u64, u64)>,
+    cpu_at_start: Option<((u64, u64), Option<u64>)>,
+    cpu_at_end: Option<((u64, u64), Option<u64>)>,
     /// ns × I/Os in flight.
     depth_area: u128,
     in_engine: Nanos,
@@ -64,10 +76,10 @@ impl Accounting {
         self.depth_area += self.inside(self.last, now) as u128 * inflight as u128;
         self.last = now;
         if now >= self.start && self.cpu_at_start.is_none() {
-            self.cpu_at_start = Some(thread_cpu());
+            self.cpu_at_start = Some(thread_times());
         }
         if now >= self.end && self.cpu_at_end.is_none() && self.cpu_at_start.is_some() {
-            self.cpu_at_end = Some(thread_cpu());
+            self.cpu_at_end = Some(thread_times());
         }
     }
 
@@ -88,12 +100,16 @@ impl Accounting {
     /// Adds the totals to the thread's statistics.
     pub fn finish(mut self, waits: &mut WaitStats) {
         if self.cpu_at_start.is_some() && self.cpu_at_end.is_none() {
-            self.cpu_at_end = Some(thread_cpu());
+            self.cpu_at_end = Some(thread_times());
         }
-        let (start, end) = (
+        let ((start, delay_start), (end, delay_end)) = (
             self.cpu_at_start.unwrap_or_default(),
             self.cpu_at_end.unwrap_or_default(),
         );
+        waits.run_delay_ns = match (delay_start, delay_end) {
+            (Some(a), Some(b)) => Some(b.saturating_sub(a)),
+            _ => None,
+        };
         waits.depth_ns = self.depth_area.min(u64::MAX as u128) as u64;
         waits.in_engine_ns = self.in_engine;
         waits.in_loop_ns = self.in_loop;

@@ -39,6 +39,7 @@ mod profiles;
 mod races;
 mod reality;
 mod replay;
+mod shared_machine;
 mod signatures;
 #[cfg(feature = "mpi")]
 mod slurm;

@@ -19,7 +19,8 @@ fn reality(args: &[&str]) -> Value {
     report["timespans"][0]["measured"]["reality"].clone()
 }
 
-fn flags(r: &Value) -> Vec<String> {
+/// The findings of a run's `reality`.
+pub fn flags(r: &Value) -> Vec<String> {
     r["flags"]
         .as_array()
         .unwrap()
@@ -70,7 +71,14 @@ fn page_cached_reads_are_flagged_and_direct_reads_are_not() {
     );
     assert!(issued > 1 << 20, "{r}");
     assert!(issued.abs_diff(reached) * 20 <= issued, "within 5 %: {r}");
-    assert!(flags(&r).is_empty(), "{r}");
+    // No cache finding (a machine busy with other tests may add its own: threads that waited
+    // for a CPU).
+    assert!(
+        !flags(&r)
+            .iter()
+            .any(|f| f.contains("served from") || f.contains("held by")),
+        "{r}"
+    );
     assert!(
         r["fingerprint"]["cache_modes"][0][1] == "O_DIRECT+O_DSYNC",
         "{r}"

@@ -376,6 +376,7 @@ fn measured(
         user: cpu.iter().map(|c| c.user).sum::<f64>() / n,
         kernel: cpu.iter().map(|c| c.kernel).sum::<f64>() / n,
         idle: cpu.iter().map(|c| c.idle).sum::<f64>() / n,
+        steal: cpu.iter().map(|c| c.steal).sum::<f64>() / n,
     };
     let effective_affinity: Vec<u32> = results.threads.iter().filter_map(|t| t.cpu).collect();
     let interval_ms = ts.iops_interval_ms;

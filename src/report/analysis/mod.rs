@@ -8,6 +8,7 @@ pub mod compare;
 pub mod inputs;
 pub mod merge;
 pub mod metric;
+pub(crate) mod neighbours;
 pub mod noise;
 pub(crate) mod reality;
 pub mod repetitions;

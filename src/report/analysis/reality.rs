@@ -3,6 +3,7 @@
 //! what happened and what to change.
 
 use crate::profile::{CacheMode, Target, TimeSpan, WriteBuffer};
+use crate::report::analysis::neighbours;
 use crate::report::{
     DeviceCheck, Fingerprint, Generation, GeneratorCheck, Measured, Reality, ReductionCheck,
 };
@@ -26,14 +27,16 @@ pub(crate) fn reality(
     engine: crate::engine::EngineKind,
 ) -> Reality {
     let mut flags = Vec::new();
+    let mut checked = Vec::new();
     // The null engine does no I/O: its devices are not part of the measurement.
     let no_io = engine == crate::engine::EngineKind::Null;
     let issued = |path: &str| {
         m.targets
             .iter()
             .find(|t| t.path == path)
-            .map_or((0, 0), |t| {
-                (t.directions.read.bytes, t.directions.write.bytes)
+            .map_or([0; 4], |t| {
+                let d = &t.directions;
+                [d.read.bytes, d.write.bytes, d.read.ios, d.write.ios]
             })
     };
     let path_of = |i: usize| ts.targets[i].path.display().to_string();
@@ -41,15 +44,19 @@ pub(crate) fn reality(
     for disk in facts.disks.iter().filter(|_| !no_io) {
         let mut paths: Vec<String> = disk.targets.iter().map(|&i| path_of(i)).collect();
         paths.dedup();
-        let (reads, writes) = paths.iter().fold((0, 0), |(r, w), p| {
-            let (pr, pw) = issued(p);
-            (r + pr, w + pw)
+        let sums = paths.iter().fold([0; 4], |mut sum, p| {
+            for (s, x) in sum.iter_mut().zip(issued(p)) {
+                *s += x;
+            }
+            sum
         });
         let check = DeviceCheck {
             device: disk.device.name.clone(),
             paths,
-            issued_read_bytes: reads,
-            issued_write_bytes: writes,
+            issued_read_bytes: sums[0],
+            issued_write_bytes: sums[1],
+            issued_reads: sums[2],
+            issued_writes: sums[3],
             reached: disk.window,
         };
         let buffered = disk
@@ -57,6 +64,8 @@ pub(crate) fn reality(
             .iter()
             .any(|&i| ts.targets[i].cache == CacheMode::Cached);
         flags.extend(device_flags(&check, buffered));
+        flags.extend(neighbours::other_io(&check, buffered));
+        checked.push(format!("other I/O on {}", check.device));
         devices.push(check);
     }
     let deviceless: Vec<String> = (0..ts.targets.len())
@@ -101,13 +110,26 @@ pub(crate) fn reality(
             g.path, g.percent_of_thread_time, g.ns_per_block
         ));
     }
+    let (cpu, cpu_flags) = neighbours::cpu(m);
+    flags.extend(cpu_flags);
+    if !cpu.waited.is_empty() {
+        checked.push(format!("CPU waits of {} threads", cpu.waited.len()));
+    }
+    checked.push("steal".into());
+    flags.extend(neighbours::balance(m));
+    if m.threads.len() > 1 {
+        checked.push(format!("balance of {} threads", m.threads.len()));
+    }
+    checked.push("the page cache, compression and iospd's own cost".into());
     Reality {
         devices,
         deviceless,
         reduction,
         generator,
+        cpu,
         fingerprint: fingerprint(ts, facts, system),
         flags,
+        checked,
     }
 }
 

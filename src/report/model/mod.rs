@@ -8,7 +8,10 @@ mod replay;
 mod sweep;
 
 pub use cluster::{Aggregate, ClusterReport, HostReport, RankReport, StartReport};
-pub use reality::{DeviceCheck, Fingerprint, Generation, GeneratorCheck, Reality, ReductionCheck};
+pub use reality::{
+    CpuCheck, DeviceCheck, Fingerprint, Generation, GeneratorCheck, Reality, ReductionCheck,
+    ThreadWait,
+};
 pub use repetitions::{RepetitionGroup, RepetitionsReport};
 pub use replay::{Lateness, ReplayDevice, ReplayReport, ReplaySecond, ReplaySlots};
 pub use sweep::{Series, SweepPoint, SweepReport};

@@ -18,10 +18,40 @@ pub struct Reality {
     pub reduction: Vec<ReductionCheck>,
     /// What iospd itself spent.
     pub generator: GeneratorCheck,
+    /// Whether iospd's threads had the CPUs.
+    #[serde(default)]
+    pub cpu: CpuCheck,
     /// The machine and I/O path, as `compare` checks them.
     pub fingerprint: Fingerprint,
     /// Every finding that casts doubt on the result, one sentence each (empty: none).
     pub flags: Vec<String>,
+    /// What was checked, so a run without findings says what it looked at.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checked: Vec<String>,
+}
+
+/// Whether iospd's threads had the CPUs over the window.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CpuCheck {
+    /// Per worker thread: how long it was ready to run but waited for a CPU; empty where the
+    /// kernel keeps no scheduler statistics.
+    pub waited: Vec<ThreadWait>,
+    /// Of all CPUs' time in the window, the busy time not spent by iospd's worker threads (other
+    /// processes, interrupts, the kernel's workers, iospd's own included), percent.
+    pub others_percent: f64,
+    /// Of all CPUs' time in the window, the time the hypervisor took (steal), percent.
+    pub steal_percent: f64,
+}
+
+/// One worker thread's wait for a CPU.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ThreadWait {
+    /// The thread.
+    pub thread: u32,
+    /// The CPU it was pinned to, if any.
+    pub cpu: Option<u32>,
+    /// Time of the window it was ready to run but waited for a CPU, percent.
+    pub waited_percent: f64,
 }
 
 /// A device's counters over the window against what iospd issued to the targets on it.
@@ -35,6 +65,12 @@ pub struct DeviceCheck {
     pub issued_read_bytes: u64,
     /// See above.
     pub issued_write_bytes: u64,
+    /// Reads and writes iospd completed on those targets in the window.
+    #[serde(default)]
+    pub issued_reads: u64,
+    /// See above.
+    #[serde(default)]
+    pub issued_writes: u64,
     /// What reached the device in the window (all processes'); `None` when unreadable.
     pub reached: Option<crate::system::backing::DiskStat>,
 }

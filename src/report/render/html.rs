@@ -240,7 +240,11 @@ fn reality(page: &mut String, r: &crate::report::Reality) {
     use crate::units::format_size;
     page.push_str("<h3>Is this real</h3>");
     if r.flags.is_empty() {
-        page.push_str("<p class=\"note\">Nothing found that casts doubt on the result.</p>");
+        let _ = write!(
+            page,
+            "<p class=\"note\">Nothing found that casts doubt on the result{}.</p>",
+            escape(&crate::report::render::text::beyond::checked(r))
+        );
     }
     for flag in &r.flags {
         let _ = write!(page, "<p class=\"warn\">{}</p>", escape(flag));
@@ -266,6 +270,11 @@ fn reality(page: &mut String, r: &crate::report::Reality) {
         }
         page.push_str("</table>");
     }
+    let _ = write!(
+        page,
+        "<p>{}.</p>",
+        escape(&crate::report::render::text::beyond::cpu_sentence(&r.cpu))
+    );
     let f = &r.fingerprint;
     let _ = write!(
         page,

@@ -472,11 +472,13 @@ fn reality(out: &mut Out, r: &crate::report::Reality) {
     out.open("Reality");
     for d in &r.devices {
         let mut attributes = format!(
-            "Name=\"{}\" Paths=\"{}\" IssuedReadBytes=\"{}\" IssuedWriteBytes=\"{}\"",
+            "Name=\"{}\" Paths=\"{}\" IssuedReadBytes=\"{}\" IssuedWriteBytes=\"{}\" IssuedReads=\"{}\" IssuedWrites=\"{}\"",
             escape(&d.device),
             escape(&d.paths.join(";")),
             d.issued_read_bytes,
-            d.issued_write_bytes
+            d.issued_write_bytes,
+            d.issued_reads,
+            d.issued_writes
         );
         if let Some(s) = &d.reached {
             attributes += &format!(
@@ -513,6 +515,22 @@ fn reality(out: &mut Out, r: &crate::report::Reality) {
         ));
     }
     out.close("Generator");
+    let c = &r.cpu;
+    out.open_with(
+        "Cpu",
+        &format!(
+            "OthersPercent=\"{:.2}\" StealPercent=\"{:.2}\"",
+            c.others_percent, c.steal_percent
+        ),
+    );
+    for w in &c.waited {
+        let cpu = w.cpu.map_or(String::new(), |c| format!(" Cpu=\"{c}\""));
+        out.line(&format!(
+            "<Waited Thread=\"{}\"{cpu} Percent=\"{:.3}\"/>",
+            w.thread, w.waited_percent
+        ));
+    }
+    out.close("Cpu");
     let f = &r.fingerprint;
     out.open_with(
         "Fingerprint",
@@ -540,6 +558,9 @@ fn reality(out: &mut Out, r: &crate::report::Reality) {
     out.close("Fingerprint");
     for flag in &r.flags {
         out.text("Flag", flag);
+    }
+    for checked in &r.checked {
+        out.text("Checked", checked);
     }
     out.close("Reality");
 }

@@ -186,10 +186,12 @@ pub fn golden_report(args: &[&str], dir: &TempDir) -> Report {
         },
     )
     .expect("run succeeds");
-    // The threads' CPU time comes from the real kernel, not the fake clock: leave it out.
+    // The threads' CPU time and waits for a CPU come from the real kernel, not the fake clock:
+    // leave them out.
     for thread in results.timespans.iter_mut().flat_map(|t| &mut t.threads) {
         thread.waits.cpu_user_ns = 0;
         thread.waits.cpu_system_ns = 0;
+        thread.waits.run_delay_ns = None;
     }
     // "Is this real" reads the real machine's devices and times the data generator: leave it out
     // (tests/suite/reality.rs checks it).

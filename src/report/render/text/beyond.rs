@@ -214,15 +214,40 @@ fn reality_text(out: &mut String, r: &crate::report::Reality) {
             path.join(", ")
         ),
     );
+    line(out, 6, format_args!("{}", cpu_sentence(&r.cpu)));
     if r.flags.is_empty() {
         line(
             out,
             6,
-            format_args!("nothing found that casts doubt on the result"),
+            format_args!("nothing found that casts doubt on the result{}", checked(r)),
         );
     }
     for flag in &r.flags {
         line(out, 6, format_args!("WARNING: {flag}"));
+    }
+}
+
+/// Whether iospd's threads had the CPUs, in one sentence.
+pub(crate) fn cpu_sentence(c: &crate::report::CpuCheck) -> String {
+    let waited = c.waited.iter().map(|w| w.waited_percent);
+    let wait = match (waited.clone().reduce(f64::min), waited.reduce(f64::max)) {
+        (Some(lo), Some(hi)) => {
+            format!("iospd's threads waited for a CPU {lo:.1}%-{hi:.1}% of the window")
+        }
+        _ => "the kernel keeps no scheduler statistics of iospd's threads".to_string(),
+    };
+    format!(
+        "CPUs: {wait}; other work used {:.1}% of the CPUs' time; steal {:.1}%",
+        c.others_percent, c.steal_percent
+    )
+}
+
+/// " (checked: …)" when the run lists its checks.
+pub(crate) fn checked(r: &crate::report::Reality) -> String {
+    if r.checked.is_empty() {
+        String::new()
+    } else {
+        format!(" (checked: {})", r.checked.join(", "))
     }
 }
 
