@@ -343,6 +343,11 @@ pub fn resolve(args: &[String], command_line: String) -> Result<Resolved, Replay
     line.set(&format!("-O{slots}"));
     line.set("-W0");
     line.set("-C0");
+    // A block trace is the device's I/O: it goes to the device, not the page cache, unless
+    // -S asks otherwise (-Sb replays it through the cache).
+    if !line.has("-S") {
+        line.set("-Su");
+    }
     let span_ns = summary.last_ns - summary.first_ns;
     let at_speed_s = match o.pace {
         Pace::Speed(s) => (span_ns as f64 / s) / 1e9,

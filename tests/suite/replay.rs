@@ -754,3 +754,78 @@ fn a_replay_streams_its_time_series() {
     let text = fs::read_to_string(&csv).unwrap();
     assert!(text.lines().count() > 3, "{text}");
 }
+
+/// An fio iolog of `ios` 4 KiB reads of the first 64 blocks, `gap_us` apart.
+fn rereads(dir: &TempDir, ios: u64, gap_us: u64) -> String {
+    let mut text = String::from("fio version 3 iolog\n0 /dev/sdz add\n0 /dev/sdz open\n");
+    for i in 0..ios {
+        let offset = (i % 64) * 4096;
+        text.push_str(&format!(
+            "{} /dev/sdz read {offset} 4096\n",
+            i * gap_us / 1000
+        ));
+    }
+    let path = dir.arg("rereads.iolog");
+    fs::write(&path, text).unwrap();
+    path
+}
+
+fn findings(report: &Value) -> Vec<String> {
+    crate::reality::flags(&report["timespans"][0]["measured"]["reality"])
+}
+
+/// A block trace replays block I/O: to the device, past the page cache, unless -Sb asks for it;
+/// then the cache serving the trace's reads is a finding. A replay that cannot keep its trace's
+/// pace (20,000 reads a second at most one in flight) is a finding with its lateness, and so are
+/// the I/Os the depth cap held back.
+#[test]
+fn a_replay_goes_past_the_cache_unless_asked_and_a_cached_or_late_replay_is_a_finding() {
+    let dir = TempDir::new();
+    let target = dir.arg("t.dat");
+    let made = iospd()
+        .args(["-c16M", "-d1", "-W0", &target])
+        .output()
+        .unwrap();
+    assert_eq!(made.status.code(), Some(0), "{}", stderr(&made));
+    // 2,000 rereads of 64 blocks at 20,000 a second (the log's times are in ms: 20 a ms).
+    let log = rereads(&dir, 2000, 50);
+    let late = replay_json(&["-o1", &log, &target]);
+    let cache = &late["profile"]["timespans"][0]["targets"][0]["cache"];
+    assert_eq!(cache, "disable_os_cache", "a replay's default");
+    let found = findings(&late);
+    assert!(
+        found
+            .iter()
+            .any(|f| f.starts_with("the replay fell behind its trace: lateness p99 ")),
+        "{found:?}"
+    );
+    assert!(
+        found
+            .iter()
+            .any(|f| f
+                .contains("fell due with every slot that could hold them busy (depth cap -o1)")),
+        "{found:?}"
+    );
+    let text = iospd()
+        .args(["replay", "-o1", &log, &target])
+        .output()
+        .unwrap();
+    let text = stdout(&text);
+    assert!(
+        text.contains("software cache disabled")
+            && text.contains("replaying the trace's I/O (Q events): 2000 reads, 0 writes")
+            && text.contains("duration: the trace's "),
+        "{text}"
+    );
+    // Through the page cache when asked: the device saw almost none of the rereads (or, on a
+    // memory file system, there is no device at all).
+    let cached = replay_json(&["-Sb", "-o8", &log, &target]);
+    let found = findings(&cached);
+    assert!(
+        found
+            .iter()
+            .any(|f| f.contains("served from the page cache")
+                || f.contains("no block device under it")),
+        "{found:?}"
+    );
+}

@@ -114,6 +114,15 @@ impl Report {
                 }),
             })
             .collect();
+        let mut timespans = timespans;
+        // A replay's own findings join its window's: late I/O, I/O held by the depth cap.
+        for t in &mut timespans {
+            let reality = t.measured.as_mut().and_then(|m| m.reality.as_mut());
+            if let (Some(replay), Some(reality)) = (&t.replay, reality) {
+                reality.flags.extend(super::replay::findings(replay));
+                reality.checked.push("the replay's timing".into());
+            }
+        }
         let totals = totals_over(profile.timespans.len(), &timespans);
         let mut report = Report {
             schema_version: SCHEMA_VERSION,

@@ -112,3 +112,28 @@ pub fn report(replay: &Replay, ts: &TimeSpan, depth: u32, r: &ReplayStats) -> Re
         error: r.trace_error.clone(),
     }
 }
+
+/// What casts doubt on a replay: I/O issued later than its trace asked (lateness p99 past
+/// `--late`), and I/O the depth cap held back.
+pub fn findings(r: &ReplayReport) -> Vec<String> {
+    use crate::units::format_duration;
+    let mut flags = Vec::new();
+    if let Some(l) = r.lateness.as_ref().filter(|l| l.p99_ns > l.bound_ns) {
+        flags.push(format!(
+            "the replay fell behind its trace: lateness p99 {} (p50 {}, max {}), {} of {} I/Os later than --late={}: the device or this machine could not keep the trace's pace, so the I/O did not arrive when the trace's did; raise -o, replay slower (--speed=0.5), or read the result as the device's answer to a faster arrival",
+            format_duration(l.p99_ns as f64),
+            format_duration(l.p50_ns as f64),
+            format_duration(l.max_ns as f64),
+            l.late,
+            r.issued,
+            format_duration(l.bound_ns as f64)
+        ));
+    }
+    if r.held_by_depth > 0 {
+        flags.push(format!(
+            "{} of {} I/Os fell due with every slot that could hold them busy (depth cap -o{}): they waited in iospd, not in the device; raise -o",
+            r.held_by_depth, r.issued, r.depth_cap
+        ));
+    }
+    flags
+}

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use super::{Driven, line};
 use crate::engine::EngineKind;
 use crate::plan::cpu_list;
+use crate::profile::replay::{Pace, Replay};
 use crate::profile::{
     Access, Affinity, Batch, BufferSeparation, CacheMode, DistributionKind, Efficiency, FlushMode,
     IoPriority, Profile, Spin, Target, Throughput, TimeSpan, WriteBuffer,
@@ -33,7 +34,7 @@ pub fn profile_text(profile: &Profile, system: &SystemInfo) -> String {
     // timespans of the results are its repetitions is said after DiskSpd's report).
     for (i, ts) in given_timespans(profile).iter().enumerate() {
         let _ = writeln!(out, "  timespan: {:3}\n  -------------", i + 1);
-        timespan_text(&mut out, ts, system);
+        timespan_text(&mut out, ts, system, profile.replay.as_ref());
         out.push('\n');
     }
     out
@@ -47,8 +48,11 @@ pub(super) fn given_timespans(profile: &Profile) -> &[TimeSpan] {
 }
 
 /// A timespan's lines in `TimeSpan::GetText`'s order and wording.
-fn timespan_text(out: &mut String, ts: &TimeSpan, system: &SystemInfo) {
-    line(out, 4, format_args!("duration: {}s", ts.duration_s));
+fn timespan_text(out: &mut String, ts: &TimeSpan, system: &SystemInfo, replay: Option<&Replay>) {
+    match replay {
+        Some(r) => line(out, 4, format_args!("duration: {}", replay_duration(r))),
+        None => line(out, 4, format_args!("duration: {}s", ts.duration_s)),
+    }
     line(out, 4, format_args!("warm up time: {}s", ts.warmup_s));
     line(out, 4, format_args!("cool down time: {}s", ts.cooldown_s));
     if ts.measure_latency {
@@ -111,7 +115,7 @@ fn timespan_text(out: &mut String, ts: &TimeSpan, system: &SystemInfo) {
         line(out, 15, "be compared to other results using the -Zr flag");
     }
     for target in &ts.targets {
-        target_text(out, target, ts);
+        target_text(out, target, ts, replay);
     }
 }
 
@@ -196,7 +200,7 @@ pub(super) fn engine_text(out: &mut String, ts: &TimeSpan, driven: Driven, spin:
     }
 }
 
-fn target_text(out: &mut String, t: &Target, ts: &TimeSpan) {
+fn target_text(out: &mut String, t: &Target, ts: &TimeSpan, replay: Option<&Replay>) {
     if t.is_template() {
         let name = t.path.display().to_string();
         line(
@@ -211,10 +215,56 @@ fn target_text(out: &mut String, t: &Target, ts: &TimeSpan) {
     line(out, 6, format_args!("think time: {think}ms"));
     line(out, 6, format_args!("burst size: {burst}"));
     caching_text(out, t);
-    buffers_text(out, t);
-    pattern_text(out, t, ts);
-    bounds_text(out, t, ts);
-    distribution_text(out, t);
+    match replay {
+        Some(r) => replay_target_text(out, r),
+        None => {
+            buffers_text(out, t);
+            pattern_text(out, t, ts);
+            bounds_text(out, t, ts);
+            distribution_text(out, t);
+        }
+    }
+}
+
+/// A replay's length: the trace's span at its speed, up to the cut.
+fn replay_duration(r: &Replay) -> String {
+    let cut = r.cut_ns as f64 / 1e9;
+    match r.pace {
+        Pace::Speed(speed) => {
+            let at_speed = r.span_ns as f64 / 1e9 / speed;
+            if at_speed > cut {
+                format!("{cut:.0}s (-d), of the trace's {at_speed:.3}s at speed {speed}")
+            } else {
+                format!("the trace's {at_speed:.3}s at speed {speed}")
+            }
+        }
+        Pace::AsFastAsPossible => {
+            format!("as long as the trace takes as fast as possible (at most {cut:.0}s)")
+        }
+    }
+}
+
+/// What a replay issues to a target: the trace's own I/O, not a pattern.
+fn replay_target_text(out: &mut String, r: &Replay) {
+    let [reads, writes, trims, flushes] = r.counts;
+    line(
+        out,
+        6,
+        format_args!(
+            "replaying the trace's I/O ({} events): {reads} reads, {writes} writes, {trims} trims, {flushes} flushes",
+            r.stage.letter()
+        ),
+    );
+    let largest = r.pool.iter().map(|c| c.size).max();
+    line(
+        out,
+        6,
+        format_args!(
+            "offsets and sizes as traced, each a multiple of {}{}",
+            format_size(r.align),
+            largest.map_or(String::new(), |l| format!(", up to {}", format_size(l)))
+        ),
+    );
 }
 
 /// Page cache, write cache and memory mapping.
@@ -465,7 +515,7 @@ mod tests {
                 .collect(),
         });
         let mut out = String::new();
-        target_text(&mut out, &target, &TimeSpan::new());
+        target_text(&mut out, &target, &TimeSpan::new(), None);
         out[out.find("      IO Distribution:").unwrap()..].to_string()
     }
 
@@ -479,7 +529,7 @@ mod tests {
             .unwrap()
             .profile;
         let mut out = String::new();
-        timespan_text(&mut out, &profile.timespans[0], system);
+        timespan_text(&mut out, &profile.timespans[0], system, None);
         out[..out.find("    path: ").unwrap()].to_string()
     }
 
@@ -563,7 +613,7 @@ mod tests {
             ..TimeSpan::new()
         };
         let mut out = String::new();
-        target_text(&mut out, &target, &ts);
+        target_text(&mut out, &target, &ts, None);
         assert_eq!(
             out,
             "    path: ''\n      think time: 0ms\n      burst size: 0\n      using software cache\n      using hardware write cache, writethrough off\n      performing read test\n      block size: 64KiB\n      using sequential I/O (stride: 64KiB)\n      number of outstanding I/O operations per thread: 2\n      max file size: 1.95MiB\n      thread stride size: 100KiB\n      IO priority: normal\n"
