@@ -44,6 +44,13 @@ pub struct DiskStat {
     pub discards: u64,
     /// Flush requests completed.
     pub flushes: u64,
+    /// Milliseconds spent on read requests, summed over them: each from its start in the block
+    /// layer (the scheduler's queue included) to its completion.
+    #[serde(default)]
+    pub read_ms: u64,
+    /// The same for write requests.
+    #[serde(default)]
+    pub write_ms: u64,
 }
 
 impl DiskStat {
@@ -56,6 +63,8 @@ impl DiskStat {
             write_bytes: later.write_bytes.saturating_sub(self.write_bytes),
             discards: later.discards.saturating_sub(self.discards),
             flushes: later.flushes.saturating_sub(self.flushes),
+            read_ms: later.read_ms.saturating_sub(self.read_ms),
+            write_ms: later.write_ms.saturating_sub(self.write_ms),
         }
     }
 }
@@ -80,6 +89,8 @@ fn parse_stat(text: &str) -> Option<DiskStat> {
         write_bytes: at(6) * 512,
         discards: at(11),
         flushes: at(15),
+        read_ms: at(3),
+        write_ms: at(7),
     })
 }
 
@@ -213,6 +224,8 @@ mod tests {
                 write_bytes: 7171212 * 512,
                 discards: 56,
                 flushes: 23421,
+                read_ms: 368425,
+                write_ms: 43604,
             }
         );
         // An old kernel's 11 fields: no discards or flushes.

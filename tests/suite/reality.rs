@@ -71,6 +71,19 @@ fn page_cached_reads_are_flagged_and_direct_reads_are_not() {
     );
     assert!(issued > 1 << 20, "{r}");
     assert!(issued.abs_diff(reached) * 20 <= issued, "within 5 %: {r}");
+    // Where the time went: the device's mean per request beside iospd's, and the difference.
+    let t = &d["time"][0];
+    assert_eq!(t["direction"], "read", "{r}");
+    assert_eq!(t["requests"], d["reached"]["reads"], "{r}");
+    let (device, own) = (
+        t["device_mean_ns"].as_f64().unwrap(),
+        t["iospd_mean_ns"].as_f64().unwrap(),
+    );
+    assert!(device > 0.0 && own > 0.0, "{r}");
+    assert!(
+        (t["stack_mean_ns"].as_f64().unwrap() - (own - device)).abs() < 1e-6,
+        "{r}"
+    );
     // No cache finding (a machine busy with other tests may add its own: threads that waited
     // for a CPU).
     assert!(

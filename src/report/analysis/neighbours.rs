@@ -4,7 +4,10 @@
 //! states its numbers; on a shared machine they say when a result is about the neighbours as much
 //! as about the device.
 
-use crate::report::{CpuCheck, DeviceCheck, Measured, ThreadReport, ThreadWait};
+use crate::report::{
+    CpuCheck, DeviceCheck, DeviceTime, Direction, Directions, Measured, ThreadReport, ThreadWait,
+};
+use crate::system::backing::DiskStat;
 use crate::units::format_size;
 
 /// I/O the device did beyond iospd's that is worth naming: this many bytes, and this share of
@@ -60,6 +63,45 @@ pub fn other_io(check: &DeviceCheck, buffered: bool) -> Vec<String> {
     .into_iter()
     .flatten()
     .collect()
+}
+
+/// Where the time went on a device, per direction iospd used on it: the block layer's mean time
+/// per request (`/sys/block/<dev>/stat`, which needs no privilege) beside iospd's mean latency on
+/// the targets `paths` over the same window, and the difference.
+pub fn device_time(reached: Option<&DiskStat>, paths: &[String], m: &Measured) -> Vec<DeviceTime> {
+    let Some(stat) = reached else {
+        return Vec::new();
+    };
+    let directions: [(&str, u64, u64, fn(&Directions) -> &Direction); 2] = [
+        ("read", stat.reads, stat.read_ms, |d| &d.read),
+        ("write", stat.writes, stat.write_ms, |d| &d.write),
+    ];
+    directions
+        .into_iter()
+        .filter_map(|(name, requests, ms, pick)| {
+            // iospd's mean over its targets on the device, weighted by their I/Os.
+            let (sum, count) = m
+                .targets
+                .iter()
+                .filter(|t| paths.contains(&t.path))
+                .filter_map(|t| pick(&t.directions).latency.as_ref())
+                .fold((0.0, 0u64), |(s, n), l| {
+                    (s + l.mean_ns * l.count as f64, n + l.count)
+                });
+            if requests == 0 || count == 0 {
+                return None;
+            }
+            let device = ms as f64 * 1e6 / requests as f64;
+            let iospd = sum / count as f64;
+            Some(DeviceTime {
+                direction: name.into(),
+                requests,
+                device_mean_ns: device,
+                iospd_mean_ns: iospd,
+                stack_mean_ns: iospd - device,
+            })
+        })
+        .collect()
 }
 
 /// Whether iospd's threads had the CPUs: each thread's wait for one, the CPU time others used,
@@ -189,7 +231,6 @@ pub fn balance(m: &Measured) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::system::backing::DiskStat;
 
     fn device(reads: u64, writes: u64) -> DeviceCheck {
         DeviceCheck {
@@ -199,6 +240,7 @@ mod tests {
             issued_write_bytes: 0,
             issued_reads: 1 << 18,
             issued_writes: 0,
+            time: Vec::new(),
             reached: Some(DiskStat {
                 reads: (1 << 18) + reads / 4096,
                 read_bytes: (1 << 30) + reads,
@@ -249,6 +291,29 @@ mod tests {
             .collect();
         m.cpu_average.steal = steal;
         m
+    }
+
+    #[test]
+    fn the_device_time_is_the_block_layer_s_mean_and_the_stack_is_what_iospd_adds() {
+        let m = measured(&[(1e5, None, None, 0)], 0.0);
+        let path = m.targets[0].path.clone();
+        let read = m.targets[0].directions.read.latency.clone().unwrap();
+        // 40,000 reads that took 2,236 ms in all: 55.9 µs a request.
+        let stat = DiskStat {
+            reads: 40_000,
+            read_ms: 2_236,
+            ..DiskStat::default()
+        };
+        let time = device_time(Some(&stat), std::slice::from_ref(&path), &m);
+        assert_eq!(time.len(), 1, "no writes, no write time: {time:?}");
+        let t = &time[0];
+        assert_eq!((t.direction.as_str(), t.requests), ("read", 40_000));
+        assert!((t.device_mean_ns - 55_900.0).abs() < 1e-6, "{t:?}");
+        assert_eq!(t.iospd_mean_ns, read.mean_ns);
+        assert_eq!(t.stack_mean_ns, read.mean_ns - 55_900.0);
+        // Another device's targets, or no counters: nothing.
+        assert!(device_time(Some(&stat), &["/elsewhere".into()], &m).is_empty());
+        assert!(device_time(None, &[path], &m).is_empty());
     }
 
     #[test]

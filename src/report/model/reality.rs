@@ -73,6 +73,29 @@ pub struct DeviceCheck {
     pub issued_writes: u64,
     /// What reached the device in the window (all processes'); `None` when unreadable.
     pub reached: Option<crate::system::backing::DiskStat>,
+    /// Where the time went, per direction iospd used: the device's own time per request beside
+    /// iospd's latency.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub time: Vec<DeviceTime>,
+}
+
+/// One direction's time on a device against iospd's latency over the same window.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeviceTime {
+    /// `read` or `write`.
+    pub direction: String,
+    /// Requests the device completed in the window (every process's).
+    pub requests: u64,
+    /// The device's mean time per request, ns: the block layer's own accounting in
+    /// `/sys/block/<dev>/stat`, each request from its start (the I/O scheduler's queue included)
+    /// to its completion.
+    pub device_mean_ns: f64,
+    /// iospd's mean latency of that direction on the targets on the device, ns.
+    pub iospd_mean_ns: f64,
+    /// iospd's minus the device's: the time spent above the device, in the operating system's
+    /// stack and iospd itself, ns (negative when requests were merged, or others' requests were
+    /// slower).
+    pub stack_mean_ns: f64,
 }
 
 /// Compression on a target's path, and how much the written data compresses.

@@ -269,6 +269,17 @@ fn reality(page: &mut String, r: &crate::report::Reality) {
             );
         }
         page.push_str("</table>");
+        for d in &r.devices {
+            for t in &d.time {
+                let _ = write!(
+                    page,
+                    "<p>{}.</p>",
+                    escape(&crate::report::render::text::beyond::device_time_sentence(
+                        &d.device, t
+                    ))
+                );
+            }
+        }
     }
     let _ = write!(
         page,

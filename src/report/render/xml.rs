@@ -482,11 +482,29 @@ fn reality(out: &mut Out, r: &crate::report::Reality) {
         );
         if let Some(s) = &d.reached {
             attributes += &format!(
-                " ReadBytes=\"{}\" WriteBytes=\"{}\" Reads=\"{}\" Writes=\"{}\" Discards=\"{}\" Flushes=\"{}\"",
-                s.read_bytes, s.write_bytes, s.reads, s.writes, s.discards, s.flushes
+                " ReadBytes=\"{}\" WriteBytes=\"{}\" Reads=\"{}\" Writes=\"{}\" Discards=\"{}\" Flushes=\"{}\" ReadMs=\"{}\" WriteMs=\"{}\"",
+                s.read_bytes,
+                s.write_bytes,
+                s.reads,
+                s.writes,
+                s.discards,
+                s.flushes,
+                s.read_ms,
+                s.write_ms
             );
         }
-        out.line(&format!("<Device {attributes}/>"));
+        if d.time.is_empty() {
+            out.line(&format!("<Device {attributes}/>"));
+            continue;
+        }
+        out.open_with("Device", &attributes);
+        for t in &d.time {
+            out.line(&format!(
+                "<Time Direction=\"{}\" Requests=\"{}\" DeviceMeanNs=\"{:.1}\" IospdMeanNs=\"{:.1}\" StackMeanNs=\"{:.1}\"/>",
+                t.direction, t.requests, t.device_mean_ns, t.iospd_mean_ns, t.stack_mean_ns
+            ));
+        }
+        out.close("Device");
     }
     for path in &r.deviceless {
         out.line(&format!("<Deviceless Path=\"{}\"/>", escape(path)));

@@ -175,6 +175,13 @@ fn reality_text(out: &mut String, r: &crate::report::Reality) {
                 format_size(d.issued_write_bytes)
             ),
         );
+        for t in &d.time {
+            line(
+                out,
+                8,
+                format_args!("{}", device_time_sentence(&d.device, t)),
+            );
+        }
     }
     for c in &r.reduction {
         let data = c.data_ratio.map_or("it is not written".to_string(), |x| {
@@ -225,6 +232,19 @@ fn reality_text(out: &mut String, r: &crate::report::Reality) {
     for flag in &r.flags {
         line(out, 6, format_args!("WARNING: {flag}"));
     }
+}
+
+/// Where one direction's time went on a device, in one sentence.
+pub(crate) fn device_time_sentence(device: &str, t: &crate::report::DeviceTime) -> String {
+    use crate::units::format_duration;
+    format!(
+        "{device} {}s: the device took {} a request ({} requests, /sys/block stat), iospd {} an I/O: {} above the device (the stack and iospd)",
+        t.direction,
+        format_duration(t.device_mean_ns),
+        t.requests,
+        format_duration(t.iospd_mean_ns),
+        format_duration(t.stack_mean_ns),
+    )
 }
 
 /// Whether iospd's threads had the CPUs, in one sentence.
