@@ -4,9 +4,8 @@
 //! states its numbers; on a shared machine they say when a result is about the neighbours as much
 //! as about the device.
 
-use crate::report::{
-    CpuCheck, DeviceCheck, DeviceTime, Direction, Directions, Measured, ThreadReport, ThreadWait,
-};
+use crate::report::analysis::metric::PickDirection;
+use crate::report::{CpuCheck, DeviceCheck, DeviceTime, Measured, ThreadReport, ThreadWait};
 use crate::system::backing::DiskStat;
 use crate::units::format_size;
 
@@ -72,7 +71,7 @@ pub fn device_time(reached: Option<&DiskStat>, paths: &[String], m: &Measured) -
     let Some(stat) = reached else {
         return Vec::new();
     };
-    let directions: [(&str, u64, u64, fn(&Directions) -> &Direction); 2] = [
+    let directions: [(&str, u64, u64, PickDirection); 2] = [
         ("read", stat.reads, stat.read_ms, |d| &d.read),
         ("write", stat.writes, stat.write_ms, |d| &d.write),
     ];
