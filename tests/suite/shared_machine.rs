@@ -4,7 +4,6 @@
 
 use std::io::Write as _;
 use std::os::unix::fs::OpenOptionsExt;
-use std::process::{Child, Command};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -13,41 +12,46 @@ use serde_json::Value;
 use crate::util::machine::{LoopDevice, devices};
 use crate::util::{TempDir, iospd, run_until, skip, stderr, traced};
 
-/// Processes that each keep a CPU busy until dropped; `cpu`: all pinned to that one.
-struct Burners(Vec<Child>);
+/// Threads that each keep a CPU busy until dropped (the scheduler sees them as any other
+/// process's work); `cpu`: all pinned to that one.
+struct Burners {
+    stop: Arc<AtomicBool>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
 
 impl Burners {
     fn start(count: usize, cpu: Option<usize>) -> Burners {
-        use std::os::unix::process::CommandExt;
-        let children = (0..count)
+        let stop = Arc::new(AtomicBool::new(false));
+        let threads = (0..count)
             .map(|_| {
-                let mut command = Command::new("sh");
-                command.args(["-c", "while :; do :; done"]);
-                if let Some(cpu) = cpu {
-                    // SAFETY: sched_setaffinity on the child itself, before exec; no allocation.
-                    unsafe {
-                        command.pre_exec(move || {
+                let stop = stop.clone();
+                std::thread::spawn(move || {
+                    if let Some(cpu) = cpu {
+                        // SAFETY: a zeroed cpu_set_t with one bit set, for this thread alone.
+                        unsafe {
                             let mut set: libc::cpu_set_t = std::mem::zeroed();
                             libc::CPU_SET(cpu, &mut set);
-                            if libc::sched_setaffinity(0, size_of::<libc::cpu_set_t>(), &set) != 0 {
-                                return Err(std::io::Error::last_os_error());
-                            }
-                            Ok(())
-                        });
+                            assert_eq!(
+                                libc::sched_setaffinity(0, size_of::<libc::cpu_set_t>(), &set),
+                                0
+                            );
+                        }
                     }
-                }
-                command.spawn().unwrap()
+                    while !stop.load(Ordering::Relaxed) {
+                        std::hint::spin_loop();
+                    }
+                })
             })
             .collect();
-        Burners(children)
+        Burners { stop, threads }
     }
 }
 
 impl Drop for Burners {
     fn drop(&mut self) {
-        for child in &mut self.0 {
-            let _ = child.kill();
-            let _ = child.wait();
+        self.stop.store(true, Ordering::Relaxed);
+        for thread in self.threads.drain(..) {
+            let _ = thread.join();
         }
     }
 }
