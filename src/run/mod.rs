@@ -379,6 +379,7 @@ pub fn execute<'s, C: Clock>(
         cpu,
         samples,
         disks,
+        disk_intervals,
         event_error,
         refused,
     } = phases;
@@ -407,7 +408,13 @@ pub fn execute<'s, C: Clock>(
         trace,
         observer_errors: collected.errors,
         lateness_ns,
-        reality: reality::facts(input.timespan, input.targets, &disks.0, &disks.1),
+        reality: reality::facts(
+            input.timespan,
+            input.targets,
+            &disks.0,
+            &disks.1,
+            &disk_intervals,
+        ),
         dedupes: input
             .targets
             .iter()
@@ -493,6 +500,8 @@ struct Phases {
         Vec<Option<crate::system::backing::DiskStat>>,
         Vec<Option<crate::system::backing::DiskStat>>,
     ),
+    /// Under `-D`: the same counters at the end of each interval of the window.
+    disk_intervals: Vec<Vec<Option<crate::system::backing::DiskStat>>>,
     event_error: Result<(), RunError>,
     /// The processes did not agree to start: why.
     refused: Option<Refusal>,
@@ -554,6 +563,7 @@ fn control<C: Clock>(
         cpu: (Vec::new(), Vec::new()),
         samples: (Vec::new(), Vec::new()),
         disks: (Vec::new(), Vec::new()),
+        disk_intervals: Vec::new(),
         event_error: Ok(()),
         refused,
     };
@@ -572,9 +582,24 @@ fn control<C: Clock>(
     monitor.window_began(start_time, phases.cpu.0.clone());
     phases.event_error = set_event(&input.events.signal_start);
     log("starting measurements...");
+    // Under -D, the devices' counters at each interval's end too (the last one is the window's).
+    let every = ts.iops_interval_ms.map(|ms| u64::from(ms) * 1_000_000);
+    if let Some(every) = every.filter(|_| !devices.is_empty()) {
+        let mut end = schedule.warmup_end;
+        while end < schedule.measure_end && monitor.stop().load(Ordering::Relaxed) == 0 {
+            end = (end + every).min(schedule.measure_end);
+            monitor.wait_until(end);
+            if clock.now() < schedule.measure_end {
+                phases.disk_intervals.push(host.disk_stats(&devices));
+            }
+        }
+    }
     monitor.wait_until(schedule.measure_end);
     (phases.cpu.1, phases.samples.1) = sample(host, input.counters);
     phases.disks.1 = host.disk_stats(&devices);
+    if every.is_some() && !devices.is_empty() {
+        phases.disk_intervals.push(phases.disks.1.clone());
+    }
     let finish = set_event(&input.events.signal_finish);
     phases.event_error = std::mem::replace(&mut phases.event_error, Ok(())).and(finish);
     log("starting cool down...");

@@ -28,23 +28,35 @@ pub fn devices(targets: &[PreparedTarget]) -> Vec<(BlockDevice, Vec<usize>)> {
     devices
 }
 
-/// The facts of a timespan, from the device samples taken at the window's edges.
+/// The facts of a timespan, from the device samples taken at the window's edges (and at each
+/// interval's end under `-D`).
 pub fn facts(
     ts: &TimeSpan,
     targets: &[PreparedTarget],
     before: &[Option<DiskStat>],
     after: &[Option<DiskStat>],
+    intervals: &[Vec<Option<DiskStat>>],
 ) -> RealityFacts {
     let disks = devices(targets)
         .into_iter()
         .enumerate()
-        .map(|(i, (device, on))| DiskWindow {
-            device,
-            targets: on,
-            window: match (before.get(i), after.get(i)) {
-                (Some(Some(b)), Some(Some(a))) => Some(b.until(a)),
-                _ => None,
-            },
+        .map(|(i, (device, on))| {
+            // Each interval from the sample before it; one unreadable sample drops the series.
+            let samples: Option<Vec<DiskStat>> = std::iter::once(before.get(i))
+                .chain(intervals.iter().map(|s| s.get(i)))
+                .map(|s| s.copied().flatten())
+                .collect();
+            DiskWindow {
+                device,
+                targets: on,
+                window: match (before.get(i), after.get(i)) {
+                    (Some(Some(b)), Some(Some(a))) => Some(b.until(a)),
+                    _ => None,
+                },
+                intervals: samples
+                    .map(|s| s.windows(2).map(|w| w[0].until(&w[1])).collect())
+                    .unwrap_or_default(),
+            }
         })
         .collect();
     let paths = ts

@@ -15,6 +15,10 @@ pub struct DiskWindow {
     pub targets: Vec<usize>,
     /// What reached it in the window; `None` when its counters could not be read.
     pub window: Option<DiskStat>,
+    /// Under `-D`: what reached it in each interval of the window (empty when a sample could
+    /// not be read).
+    #[serde(default)]
+    pub intervals: Vec<DiskStat>,
 }
 
 /// What lies under one target.

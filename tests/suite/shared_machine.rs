@@ -139,6 +139,7 @@ fn a_writer_beside_a_read_run_is_named_with_what_it_wrote() {
         "-d600",
         "-B0",
         "-f32M",
+        "-D100",
         "-Rjson",
         &format!("--trace={trace}"),
         &device.arg(),
@@ -172,6 +173,34 @@ fn a_writer_beside_a_read_run_is_named_with_what_it_wrote() {
         "{d}"
     );
     assert_eq!(d["issued_writes"], 0, "{d}");
+    // Under -D the device's intervals chain from the window's first sample to its last: they add
+    // up to the window exactly, and the writer's bytes are all another's.
+    let intervals = d["intervals"].as_array().unwrap();
+    assert!(!intervals.is_empty(), "{d}");
+    let sum = |field: &str| -> u64 {
+        intervals
+            .iter()
+            .map(|i| i["stat"][field].as_u64().unwrap())
+            .sum()
+    };
+    for field in ["reads", "read_bytes", "writes", "write_bytes"] {
+        assert_eq!(
+            sum(field),
+            d["reached"][field].as_u64().unwrap(),
+            "{field}: {d}"
+        );
+    }
+    let other: u64 = intervals
+        .iter()
+        .map(|i| i["other_write_bytes"].as_u64().unwrap())
+        .sum();
+    assert_eq!(other, sum("write_bytes"), "{d}");
+    assert!(
+        found
+            .iter()
+            .any(|f| f.contains(" intervals (-D), the most, ")),
+        "{found:?}"
+    );
 }
 
 #[test]

@@ -5,7 +5,10 @@
 //! as about the device.
 
 use crate::report::analysis::metric::PickDirection;
-use crate::report::{CpuCheck, DeviceCheck, DeviceTime, Measured, ThreadReport, ThreadWait};
+use crate::report::{
+    CpuCheck, DeviceCheck, DeviceInterval, DeviceTime, Directions, Measured, ThreadReport,
+    ThreadWait,
+};
 use crate::system::backing::DiskStat;
 use crate::units::format_size;
 
@@ -37,11 +40,12 @@ pub fn other_io(check: &DeviceCheck, buffered: bool) -> Vec<String> {
         let bytes = reached.1.saturating_sub(issued.1);
         (bytes >= OTHER_BYTES && bytes as f64 > OTHER_SHARE * issued.1 as f64).then(|| {
             format!(
-                "{} {verb} {} ({} {noun}) that iospd did not during the window, beside iospd's {}: {who} used the device too, so the result shares it; measure on an idle device, or find who with iostat -x or iotop",
+                "{} {verb} {} ({} {noun}) that iospd did not during the window, beside iospd's {}{}: {who} used the device too, so the result shares it; measure on an idle device, or find who with iostat -x or iotop",
                 check.device,
                 format_size(bytes),
                 reached.0.saturating_sub(issued.0),
-                format_size(issued.1)
+                format_size(issued.1),
+                when(check, verb == "read")
             )
         })
     };
@@ -62,6 +66,39 @@ pub fn other_io(check: &DeviceCheck, buffered: bool) -> Vec<String> {
     .into_iter()
     .flatten()
     .collect()
+}
+
+/// Under `-D`: in which intervals the device moved what iospd did not (read or written), as
+/// ", in N of M intervals (-D), the most, X, in the one ending at T ms".
+fn when(check: &DeviceCheck, reads: bool) -> String {
+    let other = |i: &DeviceInterval| match reads {
+        true => i.other_read_bytes,
+        false => i.other_write_bytes,
+    };
+    let moved = |i: &DeviceInterval| match reads {
+        true => i.stat.read_bytes,
+        false => i.stat.write_bytes,
+    };
+    // An interval's edges are sampled within milliseconds of the workers': past a MiB and a
+    // quarter of iospd's own bytes there.
+    let busy: Vec<&DeviceInterval> = check
+        .intervals
+        .iter()
+        .filter(|i| {
+            let (other, own) = (other(i), moved(i).saturating_sub(other(i)));
+            other >= OTHER_BYTES / 16 && other as f64 > OTHER_SHARE * own as f64
+        })
+        .collect();
+    let Some(most) = busy.iter().max_by_key(|i| other(i)) else {
+        return String::new();
+    };
+    format!(
+        ", in {} of {} intervals (-D), the most, {}, in the one ending at {} ms",
+        busy.len(),
+        check.intervals.len(),
+        format_size(other(most)),
+        most.end_ms
+    )
 }
 
 /// Where the time went on a device, per direction iospd used on it: the block layer's mean time
@@ -99,6 +136,49 @@ pub fn device_time(reached: Option<&DiskStat>, paths: &[String], m: &Measured) -
                 iospd_mean_ns: iospd,
                 stack_mean_ns: iospd - device,
             })
+        })
+        .collect()
+}
+
+/// Under `-D`: each interval of a device with what it moved beyond iospd's I/O on the targets
+/// `paths` in the same interval (its I/Os there times its mean I/O size over the window).
+pub fn device_intervals(stats: &[DiskStat], paths: &[String], m: &Measured) -> Vec<DeviceInterval> {
+    let on: Vec<&Directions> = m
+        .targets
+        .iter()
+        .filter(|t| paths.contains(&t.path))
+        .map(|t| &t.directions)
+        .collect();
+    // iospd's bytes in interval k of one direction, over its targets on the device.
+    let issued = |k: usize, pick: PickDirection| -> f64 {
+        on.iter()
+            .map(|d| {
+                let d = pick(d);
+                let size = d.bytes as f64 / d.ios.max(1) as f64;
+                d.intervals.get(k).map_or(0.0, |i| i.ios as f64 * size)
+            })
+            .sum()
+    };
+    let ends: Vec<u64> = m
+        .targets
+        .first()
+        .map(|t| {
+            t.directions
+                .total
+                .intervals
+                .iter()
+                .map(|i| i.end_ms)
+                .collect()
+        })
+        .unwrap_or_default();
+    stats
+        .iter()
+        .enumerate()
+        .map(|(k, stat)| DeviceInterval {
+            end_ms: ends.get(k).copied().unwrap_or(0),
+            stat: *stat,
+            other_read_bytes: (stat.read_bytes as f64 - issued(k, |d| &d.read)).max(0.0) as u64,
+            other_write_bytes: (stat.write_bytes as f64 - issued(k, |d| &d.write)).max(0.0) as u64,
         })
         .collect()
 }
@@ -240,6 +320,7 @@ mod tests {
             issued_reads: 1 << 18,
             issued_writes: 0,
             time: Vec::new(),
+            intervals: Vec::new(),
             reached: Some(DiskStat {
                 reads: (1 << 18) + reads / 4096,
                 read_bytes: (1 << 30) + reads,
@@ -265,6 +346,33 @@ mod tests {
         assert!(other_io(&device(200 << 20, 0), false).is_empty());
         let flags = other_io(&device(300 << 20, 0), true);
         assert!(flags[0].contains("readahead"), "{flags:?}");
+    }
+
+    #[test]
+    fn the_intervals_with_another_s_io_are_named_and_edge_jitter_is_not() {
+        let interval = |end_ms: u64, read_bytes: u64, other_read_bytes: u64| DeviceInterval {
+            end_ms,
+            stat: DiskStat {
+                read_bytes,
+                ..DiskStat::default()
+            },
+            other_read_bytes,
+            other_write_bytes: 0,
+        };
+        let mut check = device(300 << 20, 0);
+        check.intervals = vec![
+            // iospd's 160 MiB with 1.5 MiB more at the edges: jitter, not another process.
+            interval(1000, (160 << 20) + (3 << 19), 3 << 19),
+            interval(2000, 460 << 20, 300 << 20),
+            interval(3000, 160 << 20, 0),
+        ];
+        let flags = other_io(&check, false);
+        assert!(
+            flags[0].contains(
+                ", in 1 of 3 intervals (-D), the most, 300MiB, in the one ending at 2000 ms"
+            ),
+            "{flags:?}"
+        );
     }
 
     /// The golden run's measured window, with `threads` made from its one thread: (rate, spread,

@@ -51,9 +51,11 @@ pub(crate) fn reality(
             sum
         });
         let time = neighbours::device_time(disk.window.as_ref(), &paths, m);
+        let intervals = neighbours::device_intervals(&disk.intervals, &paths, m);
         let check = DeviceCheck {
             device: disk.device.name.clone(),
             time,
+            intervals,
             paths,
             issued_read_bytes: sums[0],
             issued_write_bytes: sums[1],

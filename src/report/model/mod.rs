@@ -9,8 +9,8 @@ mod sweep;
 
 pub use cluster::{Aggregate, ClusterReport, HostReport, RankReport, StartReport};
 pub use reality::{
-    CpuCheck, DeviceCheck, DeviceTime, Fingerprint, Generation, GeneratorCheck, Reality,
-    ReductionCheck, ThreadWait,
+    CpuCheck, DeviceCheck, DeviceInterval, DeviceTime, Fingerprint, Generation, GeneratorCheck,
+    Reality, ReductionCheck, ThreadWait,
 };
 pub use repetitions::{RepetitionGroup, RepetitionsReport};
 pub use replay::{Lateness, ReplayDevice, ReplayReport, ReplaySecond, ReplaySlots};

@@ -77,6 +77,24 @@ pub struct DeviceCheck {
     /// iospd's latency.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub time: Vec<DeviceTime>,
+    /// Under `-D`: the device's counters in each interval of the window, and what it moved that
+    /// iospd did not.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub intervals: Vec<DeviceInterval>,
+}
+
+/// One `-D` interval of a device.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeviceInterval {
+    /// End of the interval, from the start of the window, ms.
+    pub end_ms: u64,
+    /// The device's counters over it (every process's).
+    pub stat: crate::system::backing::DiskStat,
+    /// Bytes it read beyond iospd's reads on its targets in the interval (iospd's bytes are its
+    /// I/Os times its mean I/O size of the window).
+    pub other_read_bytes: u64,
+    /// The same for writes.
+    pub other_write_bytes: u64,
 }
 
 /// One direction's time on a device against iospd's latency over the same window.

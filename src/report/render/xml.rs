@@ -493,7 +493,7 @@ fn reality(out: &mut Out, r: &crate::report::Reality) {
                 s.write_ms
             );
         }
-        if d.time.is_empty() {
+        if d.time.is_empty() && d.intervals.is_empty() {
             out.line(&format!("<Device {attributes}/>"));
             continue;
         }
@@ -502,6 +502,21 @@ fn reality(out: &mut Out, r: &crate::report::Reality) {
             out.line(&format!(
                 "<Time Direction=\"{}\" Requests=\"{}\" DeviceMeanNs=\"{:.1}\" IospdMeanNs=\"{:.1}\" StackMeanNs=\"{:.1}\"/>",
                 t.direction, t.requests, t.device_mean_ns, t.iospd_mean_ns, t.stack_mean_ns
+            ));
+        }
+        for i in &d.intervals {
+            let s = &i.stat;
+            out.line(&format!(
+                "<Interval EndMs=\"{}\" Reads=\"{}\" ReadBytes=\"{}\" Writes=\"{}\" WriteBytes=\"{}\" ReadMs=\"{}\" WriteMs=\"{}\" OtherReadBytes=\"{}\" OtherWriteBytes=\"{}\"/>",
+                i.end_ms,
+                s.reads,
+                s.read_bytes,
+                s.writes,
+                s.write_bytes,
+                s.read_ms,
+                s.write_ms,
+                i.other_read_bytes,
+                i.other_write_bytes
             ));
         }
         out.close("Device");
