@@ -110,9 +110,10 @@ pub struct DeviceTime {
     pub device_mean_ns: f64,
     /// iospd's mean latency of that direction on the targets on the device, ns.
     pub iospd_mean_ns: f64,
-    /// iospd's minus the device's: the time spent above the device, in the operating system's
-    /// stack and iospd itself, ns (negative when requests were merged, or others' requests were
-    /// slower).
+    /// iospd's minus the device's: the time spent above the block layer (the system calls,
+    /// io_uring, the file system, iospd itself), ns; negative when requests were merged, or
+    /// others' requests were slower. The block layer's own queue (waiting for a tag or in the
+    /// scheduler) counts in `device_mean_ns`: at depth it can be most of it.
     pub stack_mean_ns: f64,
 }
 

@@ -238,7 +238,7 @@ fn reality_text(out: &mut String, r: &crate::report::Reality) {
 pub(crate) fn device_time_sentence(device: &str, t: &crate::report::DeviceTime) -> String {
     use crate::units::format_duration;
     format!(
-        "{device} {}s: the device took {} a request ({} requests, /sys/block stat), iospd {} an I/O: {} above the device (the stack and iospd)",
+        "{device} {}s: the block layer and device took {} a request (from its start, queue included: {} requests, /sys/block stat), iospd {} an I/O: {} above the block layer",
         t.direction,
         format_duration(t.device_mean_ns),
         t.requests,
