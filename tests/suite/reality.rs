@@ -237,6 +237,8 @@ fn the_text_and_xml_say_it_and_compare_names_a_different_cache_mode() {
     let merged: Value = serde_json::from_slice(&output.stdout).unwrap();
     let r = &merged["timespans"][0]["measured"]["reality"];
     assert!(!flags(r).is_empty(), "the buffered run's finding: {r}");
+    // And every run's threads' waits for a CPU (one thread each).
+    assert_eq!(r["cpu"]["waited"].as_array().unwrap().len(), 2, "{r}");
     assert!(r["fingerprint"]["id"].is_string(), "{r}");
     let output = iospd().args(["compare", &a, &b]).output().unwrap();
     let text = format!(

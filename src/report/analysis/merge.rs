@@ -509,6 +509,15 @@ fn realities(measured: &[Window]) -> Option<crate::report::Reality> {
                 sum.flags.push(flag);
             }
         }
+        // Each run's threads' waits; the CPUs' figures of the busiest run.
+        sum.cpu.waited.extend(r.cpu.waited.iter().cloned());
+        sum.cpu.others_percent = sum.cpu.others_percent.max(r.cpu.others_percent);
+        sum.cpu.steal_percent = sum.cpu.steal_percent.max(r.cpu.steal_percent);
+        for checked in &r.checked {
+            if !sum.checked.contains(checked) {
+                sum.checked.push(checked.clone());
+            }
+        }
     }
     if let Some(sum) = &mut all {
         sum.generator.cpu_ns_per_io = if ios > 0.0 { cpu_ns / ios } else { 0.0 };

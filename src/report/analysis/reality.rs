@@ -117,12 +117,12 @@ pub(crate) fn reality(
     let (cpu, cpu_flags) = neighbours::cpu(m);
     flags.extend(cpu_flags);
     if !cpu.waited.is_empty() {
-        checked.push(format!("CPU waits of {} threads", cpu.waited.len()));
+        checked.push(format!("CPU waits of {}", threads(cpu.waited.len())));
     }
     checked.push("steal".into());
     flags.extend(neighbours::balance(m));
     if m.threads.len() > 1 {
-        checked.push(format!("balance of {} threads", m.threads.len()));
+        checked.push(format!("balance of {}", threads(m.threads.len())));
     }
     checked.push("the page cache, compression and iospd's own cost".into());
     Reality {
@@ -135,6 +135,11 @@ pub(crate) fn reality(
         flags,
         checked,
     }
+}
+
+/// "1 thread", "2 threads".
+fn threads(n: usize) -> String {
+    format!("{n} thread{}", if n == 1 { "" } else { "s" })
 }
 
 /// A device that saw far less than iospd moved: a cache above it served the reads, or held the
