@@ -69,6 +69,16 @@ impl DiskStat {
     }
 }
 
+/// Whether the device queues requests (blk-mq: an `mq` directory on it, or on the disk of a
+/// partition); a bio-based one (zram, most device-mapper targets) completes bios without them.
+pub fn request_based(device: &BlockDevice) -> bool {
+    device.sysfs.join("mq").is_dir()
+        || device
+            .sysfs
+            .parent()
+            .is_some_and(|disk| disk.join("mq").is_dir())
+}
+
 /// Reads a device's counters (`None` when sysfs does not have them).
 pub fn disk_stat(device: &BlockDevice) -> Option<DiskStat> {
     parse_stat(&fs::read_to_string(device.sysfs.join("stat")).ok()?)
@@ -208,6 +218,22 @@ pub fn scheduler(device: &BlockDevice) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_device_with_an_mq_directory_or_on_such_a_disk_queues_requests() {
+        let dir = tempfile::tempdir().unwrap();
+        let disk = dir.path().join("vda");
+        std::fs::create_dir_all(disk.join("mq")).unwrap();
+        std::fs::create_dir_all(disk.join("vda1")).unwrap();
+        std::fs::create_dir_all(dir.path().join("zram0")).unwrap();
+        let device = |path: PathBuf| BlockDevice {
+            name: path.file_name().unwrap().to_string_lossy().into_owned(),
+            sysfs: path,
+        };
+        assert!(request_based(&device(disk.clone())));
+        assert!(request_based(&device(disk.join("vda1"))), "a partition");
+        assert!(!request_based(&device(dir.path().join("zram0"))), "bio-based");
+    }
 
     #[test]
     fn stat_fields_are_read_in_bytes() {

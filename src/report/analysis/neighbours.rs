@@ -23,6 +23,8 @@ const STEAL_PERCENT: f64 = 5.0;
 /// Threads of one workload whose rates differ by this ratio, and by more than twice their own
 /// interval spread, ran unevenly.
 const UNEVEN_RATIO: f64 = 1.25;
+/// The least summed device time (ms, as `/sys/block/<dev>/stat` prints it) a mean is taken from.
+const MIN_DEVICE_MS: u64 = 50;
 
 /// What the device read or wrote that iospd did not, when it is more than its file system's
 /// overhead: another process shared the device. `buffered`: a target on it goes through the page
@@ -104,7 +106,12 @@ fn when(check: &DeviceCheck, reads: bool) -> String {
 /// Where the time went on a device, per direction iospd used on it: the block layer's mean time
 /// per request (`/sys/block/<dev>/stat`, which needs no privilege) beside iospd's mean latency on
 /// the targets `paths` over the same window, and the difference.
-pub fn device_time(reached: Option<&DiskStat>, paths: &[String], m: &Measured) -> Vec<DeviceTime> {
+pub fn device_time(
+    reached: Option<&DiskStat>,
+    bio_based: bool,
+    paths: &[String],
+    m: &Measured,
+) -> Vec<DeviceTime> {
     let Some(stat) = reached else {
         return Vec::new();
     };
@@ -124,7 +131,9 @@ pub fn device_time(reached: Option<&DiskStat>, paths: &[String], m: &Measured) -
                 .fold((0.0, 0u64), |(s, n), l| {
                     (s + l.mean_ns * l.count as f64, n + l.count)
                 });
-            if requests == 0 || count == 0 {
+            // The kernel prints the summed time in whole ms: from 50 ms on, the truncation of
+            // the two samples moves the mean by under 2 %.
+            if requests == 0 || count == 0 || ms < MIN_DEVICE_MS {
                 return None;
             }
             let device = ms as f64 * 1e6 / requests as f64;
@@ -132,6 +141,7 @@ pub fn device_time(reached: Option<&DiskStat>, paths: &[String], m: &Measured) -
             Some(DeviceTime {
                 direction: name.into(),
                 requests,
+                bio_based,
                 device_mean_ns: device,
                 iospd_mean_ns: iospd,
                 stack_mean_ns: iospd - device,
@@ -411,7 +421,7 @@ mod tests {
             read_ms: 2_236,
             ..DiskStat::default()
         };
-        let time = device_time(Some(&stat), std::slice::from_ref(&path), &m);
+        let time = device_time(Some(&stat), false, std::slice::from_ref(&path), &m);
         assert_eq!(time.len(), 1, "no writes, no write time: {time:?}");
         let t = &time[0];
         assert_eq!((t.direction.as_str(), t.requests), ("read", 40_000));
@@ -419,8 +429,15 @@ mod tests {
         assert_eq!(t.iospd_mean_ns, read.mean_ns);
         assert_eq!(t.stack_mean_ns, read.mean_ns - 55_900.0);
         // Another device's targets, or no counters: nothing.
-        assert!(device_time(Some(&stat), &["/elsewhere".into()], &m).is_empty());
-        assert!(device_time(None, &[path], &m).is_empty());
+        assert!(device_time(Some(&stat), false, &["/elsewhere".into()], &m).is_empty());
+        assert!(device_time(None, false, std::slice::from_ref(&path), &m).is_empty());
+        // Too little summed time for a mean the kernel's whole milliseconds can carry.
+        let short = DiskStat {
+            reads: 400,
+            read_ms: 22,
+            ..DiskStat::default()
+        };
+        assert!(device_time(Some(&short), false, &[path], &m).is_empty());
     }
 
     #[test]

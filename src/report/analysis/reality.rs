@@ -50,7 +50,8 @@ pub(crate) fn reality(
             }
             sum
         });
-        let time = neighbours::device_time(disk.window.as_ref(), &paths, m);
+        let bio_based = !crate::system::backing::request_based(&disk.device);
+        let time = neighbours::device_time(disk.window.as_ref(), bio_based, &paths, m);
         let intervals = neighbours::device_intervals(&disk.intervals, &paths, m);
         let check = DeviceCheck {
             device: disk.device.name.clone(),

@@ -102,8 +102,12 @@ pub struct DeviceInterval {
 pub struct DeviceTime {
     /// `read` or `write`.
     pub direction: String,
-    /// Requests the device completed in the window (every process's).
+    /// Requests the device completed in the window (every process's); bios, for a bio-based
+    /// device.
     pub requests: u64,
+    /// The device has no requests (zram, most device-mapper targets): its times are its bios'.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bio_based: bool,
     /// The device's mean time per request, ns: the block layer's own accounting in
     /// `/sys/block/<dev>/stat`, each request from its start (the I/O scheduler's queue included)
     /// to its completion.

@@ -500,8 +500,13 @@ fn reality(out: &mut Out, r: &crate::report::Reality) {
         out.open_with("Device", &attributes);
         for t in &d.time {
             out.line(&format!(
-                "<Time Direction=\"{}\" Requests=\"{}\" DeviceMeanNs=\"{:.1}\" IospdMeanNs=\"{:.1}\" StackMeanNs=\"{:.1}\"/>",
-                t.direction, t.requests, t.device_mean_ns, t.iospd_mean_ns, t.stack_mean_ns
+                "<Time Direction=\"{}\" Requests=\"{}\" BioBased=\"{}\" DeviceMeanNs=\"{:.1}\" IospdMeanNs=\"{:.1}\" StackMeanNs=\"{:.1}\"/>",
+                t.direction,
+                t.requests,
+                t.bio_based,
+                t.device_mean_ns,
+                t.iospd_mean_ns,
+                t.stack_mean_ns
             ));
         }
         for i in &d.intervals {

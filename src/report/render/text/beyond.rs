@@ -237,8 +237,12 @@ fn reality_text(out: &mut String, r: &crate::report::Reality) {
 /// Where one direction's time went on a device, in one sentence.
 pub(crate) fn device_time_sentence(device: &str, t: &crate::report::DeviceTime) -> String {
     use crate::units::format_duration;
+    let (unit, bio) = match t.bio_based {
+        true => ("bio", "; a bio-based device: no requests"),
+        false => ("request", ""),
+    };
     format!(
-        "{device} {}s: the block layer and device took {} a request (from its start, queue included: {} requests, /sys/block stat), iospd {} an I/O: {} above the block layer",
+        "{device} {}s: the block layer and device took {} a {unit} (from its start, queue included: {} {unit}s, /sys/block stat{bio}), iospd {} an I/O: {} above the block layer",
         t.direction,
         format_duration(t.device_mean_ns),
         t.requests,
