@@ -232,7 +232,10 @@ mod tests {
         };
         assert!(request_based(&device(disk.clone())));
         assert!(request_based(&device(disk.join("vda1"))), "a partition");
-        assert!(!request_based(&device(dir.path().join("zram0"))), "bio-based");
+        assert!(
+            !request_based(&device(dir.path().join("zram0"))),
+            "bio-based"
+        );
     }
 
     #[test]
