@@ -255,6 +255,9 @@ pub struct Observe {
     /// `--metrics=`: where the live metrics are served.
     #[serde(default)]
     pub metrics: Option<std::net::SocketAddr>,
+    /// `--no-device-clock`: the devices' requests are not timed.
+    #[serde(default)]
+    pub no_device_clock: bool,
 }
 
 /// XML `<PrecreateFiles>`: which `<FileSize>` files are created before the first timespan.

@@ -204,6 +204,8 @@ pub struct RawArgs {
     pub sqpoll_idle_ms: Option<u32>,
     /// `--iopoll`: polled completions.
     pub iopoll: bool,
+    /// `--no-device-clock`: no per-request device times.
+    pub no_device_clock: bool,
     /// `--start-at=`: the wall-clock time the run starts.
     pub start_at: Option<std::time::SystemTime>,
     /// `--peer-timeout=`: seconds to wait for the other ranks of a run across hosts.

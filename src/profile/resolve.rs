@@ -85,6 +85,7 @@ pub fn resolve(raw: &RawArgs, command_line: String) -> Result<Resolved, ProfileE
         checkpoint_s: raw.checkpoint_s,
         quiet: raw.quiet,
         metrics: raw.metrics,
+        no_device_clock: raw.no_device_clock,
     };
     profile.start_at_unix_ns = raw.start_at.map(start_at).transpose()?;
     profile.pause_s = raw.pause_s.unwrap_or(0);

@@ -420,6 +420,7 @@ impl<C: Clock> Runner<'_, C> {
             events: &profile.events,
             counters: profile.counters,
             fast_paths: profile.fast_paths,
+            device_clock: !profile.observe.no_device_clock,
             buffer_separation: self
                 .host
                 .system_info()

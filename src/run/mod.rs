@@ -22,6 +22,7 @@ use crate::profile::{Events, TimeSpan};
 use crate::stats::intervals::bucket_count;
 use crate::stats::{IoFailure, RunResults, ThreadResults, TimeSpanResults};
 use crate::system::Host;
+use crate::system::devclock::ClockEdges;
 use crate::targets::PreparedTarget;
 use crate::worker::Schedule;
 use monitor::Monitor;
@@ -94,6 +95,8 @@ pub struct RunInput<'a> {
     pub counters: crate::profile::Counters,
     /// `--sqpoll`, `--iopoll`.
     pub fast_paths: crate::engine::FastPaths,
+    /// Time each request on the devices under the targets (see [`crate::system::devclock`]).
+    pub device_clock: bool,
     /// `--verify`: the timespan's verifier.
     pub verify: Option<&'a crate::verify::Verifier>,
     /// `iospd replay`: the trace the thread issues.
@@ -380,6 +383,7 @@ pub fn execute<'s, C: Clock>(
         samples,
         disks,
         disk_intervals,
+        clock: device_clock,
         event_error,
         refused,
     } = phases;
@@ -414,6 +418,7 @@ pub fn execute<'s, C: Clock>(
             &disks.0,
             &disks.1,
             &disk_intervals,
+            device_clock,
         ),
         dedupes: input
             .targets
@@ -502,6 +507,9 @@ struct Phases {
     ),
     /// Under `-D`: the same counters at the end of each interval of the window.
     disk_intervals: Vec<Vec<Option<crate::system::backing::DiskStat>>>,
+    /// The device clock's counts at the window's edges, per device and direction; or why there
+    /// are none.
+    clock: Result<ClockEdges, String>,
     event_error: Result<(), RunError>,
     /// The processes did not agree to start: why.
     refused: Option<Refusal>,
@@ -519,6 +527,18 @@ fn control<C: Clock>(
     timespan: usize,
 ) -> Phases {
     let ts = input.timespan;
+    // The device clock starts while the threads set up, so the window's edges only read it.
+    let devices: Vec<_> = reality::devices(input.targets)
+        .into_iter()
+        .map(|(d, _)| d)
+        .collect();
+    let device_clock = match input.device_clock {
+        true if !devices.is_empty() && input.engine != EngineKind::Null => {
+            host.device_clock(&devices)
+        }
+        true => Err(String::new()),
+        false => Err("--no-device-clock: the device's means are from /sys/block".into()),
+    };
     gate.ready.wait();
     if let Some(name) = &input.events.wait_start {
         log(&format!("waiting for event '{name}'..."));
@@ -564,6 +584,7 @@ fn control<C: Clock>(
         samples: (Vec::new(), Vec::new()),
         disks: (Vec::new(), Vec::new()),
         disk_intervals: Vec::new(),
+        clock: Err(String::new()),
         event_error: Ok(()),
         refused,
     };
@@ -573,12 +594,9 @@ fn control<C: Clock>(
     // DiskSpd's progress messages (IORequestGenerator), each phase said even when it is empty.
     log("starting warm up...");
     monitor.wait_until(schedule.warmup_end);
-    let devices: Vec<_> = reality::devices(input.targets)
-        .into_iter()
-        .map(|(d, _)| d)
-        .collect();
     (phases.cpu.0, phases.samples.0) = sample(host, input.counters);
     phases.disks.0 = host.disk_stats(&devices);
+    let clock_before = device_clock.as_ref().ok().map(|c| c.sample());
     monitor.window_began(start_time, phases.cpu.0.clone());
     phases.event_error = set_event(&input.events.signal_start);
     log("starting measurements...");
@@ -597,6 +615,7 @@ fn control<C: Clock>(
     monitor.wait_until(schedule.measure_end);
     (phases.cpu.1, phases.samples.1) = sample(host, input.counters);
     phases.disks.1 = host.disk_stats(&devices);
+    phases.clock = device_clock.map(|clock| (clock_before.unwrap_or_default(), clock.sample()));
     if every.is_some() && !devices.is_empty() {
         phases.disk_intervals.push(phases.disks.1.clone());
     }

@@ -10,6 +10,7 @@ use crate::profile::{TimeSpan, WriteBuffer};
 use crate::rng::Rng;
 use crate::stats::reality::{DiskWindow, PathFacts, RealityFacts};
 use crate::system::backing::{BlockDevice, DiskStat};
+use crate::system::devclock::ClockEdges;
 use crate::targets::PreparedTarget;
 
 /// Blocks made to time the data generation.
@@ -36,7 +37,12 @@ pub fn facts(
     before: &[Option<DiskStat>],
     after: &[Option<DiskStat>],
     intervals: &[Vec<Option<DiskStat>>],
+    clock: Result<ClockEdges, String>,
 ) -> RealityFacts {
+    let (clock, clock_off) = match clock {
+        Ok(edges) => (Some(edges), None),
+        Err(why) => (None, Some(why).filter(|w| !w.is_empty())),
+    };
     let disks = devices(targets)
         .into_iter()
         .enumerate()
@@ -56,6 +62,10 @@ pub fn facts(
                 intervals: samples
                     .map(|s| s.windows(2).map(|w| w[0].until(&w[1])).collect())
                     .unwrap_or_default(),
+                clock: clock.as_ref().and_then(|(before, after)| {
+                    let (b, a) = (before.get(i)?, after.get(i)?);
+                    Some([b[0].until(&a[0]), b[1].until(&a[1])])
+                }),
             }
         })
         .collect();
@@ -79,7 +89,11 @@ pub fn facts(
             }
         })
         .collect();
-    RealityFacts { disks, paths }
+    RealityFacts {
+        disks,
+        paths,
+        clock_off,
+    }
 }
 
 /// Compression between the target and the storage: zram compresses every page it stores, btrfs

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::system::backing::{BlockDevice, DiskStat};
+use crate::system::devclock::ClockCounts;
 
 /// One device under the targets and its counters over the measured window.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -19,6 +20,9 @@ pub struct DiskWindow {
     /// not be read).
     #[serde(default)]
     pub intervals: Vec<DiskStat>,
+    /// The device clock's counts over the window, read and write; `None` when it did not run.
+    #[serde(default)]
+    pub clock: Option<[ClockCounts; 2]>,
 }
 
 /// What lies under one target.
@@ -42,4 +46,7 @@ pub struct RealityFacts {
     pub disks: Vec<DiskWindow>,
     /// Per target.
     pub paths: Vec<PathFacts>,
+    /// Why the device clock did not run, in one line (`None` when it ran, or had no device).
+    #[serde(default)]
+    pub clock_off: Option<String>,
 }

@@ -4,6 +4,7 @@
 
 pub mod backing;
 mod cpu;
+pub mod devclock;
 mod facts;
 mod memory;
 mod time_sync;
@@ -67,6 +68,13 @@ pub trait Host: Sync {
     /// The counters of each device now (`None` where sysfs has none).
     fn disk_stats(&self, devices: &[backing::BlockDevice]) -> Vec<Option<backing::DiskStat>> {
         devices.iter().map(backing::disk_stat).collect()
+    }
+    /// Starts timing the requests of `devices`; why not, in one line, when it cannot.
+    fn device_clock(
+        &self,
+        devices: &[backing::BlockDevice],
+    ) -> Result<devclock::DeviceClock, String> {
+        devclock::DeviceClock::start(devices)
     }
 }
 

@@ -17,6 +17,7 @@ mod cli;
 mod cluster;
 mod data;
 mod dedupe;
+mod device_clock;
 mod devices;
 mod diskspd_text;
 mod engines;

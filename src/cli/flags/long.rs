@@ -271,6 +271,17 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         },
     },
     LongFlag {
+        name: "no-device-clock",
+        usage: (
+            "--no-device-clock",
+            "do not time each request on the devices under the targets (the block layer's issue and completion, in the kernel); their means still come from /sys/block",
+        ),
+        apply: |v, raw| {
+            no_long_value(v, "no-device-clock")?;
+            flag_once(&mut raw.no_device_clock)
+        },
+    },
+    LongFlag {
         name: "force",
         usage: (
             "--force",

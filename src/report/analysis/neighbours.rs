@@ -6,8 +6,7 @@
 
 use crate::report::analysis::metric::PickDirection;
 use crate::report::{
-    CpuCheck, DeviceCheck, DeviceInterval, DeviceTime, Directions, Measured, ThreadReport,
-    ThreadWait,
+    CpuCheck, DeviceCheck, DeviceInterval, Directions, Measured, ThreadReport, ThreadWait,
 };
 use crate::system::backing::DiskStat;
 use crate::units::format_size;
@@ -23,8 +22,6 @@ const STEAL_PERCENT: f64 = 5.0;
 /// Threads of one workload whose rates differ by this ratio, and by more than twice their own
 /// interval spread, ran unevenly.
 const UNEVEN_RATIO: f64 = 1.25;
-/// The least summed device time (ms, as `/sys/block/<dev>/stat` prints it) a mean is taken from.
-const MIN_DEVICE_MS: u64 = 50;
 
 /// What the device read or wrote that iospd did not, when it is more than its file system's
 /// overhead: another process shared the device. `buffered`: a target on it goes through the page
@@ -101,53 +98,6 @@ fn when(check: &DeviceCheck, reads: bool) -> String {
         format_size(other(most)),
         most.end_ms
     )
-}
-
-/// Where the time went on a device, per direction iospd used on it: the block layer's mean time
-/// per request (`/sys/block/<dev>/stat`, which needs no privilege) beside iospd's mean latency on
-/// the targets `paths` over the same window, and the difference.
-pub fn device_time(
-    reached: Option<&DiskStat>,
-    bio_based: bool,
-    paths: &[String],
-    m: &Measured,
-) -> Vec<DeviceTime> {
-    let Some(stat) = reached else {
-        return Vec::new();
-    };
-    let directions: [(&str, u64, u64, PickDirection); 2] = [
-        ("read", stat.reads, stat.read_ms, |d| &d.read),
-        ("write", stat.writes, stat.write_ms, |d| &d.write),
-    ];
-    directions
-        .into_iter()
-        .filter_map(|(name, requests, ms, pick)| {
-            // iospd's mean over its targets on the device, weighted by their I/Os.
-            let (sum, count) = m
-                .targets
-                .iter()
-                .filter(|t| paths.contains(&t.path))
-                .filter_map(|t| pick(&t.directions).latency.as_ref())
-                .fold((0.0, 0u64), |(s, n), l| {
-                    (s + l.mean_ns * l.count as f64, n + l.count)
-                });
-            // The kernel prints the summed time in whole ms: from 50 ms on, the truncation of
-            // the two samples moves the mean by under 2 %.
-            if requests == 0 || count == 0 || ms < MIN_DEVICE_MS {
-                return None;
-            }
-            let device = ms as f64 * 1e6 / requests as f64;
-            let iospd = sum / count as f64;
-            Some(DeviceTime {
-                direction: name.into(),
-                requests,
-                bio_based,
-                device_mean_ns: device,
-                iospd_mean_ns: iospd,
-                stack_mean_ns: iospd - device,
-            })
-        })
-        .collect()
 }
 
 /// Under `-D`: each interval of a device with what it moved beyond iospd's I/O on the targets
@@ -318,7 +268,7 @@ pub fn balance(m: &Measured) -> Vec<String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     fn device(reads: u64, writes: u64) -> DeviceCheck {
@@ -387,7 +337,10 @@ mod tests {
 
     /// The golden run's measured window, with `threads` made from its one thread: (rate, spread,
     /// wait for a CPU in ns, target).
-    fn measured(threads: &[(f64, Option<f64>, Option<u64>, usize)], steal: f64) -> Measured {
+    pub(crate) fn measured(
+        threads: &[(f64, Option<f64>, Option<u64>, usize)],
+        steal: f64,
+    ) -> Measured {
         let report: crate::report::Report =
             serde_json::from_str(include_str!("../../../tests/golden/results.json")).unwrap();
         let mut m = report.timespans[0].measured.clone().unwrap();
@@ -408,36 +361,6 @@ mod tests {
             .collect();
         m.cpu_average.steal = steal;
         m
-    }
-
-    #[test]
-    fn the_device_time_is_the_block_layer_s_mean_and_the_stack_is_what_iospd_adds() {
-        let m = measured(&[(1e5, None, None, 0)], 0.0);
-        let path = m.targets[0].path.clone();
-        let read = m.targets[0].directions.read.latency.clone().unwrap();
-        // 40,000 reads that took 2,236 ms in all: 55.9 µs a request.
-        let stat = DiskStat {
-            reads: 40_000,
-            read_ms: 2_236,
-            ..DiskStat::default()
-        };
-        let time = device_time(Some(&stat), false, std::slice::from_ref(&path), &m);
-        assert_eq!(time.len(), 1, "no writes, no write time: {time:?}");
-        let t = &time[0];
-        assert_eq!((t.direction.as_str(), t.requests), ("read", 40_000));
-        assert!((t.device_mean_ns - 55_900.0).abs() < 1e-6, "{t:?}");
-        assert_eq!(t.iospd_mean_ns, read.mean_ns);
-        assert_eq!(t.stack_mean_ns, read.mean_ns - 55_900.0);
-        // Another device's targets, or no counters: nothing.
-        assert!(device_time(Some(&stat), false, &["/elsewhere".into()], &m).is_empty());
-        assert!(device_time(None, false, std::slice::from_ref(&path), &m).is_empty());
-        // Too little summed time for a mean the kernel's whole milliseconds can carry.
-        let short = DiskStat {
-            reads: 400,
-            read_ms: 22,
-            ..DiskStat::default()
-        };
-        assert!(device_time(Some(&short), false, &[path], &m).is_empty());
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! what happened and what to change.
 
 use crate::profile::{CacheMode, Target, TimeSpan, WriteBuffer};
-use crate::report::analysis::neighbours;
+use crate::report::analysis::{device_time, neighbours};
 use crate::report::{
     DeviceCheck, Fingerprint, Generation, GeneratorCheck, Measured, Reality, ReductionCheck,
 };
@@ -51,7 +51,13 @@ pub(crate) fn reality(
             sum
         });
         let bio_based = !crate::system::backing::request_based(&disk.device);
-        let time = neighbours::device_time(disk.window.as_ref(), bio_based, &paths, m);
+        let time = device_time::device_time(
+            disk.window.as_ref(),
+            disk.clock.as_ref(),
+            bio_based,
+            &paths,
+            m,
+        );
         let intervals = neighbours::device_intervals(&disk.intervals, &paths, m);
         let check = DeviceCheck {
             device: disk.device.name.clone(),
@@ -135,6 +141,7 @@ pub(crate) fn reality(
         fingerprint: fingerprint(ts, facts, system),
         flags,
         checked,
+        clock_off: facts.clock_off.clone(),
     }
 }
 

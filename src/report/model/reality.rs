@@ -28,6 +28,10 @@ pub struct Reality {
     /// What was checked, so a run without findings says what it looked at.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub checked: Vec<String>,
+    /// Why the devices' requests were not timed (no privilege, an old kernel, `--no-device-clock`),
+    /// in one line; `None` when they were, or there was no device.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_off: Option<String>,
 }
 
 /// Whether iospd's threads had the CPUs over the window.
@@ -119,6 +123,64 @@ pub struct DeviceTime {
     /// others' requests were slower. The block layer's own queue (waiting for a tag or in the
     /// scheduler) counts in `device_mean_ns`: at depth it can be most of it.
     pub stack_mean_ns: f64,
+    /// Each request timed by the device clock over the same window; `None` when it did not run
+    /// (see `Reality.clock_off`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<RequestTimes>,
+}
+
+/// One direction of a device, each request timed in the kernel (issue to completion, the block
+/// layer's `block_rq_issue` and `block_rq_complete`), beside iospd's latency of its I/Os to the
+/// targets on the device over the same window.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RequestTimes {
+    /// Requests timed (every process's; iospd's are most of them unless another I/O is named).
+    pub requests: u64,
+    /// Requests the block layer counted as completed over the window (`/sys/block` stat), beside
+    /// `requests`: the kernel does not run the clock's program for a few completions (0.2-0.3 %
+    /// under io_uring on a virtio disk, measured), and those tend to be slow ones, so a p99.9
+    /// read from fewer requests can be low. `None` when the counters could not be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completed: Option<u64>,
+    /// Their time on the device: from issue to the driver to completion.
+    pub device: Spread,
+    /// Their time before issue, from when the block layer made them (waiting for a tag, in the
+    /// I/O scheduler); `None` when the kernel keeps no start times.
+    pub queued: Option<Spread>,
+    /// iospd's latency of the same direction on the targets on the device.
+    pub iospd: Spread,
+    /// iospd's minus the device's, at each statistic: the time above the device (system calls,
+    /// io_uring, the file system, the block layer's queue, iospd itself).
+    pub stack: Spread,
+}
+
+/// A distribution in five numbers, ns. The device clock's percentiles are read from buckets
+/// 1/128 of a power of two wide (within 0.4 %).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Spread {
+    /// The mean (exact).
+    pub mean_ns: f64,
+    /// The median.
+    pub p50_ns: f64,
+    /// The 99th percentile.
+    pub p99_ns: f64,
+    /// The 99.9th percentile.
+    pub p99_9_ns: f64,
+    /// The longest.
+    pub max_ns: f64,
+}
+
+impl Spread {
+    /// `self` minus `other`, at each statistic.
+    pub fn minus(&self, other: &Spread) -> Spread {
+        Spread {
+            mean_ns: self.mean_ns - other.mean_ns,
+            p50_ns: self.p50_ns - other.p50_ns,
+            p99_ns: self.p99_ns - other.p99_ns,
+            p99_9_ns: self.p99_9_ns - other.p99_9_ns,
+            max_ns: self.max_ns - other.max_ns,
+        }
+    }
 }
 
 /// Compression on a target's path, and how much the written data compresses.

@@ -499,15 +499,38 @@ fn reality(out: &mut Out, r: &crate::report::Reality) {
         }
         out.open_with("Device", &attributes);
         for t in &d.time {
-            out.line(&format!(
-                "<Time Direction=\"{}\" Requests=\"{}\" BioBased=\"{}\" DeviceMeanNs=\"{:.1}\" IospdMeanNs=\"{:.1}\" StackMeanNs=\"{:.1}\"/>",
+            let attributes = format!(
+                "Direction=\"{}\" Requests=\"{}\" BioBased=\"{}\" DeviceMeanNs=\"{:.1}\" IospdMeanNs=\"{:.1}\" StackMeanNs=\"{:.1}\"",
                 t.direction,
                 t.requests,
                 t.bio_based,
                 t.device_mean_ns,
                 t.iospd_mean_ns,
                 t.stack_mean_ns
-            ));
+            );
+            let Some(c) = &t.clock else {
+                out.line(&format!("<Time {attributes}/>"));
+                continue;
+            };
+            out.open_with("Time", &attributes);
+            let completed = c
+                .completed
+                .map_or(String::new(), |n| format!(" Completed=\"{n}\""));
+            out.open_with("Clock", &format!("Requests=\"{}\"{completed}", c.requests));
+            let spreads = [
+                ("Device", Some(&c.device)),
+                ("Queued", c.queued.as_ref()),
+                ("Iospd", Some(&c.iospd)),
+                ("Stack", Some(&c.stack)),
+            ];
+            for (name, s) in spreads.into_iter().filter_map(|(n, s)| Some((n, s?))) {
+                out.line(&format!(
+                    "<{name} MeanNs=\"{:.1}\" P50Ns=\"{:.1}\" P99Ns=\"{:.1}\" P99_9Ns=\"{:.1}\" MaxNs=\"{:.1}\"/>",
+                    s.mean_ns, s.p50_ns, s.p99_ns, s.p99_9_ns, s.max_ns
+                ));
+            }
+            out.close("Clock");
+            out.close("Time");
         }
         for i in &d.intervals {
             let s = &i.stat;
@@ -599,6 +622,9 @@ fn reality(out: &mut Out, r: &crate::report::Reality) {
     }
     for checked in &r.checked {
         out.text("Checked", checked);
+    }
+    if let Some(why) = &r.clock_off {
+        out.text("ClockOff", why);
     }
     out.close("Reality");
 }

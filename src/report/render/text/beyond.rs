@@ -181,7 +181,15 @@ fn reality_text(out: &mut String, r: &crate::report::Reality) {
                 8,
                 format_args!("{}", device_time_sentence(&d.device, t)),
             );
+            if let Some(c) = &t.clock {
+                for row in request_times_rows(&d.device, &t.direction, c) {
+                    line(out, 10, format_args!("{row}"));
+                }
+            }
         }
+    }
+    if let Some(why) = &r.clock_off {
+        line(out, 6, format_args!("device clock: {why}"));
     }
     for c in &r.reduction {
         let data = c.data_ratio.map_or("it is not written".to_string(), |x| {
@@ -249,6 +257,43 @@ pub(crate) fn device_time_sentence(device: &str, t: &crate::report::DeviceTime) 
         format_duration(t.iospd_mean_ns),
         format_duration(t.stack_mean_ns),
     )
+}
+
+/// Where one direction's time went, each request timed: a heading and a row per distribution.
+pub(crate) fn request_times_rows(
+    device: &str,
+    direction: &str,
+    c: &crate::report::RequestTimes,
+) -> Vec<String> {
+    use crate::units::format_duration;
+    let row = |name: &str, s: &crate::report::Spread| {
+        let cells: String = [s.mean_ns, s.p50_ns, s.p99_ns, s.p99_9_ns, s.max_ns]
+            .iter()
+            .map(|&ns| format!("{:>11}", format_duration(ns)))
+            .collect();
+        format!("{name:<22}{cells}")
+    };
+    let of = match c.completed {
+        Some(n) if n > c.requests => format!(" of the {n} the device completed"),
+        _ => String::new(),
+    };
+    let mut rows = vec![
+        format!(
+            "{device} {direction}s, each request timed in the kernel ({} requests{of}):",
+            c.requests
+        ),
+        format!(
+            "{:<22}{:>11}{:>11}{:>11}{:>11}{:>11}",
+            "", "mean", "p50", "p99", "p99.9", "max"
+        ),
+        row("on the device", &c.device),
+        row("iospd's latency", &c.iospd),
+        row("above the device", &c.stack),
+    ];
+    if let Some(q) = &c.queued {
+        rows.push(row("queued before issue", q));
+    }
+    rows
 }
 
 /// Whether iospd's threads had the CPUs, in one sentence.

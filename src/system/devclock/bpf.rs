@@ -1,0 +1,196 @@
+//! The few `bpf(2)` commands the device clock uses: make a map, load a program (with the
+//! verifier's log when it refuses), attach it to a raw tracepoint, and map an array's values into
+//! this process's memory. Every object is a file descriptor: closing it (or the process ending,
+//! however it ends) detaches and frees it, so nothing stays loaded after a run.
+
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+
+/// `bpf(2)` commands.
+const MAP_CREATE: u32 = 0;
+const MAP_UPDATE_ELEM: u32 = 2;
+const PROG_LOAD: u32 = 5;
+const RAW_TRACEPOINT_OPEN: u32 = 17;
+
+/// Map types.
+pub const HASH: u32 = 1;
+pub const ARRAY: u32 = 2;
+/// An array whose values this process can map.
+pub const MMAPABLE: u32 = 1 << 10;
+
+/// `BPF_PROG_TYPE_RAW_TRACEPOINT`: its context is the tracepoint's arguments, as u64s.
+const RAW_TRACEPOINT: u32 = 17;
+
+/// The attribute union's size this code fills; the kernel takes any size whose tail is zero.
+const ATTR: usize = 128;
+
+/// One instruction, as the kernel reads it.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Insn {
+    pub code: u8,
+    /// Destination register in the low nibble, source in the high one.
+    pub regs: u8,
+    pub off: i16,
+    pub imm: i32,
+}
+
+/// The attribute union, as bytes the commands fill at their offsets.
+struct Attr([u8; ATTR]);
+
+impl Attr {
+    fn new() -> Attr {
+        Attr([0; ATTR])
+    }
+
+    fn u32(mut self, at: usize, v: u32) -> Attr {
+        self.0[at..at + 4].copy_from_slice(&v.to_ne_bytes());
+        self
+    }
+
+    fn u64(mut self, at: usize, v: u64) -> Attr {
+        self.0[at..at + 8].copy_from_slice(&v.to_ne_bytes());
+        self
+    }
+
+    fn name(mut self, at: usize, name: &str) -> Attr {
+        let n = name.len().min(15);
+        self.0[at..at + n].copy_from_slice(&name.as_bytes()[..n]);
+        self
+    }
+
+    fn call(&self, cmd: u32) -> io::Result<i64> {
+        // SAFETY: the attribute is a zeroed buffer of ATTR bytes whose pointers (set by the
+        // callers) point at memory that outlives the call.
+        let r = unsafe { libc::syscall(libc::SYS_bpf, cmd, self.0.as_ptr(), ATTR as u32) };
+        match r < 0 {
+            true => Err(io::Error::last_os_error()),
+            false => Ok(r),
+        }
+    }
+
+    fn fd(&self, cmd: u32) -> io::Result<OwnedFd> {
+        let fd = self.call(cmd)?;
+        // SAFETY: the kernel returned a new descriptor this process owns.
+        Ok(unsafe { OwnedFd::from_raw_fd(fd as i32) })
+    }
+}
+
+/// A new map.
+pub fn map(
+    kind: u32,
+    key: u32,
+    value: u32,
+    entries: u32,
+    flags: u32,
+    name: &str,
+) -> io::Result<OwnedFd> {
+    Attr::new()
+        .u32(0, kind)
+        .u32(4, key)
+        .u32(8, value)
+        .u32(12, entries)
+        .u32(16, flags)
+        .name(28, name)
+        .fd(MAP_CREATE)
+}
+
+/// Sets `key` to `value` in `map`.
+pub fn update<K: Copy, V: Copy>(map: &OwnedFd, key: &K, value: &V) -> io::Result<()> {
+    Attr::new()
+        .u32(0, map.as_raw_fd() as u32)
+        .u64(8, key as *const K as u64)
+        .u64(16, value as *const V as u64)
+        .call(MAP_UPDATE_ELEM)
+        .map(|_| ())
+}
+
+/// Loads a raw tracepoint program; when the verifier refuses it, the error carries the last
+/// lines of its log.
+pub fn load(insns: &[Insn], name: &str) -> Result<OwnedFd, (io::Error, String)> {
+    // The tracing helpers are offered to GPL-compatible programs only.
+    let license = c"Dual MIT/GPL";
+    let attempt = |log: &mut [u8], level: u32| {
+        Attr::new()
+            .u32(0, RAW_TRACEPOINT)
+            .u32(4, insns.len() as u32)
+            .u64(8, insns.as_ptr() as u64)
+            .u64(16, license.as_ptr() as u64)
+            .u32(24, level)
+            .u32(28, log.len() as u32)
+            .u64(32, log.as_mut_ptr() as u64)
+            .name(48, name)
+            .fd(PROG_LOAD)
+    };
+    attempt(&mut [], 0).or_else(|first| {
+        let mut log = vec![0u8; 1 << 20];
+        attempt(&mut log, 1).map_err(|_| {
+            let end = log.iter().position(|&c| c == 0).unwrap_or(log.len());
+            let text = String::from_utf8_lossy(&log[..end]);
+            let tail: Vec<&str> = text.lines().rev().take(12).collect();
+            (first, tail.into_iter().rev().collect::<Vec<_>>().join("\n"))
+        })
+    })
+}
+
+/// Attaches `prog` to the raw tracepoint `name`; detached when the returned descriptor closes.
+pub fn attach(name: &std::ffi::CStr, prog: &OwnedFd) -> io::Result<OwnedFd> {
+    Attr::new()
+        .u64(0, name.as_ptr() as u64)
+        .u32(8, prog.as_raw_fd() as u32)
+        .fd(RAW_TRACEPOINT_OPEN)
+}
+
+/// An array map's u64 values, mapped read-only into this process.
+pub struct Mapped {
+    ptr: *const u64,
+    len: usize,
+}
+
+// SAFETY: the mapping is read-only here and lives until drop; reads are atomic loads.
+unsafe impl Send for Mapped {}
+// SAFETY: as above.
+unsafe impl Sync for Mapped {}
+
+impl Mapped {
+    /// Maps the `entries` u64 values of the array `map` (made with [`MMAPABLE`]).
+    pub fn new(map: &OwnedFd, entries: usize) -> io::Result<Mapped> {
+        let bytes = entries * 8;
+        // SAFETY: a fresh shared read-only mapping of the map's own pages; checked below.
+        let ptr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                bytes,
+                libc::PROT_READ,
+                libc::MAP_SHARED,
+                map.as_raw_fd(),
+                0,
+            )
+        };
+        if ptr == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(Mapped {
+            ptr: ptr as *const u64,
+            len: entries,
+        })
+    }
+
+    /// The value at `i` now (the kernel adds to it atomically).
+    pub fn get(&self, i: usize) -> u64 {
+        assert!(i < self.len);
+        // SAFETY: in bounds of the mapping, 8-byte aligned (page-aligned base); the kernel
+        // writes these words atomically, so an atomic load reads a whole value.
+        unsafe {
+            (*(self.ptr.add(i) as *const std::sync::atomic::AtomicU64))
+                .load(std::sync::atomic::Ordering::Relaxed)
+        }
+    }
+}
+
+impl Drop for Mapped {
+    fn drop(&mut self) {
+        // SAFETY: unmaps exactly what `new` mapped.
+        unsafe { libc::munmap(self.ptr as *mut libc::c_void, self.len * 8) };
+    }
+}

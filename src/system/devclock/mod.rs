@@ -1,0 +1,256 @@
+//! The device clock: each request's time on the device (from the block layer's `block_rq_issue`
+//! to its `block_rq_complete`) and its time queued before issue, counted per device and
+//! direction in histograms the kernel keeps (two BPF programs on raw tracepoints). iospd reads
+//! them where they lie (the array is mapped into its memory) at the window's edges.
+//!
+//! Why BPF and not a tracefs instance's raw buffer: the buffer hands every event to user space
+//! (at 600 K IOPS, 1.2 M events a second to read and pair), costing 2.5–5.7 % of IOPS at QD32
+//! for the recording alone (bench/runs/2026-11-28-device-time.md); here a request costs two
+//! short programs and nothing crosses to user space. And a tracefs instance must be removed by
+//! someone after a kill; these programs and maps are file descriptors, released by the kernel
+//! when the process ends however it ends. Nothing global changes: other tracers are untouched.
+
+mod bpf;
+mod btf;
+mod program;
+
+use std::os::fd::OwnedFd;
+
+use serde::{Deserialize, Serialize};
+
+use crate::system::backing::BlockDevice;
+pub use program::{BUCKETS, bounds};
+use program::{Layout, Maps, Offsets, SLOTS};
+
+/// Requests in flight the clock can follow at once (more are not timed).
+const IN_FLIGHT: u32 = 65_536;
+
+/// A running clock: its programs attached, its counts mapped.
+pub struct DeviceClock {
+    counts: bpf::Mapped,
+    devices: usize,
+    // Held so the programs stay attached; dropped (detached and freed) with the clock.
+    _objects: Vec<OwnedFd>,
+}
+
+/// One direction of one device at one moment: histograms of device and queue time, and sums.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClockCounts {
+    /// (bucket, requests) of the device time, buckets with requests only.
+    pub device: Vec<(u32, u64)>,
+    /// (bucket, requests) of the time queued before issue.
+    pub queue: Vec<(u32, u64)>,
+    /// Summed device time, ns.
+    pub device_ns: u64,
+    /// Summed queue time, ns.
+    pub queue_ns: u64,
+    /// The longest device time so far, ns.
+    pub longest_ns: u64,
+}
+
+impl ClockCounts {
+    /// Requests counted.
+    pub fn requests(&self) -> u64 {
+        self.device.iter().map(|b| b.1).sum()
+    }
+
+    /// The `q`th percentile (0 to 100) of the device time, or of the queue time, ns: the middle
+    /// of the bucket the nearest rank falls in; the top one is the longest time when that lies in
+    /// it. `None` without requests.
+    pub fn percentile(&self, queue: bool, q: f64) -> Option<f64> {
+        let histogram = if queue { &self.queue } else { &self.device };
+        let n: u64 = histogram.iter().map(|b| b.1).sum();
+        if n == 0 {
+            return None;
+        }
+        // Nearest rank; the tolerance keeps 99.9 % of 1,000 at rank 999 despite binary floats.
+        let rank = ((q / 100.0 * n as f64 - 1e-9).ceil() as u64).clamp(1, n);
+        let mut seen = 0;
+        for &(b, count) in histogram {
+            seen += count;
+            if seen >= rank {
+                let (low, high) = bounds(b);
+                let longest = self.longest_ns;
+                return Some(
+                    match !queue && seen == n && (low..=high).contains(&longest) {
+                        true => longest as f64,
+                        false => (low + high) as f64 / 2.0,
+                    },
+                );
+            }
+        }
+        None
+    }
+
+    /// What was counted between `self` (earlier) and `later`; the longest is the later's.
+    pub fn until(&self, later: &ClockCounts) -> ClockCounts {
+        let minus = |a: &[(u32, u64)], b: &[(u32, u64)]| -> Vec<(u32, u64)> {
+            b.iter()
+                .map(|&(k, n)| {
+                    let before = a.iter().find(|x| x.0 == k).map_or(0, |x| x.1);
+                    (k, n.saturating_sub(before))
+                })
+                .filter(|x| x.1 > 0)
+                .collect()
+        };
+        ClockCounts {
+            device: minus(&self.device, &later.device),
+            queue: minus(&self.queue, &later.queue),
+            device_ns: later.device_ns.saturating_sub(self.device_ns),
+            queue_ns: later.queue_ns.saturating_sub(self.queue_ns),
+            longest_ns: later.longest_ns,
+        }
+    }
+}
+
+/// The counts at a window's two edges, per device and direction (read, write).
+pub type ClockEdges = (Vec<[ClockCounts; 2]>, Vec<[ClockCounts; 2]>);
+
+/// Why there is no clock, in one line.
+fn why(what: &str, e: &std::io::Error) -> String {
+    match e.raw_os_error() {
+        Some(libc::EPERM) | Some(libc::EACCES) => format!(
+            "the device clock needs root (or CAP_BPF and CAP_PERFMON) to {what}; the device's means are from /sys/block"
+        ),
+        _ => format!(
+            "the device clock could not {what} ({e}); the device's means are from /sys/block"
+        ),
+    }
+}
+
+fn dev_number(device: &BlockDevice) -> Option<u32> {
+    let text = std::fs::read_to_string(device.sysfs.join("dev")).ok()?;
+    let (major, minor) = text.trim().split_once(':')?;
+    let (major, minor): (u32, u32) = (major.parse().ok()?, minor.parse().ok()?);
+    // The kernel's own dev_t: 12 bits of major above 20 of minor.
+    Some((major << 20) | minor)
+}
+
+impl DeviceClock {
+    /// Starts timing the requests of `devices` (at most [`SLOTS`]; the rest are not timed);
+    /// the reason in one line when it cannot.
+    pub fn start(devices: &[BlockDevice]) -> Result<DeviceClock, String> {
+        let btf = btf::Btf::kernel()?;
+        let field = |s: &str, m: &str| {
+            btf.offset(s, m)
+                .map(|o| o as i32)
+                .ok_or_else(|| format!("this kernel's {s} has no {m}: the device clock cannot read it; the device's means are from /sys/block"))
+        };
+        let offsets = Offsets {
+            part: field("request", "part")?,
+            cmd_flags: field("request", "cmd_flags")?,
+            start_time_ns: field("request", "start_time_ns")?,
+            bd_dev: field("block_device", "bd_dev")?,
+        };
+        let map = |kind, key, value, entries, flags, name| {
+            bpf::map(kind, key, value, entries, flags, name).map_err(|e| why("make its maps", &e))
+        };
+        let watched = map(bpf::HASH, 4, 4, SLOTS, 0, "iospd_devices")?;
+        let started = map(bpf::HASH, 8, 16, IN_FLIGHT, 0, "iospd_started")?;
+        let counts = map(
+            bpf::ARRAY,
+            4,
+            8,
+            Layout::ENTRIES,
+            bpf::MMAPABLE,
+            "iospd_counts",
+        )?;
+        let mut slots = 0;
+        for device in devices.iter().take(SLOTS as usize) {
+            if let Some(dev) = dev_number(device) {
+                bpf::update(&watched, &dev, &(slots as u32))
+                    .map_err(|e| why("watch a device", &e))?;
+            }
+            slots += 1;
+        }
+        use std::os::fd::AsRawFd;
+        let maps = Maps {
+            devices: watched.as_raw_fd(),
+            started: started.as_raw_fd(),
+            counts: counts.as_raw_fd(),
+        };
+        let load = |insns: Vec<bpf::Insn>, name| {
+            bpf::load(&insns, name).map_err(|(e, log)| match log.is_empty() {
+                true => why("load its programs", &e),
+                false => format!("the kernel refused the device clock's program ({e}): {log}"),
+            })
+        };
+        let on_issue = load(program::issue(offsets, maps), "iospd_issue")?;
+        let on_complete = load(program::complete(maps), "iospd_complete")?;
+        let mapped = bpf::Mapped::new(&counts, Layout::ENTRIES as usize)
+            .map_err(|e| why("map its counts", &e))?;
+        // Completion first, so no request is stamped without its end being watched.
+        let attach = |name, prog| {
+            bpf::attach(name, prog).map_err(|e| why("attach to the block layer's events", &e))
+        };
+        let completes = attach(c"block_rq_complete", &on_complete)?;
+        let issues = attach(c"block_rq_issue", &on_issue)?;
+        Ok(DeviceClock {
+            counts: mapped,
+            devices: slots,
+            _objects: vec![
+                issues,
+                completes,
+                on_issue,
+                on_complete,
+                watched,
+                started,
+                counts,
+            ],
+        })
+    }
+
+    /// The counts now, per device (in the order given to [`start`](Self::start)) and direction
+    /// (read, write).
+    pub fn sample(&self) -> Vec<[ClockCounts; 2]> {
+        (0..self.devices as u32)
+            .map(|slot| [0, 1].map(|dir| self.series(slot * 2 + dir)))
+            .collect()
+    }
+
+    fn series(&self, series: u32) -> ClockCounts {
+        let histogram = |at: fn(u32, u32) -> usize| -> Vec<(u32, u64)> {
+            (0..BUCKETS)
+                .map(|b| (b, self.counts.get(at(series, b))))
+                .filter(|x| x.1 > 0)
+                .collect()
+        };
+        ClockCounts {
+            device: histogram(Layout::device),
+            queue: histogram(Layout::queue),
+            device_ns: self.counts.get(Layout::sum(series, 0)),
+            queue_ns: self.counts.get(Layout::sum(series, 1)),
+            longest_ns: self.counts.get(Layout::sum(series, 2)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_window_is_the_difference_of_its_edges() {
+        let before = ClockCounts {
+            device: vec![(3, 2), (9, 1)],
+            queue: vec![(1, 3)],
+            device_ns: 100,
+            queue_ns: 3,
+            longest_ns: 9,
+        };
+        let after = ClockCounts {
+            device: vec![(3, 5), (9, 1), (12, 4)],
+            queue: vec![(1, 10)],
+            device_ns: 160,
+            queue_ns: 10,
+            longest_ns: 12,
+        };
+        let window = before.until(&after);
+        assert_eq!(window.device, vec![(3, 3), (12, 4)]);
+        assert_eq!(window.queue, vec![(1, 7)]);
+        assert_eq!(
+            (window.device_ns, window.queue_ns, window.requests()),
+            (60, 7, 7)
+        );
+    }
+}

@@ -1,0 +1,408 @@
+//! The two programs of the device clock, in BPF instructions: at `block_rq_issue`, a request of a
+//! watched device and direction is stamped (and the time it waited since the block layer made it,
+//! the I/O scheduler's queue, counted); at `block_rq_complete`, its time on the device is counted
+//! in a log-linear histogram kept in the kernel. Nothing per request leaves the kernel.
+//!
+//! The histograms are one array of u64 (see [`Layout`]); a value's bucket is exact below 256 ns
+//! and 1/128 of its power of two above, so a percentile read from it is within 0.4 %.
+
+use super::bpf::Insn;
+
+/// Devices one clock watches.
+pub const SLOTS: u32 = 8;
+/// Buckets below 256 ns: one per ns.
+const LINEAR: u32 = 256;
+/// Buckets per power of two from 256 ns up.
+const SUB: u32 = 128;
+/// Powers of two from 2^8 ns to 2^40 ns (18 minutes); longer times count in the last bucket.
+const OCTAVES: u32 = 33;
+/// Buckets per histogram.
+pub const BUCKETS: u32 = LINEAR + SUB * OCTAVES;
+/// Sums kept per series: the device's time, the queue's time, the longest device time.
+pub const SUMS: u32 = 3;
+
+/// Where each count lies in the array. A series is a device's slot times two plus its direction
+/// (0 read, 1 write).
+pub struct Layout;
+
+impl Layout {
+    /// Values in the array.
+    pub const ENTRIES: u32 = 2 * SLOTS * 2 * BUCKETS + SLOTS * 2 * SUMS;
+    const QUEUE: u32 = SLOTS * 2 * BUCKETS;
+    const SUM: u32 = 2 * SLOTS * 2 * BUCKETS;
+
+    /// The device-time bucket `b` of `series`.
+    pub fn device(series: u32, b: u32) -> usize {
+        (series * BUCKETS + b) as usize
+    }
+
+    /// The queue-time bucket `b` of `series`.
+    pub fn queue(series: u32, b: u32) -> usize {
+        (Self::QUEUE + series * BUCKETS + b) as usize
+    }
+
+    /// Sum `k` of `series`.
+    pub fn sum(series: u32, k: u32) -> usize {
+        (Self::SUM + series * SUMS + k) as usize
+    }
+}
+
+/// The bucket of `ns` (what the programs compute).
+#[cfg(test)]
+pub fn bucket(ns: u64) -> u32 {
+    if ns < LINEAR as u64 {
+        return ns as u32;
+    }
+    let e = 63 - ns.leading_zeros();
+    let b = LINEAR + (e - 8) * SUB + ((ns >> (e - 7)) as u32 & (SUB - 1));
+    b.min(BUCKETS - 1)
+}
+
+/// The smallest and largest ns a bucket holds.
+pub fn bounds(b: u32) -> (u64, u64) {
+    if b < LINEAR {
+        return (b as u64, b as u64);
+    }
+    let (octave, sub) = ((b - LINEAR) / SUB, (b - LINEAR) % SUB);
+    let e = octave + 8;
+    let low = (1u64 << e) + ((sub as u64) << (e - 7));
+    (low, low + (1u64 << (e - 7)) - 1)
+}
+
+/// Field offsets the programs read, from the kernel's BTF.
+#[derive(Debug, Clone, Copy)]
+pub struct Offsets {
+    /// `request.part`: the block device (partition) the request is for.
+    pub part: i32,
+    /// `request.cmd_flags`: its operation in the low 8 bits.
+    pub cmd_flags: i32,
+    /// `request.start_time_ns`: when the block layer made it.
+    pub start_time_ns: i32,
+    /// `block_device.bd_dev`.
+    pub bd_dev: i32,
+}
+
+// Registers.
+const R0: u8 = 0;
+const R1: u8 = 1;
+const R2: u8 = 2;
+const R3: u8 = 3;
+const R4: u8 = 4;
+const R5: u8 = 5;
+const R6: u8 = 6;
+const R7: u8 = 7;
+const R8: u8 = 8;
+const R9: u8 = 9;
+const FP: u8 = 10;
+
+// Helpers.
+const MAP_LOOKUP: i32 = 1;
+const MAP_UPDATE: i32 = 2;
+const MAP_DELETE: i32 = 3;
+const KTIME_GET_NS: i32 = 5;
+const PROBE_READ_KERNEL: i32 = 113;
+
+/// A program being written, with forward jumps to named places.
+struct Asm {
+    insns: Vec<Insn>,
+    /// (instruction, label) of each jump to patch.
+    jumps: Vec<(usize, &'static str)>,
+    labels: Vec<(&'static str, usize)>,
+}
+
+fn insn(code: u8, dst: u8, src: u8, off: i16, imm: i32) -> Insn {
+    Insn {
+        code,
+        regs: dst | (src << 4),
+        off,
+        imm,
+    }
+}
+
+impl Asm {
+    fn new() -> Asm {
+        Asm {
+            insns: Vec::new(),
+            jumps: Vec::new(),
+            labels: Vec::new(),
+        }
+    }
+
+    fn op(&mut self, i: Insn) -> &mut Asm {
+        self.insns.push(i);
+        self
+    }
+
+    // ALU64 with an immediate (`k`) or a register (`x`).
+    fn k(&mut self, op: u8, dst: u8, imm: i32) -> &mut Asm {
+        self.op(insn(0x07 | op, dst, 0, 0, imm))
+    }
+    fn x(&mut self, op: u8, dst: u8, src: u8) -> &mut Asm {
+        self.op(insn(0x0f | op, dst, src, 0, 0))
+    }
+    fn mov(&mut self, dst: u8, src: u8) -> &mut Asm {
+        self.x(0xb0, dst, src)
+    }
+    fn movk(&mut self, dst: u8, imm: i32) -> &mut Asm {
+        self.k(0xb0, dst, imm)
+    }
+    fn add(&mut self, dst: u8, imm: i32) -> &mut Asm {
+        self.k(0x00, dst, imm)
+    }
+    /// `dst = fp + off`: a pointer to the stack.
+    fn stack(&mut self, dst: u8, off: i16) -> &mut Asm {
+        self.mov(dst, FP).add(dst, off as i32)
+    }
+    fn load64(&mut self, dst: u8, src: u8, off: i16) -> &mut Asm {
+        self.op(insn(0x79, dst, src, off, 0))
+    }
+    fn load32(&mut self, dst: u8, src: u8, off: i16) -> &mut Asm {
+        self.op(insn(0x61, dst, src, off, 0))
+    }
+    fn store64(&mut self, dst: u8, off: i16, src: u8) -> &mut Asm {
+        self.op(insn(0x7b, dst, src, off, 0))
+    }
+    fn store32(&mut self, dst: u8, off: i16, src: u8) -> &mut Asm {
+        self.op(insn(0x63, dst, src, off, 0))
+    }
+    fn zero64(&mut self, dst: u8, off: i16) -> &mut Asm {
+        self.op(insn(0x7a, dst, 0, off, 0))
+    }
+    /// `lock *(u64 *)(dst + 0) += src`.
+    fn atomic_add(&mut self, dst: u8, src: u8) -> &mut Asm {
+        self.op(insn(0xdb, dst, src, 0, 0))
+    }
+    /// Loads a map's address (its descriptor, resolved by the kernel).
+    fn map(&mut self, dst: u8, fd: i32) -> &mut Asm {
+        self.op(insn(0x18, dst, 1, 0, fd)).op(insn(0, 0, 0, 0, 0))
+    }
+    fn call(&mut self, helper: i32) -> &mut Asm {
+        self.op(insn(0x85, 0, 0, 0, helper))
+    }
+    fn exit(&mut self) -> &mut Asm {
+        self.op(insn(0x95, 0, 0, 0, 0))
+    }
+    /// Jumps to `label` when `dst <op> imm` (op: 0x10 ==, 0x50 !=, 0x20 >, 0x30 >=).
+    fn jk(&mut self, op: u8, dst: u8, imm: i32, label: &'static str) -> &mut Asm {
+        self.jumps.push((self.insns.len(), label));
+        self.op(insn(0x05 | op, dst, 0, 0, imm))
+    }
+    /// Jumps to `label` when `dst <op> src`.
+    fn jx(&mut self, op: u8, dst: u8, src: u8, label: &'static str) -> &mut Asm {
+        self.jumps.push((self.insns.len(), label));
+        self.op(insn(0x0d | op, dst, src, 0, 0))
+    }
+    fn label(&mut self, name: &'static str) -> &mut Asm {
+        self.labels.push((name, self.insns.len()));
+        self
+    }
+
+    /// `r0 = probe_read_kernel(fp + at, size, src + off)`.
+    fn read_kernel(&mut self, at: i16, size: i32, src: u8, off: i32) -> &mut Asm {
+        self.stack(R1, at)
+            .movk(R2, size)
+            .mov(R3, src)
+            .add(R3, off)
+            .call(PROBE_READ_KERNEL)
+    }
+
+    /// `r2 = bucket(r1)`, as [`bucket`] computes it; uses r3 to r5.
+    fn bucket(&mut self, tag: &'static [&'static str; 2]) -> &mut Asm {
+        let [linear, done] = *tag;
+        self.mov(R2, R1).jk(0xa0, R1, LINEAR as i32, done);
+        // r4 = floor(log2(r1)), by halving the search.
+        self.mov(R3, R1).movk(R4, 0);
+        for shift in [32, 16, 8, 4, 2, 1] {
+            self.mov(R5, R3).k(0x70, R5, shift);
+            self.op(insn(0x15, R5, 0, 2, 0)); // if r5 == 0, skip the next two
+            self.mov(R3, R5).add(R4, shift);
+        }
+        // r2 = LINEAR + (e - 8) * SUB + ((v >> (e - 7)) & (SUB - 1)), at most the last.
+        self.mov(R5, R4).add(R5, -7).mov(R2, R1).x(0x70, R2, R5);
+        self.k(0x50, R2, (SUB - 1) as i32);
+        self.mov(R5, R4)
+            .add(R5, -8)
+            .k(0x20, R5, SUB as i32)
+            .x(0x00, R2, R5);
+        self.add(R2, LINEAR as i32);
+        self.jk(0xb0, R2, (BUCKETS - 1) as i32, done)
+            .movk(R2, (BUCKETS - 1) as i32)
+            .label(linear)
+            .label(done)
+    }
+
+    /// `array[key] += r8` where key is `base + r7 * stride + r2`, stored at fp-64.
+    fn add_at(
+        &mut self,
+        array: i32,
+        base: u32,
+        stride: u32,
+        src: u8,
+        skip: &'static str,
+    ) -> &mut Asm {
+        self.mov(R3, R7)
+            .k(0x20, R3, stride as i32)
+            .add(R3, base as i32)
+            .x(0x00, R3, R2);
+        self.store32(FP, -64, R3)
+            .map(R1, array)
+            .stack(R2, -64)
+            .call(MAP_LOOKUP);
+        self.jk(0x10, R0, 0, skip).atomic_add(R0, src).label(skip)
+    }
+
+    fn finish(mut self) -> Vec<Insn> {
+        for (at, label) in &self.jumps {
+            let target = self
+                .labels
+                .iter()
+                .find(|(name, _)| name == label)
+                .unwrap_or_else(|| panic!("no label {label}"))
+                .1;
+            self.insns[*at].off = (target as i64 - *at as i64 - 1) as i16;
+        }
+        self.insns
+    }
+}
+
+/// The maps the programs use.
+#[derive(Debug, Clone, Copy)]
+pub struct Maps {
+    /// dev_t (u32) → slot (u32).
+    pub devices: i32,
+    /// request address (u64) → (issue ns, series) (two u64).
+    pub started: i32,
+    /// The histograms and sums.
+    pub counts: i32,
+}
+
+/// The program at `block_rq_issue(struct request *rq)`.
+pub fn issue(o: Offsets, m: Maps) -> Vec<Insn> {
+    let mut a = Asm::new();
+    a.load64(R6, R1, 0);
+    // The device: rq->part->bd_dev, and its slot.
+    a.read_kernel(-8, 8, R6, o.part).jk(0x50, R0, 0, "out");
+    a.load64(R3, FP, -8).jk(0x10, R3, 0, "out");
+    a.zero64(FP, -16)
+        .read_kernel(-16, 4, R3, o.bd_dev)
+        .jk(0x50, R0, 0, "out");
+    a.map(R1, m.devices)
+        .stack(R2, -16)
+        .call(MAP_LOOKUP)
+        .jk(0x10, R0, 0, "out");
+    a.load32(R7, R0, 0);
+    // Reads (0) and writes (1) only: the operation is the low byte of cmd_flags.
+    a.zero64(FP, -24)
+        .read_kernel(-24, 4, R6, o.cmd_flags)
+        .jk(0x50, R0, 0, "out");
+    a.load32(R1, FP, -24)
+        .k(0x50, R1, 0xff)
+        .jk(0x20, R1, 1, "out");
+    a.k(0x60, R7, 1).x(0x40, R7, R1);
+    // When the block layer made it (0 when it keeps no start times).
+    a.zero64(FP, -32).read_kernel(-32, 8, R6, o.start_time_ns);
+    a.call(KTIME_GET_NS).mov(R8, R0);
+    a.store64(FP, -48, R8)
+        .store64(FP, -40, R7)
+        .store64(FP, -56, R6);
+    a.map(R1, m.started)
+        .stack(R2, -56)
+        .stack(R3, -48)
+        .movk(R4, 0)
+        .call(MAP_UPDATE);
+    // Its time in the queue, when the block layer gives its start.
+    a.load64(R1, FP, -32)
+        .jk(0x10, R1, 0, "out")
+        .jx(0x20, R1, R8, "out");
+    a.mov(R9, R8).x(0x10, R9, R1).mov(R1, R9);
+    a.bucket(&["q-linear", "q-done"]);
+    a.movk(R8, 1)
+        .add_at(m.counts, Layout::QUEUE, BUCKETS, R8, "q-hist");
+    a.movk(R2, 1)
+        .add_at(m.counts, Layout::SUM, SUMS, R9, "q-sum");
+    a.label("out").movk(R0, 0).exit();
+    a.finish()
+}
+
+/// The program at `block_rq_complete(struct request *rq, …)`.
+pub fn complete(m: Maps) -> Vec<Insn> {
+    let mut a = Asm::new();
+    a.load64(R6, R1, 0).store64(FP, -8, R6);
+    a.map(R1, m.started)
+        .stack(R2, -8)
+        .call(MAP_LOOKUP)
+        .jk(0x10, R0, 0, "out");
+    a.load64(R8, R0, 0).load64(R7, R0, 8);
+    a.map(R1, m.started).stack(R2, -8).call(MAP_DELETE);
+    a.call(KTIME_GET_NS).x(0x10, R0, R8).mov(R9, R0).mov(R1, R0);
+    a.bucket(&["d-linear", "d-done"]);
+    a.movk(R8, 1).add_at(m.counts, 0, BUCKETS, R8, "d-hist");
+    a.movk(R2, 0)
+        .add_at(m.counts, Layout::SUM, SUMS, R9, "d-sum");
+    // The longest: a plain store (two CPUs racing to raise it may keep the smaller of two
+    // longest times; the histogram's top bucket bounds it either way).
+    a.mov(R3, R7)
+        .k(0x20, R3, SUMS as i32)
+        .add(R3, (Layout::SUM + 2) as i32);
+    a.store32(FP, -64, R3)
+        .map(R1, m.counts)
+        .stack(R2, -64)
+        .call(MAP_LOOKUP);
+    a.jk(0x10, R0, 0, "out")
+        .load64(R1, R0, 0)
+        .jx(0x30, R1, R9, "out");
+    a.store64(R0, 0, R9);
+    a.label("out").movk(R0, 0).exit();
+    a.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buckets_are_exact_below_256_ns_and_within_1_128_above() {
+        for ns in [0u64, 1, 255, 256, 257, 1000, 55_900, 1 << 30, (1 << 41) - 1] {
+            let (low, high) = bounds(bucket(ns));
+            assert!(low <= ns && ns <= high, "{ns}: {low}..{high}");
+            assert!(
+                (high - low) as f64 <= ns as f64 / 128.0,
+                "{ns}: {low}..{high}"
+            );
+        }
+        assert_eq!(bucket(u64::MAX), BUCKETS - 1);
+        let mut last = 0;
+        for b in 0..BUCKETS {
+            let (low, high) = bounds(b);
+            assert!(low <= high && (b == 0 || low == last + 1), "{b}");
+            last = high;
+        }
+    }
+
+    #[test]
+    fn every_jump_lands_inside_the_program() {
+        let maps = Maps {
+            devices: 3,
+            started: 4,
+            counts: 5,
+        };
+        let offsets = Offsets {
+            part: 8,
+            cmd_flags: 16,
+            start_time_ns: 24,
+            bd_dev: 32,
+        };
+        for program in [issue(offsets, maps), complete(maps)] {
+            assert_eq!(program.last().unwrap().code, 0x95);
+            for (i, insn) in program.iter().enumerate() {
+                if insn.code & 0x07 == 0x05 && insn.code != 0x85 && insn.code != 0x95 {
+                    let to = i as i64 + 1 + insn.off as i64;
+                    assert!(
+                        to > i as i64 && (to as usize) < program.len(),
+                        "{i}: {insn:?}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,249 @@
+//! The device clock: each request on a loop device timed in the kernel, its percentiles beside
+//! iospd's and the stack's part between them, in JSON, XML and text; its reason when it cannot
+//! run (no privilege, `--no-device-clock`); and nothing of it left in the kernel after a run that
+//! was killed.
+
+use serde_json::Value;
+
+use crate::util::machine::{LoopDevice, root};
+use crate::util::{
+    TempDir, iospd, run_until, stderr, stdout, tools, traced, validate_json, validate_xml,
+};
+
+/// The five numbers of a spread, in order.
+fn five(s: &Value) -> [f64; 5] {
+    ["mean_ns", "p50_ns", "p99_ns", "p99_9_ns", "max_ns"]
+        .map(|k| s[k].as_f64().unwrap_or_else(|| panic!("{k} in {s}")))
+}
+
+/// The ids and names of the BPF programs loaded in the kernel now (every process's).
+fn loaded_programs() -> Vec<(u32, String)> {
+    // bpf(2) commands and the offset of the name in struct bpf_prog_info.
+    const PROG_GET_NEXT_ID: i64 = 11;
+    const PROG_GET_FD_BY_ID: i64 = 13;
+    const OBJ_GET_INFO_BY_FD: i64 = 15;
+    const NAME: usize = 64;
+    let bpf = |cmd: i64, attr: &mut [u8; 128]| {
+        // SAFETY: the attribute is a 128-byte buffer the kernel reads and writes within.
+        unsafe { libc::syscall(libc::SYS_bpf, cmd, attr.as_mut_ptr(), 128u32) }
+    };
+    let mut names = Vec::new();
+    let mut id = 0u32;
+    loop {
+        let mut attr = [0u8; 128];
+        attr[..4].copy_from_slice(&id.to_ne_bytes());
+        if bpf(PROG_GET_NEXT_ID, &mut attr) != 0 {
+            break;
+        }
+        id = u32::from_ne_bytes(attr[4..8].try_into().unwrap());
+        let mut attr = [0u8; 128];
+        attr[..4].copy_from_slice(&id.to_ne_bytes());
+        let fd = bpf(PROG_GET_FD_BY_ID, &mut attr);
+        if fd < 0 {
+            continue;
+        }
+        let mut info = [0u8; 256];
+        let mut attr = [0u8; 128];
+        attr[..4].copy_from_slice(&(fd as u32).to_ne_bytes());
+        attr[4..8].copy_from_slice(&256u32.to_ne_bytes());
+        attr[8..16].copy_from_slice(&(info.as_mut_ptr() as u64).to_ne_bytes());
+        if bpf(OBJ_GET_INFO_BY_FD, &mut attr) == 0 {
+            let name = &info[NAME..NAME + 16];
+            let end = name.iter().position(|&c| c == 0).unwrap_or(16);
+            names.push((id, String::from_utf8_lossy(&name[..end]).into_owned()));
+        }
+        // SAFETY: closes the descriptor opened above.
+        unsafe { libc::close(fd as i32) };
+    }
+    names
+}
+
+/// The ids of the BPF programs process `pid` holds (`/proc/<pid>/fdinfo`).
+fn held_programs(pid: u32) -> Vec<u32> {
+    let mut ids = Vec::new();
+    for fd in std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .unwrap()
+        .flatten()
+    {
+        let link = std::fs::read_link(fd.path()).unwrap_or_default();
+        if link.to_string_lossy() != "anon_inode:bpf-prog" {
+            continue;
+        }
+        let info = std::fs::read_to_string(format!(
+            "/proc/{pid}/fdinfo/{}",
+            fd.file_name().to_string_lossy()
+        ))
+        .unwrap_or_default();
+        ids.extend(
+            info.lines()
+                .filter_map(|l| l.strip_prefix("prog_id:"))
+                .filter_map(|v| v.trim().parse::<u32>().ok()),
+        );
+    }
+    ids
+}
+
+/// A run of O_DIRECT reads on a loop device, stopped once 20,000 have completed; its report.
+fn timed_reads(device: &LoopDevice, dir: &TempDir, format: &str, more: &[&str]) -> String {
+    let trace = dir.arg(&format!("reads-{format}.trace"));
+    let mut command = iospd();
+    command
+        .args(["-b4K", "-r", "-o4", "-Sh", "-W0", "-d600"])
+        .arg(format!("-R{format}"))
+        .arg(format!("--trace={trace}"))
+        .args(more)
+        .arg(device.arg());
+    stdout(&run_until(command, traced(&trace, 20_000)))
+}
+
+#[test]
+fn each_request_on_a_loop_device_is_timed_beside_iospd_s_latency() {
+    let test = "each_request_on_a_loop_device_is_timed_beside_iospd_s_latency";
+    let Some(device) = LoopDevice::new(64, test) else {
+        return;
+    };
+    let dir = TempDir::new();
+    let text = timed_reads(&device, &dir, "json", &[]);
+    validate_json(&text);
+    let report: Value = serde_json::from_str(&text).unwrap();
+    let m = &report["timespans"][0]["measured"];
+    let r = &m["reality"];
+    assert!(r.get("clock_off").is_none(), "{r}");
+    let d = &r["devices"][0];
+    let t = &d["time"][0];
+    assert_eq!(t["direction"], "read", "{r}");
+    let c = &t["clock"];
+    let (timed, completed) = (
+        c["requests"].as_u64().unwrap(),
+        c["completed"].as_u64().unwrap(),
+    );
+    // Every process's requests: iospd's 20,000 and more, each seen by the block layer too.
+    assert!(timed >= 20_000, "{c}");
+    assert_eq!(completed, d["reached"]["reads"].as_u64().unwrap(), "{r}");
+    assert!(
+        timed <= completed && timed * 100 >= completed * 99,
+        "the clock timed {timed} of {completed} requests: {c}"
+    );
+    let (device_t, own, stack) = (five(&c["device"]), five(&c["iospd"]), five(&c["stack"]));
+    for s in [device_t, own] {
+        assert!(
+            0.0 < s[1] && s[1] <= s[2] && s[2] <= s[3] && s[3] <= s[4],
+            "{c}"
+        );
+    }
+    // The device's part of a read is less than iospd's whole latency of it.
+    assert!(device_t[0] < own[0] && device_t[1] < own[1], "{c}");
+    for i in 0..5 {
+        assert!((stack[i] - (own[i] - device_t[i])).abs() < 1e-6, "{c}");
+    }
+    // iospd's side is the target's own latency.
+    let lat = &m["targets"][0]["read"]["latency"];
+    assert_eq!(own[0], lat["mean_ns"].as_f64().unwrap(), "{lat}");
+    let p50 = lat["percentiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["percentile"] == 50.0)
+        .unwrap();
+    assert_eq!(own[1], p50["value_ns"].as_f64().unwrap(), "{lat}");
+    // The loop device queues each request in blk-mq before issuing it.
+    assert!(five(&c["queued"])[0] > 0.0, "{c}");
+
+    let xml = timed_reads(&device, &dir, "xml", &[]);
+    validate_xml(&[("clock", &xml)], test);
+    assert!(xml.contains("<Clock Requests=") && xml.contains("<Stack MeanNs="));
+    let text = timed_reads(&device, &dir, "text", &[]);
+    assert!(
+        text.contains("reads, each request timed in the kernel")
+            && text.contains("above the device"),
+        "{text}"
+    );
+}
+
+#[test]
+fn without_the_clock_the_report_says_why_in_one_line() {
+    let test = "without_the_clock_the_report_says_why_in_one_line";
+    let Some(device) = LoopDevice::new(16, test) else {
+        return;
+    };
+    let dir = TempDir::new();
+    let text = timed_reads(&device, &dir, "json", &["--no-device-clock"]);
+    let report: Value = serde_json::from_str(&text).unwrap();
+    let r = &report["timespans"][0]["measured"]["reality"];
+    assert!(
+        r["clock_off"]
+            .as_str()
+            .unwrap()
+            .starts_with("--no-device-clock"),
+        "{r}"
+    );
+    assert!(r["devices"][0]["time"][0].get("clock").is_none(), "{r}");
+    // Without CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN the kernel refuses the programs: the run
+    // goes on and says so.
+    let Some(tools) = tools::need(test, &["setpriv"]) else {
+        return;
+    };
+    let path = dir.arg("t.dat");
+    let drop = "-bpf,-perfmon,-sys_admin";
+    let output = tools
+        .command("setpriv")
+        .args(["--bounding-set", drop, "--inh-caps", drop, "--"])
+        .arg(env!("CARGO_BIN_EXE_iospd"))
+        .args(["-c8M", "-d1", "-W0", "-Sh", "-Rjson", &path])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let why = report["timespans"][0]["measured"]["reality"]["clock_off"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{report}"))
+        .to_string();
+    assert!(
+        why.contains("needs root (or CAP_BPF and CAP_PERFMON)"),
+        "{why}"
+    );
+}
+
+#[test]
+fn a_killed_run_leaves_no_program_in_the_kernel() {
+    let test = "a_killed_run_leaves_no_program_in_the_kernel";
+    if !root(test) {
+        return;
+    }
+    let Some(device) = LoopDevice::new(16, test) else {
+        return;
+    };
+    let dir = TempDir::new();
+    let trace = dir.arg("t.trace");
+    let mut child = iospd()
+        .args(["-b4K", "-r", "-Sh", "-W0", "-d600", "-Rjson"])
+        .arg(format!("--trace={trace}"))
+        .arg(device.arg())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let enough = traced(&trace, 1000);
+    while !enough() {
+        assert!(child.try_wait().unwrap().is_none(), "the run ended early");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let held = held_programs(child.id());
+    let names: Vec<String> = loaded_programs()
+        .into_iter()
+        .filter(|(id, _)| held.contains(id))
+        .map(|(_, name)| name)
+        .collect();
+    assert_eq!(names, ["iospd_issue", "iospd_complete"], "{held:?}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // The kernel frees a program when its last descriptor closes, with the process (after an RCU
+    // grace period): wait for that, up to a minute.
+    for _ in 0..3000 {
+        if !loaded_programs().iter().any(|(id, _)| held.contains(id)) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    panic!("the killed run's programs {held:?} are still loaded");
+}
