@@ -8,12 +8,10 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
 /// `bpf(2)` commands.
 const MAP_CREATE: u32 = 0;
-const MAP_UPDATE_ELEM: u32 = 2;
 const PROG_LOAD: u32 = 5;
 const RAW_TRACEPOINT_OPEN: u32 = 17;
 
-/// Map types.
-pub const HASH: u32 = 1;
+/// Map type.
 pub const ARRAY: u32 = 2;
 /// An array whose values this process can map.
 pub const MMAPABLE: u32 = 1 << 10;
@@ -95,16 +93,6 @@ pub fn map(
         .fd(MAP_CREATE)
 }
 
-/// Sets `key` to `value` in `map`.
-pub fn update<K: Copy, V: Copy>(map: &OwnedFd, key: &K, value: &V) -> io::Result<()> {
-    Attr::new()
-        .u32(0, map.as_raw_fd() as u32)
-        .u64(8, key as *const K as u64)
-        .u64(16, value as *const V as u64)
-        .call(MAP_UPDATE_ELEM)
-        .map(|_| ())
-}
-
 /// Loads a raw tracepoint program; when the verifier refuses it, the error carries the last
 /// lines of its log.
 pub fn load(insns: &[Insn], name: &str) -> Result<OwnedFd, (io::Error, String)> {
@@ -118,17 +106,29 @@ pub fn load(insns: &[Insn], name: &str) -> Result<OwnedFd, (io::Error, String)> 
             .u64(16, license.as_ptr() as u64)
             .u32(24, level)
             .u32(28, log.len() as u32)
-            .u64(32, log.as_mut_ptr() as u64)
+            // No buffer is a null pointer: the kernel refuses a pointer without a size.
+            .u64(
+                32,
+                if log.is_empty() {
+                    0
+                } else {
+                    log.as_mut_ptr() as u64
+                },
+            )
             .name(48, name)
             .fd(PROG_LOAD)
     };
     attempt(&mut [], 0).or_else(|first| {
         let mut log = vec![0u8; 1 << 20];
-        attempt(&mut log, 1).map_err(|_| {
+        attempt(&mut log, 1).map_err(|second| {
             let end = log.iter().position(|&c| c == 0).unwrap_or(log.len());
             let text = String::from_utf8_lossy(&log[..end]);
             let tail: Vec<&str> = text.lines().rev().take(12).collect();
-            (first, tail.into_iter().rev().collect::<Vec<_>>().join("\n"))
+            let error = match second.raw_os_error() {
+                Some(libc::ENOSPC) => first,
+                _ => second,
+            };
+            (error, tail.into_iter().rev().collect::<Vec<_>>().join("\n"))
         })
     })
 }

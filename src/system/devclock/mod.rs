@@ -22,9 +22,6 @@ use crate::system::backing::BlockDevice;
 pub use program::{BUCKETS, bounds};
 use program::{Layout, Maps, Offsets, SLOTS};
 
-/// Requests in flight the clock can follow at once (more are not timed).
-const IN_FLIGHT: u32 = 65_536;
-
 /// A running clock: its programs attached, its counts mapped.
 pub struct DeviceClock {
     counts: bpf::Mapped,
@@ -142,11 +139,20 @@ impl DeviceClock {
             start_time_ns: field("request", "start_time_ns")?,
             bd_dev: field("block_device", "bd_dev")?,
         };
+        offsets.span().ok_or_else(|| {
+            "this kernel's struct request spreads the fields the device clock reads too far apart; the device's means are from /sys/block".to_string()
+        })?;
         let map = |kind, key, value, entries, flags, name| {
             bpf::map(kind, key, value, entries, flags, name).map_err(|e| why("make its maps", &e))
         };
-        let watched = map(bpf::HASH, 4, 4, SLOTS, 0, "iospd_devices")?;
-        let started = map(bpf::HASH, 8, 16, IN_FLIGHT, 0, "iospd_started")?;
+        let started = map(
+            bpf::ARRAY,
+            4,
+            program::STARTED,
+            program::IN_FLIGHT,
+            0,
+            "iospd_started",
+        )?;
         let counts = map(
             bpf::ARRAY,
             4,
@@ -155,17 +161,13 @@ impl DeviceClock {
             bpf::MMAPABLE,
             "iospd_counts",
         )?;
-        let mut slots = 0;
-        for device in devices.iter().take(SLOTS as usize) {
-            if let Some(dev) = dev_number(device) {
-                bpf::update(&watched, &dev, &(slots as u32))
-                    .map_err(|e| why("watch a device", &e))?;
-            }
-            slots += 1;
-        }
+        let watched: Vec<u32> = devices
+            .iter()
+            .take(SLOTS as usize)
+            .map(|d| dev_number(d).unwrap_or(0))
+            .collect();
         use std::os::fd::AsRawFd;
         let maps = Maps {
-            devices: watched.as_raw_fd(),
             started: started.as_raw_fd(),
             counts: counts.as_raw_fd(),
         };
@@ -175,7 +177,7 @@ impl DeviceClock {
                 false => format!("the kernel refused the device clock's program ({e}): {log}"),
             })
         };
-        let on_issue = load(program::issue(offsets, maps), "iospd_issue")?;
+        let on_issue = load(program::issue(offsets, maps, &watched), "iospd_issue")?;
         let on_complete = load(program::complete(maps), "iospd_complete")?;
         let mapped = bpf::Mapped::new(&counts, Layout::ENTRIES as usize)
             .map_err(|e| why("map its counts", &e))?;
@@ -187,16 +189,8 @@ impl DeviceClock {
         let issues = attach(c"block_rq_issue", &on_issue)?;
         Ok(DeviceClock {
             counts: mapped,
-            devices: slots,
-            _objects: vec![
-                issues,
-                completes,
-                on_issue,
-                on_complete,
-                watched,
-                started,
-                counts,
-            ],
+            devices: watched.len(),
+            _objects: vec![issues, completes, on_issue, on_complete, started, counts],
         })
     }
 

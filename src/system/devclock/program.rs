@@ -97,8 +97,6 @@ const FP: u8 = 10;
 
 // Helpers.
 const MAP_LOOKUP: i32 = 1;
-const MAP_UPDATE: i32 = 2;
-const MAP_DELETE: i32 = 3;
 const KTIME_GET_NS: i32 = 5;
 const PROBE_READ_KERNEL: i32 = 113;
 
@@ -192,6 +190,11 @@ impl Asm {
         self.jumps.push((self.insns.len(), label));
         self.op(insn(0x0d | op, dst, src, 0, 0))
     }
+    /// Jumps to `label`.
+    fn ja(&mut self, label: &'static str) -> &mut Asm {
+        self.jumps.push((self.insns.len(), label));
+        self.op(insn(0x05, 0, 0, 0, 0))
+    }
     fn label(&mut self, name: &'static str) -> &mut Asm {
         self.labels.push((name, self.insns.len()));
         self
@@ -268,50 +271,83 @@ impl Asm {
 /// The maps the programs use.
 #[derive(Debug, Clone, Copy)]
 pub struct Maps {
-    /// dev_t (u32) → slot (u32).
-    pub devices: i32,
-    /// request address (u64) → (issue ns, series) (two u64).
+    /// The requests in flight, by a slot their address picks: (address, issue ns, series).
     pub started: i32,
     /// The histograms and sums.
     pub counts: i32,
 }
 
-/// The program at `block_rq_issue(struct request *rq)`.
-pub fn issue(o: Offsets, m: Maps) -> Vec<Insn> {
+/// Slots for requests in flight (a power of two). A request's slot is its address over 256 (a
+/// request is larger than that, and a device's are allocated together) modulo this: two in
+/// flight share one only when their addresses are 16 MiB apart, and the later then goes untimed.
+pub const IN_FLIGHT: u32 = 1 << 16;
+/// Bytes of one in-flight slot.
+pub const STARTED: u32 = 24;
+
+/// The request's fields, read in one copy onto the stack from here.
+const FIELDS: i16 = -256;
+/// The most bytes of the request the copy takes.
+pub const SPAN: u32 = 192;
+
+impl Offsets {
+    /// Where the copy starts, and how long it is; `None` when the fields are too far apart.
+    pub fn span(&self) -> Option<(i32, u32)> {
+        let fields = [(self.part, 8), (self.cmd_flags, 4), (self.start_time_ns, 8)];
+        let low = fields.iter().map(|f| f.0).min()?;
+        let high = fields.iter().map(|f| f.0 + f.1).max()?;
+        let span = (high - low) as u32;
+        (span <= SPAN).then_some((low, span))
+    }
+}
+
+/// `r1 = the slot of the request in r6`, stored at fp-64 as a key, and its value in r0 (exits
+/// when the lookup fails).
+fn slot_of_r6(a: &mut Asm, started: i32) {
+    a.mov(R1, R6)
+        .k(0x70, R1, 8)
+        .k(0x50, R1, (IN_FLIGHT - 1) as i32);
+    a.store32(FP, -64, R1)
+        .map(R1, started)
+        .stack(R2, -64)
+        .call(MAP_LOOKUP);
+    a.jk(0x10, R0, 0, "out");
+}
+
+/// The program at `block_rq_issue(struct request *rq)`, for the devices `devices` (their dev_t,
+/// in slot order).
+pub fn issue(o: Offsets, m: Maps, devices: &[u32]) -> Vec<Insn> {
+    let (low, span) = o.span().expect("checked by the caller");
+    let field = |offset: i32| FIELDS + (offset - low) as i16;
     let mut a = Asm::new();
     a.load64(R6, R1, 0);
-    // The device: rq->part->bd_dev, and its slot.
-    a.read_kernel(-8, 8, R6, o.part).jk(0x50, R0, 0, "out");
-    a.load64(R3, FP, -8).jk(0x10, R3, 0, "out");
+    // The fields, in one copy; then the device: rq->part->bd_dev, and its slot.
+    a.read_kernel(FIELDS, span as i32, R6, low)
+        .jk(0x50, R0, 0, "out");
+    a.load64(R3, FP, field(o.part)).jk(0x10, R3, 0, "out");
     a.zero64(FP, -16)
         .read_kernel(-16, 4, R3, o.bd_dev)
         .jk(0x50, R0, 0, "out");
-    a.map(R1, m.devices)
-        .stack(R2, -16)
-        .call(MAP_LOOKUP)
-        .jk(0x10, R0, 0, "out");
-    a.load32(R7, R0, 0);
+    a.load32(R1, FP, -16);
+    for (slot, &dev) in devices.iter().enumerate() {
+        // 32-bit compare: a dev_t fills all 32 bits.
+        a.jumps.push((a.insns.len(), SLOT_LABELS[slot]));
+        a.op(insn(0x16, R1, 0, 0, dev as i32));
+    }
+    a.ja("out");
+    for (slot, label) in SLOT_LABELS.iter().enumerate().take(devices.len()) {
+        a.label(label).movk(R7, slot as i32).ja("device");
+    }
+    a.label("device");
     // Reads (0) and writes (1) only: the operation is the low byte of cmd_flags.
-    a.zero64(FP, -24)
-        .read_kernel(-24, 4, R6, o.cmd_flags)
-        .jk(0x50, R0, 0, "out");
-    a.load32(R1, FP, -24)
+    a.load32(R1, FP, field(o.cmd_flags))
         .k(0x50, R1, 0xff)
         .jk(0x20, R1, 1, "out");
     a.k(0x60, R7, 1).x(0x40, R7, R1);
-    // When the block layer made it (0 when it keeps no start times).
-    a.zero64(FP, -32).read_kernel(-32, 8, R6, o.start_time_ns);
     a.call(KTIME_GET_NS).mov(R8, R0);
-    a.store64(FP, -48, R8)
-        .store64(FP, -40, R7)
-        .store64(FP, -56, R6);
-    a.map(R1, m.started)
-        .stack(R2, -56)
-        .stack(R3, -48)
-        .movk(R4, 0)
-        .call(MAP_UPDATE);
-    // Its time in the queue, when the block layer gives its start.
-    a.load64(R1, FP, -32)
+    slot_of_r6(&mut a, m.started);
+    a.store64(R0, 0, R6).store64(R0, 8, R8).store64(R0, 16, R7);
+    // Its time in the queue, from when the block layer made it (0 when it keeps no start).
+    a.load64(R1, FP, field(o.start_time_ns))
         .jk(0x10, R1, 0, "out")
         .jx(0x20, R1, R8, "out");
     a.mov(R9, R8).x(0x10, R9, R1).mov(R1, R9);
@@ -324,16 +360,17 @@ pub fn issue(o: Offsets, m: Maps) -> Vec<Insn> {
     a.finish()
 }
 
+/// Jump targets of the device compares, one per slot.
+const SLOT_LABELS: [&str; SLOTS as usize] = ["s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7"];
+
 /// The program at `block_rq_complete(struct request *rq, …)`.
 pub fn complete(m: Maps) -> Vec<Insn> {
     let mut a = Asm::new();
-    a.load64(R6, R1, 0).store64(FP, -8, R6);
-    a.map(R1, m.started)
-        .stack(R2, -8)
-        .call(MAP_LOOKUP)
-        .jk(0x10, R0, 0, "out");
-    a.load64(R8, R0, 0).load64(R7, R0, 8);
-    a.map(R1, m.started).stack(R2, -8).call(MAP_DELETE);
+    a.load64(R6, R1, 0);
+    slot_of_r6(&mut a, m.started);
+    // Its own slot (another request's after a collision: untimed).
+    a.load64(R1, R0, 0).jx(0x50, R1, R6, "out");
+    a.load64(R8, R0, 8).load64(R7, R0, 16).zero64(R0, 0);
     a.call(KTIME_GET_NS).x(0x10, R0, R8).mov(R9, R0).mov(R1, R0);
     a.bucket(&["d-linear", "d-done"]);
     a.movk(R8, 1).add_at(m.counts, 0, BUCKETS, R8, "d-hist");
@@ -382,7 +419,6 @@ mod tests {
     #[test]
     fn every_jump_lands_inside_the_program() {
         let maps = Maps {
-            devices: 3,
             started: 4,
             counts: 5,
         };
@@ -392,7 +428,10 @@ mod tests {
             start_time_ns: 24,
             bd_dev: 32,
         };
-        for program in [issue(offsets, maps), complete(maps)] {
+        for program in [
+            issue(offsets, maps, &[0x0fe0_0000, 7 << 20]),
+            complete(maps),
+        ] {
             assert_eq!(program.last().unwrap().code, 0x95);
             for (i, insn) in program.iter().enumerate() {
                 if insn.code & 0x07 == 0x05 && insn.code != 0x85 && insn.code != 0x95 {
