@@ -90,7 +90,6 @@ def main():
             pending.setdefault(key, []).append(at)
         elif pending.get(key):
             d2c[direction].append(at - pending[key].pop(0))
-            if os.environ.get("DUMP"): print(f"{at:.6f} {direction} {sector} {(d2c[direction][-1])*1e6:.1f}", file=sys.stderr)
             if inserted.get(key):
                 q2c[direction].append(at - inserted[key].pop(0))
     reality = report["timespans"][0]["measured"]["reality"]

@@ -16,8 +16,10 @@ pub const ARRAY: u32 = 2;
 /// An array whose values this process can map.
 pub const MMAPABLE: u32 = 1 << 10;
 
-/// `BPF_PROG_TYPE_RAW_TRACEPOINT`: its context is the tracepoint's arguments, as u64s.
-const RAW_TRACEPOINT: u32 = 17;
+/// `BPF_PROG_TYPE_TRACING` attached as `BPF_TRACE_RAW_TP`: its context is the tracepoint's
+/// arguments, typed by the kernel's BTF, so the program reads kernel structures directly.
+const TRACING: u32 = 26;
+const TRACE_RAW_TP: u32 = 23;
 
 /// The attribute union's size this code fills; the kernel takes any size whose tail is zero.
 const ATTR: usize = 128;
@@ -93,14 +95,14 @@ pub fn map(
         .fd(MAP_CREATE)
 }
 
-/// Loads a raw tracepoint program; when the verifier refuses it, the error carries the last
-/// lines of its log.
-pub fn load(insns: &[Insn], name: &str) -> Result<OwnedFd, (io::Error, String)> {
+/// Loads a program for the tracepoint whose `btf_trace_<event>` typedef is `attach` in the
+/// kernel's BTF; when the verifier refuses it, the error carries the last lines of its log.
+pub fn load(insns: &[Insn], name: &str, attach: u32) -> Result<OwnedFd, (io::Error, String)> {
     // The tracing helpers are offered to GPL-compatible programs only.
     let license = c"Dual MIT/GPL";
     let attempt = |log: &mut [u8], level: u32| {
         Attr::new()
-            .u32(0, RAW_TRACEPOINT)
+            .u32(0, TRACING)
             .u32(4, insns.len() as u32)
             .u64(8, insns.as_ptr() as u64)
             .u64(16, license.as_ptr() as u64)
@@ -116,6 +118,8 @@ pub fn load(insns: &[Insn], name: &str) -> Result<OwnedFd, (io::Error, String)> 
                 },
             )
             .name(48, name)
+            .u32(68, TRACE_RAW_TP)
+            .u32(108, attach)
             .fd(PROG_LOAD)
     };
     attempt(&mut [], 0).or_else(|first| {
@@ -133,10 +137,10 @@ pub fn load(insns: &[Insn], name: &str) -> Result<OwnedFd, (io::Error, String)> 
     })
 }
 
-/// Attaches `prog` to the raw tracepoint `name`; detached when the returned descriptor closes.
-pub fn attach(name: &std::ffi::CStr, prog: &OwnedFd) -> io::Result<OwnedFd> {
+/// Attaches `prog` to the tracepoint it was loaded for; detached when the returned descriptor
+/// closes.
+pub fn attach(prog: &OwnedFd) -> io::Result<OwnedFd> {
     Attr::new()
-        .u64(0, name.as_ptr() as u64)
         .u32(8, prog.as_raw_fd() as u32)
         .fd(RAW_TRACEPOINT_OPEN)
 }

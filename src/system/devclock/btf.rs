@@ -126,7 +126,7 @@ impl Btf {
         };
         for id in 1..btf.types.len() {
             let t = &btf.types[id];
-            if t.name != 0 && (t.kind == STRUCT || t.kind == UNION) {
+            if t.name != 0 && (t.kind == STRUCT || t.kind == UNION || t.kind == TYPEDEF) {
                 let name = btf.string(t.name).to_string();
                 btf.by_name.entry(name).or_default().push(id as u32);
             }
@@ -138,6 +138,15 @@ impl Btf {
         let tail = self.strings.get(at as usize..).unwrap_or_default();
         let end = tail.iter().position(|&c| c == 0).unwrap_or(tail.len());
         std::str::from_utf8(&tail[..end]).unwrap_or_default()
+    }
+
+    /// The id of the typedef named `name` (a tracepoint's `btf_trace_<event>`).
+    pub fn typedef(&self, name: &str) -> Option<u32> {
+        self.by_name
+            .get(name)?
+            .iter()
+            .copied()
+            .find(|&id| self.types[id as usize].kind == TYPEDEF)
     }
 
     /// The struct or union under typedefs and qualifiers.
@@ -245,5 +254,7 @@ mod tests {
             assert!(btf.offset("request", field).is_some(), "request.{field}");
         }
         assert!(btf.offset("block_device", "bd_dev").is_some());
+        assert!(btf.typedef("btf_trace_block_rq_issue").is_some());
+        assert!(btf.typedef("request").is_none());
     }
 }

@@ -138,10 +138,16 @@ impl DeviceClock {
             cmd_flags: field("request", "cmd_flags")?,
             start_time_ns: field("request", "start_time_ns")?,
             bd_dev: field("block_device", "bd_dev")?,
+            tag: field("request", "tag")?,
+            mq_hctx: field("request", "mq_hctx")?,
+            queue_num: field("blk_mq_hw_ctx", "queue_num")?,
         };
-        offsets.span().ok_or_else(|| {
-            "this kernel's struct request spreads the fields the device clock reads too far apart; the device's means are from /sys/block".to_string()
-        })?;
+        let event = |name: &str| {
+            btf.typedef(&format!("btf_trace_{name}")).ok_or_else(|| {
+                format!("this kernel has no {name} event: the device clock cannot run; the device's means are from /sys/block")
+            })
+        };
+        let (issue_event, complete_event) = (event("block_rq_issue")?, event("block_rq_complete")?);
         let map = |kind, key, value, entries, flags, name| {
             bpf::map(kind, key, value, entries, flags, name).map_err(|e| why("make its maps", &e))
         };
@@ -171,22 +177,29 @@ impl DeviceClock {
             started: started.as_raw_fd(),
             counts: counts.as_raw_fd(),
         };
-        let load = |insns: Vec<bpf::Insn>, name| {
-            bpf::load(&insns, name).map_err(|(e, log)| match log.is_empty() {
+        let load = |insns: Vec<bpf::Insn>, name, event| {
+            bpf::load(&insns, name, event).map_err(|(e, log)| match log.is_empty() {
                 true => why("load its programs", &e),
                 false => format!("the kernel refused the device clock's program ({e}): {log}"),
             })
         };
-        let on_issue = load(program::issue(offsets, maps, &watched), "iospd_issue")?;
-        let on_complete = load(program::complete(maps), "iospd_complete")?;
+        let on_issue = load(
+            program::issue(offsets, maps, &watched),
+            "iospd_issue",
+            issue_event,
+        )?;
+        let on_complete = load(
+            program::complete(offsets, maps),
+            "iospd_complete",
+            complete_event,
+        )?;
         let mapped = bpf::Mapped::new(&counts, Layout::ENTRIES as usize)
             .map_err(|e| why("map its counts", &e))?;
         // Completion first, so no request is stamped without its end being watched.
-        let attach = |name, prog| {
-            bpf::attach(name, prog).map_err(|e| why("attach to the block layer's events", &e))
-        };
-        let completes = attach(c"block_rq_complete", &on_complete)?;
-        let issues = attach(c"block_rq_issue", &on_issue)?;
+        let attach =
+            |prog| bpf::attach(prog).map_err(|e| why("attach to the block layer's events", &e));
+        let completes = attach(&on_complete)?;
+        let issues = attach(&on_issue)?;
         Ok(DeviceClock {
             counts: mapped,
             devices: watched.len(),

@@ -20,6 +20,9 @@ const OCTAVES: u32 = 33;
 pub const BUCKETS: u32 = LINEAR + SUB * OCTAVES;
 /// Sums kept per series: the device's time, the queue's time, the longest device time.
 pub const SUMS: u32 = 3;
+/// u64s in a cache line: each sum has one of its own, so the CPU that issues (adding queue time)
+/// and the one that completes (adding device time) do not pass one line between them.
+const LINE: u32 = 8;
 
 /// Where each count lies in the array. A series is a device's slot times two plus its direction
 /// (0 read, 1 write).
@@ -27,7 +30,7 @@ pub struct Layout;
 
 impl Layout {
     /// Values in the array.
-    pub const ENTRIES: u32 = 2 * SLOTS * 2 * BUCKETS + SLOTS * 2 * SUMS;
+    pub const ENTRIES: u32 = 2 * SLOTS * 2 * BUCKETS + SLOTS * 2 * SUMS * LINE;
     const QUEUE: u32 = SLOTS * 2 * BUCKETS;
     const SUM: u32 = 2 * SLOTS * 2 * BUCKETS;
 
@@ -43,7 +46,7 @@ impl Layout {
 
     /// Sum `k` of `series`.
     pub fn sum(series: u32, k: u32) -> usize {
-        (Self::SUM + series * SUMS + k) as usize
+        (Self::SUM + (series * SUMS + k) * LINE) as usize
     }
 }
 
@@ -80,6 +83,12 @@ pub struct Offsets {
     pub start_time_ns: i32,
     /// `block_device.bd_dev`.
     pub bd_dev: i32,
+    /// `request.tag`: its tag on its hardware queue while it is in the driver.
+    pub tag: i32,
+    /// `request.mq_hctx`: that hardware queue.
+    pub mq_hctx: i32,
+    /// `blk_mq_hw_ctx.queue_num`: the queue's number.
+    pub queue_num: i32,
 }
 
 // Registers.
@@ -98,7 +107,6 @@ const FP: u8 = 10;
 // Helpers.
 const MAP_LOOKUP: i32 = 1;
 const KTIME_GET_NS: i32 = 5;
-const PROBE_READ_KERNEL: i32 = 113;
 
 /// A program being written, with forward jumps to named places.
 struct Asm {
@@ -200,15 +208,6 @@ impl Asm {
         self
     }
 
-    /// `r0 = probe_read_kernel(fp + at, size, src + off)`.
-    fn read_kernel(&mut self, at: i16, size: i32, src: u8, off: i32) -> &mut Asm {
-        self.stack(R1, at)
-            .movk(R2, size)
-            .mov(R3, src)
-            .add(R3, off)
-            .call(PROBE_READ_KERNEL)
-    }
-
     /// `r2 = bucket(r1)`, as [`bucket`] computes it; uses r3 to r5.
     fn bucket(&mut self, tag: &'static [&'static str; 2]) -> &mut Asm {
         let [linear, done] = *tag;
@@ -277,35 +276,24 @@ pub struct Maps {
     pub counts: i32,
 }
 
-/// Slots for requests in flight (a power of two). A request's slot is its address over 256 (a
-/// request is larger than that, and a device's are allocated together) modulo this: two in
-/// flight share one only when their addresses are 16 MiB apart, and the later then goes untimed.
-pub const IN_FLIGHT: u32 = 1 << 16;
-/// Bytes of one in-flight slot.
-pub const STARTED: u32 = 24;
+/// Slots for requests in flight (a power of two). A request's slot is picked by its hardware
+/// queue and its tag there, which no other request in flight has; two share a slot only when a
+/// device has more than 1,031 tags a queue or more than 15 queues (then the later goes untimed).
+pub const IN_FLIGHT: u32 = 1 << 14;
+/// Bytes of one in-flight slot: the request's address, its issue ns, its series, in a cache line
+/// of its own (neighbouring tags are issued and completed on different CPUs).
+pub const STARTED: u32 = 64;
+/// Slots between two hardware queues' first tags (a prime, so many queues spread over them).
+const QUEUE_STRIDE: i32 = 1031;
 
-/// The request's fields, read in one copy onto the stack from here.
-const FIELDS: i16 = -256;
-/// The most bytes of the request the copy takes.
-pub const SPAN: u32 = 192;
-
-impl Offsets {
-    /// Where the copy starts, and how long it is; `None` when the fields are too far apart.
-    pub fn span(&self) -> Option<(i32, u32)> {
-        let fields = [(self.part, 8), (self.cmd_flags, 4), (self.start_time_ns, 8)];
-        let low = fields.iter().map(|f| f.0).min()?;
-        let high = fields.iter().map(|f| f.0 + f.1).max()?;
-        let span = (high - low) as u32;
-        (span <= SPAN).then_some((low, span))
-    }
-}
-
-/// `r1 = the slot of the request in r6`, stored at fp-64 as a key, and its value in r0 (exits
-/// when the lookup fails).
-fn slot_of_r6(a: &mut Asm, started: i32) {
-    a.mov(R1, R6)
-        .k(0x70, R1, 8)
-        .k(0x50, R1, (IN_FLIGHT - 1) as i32);
+/// The slot of the request in r6 (its queue and tag), looked up: its value in r0 (exits when
+/// the lookup fails).
+fn slot_of_r6(a: &mut Asm, o: Offsets, started: i32) {
+    a.load64(R2, R6, o.mq_hctx as i16).jk(0x10, R2, 0, "out");
+    a.load32(R2, R2, o.queue_num as i16)
+        .k(0x20, R2, QUEUE_STRIDE);
+    a.load32(R1, R6, o.tag as i16).x(0x00, R1, R2);
+    a.k(0x50, R1, (IN_FLIGHT - 1) as i32);
     a.store32(FP, -64, R1)
         .map(R1, started)
         .stack(R2, -64)
@@ -314,20 +302,13 @@ fn slot_of_r6(a: &mut Asm, started: i32) {
 }
 
 /// The program at `block_rq_issue(struct request *rq)`, for the devices `devices` (their dev_t,
-/// in slot order).
+/// in slot order). It reads the request where it lies (a BTF-typed context).
 pub fn issue(o: Offsets, m: Maps, devices: &[u32]) -> Vec<Insn> {
-    let (low, span) = o.span().expect("checked by the caller");
-    let field = |offset: i32| FIELDS + (offset - low) as i16;
     let mut a = Asm::new();
     a.load64(R6, R1, 0);
-    // The fields, in one copy; then the device: rq->part->bd_dev, and its slot.
-    a.read_kernel(FIELDS, span as i32, R6, low)
-        .jk(0x50, R0, 0, "out");
-    a.load64(R3, FP, field(o.part)).jk(0x10, R3, 0, "out");
-    a.zero64(FP, -16)
-        .read_kernel(-16, 4, R3, o.bd_dev)
-        .jk(0x50, R0, 0, "out");
-    a.load32(R1, FP, -16);
+    // The device: rq->part->bd_dev, and its slot.
+    a.load64(R3, R6, o.part as i16).jk(0x10, R3, 0, "out");
+    a.load32(R1, R3, o.bd_dev as i16);
     for (slot, &dev) in devices.iter().enumerate() {
         // 32-bit compare: a dev_t fills all 32 bits.
         a.jumps.push((a.insns.len(), SLOT_LABELS[slot]));
@@ -339,23 +320,23 @@ pub fn issue(o: Offsets, m: Maps, devices: &[u32]) -> Vec<Insn> {
     }
     a.label("device");
     // Reads (0) and writes (1) only: the operation is the low byte of cmd_flags.
-    a.load32(R1, FP, field(o.cmd_flags))
+    a.load32(R1, R6, o.cmd_flags as i16)
         .k(0x50, R1, 0xff)
         .jk(0x20, R1, 1, "out");
     a.k(0x60, R7, 1).x(0x40, R7, R1);
     a.call(KTIME_GET_NS).mov(R8, R0);
-    slot_of_r6(&mut a, m.started);
+    slot_of_r6(&mut a, o, m.started);
     a.store64(R0, 0, R6).store64(R0, 8, R8).store64(R0, 16, R7);
     // Its time in the queue, from when the block layer made it (0 when it keeps no start).
-    a.load64(R1, FP, field(o.start_time_ns))
+    a.load64(R1, R6, o.start_time_ns as i16)
         .jk(0x10, R1, 0, "out")
         .jx(0x20, R1, R8, "out");
     a.mov(R9, R8).x(0x10, R9, R1).mov(R1, R9);
     a.bucket(&["q-linear", "q-done"]);
     a.movk(R8, 1)
         .add_at(m.counts, Layout::QUEUE, BUCKETS, R8, "q-hist");
-    a.movk(R2, 1)
-        .add_at(m.counts, Layout::SUM, SUMS, R9, "q-sum");
+    a.movk(R2, LINE as i32)
+        .add_at(m.counts, Layout::SUM, SUMS * LINE, R9, "q-sum");
     a.label("out").movk(R0, 0).exit();
     a.finish()
 }
@@ -364,10 +345,10 @@ pub fn issue(o: Offsets, m: Maps, devices: &[u32]) -> Vec<Insn> {
 const SLOT_LABELS: [&str; SLOTS as usize] = ["s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7"];
 
 /// The program at `block_rq_complete(struct request *rq, …)`.
-pub fn complete(m: Maps) -> Vec<Insn> {
+pub fn complete(o: Offsets, m: Maps) -> Vec<Insn> {
     let mut a = Asm::new();
     a.load64(R6, R1, 0);
-    slot_of_r6(&mut a, m.started);
+    slot_of_r6(&mut a, o, m.started);
     // Its own slot (another request's after a collision: untimed).
     a.load64(R1, R0, 0).jx(0x50, R1, R6, "out");
     a.load64(R8, R0, 8).load64(R7, R0, 16).zero64(R0, 0);
@@ -375,12 +356,12 @@ pub fn complete(m: Maps) -> Vec<Insn> {
     a.bucket(&["d-linear", "d-done"]);
     a.movk(R8, 1).add_at(m.counts, 0, BUCKETS, R8, "d-hist");
     a.movk(R2, 0)
-        .add_at(m.counts, Layout::SUM, SUMS, R9, "d-sum");
+        .add_at(m.counts, Layout::SUM, SUMS * LINE, R9, "d-sum");
     // The longest: a plain store (two CPUs racing to raise it may keep the smaller of two
     // longest times; the histogram's top bucket bounds it either way).
     a.mov(R3, R7)
-        .k(0x20, R3, SUMS as i32)
-        .add(R3, (Layout::SUM + 2) as i32);
+        .k(0x20, R3, (SUMS * LINE) as i32)
+        .add(R3, (Layout::SUM + 2 * LINE) as i32);
     a.store32(FP, -64, R3)
         .map(R1, m.counts)
         .stack(R2, -64)
@@ -427,10 +408,13 @@ mod tests {
             cmd_flags: 16,
             start_time_ns: 24,
             bd_dev: 32,
+            tag: 40,
+            mq_hctx: 48,
+            queue_num: 56,
         };
         for program in [
             issue(offsets, maps, &[0x0fe0_0000, 7 << 20]),
-            complete(maps),
+            complete(offsets, maps),
         ] {
             assert_eq!(program.last().unwrap().code, 0x95);
             for (i, insn) in program.iter().enumerate() {
