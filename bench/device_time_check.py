@@ -71,7 +71,7 @@ def main():
     if run.returncode != 0:
         sys.exit(f"iospd failed: {run.stderr}")
     report = json.loads(run.stdout)
-    # Match each completion with its issue (and insert) by sector and direction, oldest first.
+    # Match each completion with its issue (and insert) by sector and direction.
     pending = {}
     inserted = {}
     d2c = {"read": [], "write": []}
@@ -84,14 +84,16 @@ def main():
         if direction is None:
             continue
         key = (direction, sector)
+        # A request issued again (after a requeue: the driver had no room) replaces its first
+        # issue; a completion takes its own request's.
         if event == "block_rq_insert":
-            inserted.setdefault(key, []).append(at)
+            inserted[key] = at
         elif event == "block_rq_issue":
-            pending.setdefault(key, []).append(at)
-        elif pending.get(key):
-            d2c[direction].append(at - pending[key].pop(0))
-            if inserted.get(key):
-                q2c[direction].append(at - inserted[key].pop(0))
+            pending[key] = at
+        elif key in pending:
+            d2c[direction].append(at - pending.pop(key))
+            if key in inserted:
+                q2c[direction].append(at - inserted.pop(key))
     reality = report["timespans"][0]["measured"]["reality"]
     said = {t["direction"]: t for d in reality["devices"] if d["device"] == device for t in d.get("time", [])}
     failed = False

@@ -152,7 +152,14 @@ fn each_request_on_a_loop_device_is_timed_beside_iospd_s_latency() {
     let xml = timed_reads(&device, &dir, "xml", &[]);
     validate_xml(&[("clock", &xml)], test);
     assert!(xml.contains("<Clock Requests=") && xml.contains("<Stack MeanNs="));
-    let text = timed_reads(&device, &dir, "text", &[]);
+    let html = dir.arg("r.html");
+    let text = timed_reads(&device, &dir, "text", &[&format!("--output={html}")]);
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.contains("reads, each request timed")
+            && page.contains("<td class=\"l\">on the device</td>"),
+        "{page}"
+    );
     assert!(
         text.contains("reads, each request timed in the kernel")
             && text.contains("above the device"),

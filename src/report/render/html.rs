@@ -278,7 +278,13 @@ fn reality(page: &mut String, r: &crate::report::Reality) {
                         &d.device, t
                     ))
                 );
+                if let Some(c) = &t.clock {
+                    request_times_table(page, &d.device, &t.direction, c);
+                }
             }
+        }
+        if let Some(why) = &r.clock_off {
+            let _ = write!(page, "<p>Device clock: {}.</p>", escape(why));
         }
     }
     let _ = write!(
@@ -530,6 +536,42 @@ fn cpu(page: &mut String, m: &Measured) {
         );
     }
     page.push_str("</table>\n");
+}
+
+/// One direction of a device, each request timed: the device's, iospd's and the difference.
+fn request_times_table(
+    page: &mut String,
+    device: &str,
+    direction: &str,
+    c: &crate::report::RequestTimes,
+) {
+    use crate::units::format_duration;
+    let of = c
+        .completed
+        .filter(|&n| n > c.requests)
+        .map_or(String::new(), |n| {
+            format!(" of the {n} the device completed")
+        });
+    let _ = write!(
+        page,
+        "<table><tr><th class=\"l\">{} {direction}s, each request timed ({} requests{of})</th><th>mean</th><th>p50</th><th>p99</th><th>p99.9</th><th>max</th></tr>",
+        escape(device),
+        c.requests
+    );
+    let rows = [
+        ("on the device", Some(&c.device)),
+        ("iospd's latency", Some(&c.iospd)),
+        ("above the device", Some(&c.stack)),
+        ("queued before issue", c.queued.as_ref()),
+    ];
+    for (name, s) in rows.into_iter().filter_map(|(n, s)| Some((n, s?))) {
+        let _ = write!(page, "<tr><td class=\"l\">{name}</td>");
+        for ns in [s.mean_ns, s.p50_ns, s.p99_ns, s.p99_9_ns, s.max_ns] {
+            let _ = write!(page, "<td>{}</td>", format_duration(ns));
+        }
+        page.push_str("</tr>");
+    }
+    page.push_str("</table>");
 }
 
 #[cfg(test)]
