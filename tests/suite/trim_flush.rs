@@ -9,7 +9,10 @@ use std::os::unix::fs::MetadataExt;
 use serde_json::Value;
 
 use crate::util::machine::{LoopDevice, Mount, devices};
-use crate::util::{assert_refused_untouched, iospd, stderr, validate_json, validate_xml};
+use crate::util::{
+    TempDir, assert_refused_untouched, iospd, run_until, stderr, traced, validate_json,
+    validate_xml,
+};
 
 /// `/sys/block/<dev>/stat`: (discard requests, discard merges, flush requests).
 fn block_stat(device: &LoopDevice) -> (u64, u64, u64) {
@@ -40,8 +43,9 @@ fn count(v: &Value) -> u64 {
 }
 
 /// One thread at depth 1 (no two flushes in flight for the block layer to coalesce), no warm-up
-/// or cool-down: every trim and flush issued in the window is one the device received. The last
-/// I/O may complete after the window (issued but not counted): at most one more. `-Su`, not
+/// or cool-down, stopped by Ctrl-C after 2,000 I/Os: every trim and flush issued in the window is
+/// one the device received. The last I/O may complete after the window (issued but not
+/// counted): at most one more. `-Su`, not
 /// `-Sh`: `-Sh`'s write-through makes every write FUA, which a loop device turns into a write
 /// and a flush of its own.
 #[test]
@@ -52,20 +56,33 @@ fn the_device_receives_the_trims_and_flushes_iospd_counts() {
     };
     for (flush, op) in [("--fsync=4", "fsync"), ("--fdatasync=4", "fdatasync")] {
         let before = block_stat(&device);
-        let report = run_json(&[
-            "-b4K",
-            "-r",
-            "-w50",
-            "--trim=25",
-            flush,
-            "-d1",
-            "-W0",
-            "-C0",
-            "-o1",
-            "-t1",
-            "-Su",
-            &device.arg(),
-        ]);
+        // Until 2,000 I/Os are done, however long that takes on a busy machine.
+        let dir = TempDir::new();
+        let trace = dir.arg("t.trace");
+        let mut command = iospd();
+        command
+            .args([
+                "-Rjson",
+                "-b4K",
+                "-r",
+                "-w50",
+                "--trim=25",
+                flush,
+                "-d600",
+                "-W0",
+                "-C0",
+            ])
+            .args([
+                "-o1",
+                "-t1",
+                "-Su",
+                &format!("--trace={trace}"),
+                &device.arg(),
+            ]);
+        let output = run_until(command, traced(&trace, 2000));
+        let text = String::from_utf8(output.stdout).unwrap();
+        validate_json(&text);
+        let report: Value = serde_json::from_str(&text).unwrap();
         let after = block_stat(&device);
         let t = totals(&report);
         let trims = count(&t["trim"]["ios"]);
