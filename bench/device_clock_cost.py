@@ -5,11 +5,19 @@ device this machine has, so each request's cost shows).
 
 Workload: 4 KiB random O_DIRECT reads, one thread at queue depth 32, measured after 1 s of
 warm-up. The two variants alternate within each round, in a rotated order; the table gives the
-median IOPS of each, the spread over the rounds ((max - min) / median: the noise here) and the
-ratio of the medians. Needs root (a loop device, the clock's BPF programs); the loop device and
-its file are removed whatever happens.
+median IOPS of each, the spread over the rounds ((max - min) / median: the noise here), and the
+cost as the median of each round's clock / no-clock ratio with its quartiles (pairing the two
+runs of a round cancels the slow drifts of a shared machine, which move both).
 
-Usage (root): bench/device_clock_cost.py [--iospd PATH] [--rounds N] [--seconds S]
+A loop device completes its requests on its worker's CPU, usually not the one that issued them,
+so each request's issue stamp passes from one CPU's cache to another's. `--one-cpu` measures the
+programs alone: it confines the kernel's unbound workqueues (the loop worker's) to CPU 0, where
+iospd's thread runs, for the length of the run, and restores their mask after.
+
+Needs root (a loop device, the clock's BPF programs); the loop device and its file are removed,
+and the workqueue mask restored, whatever happens.
+
+Usage (root): bench/device_clock_cost.py [--iospd PATH] [--rounds N] [--seconds S] [--one-cpu]
 """
 
 import argparse
@@ -35,12 +43,21 @@ def main():
     parser.add_argument("--iospd", default="target/release/iospd")
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--seconds", type=int, default=4)
+    parser.add_argument("--one-cpu", action="store_true")
     args = parser.parse_args()
+    mask_file = "/sys/devices/virtual/workqueue/cpumask"
+    mask = None
+    if args.one_cpu:
+        with open(mask_file) as f:
+            mask = f.read().strip()
     backing = f"/dev/shm/iospd-clock-cost-{os.getpid()}"
     with open(backing, "wb") as f:
         f.truncate(256 << 20)
     device = None
     try:
+        if mask is not None:
+            with open(mask_file, "w") as f:
+                f.write("1")
         device = subprocess.run(
             ["losetup", "-f", "--show", backing], capture_output=True, text=True, check=True
         ).stdout.strip()
@@ -60,8 +77,13 @@ def main():
             med[name] = statistics.median(values)
             spread = (max(values) - min(values)) / med[name] * 100
             print(f"{name:>9} {med[name]:12.0f} {spread:7.1f}%")
-        print(f"\nclock / no clock: {med['clock'] / med['no clock']:.3f}")
+        ratios = [c / n for c, n in zip(variants["clock"], variants["no clock"])]
+        q1, q2, q3 = statistics.quantiles(ratios, n=4)
+        print(f"\nclock / no clock, paired by round: median {q2:.3f} (quartiles {q1:.3f}-{q3:.3f})")
     finally:
+        if mask is not None:
+            with open(mask_file, "w") as f:
+                f.write(mask)
         if device:
             subprocess.run(["losetup", "-d", device], check=False)
         os.unlink(backing)

@@ -1,7 +1,8 @@
 //! The two programs of the device clock, in BPF instructions: at `block_rq_issue`, a request of a
-//! watched device and direction is stamped (and the time it waited since the block layer made it,
-//! the I/O scheduler's queue, counted); at `block_rq_complete`, its time on the device is counted
-//! in a log-linear histogram kept in the kernel. Nothing per request leaves the kernel.
+//! watched device and direction is stamped, and nothing more (it runs on the submitting CPU,
+//! usually the busiest); at `block_rq_complete`, its time on the device, and the time it waited
+//! before issue since the block layer made it (the I/O scheduler's queue), are counted in
+//! log-linear histograms kept in the kernel. Nothing per request leaves the kernel.
 //!
 //! The histograms are one array of u64 (see [`Layout`]); a value's bucket is exact below 256 ns
 //! and 1/128 of its power of two above, so a percentile read from it is within 0.4 %.
@@ -327,16 +328,6 @@ pub fn issue(o: Offsets, m: Maps, devices: &[u32]) -> Vec<Insn> {
     a.call(KTIME_GET_NS).mov(R8, R0);
     slot_of_r6(&mut a, o, m.started);
     a.store64(R0, 0, R6).store64(R0, 8, R8).store64(R0, 16, R7);
-    // Its time in the queue, from when the block layer made it (0 when it keeps no start).
-    a.load64(R1, R6, o.start_time_ns as i16)
-        .jk(0x10, R1, 0, "out")
-        .jx(0x20, R1, R8, "out");
-    a.mov(R9, R8).x(0x10, R9, R1).mov(R1, R9);
-    a.bucket(&["q-linear", "q-done"]);
-    a.movk(R8, 1)
-        .add_at(m.counts, Layout::QUEUE, BUCKETS, R8, "q-hist");
-    a.movk(R2, LINE as i32)
-        .add_at(m.counts, Layout::SUM, SUMS * LINE, R9, "q-sum");
     a.label("out").movk(R0, 0).exit();
     a.finish()
 }
@@ -352,7 +343,20 @@ pub fn complete(o: Offsets, m: Maps) -> Vec<Insn> {
     // Its own slot (another request's after a collision: untimed).
     a.load64(R1, R0, 0).jx(0x50, R1, R6, "out");
     a.load64(R8, R0, 8).load64(R7, R0, 16).zero64(R0, 0);
-    a.call(KTIME_GET_NS).x(0x10, R0, R8).mov(R9, R0).mov(R1, R0);
+    a.call(KTIME_GET_NS).x(0x10, R0, R8).store64(FP, -8, R0);
+    // Its time in the queue, from when the block layer made it to its issue (none when the
+    // block layer keeps no start).
+    a.load64(R1, R6, o.start_time_ns as i16)
+        .jk(0x10, R1, 0, "device")
+        .jx(0x20, R1, R8, "device");
+    a.mov(R9, R8).x(0x10, R9, R1).mov(R1, R9);
+    a.bucket(&["q-linear", "q-done"]);
+    a.movk(R8, 1)
+        .add_at(m.counts, Layout::QUEUE, BUCKETS, R8, "q-hist");
+    a.movk(R2, LINE as i32)
+        .add_at(m.counts, Layout::SUM, SUMS * LINE, R9, "q-sum");
+    // Its time on the device.
+    a.label("device").load64(R9, FP, -8).mov(R1, R9);
     a.bucket(&["d-linear", "d-done"]);
     a.movk(R8, 1).add_at(m.counts, 0, BUCKETS, R8, "d-hist");
     a.movk(R2, 0)
