@@ -26,6 +26,7 @@ pub fn partial(
             waits: WaitStats::default(),
             depth: plan.slots(),
             replay: None,
+            slowest: Default::default(),
         })
         .collect();
     let mut partial = input.results(

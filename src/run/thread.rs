@@ -180,6 +180,7 @@ fn drive<E: Engine, C: Clock>(
                 cpu: plan.cpu,
                 targets: worker.stats,
                 waits: worker.waits,
+                slowest: worker.slowest,
                 depth: plan.slots(),
                 replay: worker.replay.map(|r| {
                     let side = r.feed.finish();

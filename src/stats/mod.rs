@@ -9,6 +9,7 @@ pub mod intervals;
 pub mod reality;
 pub mod replay;
 pub mod series;
+pub mod slowest;
 pub mod timeline;
 
 use std::time::SystemTime;
@@ -349,6 +350,8 @@ pub struct ThreadResults {
     pub depth: u32,
     /// `iospd replay`: the replay's timing.
     pub replay: Option<Box<replay::ReplayStats>>,
+    /// Its slowest I/Os in the measured window.
+    pub slowest: slowest::Slowest,
 }
 
 /// A failed I/O that ended the run.

@@ -189,6 +189,7 @@ impl<'a, C: Clock> Worker<'a, C> {
                 })
                 .collect(),
             waits: WaitStats::default(),
+            slowest: Default::default(),
             feed: plan.feed,
             tracer: plan.tracer,
             timespan: plan.timespan_index,

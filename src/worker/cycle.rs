@@ -252,6 +252,9 @@ impl<C: Clock> Worker<'_, C> {
                     {
                         self.stats[t].skew.count(hot);
                     }
+                    if self.slowest.admits(latency) {
+                        self.keep_slow(now, latency, t, ops[slot], offsets[slot], len);
+                    }
                     let stats = self.stats[t].op_mut(ops[slot]);
                     stats.record(len as u64, latency, interval);
                     if let Some(h) = &mut stats.from_intended {
@@ -274,6 +277,29 @@ impl<C: Clock> Worker<'_, C> {
         }
         acct.finish(&mut self.waits);
         Ok(failure)
+    }
+
+    /// Keeps a measured I/O of target `t` (index among the thread's targets) that completed at
+    /// `now` among the thread's slowest.
+    #[cold]
+    pub(super) fn keep_slow(
+        &mut self,
+        now: Nanos,
+        latency: Nanos,
+        t: usize,
+        op: Op,
+        offset: u64,
+        len: u32,
+    ) {
+        self.slowest.keep(crate::stats::slowest::SlowIo {
+            latency_ns: latency,
+            completed_ns: now - self.schedule.warmup_end,
+            thread: self.thread,
+            target: self.targets[t].index,
+            op,
+            offset,
+            len,
+        });
     }
 
     /// The failed I/O that stops the run: a full block of target `t` (index among the thread's

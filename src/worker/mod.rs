@@ -202,6 +202,8 @@ pub struct Worker<'a, C: Clock> {
     pub stats: Vec<TargetStats>,
     /// How the thread waited.
     pub waits: WaitStats,
+    /// Its slowest measured I/Os.
+    pub slowest: crate::stats::slowest::Slowest,
     /// Per-interval slices for the collector (time series, progress, logs); `None` when nothing
     /// needs them.
     pub feed: Option<crate::live::Feed>,

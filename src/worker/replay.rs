@@ -254,6 +254,9 @@ impl<C: Clock> Worker<'_, C> {
                         filling = false;
                     }
                 } else {
+                    if self.slowest.admits(latency) {
+                        self.keep_slow(now, latency, t, op, offsets[s], len);
+                    }
                     self.stats[t]
                         .op_mut(op)
                         .record(len as u64, latency, interval);

@@ -431,3 +431,77 @@ fn trims_and_flushes_are_in_the_live_series_and_the_checkpoints() {
         );
     }
 }
+
+#[test]
+fn the_slowest_ios_listed_are_the_slowest_the_trace_holds() {
+    let dir = TempDir::new();
+    let binary = dir.arg("run.trace");
+    let output = observed_run(&dir, &["-Rjson", &format!("--trace={binary}")]);
+    let json = stdout(&output);
+    util::validate_json(&json);
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let timespan = &report["timespans"][0];
+    let slowest = timespan["measured"]["slowest"].as_array().unwrap();
+    assert_eq!(slowest.len(), 10, "{slowest:?}");
+    // (latency ns, completion ns, thread, direction, offset) of each.
+    let listed: Vec<(u64, u64, u64, String, u64)> = slowest
+        .iter()
+        .map(|s| {
+            assert_eq!(s["bytes"], 4096);
+            assert!(s["path"].as_str().unwrap().ends_with("t.dat"));
+            (
+                s["latency_ns"].as_u64().unwrap(),
+                (s["completed_s"].as_f64().unwrap() * 1e9).round() as u64,
+                s["thread"].as_u64().unwrap(),
+                s["op"].as_str().unwrap().to_string(),
+                s["offset"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert!(listed.windows(2).all(|w| w[0].0 >= w[1].0), "slowest first");
+    let dump = iospd().args(["trace-dump", &binary]).output().unwrap();
+    assert_eq!(dump.status.code(), Some(0), "{}", stderr(&dump));
+    let ns = |us: &str| (us.parse::<f64>().unwrap() * 1000.0).round() as u64;
+    let mut traced: Vec<(u64, u64, u64, String, u64)> = stdout(&dump)
+        .lines()
+        .skip(1)
+        .map(|line| {
+            let f: Vec<&str> = line.split(',').collect();
+            (
+                ns(f[7]),
+                ns(f[1]),
+                f[2].parse().unwrap(),
+                f[4].to_string(),
+                f[5].parse().unwrap(),
+            )
+        })
+        .collect();
+    for io in &listed {
+        assert!(traced.contains(io), "{io:?} is not in the trace");
+    }
+    if timespan["trace"]["dropped"].as_u64() == Some(0) {
+        traced.sort_by_key(|t| std::cmp::Reverse(t.0));
+        let top: Vec<u64> = traced.iter().take(10).map(|t| t.0).collect();
+        let got: Vec<u64> = listed.iter().map(|t| t.0).collect();
+        assert_eq!(got, top, "the ten longest latencies of the trace");
+    } else {
+        eprintln!("the trace dropped records: only that each listed I/O is in it was checked");
+    }
+    let text = iospd()
+        .args([
+            "-c32M",
+            "-d1",
+            "-W0",
+            "-b4K",
+            "-o4",
+            "-r",
+            &dir.arg("t.dat"),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&text).contains("slowest I/Os of the measured window:"),
+        "{}",
+        stdout(&text)
+    );
+}

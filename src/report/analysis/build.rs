@@ -7,8 +7,9 @@ use std::time::SystemTime;
 use crate::profile::{Profile, Skew, TimeSpan};
 use crate::report::{
     CpuUsage, Direction, Directions, DistributionReport, HotSet, IntervalReport, Latency, Measured,
-    Percentile, Report, SCHEMA_VERSION, Shape, SkewReport, StoppedEarly, Sum, TargetTotals,
-    ThreadReport, ThreadTarget, TimeSpanReport, Tool, Totals, percentile_list, utc_string,
+    Percentile, Report, SCHEMA_VERSION, Shape, SkewReport, SlowIoReport, StoppedEarly, Sum,
+    TargetTotals, ThreadReport, ThreadTarget, TimeSpanReport, Tool, Totals, percentile_list,
+    utc_string,
 };
 use crate::stats::cpu::usage_between;
 use crate::stats::intervals::{Interval, iops_stddev, valid};
@@ -479,9 +480,30 @@ fn measured(
             distributions,
             skews,
             timeline: results.timeline.clone(),
+            slowest: slowest(results, &path_of),
         },
         percentiles,
     )
+}
+
+/// The slowest I/Os of all threads, named by their targets' paths.
+fn slowest(results: &TimeSpanResults, path_of: &dyn Fn(usize) -> String) -> Vec<SlowIoReport> {
+    let mut all = crate::stats::slowest::Slowest::default();
+    for thread in &results.threads {
+        all.merge(&thread.slowest);
+    }
+    all.ios()
+        .iter()
+        .map(|io| SlowIoReport {
+            latency_ns: io.latency_ns,
+            completed_s: io.completed_ns as f64 / 1e9,
+            thread: io.thread,
+            path: path_of(io.target),
+            op: io.op,
+            offset: io.offset,
+            bytes: io.len,
+        })
+        .collect()
 }
 
 /// How many threads ran a measured window, how many I/Os they kept in flight (asked and
@@ -526,6 +548,8 @@ pub(crate) struct MeasuredParts {
     /// `--distribution`: per path, the skew and its hot-set counts.
     pub skews: Vec<(String, Skew, SkewCounts)>,
     pub timeline: Vec<crate::stats::timeline::Row>,
+    /// The slowest I/Os, the slowest first.
+    pub slowest: Vec<SlowIoReport>,
 }
 
 /// Adds a thread's (or a run's) hot-set counts on `path` to those of the others.
@@ -588,6 +612,7 @@ impl Measured {
             distributions,
             skews,
             timeline,
+            slowest,
         } = parts;
         effective_affinity.sort_unstable();
         effective_affinity.dedup();
@@ -609,6 +634,7 @@ impl Measured {
             reality: None,
             steady_state: crate::stats::timeline::steady_state(&timeline),
             timeline,
+            slowest,
         }
     }
 }

@@ -467,6 +467,7 @@ fn merge_measured(
             counters,
             distributions: first.distributions.clone(),
             skews: skews(&measured),
+            slowest: slowest(&measured),
             timeline,
         },
         percentiles,
@@ -526,6 +527,17 @@ fn realities(measured: &[Window]) -> Option<crate::report::Reality> {
 }
 
 /// The runs' hot-set counts together, per path.
+/// The slowest I/Os of the merged windows: the slowest of each's.
+fn slowest(measured: &[Window]) -> Vec<crate::report::SlowIoReport> {
+    let mut all: Vec<_> = measured
+        .iter()
+        .flat_map(|(_, m, _)| m.slowest.iter().cloned())
+        .collect();
+    all.sort_by_key(|io| std::cmp::Reverse(io.latency_ns));
+    all.truncate(crate::stats::slowest::KEPT);
+    all
+}
+
 fn skews(measured: &[Window]) -> Vec<(String, crate::profile::Skew, crate::stats::SkewCounts)> {
     let mut sums = Vec::new();
     for (_, m, _) in measured {

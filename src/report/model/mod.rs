@@ -150,6 +150,27 @@ pub struct Measured {
     /// `-D`: SNIA's steady-state test over the IOPS of the last five whole intervals.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steady_state: Option<crate::stats::confidence::SteadyState>,
+    /// The window's slowest I/Os, the slowest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub slowest: Vec<SlowIoReport>,
+}
+
+/// One of a window's slowest I/Os: when, where, and how long it took.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SlowIoReport {
+    /// From its submission to its completion being seen.
+    pub latency_ns: u64,
+    /// When it completed, in seconds from the start of the measured window.
+    pub completed_s: f64,
+    /// The thread that issued it.
+    pub thread: u32,
+    /// Its target.
+    pub path: String,
+    pub op: crate::engine::Op,
+    /// Byte offset in the target.
+    pub offset: u64,
+    /// Bytes it moved.
+    pub bytes: u32,
 }
 
 /// Reads, writes, and both.

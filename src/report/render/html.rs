@@ -231,7 +231,30 @@ fn timespan(page: &mut String, report: &Report, index: usize, ts: &TimeSpanRepor
     page.push_str(close);
     over_time(page, report, index, m);
     distribution(page, m);
+    slowest(page, &m.slowest);
     cpu(page, m);
+}
+
+/// The window's slowest I/Os, the slowest first.
+fn slowest(page: &mut String, slowest: &[crate::report::SlowIoReport]) {
+    if slowest.is_empty() {
+        return;
+    }
+    page.push_str("<h3>Slowest I/Os</h3><table><tr><th>latency</th><th>at (s)</th><th>thread</th><th class=\"l\">op</th><th>offset</th><th>bytes</th><th class=\"l\">target</th></tr>");
+    for io in slowest {
+        let _ = write!(
+            page,
+            "<tr><td>{}</td><td>{:.3}</td><td>{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td class=\"l\">{}</td></tr>",
+            duration(io.latency_ns as f64),
+            io.completed_s,
+            io.thread,
+            io.op.name(),
+            io.offset,
+            io.bytes,
+            escape(&io.path)
+        );
+    }
+    page.push_str("</table>\n");
 }
 
 /// "Is this real": the findings first (or that there are none), then each device's counters

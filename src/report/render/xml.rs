@@ -224,6 +224,7 @@ fn timespan(out: &mut Out, report: &Report, index: usize, ts: &TimeSpanReport) {
     if let Some(r) = &m.reality {
         reality(out, r);
     }
+    slowest(out, &m.slowest);
     if let Some(v) = &ts.verify {
         verify(out, profile_ts, v);
     }
@@ -702,6 +703,27 @@ fn replay(out: &mut Out, r: &crate::report::ReplayReport) {
     }
     out.depth -= 1;
     out.line("</Replay>");
+}
+
+/// The window's slowest I/Os, the slowest first.
+fn slowest(out: &mut Out, slowest: &[crate::report::SlowIoReport]) {
+    if slowest.is_empty() {
+        return;
+    }
+    out.open("SlowestIOs");
+    for io in slowest {
+        out.line(&format!(
+            "<IO LatencyNanoseconds=\"{}\" CompletedSeconds=\"{:.6}\" Thread=\"{}\" Path=\"{}\" Op=\"{}\" Offset=\"{}\" Bytes=\"{}\"/>",
+            io.latency_ns,
+            io.completed_s,
+            io.thread,
+            escape(&io.path),
+            io.op.name(),
+            io.offset,
+            io.bytes
+        ));
+    }
+    out.close("SlowestIOs");
 }
 
 /// `--distribution`: a target's hot sets and their share of the measured I/O.

@@ -260,6 +260,38 @@ pub(crate) fn device_time_sentence(device: &str, t: &crate::report::DeviceTime) 
 }
 
 /// Where one direction's time went, each request timed: a heading and a row per distribution.
+/// The window's slowest I/Os, one a line: how long, when, which thread, what and where.
+fn slowest_text(out: &mut String, slowest: &[crate::report::SlowIoReport]) {
+    if slowest.is_empty() {
+        return;
+    }
+    line(out, 4, format_args!("slowest I/Os of the measured window:"));
+    line(
+        out,
+        6,
+        format_args!(
+            "{:>11}{:>11}{:>8}  {:<10}{:>16}{:>9}  target",
+            "latency", "at", "thread", "op", "offset", "bytes"
+        ),
+    );
+    for io in slowest {
+        line(
+            out,
+            6,
+            format_args!(
+                "{:>11}{:>10.3}s{:>8}  {:<10}{:>16}{:>9}  {}",
+                crate::units::format_duration(io.latency_ns as f64),
+                io.completed_s,
+                io.thread,
+                io.op.name(),
+                io.offset,
+                io.bytes,
+                io.path
+            ),
+        );
+    }
+}
+
 pub(crate) fn request_times_rows(
     device: &str,
     direction: &str,
@@ -390,6 +422,7 @@ fn measured_text(out: &mut String, profile: &Profile, latency: bool, m: &Measure
     if let Some(r) = &m.reality {
         reality_text(out, r);
     }
+    slowest_text(out, &m.slowest);
     for t in m.threads.iter().filter(|t| t.generator_limited()) {
         line(
             out,
