@@ -113,6 +113,25 @@ fn request_times(
     }
     let merged = merged?;
     let p = merged.percentiles(&[0.5, 0.99, 0.999]);
+    // The curves, as far as the fewer samples of the two reach.
+    let reach = (requests.min(merged.count()).max(1) as f64)
+        .log10()
+        .floor()
+        .clamp(1.0, 9.0);
+    let steps: Vec<f64> = (0..=(reach * 20.0) as u32)
+        .map(|i| i as f64 / 20.0)
+        .collect();
+    let fractions: Vec<f64> = steps.iter().map(|n| 1.0 - 10f64.powf(-n)).collect();
+    let device_curve = steps
+        .iter()
+        .zip(&fractions)
+        .filter_map(|(&n, &f)| Some((n, c.percentile(false, f * 100.0)?)))
+        .collect();
+    let iospd_curve = steps
+        .iter()
+        .zip(merged.percentiles(&fractions))
+        .map(|(&n, ns)| (n, ns as f64))
+        .collect();
     let iospd = Spread {
         mean_ns: iospd_mean,
         p50_ns: p[0] as f64,
@@ -127,6 +146,8 @@ fn request_times(
         queued,
         stack: iospd.minus(&device),
         iospd,
+        device_curve,
+        iospd_curve,
     })
 }
 

@@ -152,6 +152,13 @@ pub struct RequestTimes {
     /// iospd's minus the device's, at each statistic: the time above the device (system calls,
     /// io_uring, the file system, the block layer's queue, iospd itself).
     pub stack: Spread,
+    /// The device's percentile curve: (nines, ns) in steps of 0.05 nines (0 is p0, 1 p90, 2 p99
+    /// …), as far as the requests reach (one nine more for each tenfold).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub device_curve: Vec<(f64, f64)>,
+    /// iospd's curve at the same points.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub iospd_curve: Vec<(f64, f64)>,
 }
 
 /// A distribution in five numbers, ns. The device clock's percentiles are read from buckets

@@ -511,17 +511,7 @@ fn distribution(page: &mut String, m: &Measured) {
         .iter()
         .filter_map(|(_, _, shape)| shape.curve.last().map(|&(nines, _)| nines))
         .fold(1.0, f64::max);
-    let ticks = (0..=reach as u32)
-        .map(|n| {
-            let label = match n {
-                0 => "p0".to_string(),
-                1 => "p90".to_string(),
-                2 => "p99".to_string(),
-                n => format!("p99.{}", "9".repeat(n as usize - 2)),
-            };
-            (n as f64, label)
-        })
-        .collect();
+    let ticks = nines_ticks(reach);
     page.push_str(&svg(&Chart {
         title: "Latency by percentile",
         x_label: "percentile",
@@ -542,6 +532,21 @@ fn distribution(page: &mut String, m: &Measured) {
             })
             .collect(),
     }));
+}
+
+/// Ticks of a percentile axis in nines, up to `reach`: p0, p90, p99, p99.9 …
+fn nines_ticks(reach: f64) -> Vec<(f64, String)> {
+    (0..=reach as u32)
+        .map(|n| {
+            let label = match n {
+                0 => "p0".to_string(),
+                1 => "p90".to_string(),
+                2 => "p99".to_string(),
+                n => format!("p99.{}", "9".repeat(n as usize - 2)),
+            };
+            (n as f64, label)
+        })
+        .collect()
 }
 
 fn cpu(page: &mut String, m: &Measured) {
@@ -595,6 +600,31 @@ fn request_times_table(
         page.push_str("</tr>");
     }
     page.push_str("</table>");
+    if c.device_curve.is_empty() {
+        return;
+    }
+    let curve = |points: &[(f64, f64)]| points.iter().map(|&(n, ns)| (n, ns / 1e6)).collect();
+    let reach = c.device_curve.last().map_or(1.0, |p| p.0);
+    page.push_str(&svg(&Chart {
+        title: &format!("{device} {direction}s: each request on the device, and iospd's latency"),
+        x_label: "percentile",
+        y_label: "time, ms (log scale)",
+        x_scale: Scale::Linear,
+        y_scale: Scale::Log,
+        x_ticks: Some(nines_ticks(reach)),
+        series: vec![
+            Series {
+                name: "on the device".into(),
+                color: P99,
+                points: curve(&c.device_curve),
+            },
+            Series {
+                name: "iospd".into(),
+                color: READ,
+                points: curve(&c.iospd_curve),
+            },
+        ],
+    }));
 }
 
 #[cfg(test)]
