@@ -236,6 +236,8 @@ struct StartGate {
     /// The first thread that could not set itself up: why.
     failed: OnceLock<Refusal>,
     schedule: OnceLock<Schedule>,
+    /// With the device clock: where the threads find the requests that served their slowest I/Os.
+    served: OnceLock<std::sync::Arc<served::ServedLookup>>,
 }
 
 impl StartGate {
@@ -294,6 +296,7 @@ pub fn execute<'s, C: Clock>(
         aborted: AtomicBool::new(false),
         failed: OnceLock::new(),
         schedule: OnceLock::new(),
+        served: OnceLock::new(),
     };
     let shared_offsets: Vec<AtomicU64> = ts.targets.iter().map(|_| AtomicU64::new(0)).collect();
     let intervals = ts.iops_interval_ms.map_or(0, |ms| {
@@ -539,6 +542,10 @@ fn control<C: Clock>(
         true => Err(String::new()),
         false => Err("--no-device-clock: the device's means are from /sys/block".into()),
     };
+    if let Ok(c) = &device_clock {
+        let lookup = served::ServedLookup::new(c.recent(), input.targets);
+        let _ = gate.served.set(std::sync::Arc::new(lookup));
+    }
     gate.ready.wait();
     if let Some(name) = &input.events.wait_start {
         log(&format!("waiting for event '{name}'..."));
@@ -720,6 +727,7 @@ pub mod monitor;
 mod outcome;
 pub mod peers;
 mod reality;
+pub mod served;
 mod thread;
 mod verifying;
 

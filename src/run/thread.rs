@@ -169,6 +169,7 @@ fn drive<E: Engine, C: Clock>(
     }
     gate.ready.wait();
     gate.go.wait();
+    worker.served = gate.served.get().cloned();
     let (mut engine, setup) = engine?;
     let outcome = |mut worker: Worker<'_, C>, failure| {
         if let Some(v) = worker.verify.take() {

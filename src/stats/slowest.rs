@@ -27,6 +27,8 @@ pub struct SlowIo {
     pub offset: u64,
     /// Bytes it moved.
     pub len: u32,
+    /// The time on the device of the request that served it, when the device clock found it.
+    pub device_ns: Option<Nanos>,
 }
 
 /// The slowest I/Os seen so far, the slowest first.
@@ -83,6 +85,7 @@ mod tests {
             op: Op::Read,
             offset: latency_ns * 4096,
             len: 4096,
+            device_ns: None,
         }
     }
 

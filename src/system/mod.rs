@@ -6,6 +6,7 @@ pub mod backing;
 mod cpu;
 pub mod devclock;
 mod facts;
+pub mod fiemap;
 mod memory;
 mod time_sync;
 

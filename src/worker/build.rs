@@ -190,6 +190,7 @@ impl<'a, C: Clock> Worker<'a, C> {
                 .collect(),
             waits: WaitStats::default(),
             slowest: Default::default(),
+            served: None,
             feed: plan.feed,
             tracer: plan.tracer,
             timespan: plan.timespan_index,

@@ -253,7 +253,8 @@ impl<C: Clock> Worker<'_, C> {
                         self.stats[t].skew.count(hot);
                     }
                     if self.slowest.admits(latency) {
-                        self.keep_slow(now, latency, t, ops[slot], offsets[slot], len);
+                        let io = (ops[slot], offsets[slot], len);
+                        self.keep_slow(started[slot], now, t, io);
                     }
                     let stats = self.stats[t].op_mut(ops[slot]);
                     stats.record(len as u64, latency, interval);
@@ -279,26 +280,26 @@ impl<C: Clock> Worker<'_, C> {
         Ok(failure)
     }
 
-    /// Keeps a measured I/O of target `t` (index among the thread's targets) that completed at
-    /// `now` among the thread's slowest.
+    /// Keeps a measured I/O of target `t` (index among the thread's targets), submitted at `from`
+    /// and seen complete at `now`, among the thread's slowest, with its request's time on the
+    /// device when the device clock finds it.
     #[cold]
-    pub(super) fn keep_slow(
-        &mut self,
-        now: Nanos,
-        latency: Nanos,
-        t: usize,
-        op: Op,
-        offset: u64,
-        len: u32,
-    ) {
+    pub(super) fn keep_slow(&mut self, from: Nanos, now: Nanos, t: usize, io: (Op, u64, u32)) {
+        let (op, offset, len) = io;
+        let target = self.targets[t].index;
+        let device_ns = self
+            .served
+            .as_ref()
+            .and_then(|s| s.device_ns(target, op, offset, from, now));
         self.slowest.keep(crate::stats::slowest::SlowIo {
-            latency_ns: latency,
+            latency_ns: now - from,
             completed_ns: now - self.schedule.warmup_end,
             thread: self.thread,
-            target: self.targets[t].index,
+            target,
             op,
             offset,
             len,
+            device_ns,
         });
     }
 

@@ -204,6 +204,8 @@ pub struct Worker<'a, C: Clock> {
     pub waits: WaitStats,
     /// Its slowest measured I/Os.
     pub slowest: crate::stats::slowest::Slowest,
+    /// With the device clock: where each slowest I/O's request is found.
+    pub served: Option<std::sync::Arc<crate::run::served::ServedLookup>>,
     /// Per-interval slices for the collector (time series, progress, logs); `None` when nothing
     /// needs them.
     pub feed: Option<crate::live::Feed>,

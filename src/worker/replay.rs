@@ -255,7 +255,7 @@ impl<C: Clock> Worker<'_, C> {
                     }
                 } else {
                     if self.slowest.admits(latency) {
-                        self.keep_slow(now, latency, t, op, offsets[s], len);
+                        self.keep_slow(started[s], now, t, (op, offsets[s], len));
                     }
                     self.stats[t]
                         .op_mut(op)

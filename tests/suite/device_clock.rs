@@ -168,9 +168,26 @@ fn each_request_on_a_loop_device_is_timed_beside_iospd_s_latency() {
         assert_eq!(points[40], (2.0, spread[2]), "{name}: p99 is at 2 nines");
     }
 
+    // Each of the slowest I/Os was found among the requests the device completed (with four
+    // I/Os in flight and nothing else on the device, none is pushed out before it is looked up),
+    // and its request took no longer than the I/O.
+    let slowest = m["slowest"].as_array().unwrap();
+    assert_eq!(slowest.len(), 10, "{slowest:?}");
+    for io in slowest {
+        let device_ns = io["device_ns"].as_u64();
+        assert!(
+            device_ns.is_some_and(|d| 0 < d && d <= io["latency_ns"].as_u64().unwrap()),
+            "{io}"
+        );
+    }
+
     let xml = timed_reads(&device, &dir, "xml", &[]);
     validate_xml(&[("clock", &xml)], test);
     assert!(xml.contains("<Clock Requests=") && xml.contains("<Stack MeanNs="));
+    assert!(
+        xml.contains("<SlowestIOs>") && xml.contains(" DeviceNanoseconds=\""),
+        "{xml}"
+    );
     let html = dir.arg("r.html");
     let text = timed_reads(&device, &dir, "text", &[&format!("--output={html}")]);
     let page = std::fs::read_to_string(&html).unwrap();
@@ -273,4 +290,38 @@ fn a_killed_run_leaves_no_program_in_the_kernel() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     panic!("the killed run's programs {held:?} are still loaded");
+}
+
+#[test]
+fn the_slowest_file_ios_are_found_on_the_disk_under_the_file() {
+    // A file on the disk under the temporary directory: each I/O's place on the disk comes from
+    // its file system (FIEMAP), and its request is found there.
+    let test = "the_slowest_file_ios_are_found_on_the_disk_under_the_file";
+    if !root(test) {
+        return;
+    }
+    let dir = TempDir::new();
+    let output = iospd()
+        .args(["-c32M", "-b4K", "-r", "-o4", "-Sh", "-W0", "-d1", "-Rjson"])
+        .arg(dir.arg("t.dat"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let m = &report["timespans"][0]["measured"];
+    if let Some(off) = m["reality"].get("clock_off") {
+        return crate::util::skip(test, &format!("the device clock did not run: {off}"));
+    }
+    let slowest = m["slowest"].as_array().unwrap();
+    let found: Vec<u64> = slowest
+        .iter()
+        .filter_map(|io| {
+            let device = io["device_ns"].as_u64()?;
+            assert!(device <= io["latency_ns"].as_u64().unwrap(), "{io}");
+            Some(device)
+        })
+        .collect();
+    // Another process's I/O on the same disk can push a request out before it is looked up,
+    // but not most of them.
+    assert!(found.len() >= 5, "{slowest:?}");
 }

@@ -500,7 +500,7 @@ fn the_slowest_ios_listed_are_the_slowest_the_trace_holds() {
         .output()
         .unwrap();
     assert!(
-        stdout(&text).contains("slowest I/Os of the measured window:"),
+        stdout(&text).contains("slowest I/Os of the measured window ("),
         "{}",
         stdout(&text)
     );

@@ -502,6 +502,7 @@ fn slowest(results: &TimeSpanResults, path_of: &dyn Fn(usize) -> String) -> Vec<
             op: io.op,
             offset: io.offset,
             bytes: io.len,
+            device_ns: io.device_ns,
         })
         .collect()
 }

@@ -171,6 +171,9 @@ pub struct SlowIoReport {
     pub offset: u64,
     /// Bytes it moved.
     pub bytes: u32,
+    /// The time on the device of the request that served it (the device clock's), when found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_ns: Option<u64>,
 }
 
 /// Reads, writes, and both.

@@ -240,12 +240,13 @@ fn slowest(page: &mut String, slowest: &[crate::report::SlowIoReport]) {
     if slowest.is_empty() {
         return;
     }
-    page.push_str("<h3>Slowest I/Os</h3><table><tr><th>latency</th><th>at (s)</th><th>thread</th><th class=\"l\">op</th><th>offset</th><th>bytes</th><th class=\"l\">target</th></tr>");
+    page.push_str("<h3>Slowest I/Os</h3><table><tr><th>latency</th><th>on the device</th><th>at (s)</th><th>thread</th><th class=\"l\">op</th><th>offset</th><th>bytes</th><th class=\"l\">target</th></tr>");
     for io in slowest {
         let _ = write!(
             page,
-            "<tr><td>{}</td><td>{:.3}</td><td>{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td class=\"l\">{}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{:.3}</td><td>{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td class=\"l\">{}</td></tr>",
             duration(io.latency_ns as f64),
+            io.device_ns.map_or("–".into(), |ns| duration(ns as f64)),
             io.completed_s,
             io.thread,
             io.op.name(),

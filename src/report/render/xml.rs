@@ -713,14 +713,16 @@ fn slowest(out: &mut Out, slowest: &[crate::report::SlowIoReport]) {
     out.open("SlowestIOs");
     for io in slowest {
         out.line(&format!(
-            "<IO LatencyNanoseconds=\"{}\" CompletedSeconds=\"{:.6}\" Thread=\"{}\" Path=\"{}\" Op=\"{}\" Offset=\"{}\" Bytes=\"{}\"/>",
+            "<IO LatencyNanoseconds=\"{}\" CompletedSeconds=\"{:.6}\" Thread=\"{}\" Path=\"{}\" Op=\"{}\" Offset=\"{}\" Bytes=\"{}\"{}/>",
             io.latency_ns,
             io.completed_s,
             io.thread,
             escape(&io.path),
             io.op.name(),
             io.offset,
-            io.bytes
+            io.bytes,
+            io.device_ns
+                .map_or(String::new(), |ns| format!(" DeviceNanoseconds=\"{ns}\"")),
         ));
     }
     out.close("SlowestIOs");

@@ -15,16 +15,18 @@ mod btf;
 mod program;
 
 use std::os::fd::OwnedFd;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use crate::system::backing::BlockDevice;
 pub use program::{BUCKETS, bounds};
-use program::{Layout, Maps, Offsets, SLOTS};
+use program::{Layout, Maps, Offsets, Recent, SLOTS};
 
 /// A running clock: its programs attached, its counts mapped.
 pub struct DeviceClock {
     counts: bpf::Mapped,
+    recent: Arc<RecentRequests>,
     devices: usize,
     // Held so the programs stay attached; dropped (detached and freed) with the clock.
     _objects: Vec<OwnedFd>,
@@ -141,6 +143,8 @@ impl DeviceClock {
             tag: field("request", "tag")?,
             mq_hctx: field("request", "mq_hctx")?,
             queue_num: field("blk_mq_hw_ctx", "queue_num")?,
+            sector: field("request", "__sector")?,
+            data_len: field("request", "__data_len")?,
         };
         let event = |name: &str| {
             btf.typedef(&format!("btf_trace_{name}")).ok_or_else(|| {
@@ -167,6 +171,17 @@ impl DeviceClock {
             bpf::MMAPABLE,
             "iospd_counts",
         )?;
+        // SAFETY: sysconf has no preconditions.
+        let cpus = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_CONF) }.max(1) as u32;
+        let rings = Recent::rings(cpus);
+        let recent = map(
+            bpf::ARRAY,
+            4,
+            Recent::WORDS * 8,
+            Recent::entries(rings),
+            bpf::MMAPABLE,
+            "iospd_recent",
+        )?;
         let watched: Vec<u32> = devices
             .iter()
             .take(SLOTS as usize)
@@ -176,6 +191,7 @@ impl DeviceClock {
         let maps = Maps {
             started: started.as_raw_fd(),
             counts: counts.as_raw_fd(),
+            recent: recent.as_raw_fd(),
         };
         let load = |insns: Vec<bpf::Insn>, name, event| {
             bpf::load(&insns, name, event).map_err(|(e, log)| match log.is_empty() {
@@ -189,12 +205,15 @@ impl DeviceClock {
             issue_event,
         )?;
         let on_complete = load(
-            program::complete(offsets, maps),
+            program::complete(offsets, maps, rings),
             "iospd_complete",
             complete_event,
         )?;
         let mapped = bpf::Mapped::new(&counts, Layout::ENTRIES as usize)
             .map_err(|e| why("map its counts", &e))?;
+        let recent_mapped =
+            bpf::Mapped::new(&recent, (Recent::entries(rings) * Recent::WORDS) as usize)
+                .map_err(|e| why("map its counts", &e))?;
         // Completion first, so no request is stamped without its end being watched.
         let attach =
             |prog| bpf::attach(prog).map_err(|e| why("attach to the block layer's events", &e));
@@ -202,9 +221,26 @@ impl DeviceClock {
         let issues = attach(&on_issue)?;
         Ok(DeviceClock {
             counts: mapped,
+            recent: Arc::new(RecentRequests {
+                mapped: recent_mapped,
+                rings,
+            }),
             devices: watched.len(),
-            _objects: vec![issues, completes, on_issue, on_complete, started, counts],
+            _objects: vec![
+                issues,
+                completes,
+                on_issue,
+                on_complete,
+                started,
+                counts,
+                recent,
+            ],
         })
+    }
+
+    /// The requests completed last, for a thread to look up one of its I/Os in.
+    pub fn recent(&self) -> Arc<RecentRequests> {
+        Arc::clone(&self.recent)
     }
 
     /// The counts now, per device (in the order given to [`start`](Self::start)) and direction
@@ -229,6 +265,56 @@ impl DeviceClock {
             queue_ns: self.counts.get(Layout::sum(series, 1)),
             longest_ns: self.counts.get(Layout::sum(series, 2)),
         }
+    }
+}
+
+/// The requests each CPU completed last (a few hundred a CPU), readable while the clock runs and
+/// after: a thread that has just seen one of its I/Os complete finds the request that served it.
+pub struct RecentRequests {
+    mapped: bpf::Mapped,
+    rings: u32,
+}
+
+/// A request found: when it was issued to the device and when it completed, ns (CLOCK_MONOTONIC).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Served {
+    pub issued_ns: u64,
+    pub completed_ns: u64,
+}
+
+impl RecentRequests {
+    /// The request of watched device `slot` (the order given to [`DeviceClock::start`]) and
+    /// direction `write` that covered byte `at` of the disk, issued at or after `from` and
+    /// completed by `to`; the newest such.
+    pub fn find(&self, slot: u32, write: bool, at: u64, from: u64, to: u64) -> Option<Served> {
+        let series = u64::from(slot * 2 + write as u32);
+        let words = Recent::WORDS as usize;
+        for ring in 0..self.rings as usize {
+            let base = ring * (Recent::RING as usize + 1);
+            let head = self.mapped.get(base * words);
+            for back in 1..=head.min(Recent::RING as u64) {
+                let record = (base + 1 + ((head - back) % Recent::RING as u64) as usize) * words;
+                let completed_ns = self.mapped.get(record + 3);
+                if completed_ns < from {
+                    // Older records of this ring completed earlier still.
+                    break;
+                }
+                let (sector, shape) = (self.mapped.get(record), self.mapped.get(record + 1));
+                let (bytes, issued_ns) = (shape >> 32, self.mapped.get(record + 2));
+                let first = sector.saturating_mul(512);
+                if shape & 0xffff_ffff == series
+                    && (first..first + bytes).contains(&at)
+                    && issued_ns >= from
+                    && completed_ns <= to
+                {
+                    return Some(Served {
+                        issued_ns,
+                        completed_ns,
+                    });
+                }
+            }
+        }
+        None
     }
 }
 

@@ -2,7 +2,8 @@
 //! watched device and direction is stamped, and nothing more (it runs on the submitting CPU,
 //! usually the busiest); at `block_rq_complete`, its time on the device, and the time it waited
 //! before issue since the block layer made it (the I/O scheduler's queue), are counted in
-//! log-linear histograms kept in the kernel. Nothing per request leaves the kernel.
+//! log-linear histograms kept in the kernel, and the request is written last in its CPU's ring of
+//! recent completions (where a thread finds the request behind one of its slowest I/Os).
 //!
 //! The histograms are one array of u64 (see [`Layout`]); a value's bucket is exact below 256 ns
 //! and 1/128 of its power of two above, so a percentile read from it is within 0.4 %.
@@ -90,6 +91,10 @@ pub struct Offsets {
     pub mq_hctx: i32,
     /// `blk_mq_hw_ctx.queue_num`: the queue's number.
     pub queue_num: i32,
+    /// `request.__sector`: its first sector on the whole disk.
+    pub sector: i32,
+    /// `request.__data_len`: its bytes.
+    pub data_len: i32,
 }
 
 // Registers.
@@ -108,6 +113,7 @@ const FP: u8 = 10;
 // Helpers.
 const MAP_LOOKUP: i32 = 1;
 const KTIME_GET_NS: i32 = 5;
+const GET_SMP_PROCESSOR_ID: i32 = 8;
 
 /// A program being written, with forward jumps to named places.
 struct Asm {
@@ -275,6 +281,31 @@ pub struct Maps {
     pub started: i32,
     /// The histograms and sums.
     pub counts: i32,
+    /// The requests completed last, a ring per CPU (see [`Recent`]).
+    pub recent: i32,
+}
+
+/// The rings of the requests each CPU completed last: per ring, a head (the count written so
+/// far, in the first u64 of its first value), then [`Recent::RING`] records of four u64: the
+/// request's first sector, its bytes above its series (`bytes << 32 | series`), its issue ns
+/// and its completion ns. CPUs beyond the rings share them (a record may then be lost).
+pub struct Recent;
+
+impl Recent {
+    /// Records a ring.
+    pub const RING: u32 = 512;
+    /// u64s in a value: a record.
+    pub const WORDS: u32 = 4;
+
+    /// Rings for `cpus` CPUs: a power of two, at most 64.
+    pub fn rings(cpus: u32) -> u32 {
+        cpus.clamp(1, 64).next_power_of_two()
+    }
+
+    /// Values in the map for `rings`.
+    pub fn entries(rings: u32) -> u32 {
+        rings * (Self::RING + 1)
+    }
 }
 
 /// Slots for requests in flight (a power of two). A request's slot is picked by its hardware
@@ -336,7 +367,7 @@ pub fn issue(o: Offsets, m: Maps, devices: &[u32]) -> Vec<Insn> {
 const SLOT_LABELS: [&str; SLOTS as usize] = ["s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7"];
 
 /// The program at `block_rq_complete(struct request *rq, …)`.
-pub fn complete(o: Offsets, m: Maps) -> Vec<Insn> {
+pub fn complete(o: Offsets, m: Maps, rings: u32) -> Vec<Insn> {
     let mut a = Asm::new();
     a.load64(R6, R1, 0);
     slot_of_r6(&mut a, o, m.started);
@@ -344,6 +375,7 @@ pub fn complete(o: Offsets, m: Maps) -> Vec<Insn> {
     a.load64(R1, R0, 0).jx(0x50, R1, R6, "out");
     a.load64(R8, R0, 8).load64(R7, R0, 16).zero64(R0, 0);
     a.call(KTIME_GET_NS).x(0x10, R0, R8).store64(FP, -8, R0);
+    a.store64(FP, -16, R8);
     // Its time in the queue, from when the block layer made it to its issue (none when the
     // block layer keeps no start).
     a.load64(R1, R6, o.start_time_ns as i16)
@@ -361,6 +393,37 @@ pub fn complete(o: Offsets, m: Maps) -> Vec<Insn> {
     a.movk(R8, 1).add_at(m.counts, 0, BUCKETS, R8, "d-hist");
     a.movk(R2, 0)
         .add_at(m.counts, Layout::SUM, SUMS * LINE, R9, "d-sum");
+    // The request, last in its CPU's ring: the head moves first, so a reader racing this sees
+    // an old record at the new place, never a new record it then misses. The same program
+    // never runs twice at once on a CPU, so a plain add suffices.
+    a.call(GET_SMP_PROCESSOR_ID)
+        .k(0x50, R0, (rings - 1) as i32)
+        .k(0x20, R0, (Recent::RING + 1) as i32)
+        .store64(FP, -24, R0);
+    a.store32(FP, -64, R0)
+        .map(R1, m.recent)
+        .stack(R2, -64)
+        .call(MAP_LOOKUP);
+    a.jk(0x10, R0, 0, "ring-done");
+    a.load64(R1, R0, 0)
+        .mov(R2, R1)
+        .add(R2, 1)
+        .store64(R0, 0, R2);
+    a.k(0x50, R1, (Recent::RING - 1) as i32).add(R1, 1);
+    a.load64(R3, FP, -24).x(0x00, R1, R3);
+    a.store32(FP, -64, R1)
+        .map(R1, m.recent)
+        .stack(R2, -64)
+        .call(MAP_LOOKUP);
+    a.jk(0x10, R0, 0, "ring-done");
+    a.load64(R1, R6, o.sector as i16).store64(R0, 0, R1);
+    a.load32(R1, R6, o.data_len as i16)
+        .k(0x60, R1, 32)
+        .x(0x40, R1, R7)
+        .store64(R0, 8, R1);
+    a.load64(R1, FP, -16).store64(R0, 16, R1);
+    a.load64(R2, FP, -8).x(0x00, R2, R1).store64(R0, 24, R2);
+    a.label("ring-done");
     // The longest: a plain store (two CPUs racing to raise it may keep the smaller of two
     // longest times; the histogram's top bucket bounds it either way).
     a.mov(R3, R7)
@@ -406,6 +469,7 @@ mod tests {
         let maps = Maps {
             started: 4,
             counts: 5,
+            recent: 6,
         };
         let offsets = Offsets {
             part: 8,
@@ -415,10 +479,12 @@ mod tests {
             tag: 40,
             mq_hctx: 48,
             queue_num: 56,
+            sector: 64,
+            data_len: 72,
         };
         for program in [
             issue(offsets, maps, &[0x0fe0_0000, 7 << 20]),
-            complete(offsets, maps),
+            complete(offsets, maps, 2),
         ] {
             assert_eq!(program.last().unwrap().code, 0x95);
             for (i, insn) in program.iter().enumerate() {

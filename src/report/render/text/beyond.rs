@@ -265,13 +265,19 @@ fn slowest_text(out: &mut String, slowest: &[crate::report::SlowIoReport]) {
     if slowest.is_empty() {
         return;
     }
-    line(out, 4, format_args!("slowest I/Os of the measured window:"));
+    line(
+        out,
+        4,
+        format_args!(
+            "slowest I/Os of the measured window (device: the request's own time there, when the device clock found it):"
+        ),
+    );
     line(
         out,
         6,
         format_args!(
-            "{:>11}{:>11}{:>8}  {:<10}{:>16}{:>9}  target",
-            "latency", "at", "thread", "op", "offset", "bytes"
+            "{:>11}{:>11}{:>11}{:>8}  {:<10}{:>16}{:>9}  target",
+            "latency", "device", "at", "thread", "op", "offset", "bytes"
         ),
     );
     for io in slowest {
@@ -279,8 +285,10 @@ fn slowest_text(out: &mut String, slowest: &[crate::report::SlowIoReport]) {
             out,
             6,
             format_args!(
-                "{:>11}{:>10.3}s{:>8}  {:<10}{:>16}{:>9}  {}",
+                "{:>11}{:>11}{:>10.3}s{:>8}  {:<10}{:>16}{:>9}  {}",
                 crate::units::format_duration(io.latency_ns as f64),
+                io.device_ns
+                    .map_or("-".into(), |ns| crate::units::format_duration(ns as f64)),
                 io.completed_s,
                 io.thread,
                 io.op.name(),
