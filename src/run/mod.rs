@@ -387,6 +387,7 @@ pub fn execute<'s, C: Clock>(
         disks,
         disk_intervals,
         clock: device_clock,
+        clock_intervals,
         event_error,
         refused,
     } = phases;
@@ -422,6 +423,7 @@ pub fn execute<'s, C: Clock>(
             &disks.1,
             &disk_intervals,
             device_clock,
+            &clock_intervals,
         ),
         dedupes: input
             .targets
@@ -513,6 +515,8 @@ struct Phases {
     /// The device clock's counts at the window's edges, per device and direction; or why there
     /// are none.
     clock: Result<ClockEdges, String>,
+    /// Under `-D`, with the clock: its counts at the end of each interval of the window.
+    clock_intervals: Vec<Vec<[crate::system::devclock::ClockCounts; 2]>>,
     event_error: Result<(), RunError>,
     /// The processes did not agree to start: why.
     refused: Option<Refusal>,
@@ -591,6 +595,7 @@ fn control<C: Clock>(
         samples: (Vec::new(), Vec::new()),
         disks: (Vec::new(), Vec::new()),
         disk_intervals: Vec::new(),
+        clock_intervals: Vec::new(),
         clock: Err(String::new()),
         event_error: Ok(()),
         refused,
@@ -616,6 +621,9 @@ fn control<C: Clock>(
             monitor.wait_until(end);
             if clock.now() < schedule.measure_end {
                 phases.disk_intervals.push(host.disk_stats(&devices));
+                if let Ok(c) = &device_clock {
+                    phases.clock_intervals.push(c.sample());
+                }
             }
         }
     }
@@ -625,6 +633,9 @@ fn control<C: Clock>(
     phases.clock = device_clock.map(|clock| (clock_before.unwrap_or_default(), clock.sample()));
     if every.is_some() && !devices.is_empty() {
         phases.disk_intervals.push(phases.disks.1.clone());
+        if let Ok((_, end)) = &phases.clock {
+            phases.clock_intervals.push(end.clone());
+        }
     }
     let finish = set_event(&input.events.signal_finish);
     phases.event_error = std::mem::replace(&mut phases.event_error, Ok(())).and(finish);

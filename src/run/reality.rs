@@ -10,7 +10,7 @@ use crate::profile::{TimeSpan, WriteBuffer};
 use crate::rng::Rng;
 use crate::stats::reality::{DiskWindow, PathFacts, RealityFacts};
 use crate::system::backing::{BlockDevice, DiskStat};
-use crate::system::devclock::ClockEdges;
+use crate::system::devclock::{ClockCounts, ClockEdges};
 use crate::targets::PreparedTarget;
 
 /// Blocks made to time the data generation.
@@ -30,7 +30,7 @@ pub fn devices(targets: &[PreparedTarget]) -> Vec<(BlockDevice, Vec<usize>)> {
 }
 
 /// The facts of a timespan, from the device samples taken at the window's edges (and at each
-/// interval's end under `-D`).
+/// interval's end under `-D`, the clock's too).
 pub fn facts(
     ts: &TimeSpan,
     targets: &[PreparedTarget],
@@ -38,6 +38,7 @@ pub fn facts(
     after: &[Option<DiskStat>],
     intervals: &[Vec<Option<DiskStat>>],
     clock: Result<ClockEdges, String>,
+    clock_intervals: &[Vec<[ClockCounts; 2]>],
 ) -> RealityFacts {
     let (clock, clock_off) = match clock {
         Ok(edges) => (Some(edges), None),
@@ -66,6 +67,19 @@ pub fn facts(
                     let (b, a) = (before.get(i)?, after.get(i)?);
                     Some([b[0].until(&a[0]), b[1].until(&a[1])])
                 }),
+                // Each interval from the sample before it, as the counters' are.
+                clock_intervals: clock
+                    .as_ref()
+                    .map(|(before, _)| {
+                        std::iter::once(before)
+                            .chain(clock_intervals)
+                            .filter_map(|s| s.get(i))
+                            .collect::<Vec<_>>()
+                            .windows(2)
+                            .map(|w| [w[0][0].until(&w[1][0]), w[0][1].until(&w[1][1])])
+                            .collect()
+                    })
+                    .unwrap_or_default(),
             }
         })
         .collect();

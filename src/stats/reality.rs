@@ -23,6 +23,9 @@ pub struct DiskWindow {
     /// The device clock's counts over the window, read and write; `None` when it did not run.
     #[serde(default)]
     pub clock: Option<[ClockCounts; 2]>,
+    /// Under `-D`, with the clock: its counts over each interval of the window.
+    #[serde(default)]
+    pub clock_intervals: Vec<[ClockCounts; 2]>,
 }
 
 /// What lies under one target.

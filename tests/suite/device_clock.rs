@@ -325,3 +325,46 @@ fn the_slowest_file_ios_are_found_on_the_disk_under_the_file() {
     // but not most of them.
     assert!(found.len() >= 5, "{slowest:?}");
 }
+
+#[test]
+fn under_d_each_interval_has_its_requests_timed() {
+    let test = "under_d_each_interval_has_its_requests_timed";
+    let Some(device) = LoopDevice::new(64, test) else {
+        return;
+    };
+    let output = iospd()
+        .args(["-b4K", "-r", "-o4", "-Sh", "-W0", "-d2", "-D500", "-Rjson"])
+        .arg(device.arg())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    validate_json(&text);
+    let report: Value = serde_json::from_str(&text).unwrap();
+    let d = &report["timespans"][0]["measured"]["reality"]["devices"][0];
+    let window = d["time"][0]["clock"]["requests"].as_u64().unwrap();
+    let intervals = d["intervals"].as_array().unwrap();
+    assert!(!intervals.is_empty(), "{d}");
+    // The intervals' samples are the window's edges and the points between: their requests add
+    // up to the window's exactly.
+    let mut sum = 0;
+    for i in intervals {
+        let t = &i["time"][0];
+        assert_eq!(t["direction"], "read", "{i}");
+        let n: Vec<f64> = ["mean_ns", "p50_ns", "p99_ns", "max_ns"]
+            .iter()
+            .map(|k| t[k].as_f64().unwrap())
+            .collect();
+        assert!(0.0 < n[1] && n[1] <= n[2] && n[2] <= n[3] && n[0] <= n[3], "{t}");
+        sum += t["requests"].as_u64().unwrap();
+    }
+    assert_eq!(sum, window, "{d}");
+    let xml = iospd()
+        .args(["-b4K", "-r", "-o4", "-Sh", "-W0", "-d1", "-D500", "-Rxml"])
+        .arg(device.arg())
+        .output()
+        .unwrap();
+    let xml = stdout(&xml);
+    validate_xml(&[("intervals", &xml)], test);
+    assert!(xml.contains("<Clock Direction=\"read\" Requests="), "{xml}");
+}

@@ -4,7 +4,7 @@
 //! privilege; the device clock, when it ran, times each request and gives the percentiles.
 
 use crate::report::analysis::metric::PickDirection;
-use crate::report::{DeviceTime, Measured, RequestTimes, Spread};
+use crate::report::{DeviceTime, IntervalTime, Measured, RequestTimes, Spread};
 use crate::system::backing::DiskStat;
 use crate::system::devclock::ClockCounts;
 
@@ -76,6 +76,26 @@ pub fn device_time(
                 iospd_mean_ns: iospd_mean,
                 stack_mean_ns: iospd_mean - device,
                 clock: timed,
+            })
+        })
+        .collect()
+}
+
+/// One interval's requests, per direction that had any: the device clock's counts `clock` (read,
+/// write) over it.
+pub fn interval_times(clock: &[ClockCounts; 2]) -> Vec<IntervalTime> {
+    ["read", "write"]
+        .iter()
+        .zip(clock)
+        .filter_map(|(direction, c)| {
+            let requests = c.requests();
+            Some(IntervalTime {
+                direction: direction.to_string(),
+                requests,
+                mean_ns: c.device_ns as f64 / requests.max(1) as f64,
+                p50_ns: c.percentile(false, 50.0)?,
+                p99_ns: c.percentile(false, 99.0)?,
+                max_ns: c.percentile(false, 100.0)?,
             })
         })
         .collect()

@@ -139,6 +139,7 @@ pub fn device_intervals(stats: &[DiskStat], paths: &[String], m: &Measured) -> V
             stat: *stat,
             other_read_bytes: (stat.read_bytes as f64 - issued(k, |d| &d.read)).max(0.0) as u64,
             other_write_bytes: (stat.write_bytes as f64 - issued(k, |d| &d.write)).max(0.0) as u64,
+            time: Vec::new(),
         })
         .collect()
 }
@@ -318,6 +319,7 @@ pub(super) mod tests {
             },
             other_read_bytes,
             other_write_bytes: 0,
+            time: Vec::new(),
         };
         let mut check = device(300 << 20, 0);
         check.intervals = vec![

@@ -58,7 +58,10 @@ pub(crate) fn reality(
             &paths,
             m,
         );
-        let intervals = neighbours::device_intervals(&disk.intervals, &paths, m);
+        let mut intervals = neighbours::device_intervals(&disk.intervals, &paths, m);
+        for (interval, clock) in intervals.iter_mut().zip(&disk.clock_intervals) {
+            interval.time = device_time::interval_times(clock);
+        }
         let check = DeviceCheck {
             device: disk.device.name.clone(),
             time,

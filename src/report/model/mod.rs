@@ -10,7 +10,7 @@ mod sweep;
 pub use cluster::{Aggregate, ClusterReport, HostReport, RankReport, StartReport};
 pub use reality::{
     CpuCheck, DeviceCheck, DeviceInterval, DeviceTime, Fingerprint, Generation, GeneratorCheck,
-    Reality, ReductionCheck, RequestTimes, Spread, ThreadWait,
+    IntervalTime, Reality, ReductionCheck, RequestTimes, Spread, ThreadWait,
 };
 pub use repetitions::{RepetitionGroup, RepetitionsReport};
 pub use replay::{Lateness, ReplayDevice, ReplayReport, ReplaySecond, ReplaySlots};

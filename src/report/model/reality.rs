@@ -99,6 +99,23 @@ pub struct DeviceInterval {
     pub other_read_bytes: u64,
     /// The same for writes.
     pub other_write_bytes: u64,
+    /// With the device clock: each direction's requests timed in the interval.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub time: Vec<IntervalTime>,
+}
+
+/// One direction's requests in one interval, each timed by the device clock.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IntervalTime {
+    /// `read` or `write`.
+    pub direction: String,
+    /// Requests timed (every process's).
+    pub requests: u64,
+    /// Their time on the device, ns: mean, p50, p99, max.
+    pub mean_ns: f64,
+    pub p50_ns: f64,
+    pub p99_ns: f64,
+    pub max_ns: f64,
 }
 
 /// One direction's time on a device against iospd's latency over the same window.

@@ -535,8 +535,8 @@ fn reality(out: &mut Out, r: &crate::report::Reality) {
         }
         for i in &d.intervals {
             let s = &i.stat;
-            out.line(&format!(
-                "<Interval EndMs=\"{}\" Reads=\"{}\" ReadBytes=\"{}\" Writes=\"{}\" WriteBytes=\"{}\" ReadMs=\"{}\" WriteMs=\"{}\" OtherReadBytes=\"{}\" OtherWriteBytes=\"{}\"/>",
+            let attributes = format!(
+                "EndMs=\"{}\" Reads=\"{}\" ReadBytes=\"{}\" Writes=\"{}\" WriteBytes=\"{}\" ReadMs=\"{}\" WriteMs=\"{}\" OtherReadBytes=\"{}\" OtherWriteBytes=\"{}\"",
                 i.end_ms,
                 s.reads,
                 s.read_bytes,
@@ -546,7 +546,21 @@ fn reality(out: &mut Out, r: &crate::report::Reality) {
                 s.write_ms,
                 i.other_read_bytes,
                 i.other_write_bytes
-            ));
+            );
+            if i.time.is_empty() {
+                out.line(&format!("<Interval {attributes}/>"));
+                continue;
+            }
+            out.line(&format!("<Interval {attributes}>"));
+            out.depth += 1;
+            for t in &i.time {
+                out.line(&format!(
+                    "<Clock Direction=\"{}\" Requests=\"{}\" MeanNs=\"{:.1}\" P50Ns=\"{:.1}\" P99Ns=\"{:.1}\" MaxNs=\"{:.1}\"/>",
+                    t.direction, t.requests, t.mean_ns, t.p50_ns, t.p99_ns, t.max_ns
+                ));
+            }
+            out.depth -= 1;
+            out.line("</Interval>");
         }
         out.close("Device");
     }
