@@ -355,7 +355,10 @@ fn under_d_each_interval_has_its_requests_timed() {
             .iter()
             .map(|k| t[k].as_f64().unwrap())
             .collect();
-        assert!(0.0 < n[1] && n[1] <= n[2] && n[2] <= n[3] && n[0] <= n[3], "{t}");
+        assert!(
+            0.0 < n[1] && n[1] <= n[2] && n[2] <= n[3] && n[0] <= n[3],
+            "{t}"
+        );
         sum += t["requests"].as_u64().unwrap();
     }
     assert_eq!(sum, window, "{d}");

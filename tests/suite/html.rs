@@ -53,17 +53,30 @@ fn the_html_report_renders_offline_without_console_errors() {
         .unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let html = std::fs::read_to_string(&page).unwrap();
-    // Five charts, and one per device and direction the device clock timed.
+    // Five charts; one per device and direction the device clock timed, and one per device
+    // whose intervals it timed.
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    let timed = report["timespans"][0]["measured"]["reality"]["devices"]
+    let devices = report["timespans"][0]["measured"]["reality"]["devices"]
         .as_array()
-        .into_iter()
-        .flatten()
+        .cloned()
+        .unwrap_or_default();
+    let timed = devices
+        .iter()
         .flat_map(|d| d["time"].as_array().into_iter().flatten())
         .filter(|t| t.get("clock").is_some())
         .count();
-    assert_eq!(html.matches("<svg").count(), 5 + timed);
+    let timed_intervals = devices
+        .iter()
+        .filter(|d| {
+            d["intervals"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|i| i.get("time").is_some())
+        })
+        .count();
+    assert_eq!(html.matches("<svg").count(), 5 + timed + timed_intervals);
     assert!(html.contains("Input parameters") && html.contains("Latency by percentile"));
 
     // The detector works: a page that breaks the policy is caught.

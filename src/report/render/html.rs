@@ -469,6 +469,56 @@ fn over_time(page: &mut String, report: &Report, index: usize, m: &Measured) {
             ],
         }));
     }
+    if let Some(r) = &m.reality {
+        for d in &r.devices {
+            device_over_time(page, d);
+        }
+    }
+}
+
+/// Under `-D`, with the device clock: each interval's time on the device, per direction.
+fn device_over_time(page: &mut String, d: &crate::report::DeviceCheck) {
+    let mut series = Vec::new();
+    let colors = [("read", P50, P99), ("write", TOTAL, P999)];
+    for (direction, p50, p99) in colors {
+        let points = |pick: fn(&crate::report::IntervalTime) -> f64| -> Vec<(f64, f64)> {
+            d.intervals
+                .iter()
+                .filter_map(|i| {
+                    let t = i.time.iter().find(|t| t.direction == direction)?;
+                    Some((i.end_ms as f64 / 1e3, pick(t) / 1e6))
+                })
+                .collect()
+        };
+        let (p50s, p99s) = (points(|t| t.p50_ns), points(|t| t.p99_ns));
+        if !p50s.is_empty() {
+            series.push(Series {
+                name: format!("{direction} p50"),
+                color: p50,
+                points: p50s,
+            });
+            series.push(Series {
+                name: format!("{direction} p99"),
+                color: p99,
+                points: p99s,
+            });
+        }
+    }
+    if series.is_empty() {
+        return;
+    }
+    page.push_str(&svg(&Chart {
+        title: &format!(
+            "{}: each request's time on the device, per interval",
+            d.device
+        ),
+        x_label: "seconds into the measured window",
+        y_label: "time, ms (log scale)",
+        x_scale: Scale::Linear,
+        y_scale: Scale::Log,
+        x_ticks: None,
+        series,
+    }));
 }
 
 fn distribution(page: &mut String, m: &Measured) {
