@@ -237,7 +237,7 @@ struct StartGate {
     failed: OnceLock<Refusal>,
     schedule: OnceLock<Schedule>,
     /// With the device clock: where the threads find the requests that served their slowest I/Os.
-    served: OnceLock<std::sync::Arc<served::ServedLookup>>,
+    served: OnceLock<std::sync::Arc<crate::targets::served::ServedLookup>>,
 }
 
 impl StartGate {
@@ -535,7 +535,7 @@ fn control<C: Clock>(
 ) -> Phases {
     let ts = input.timespan;
     // The device clock starts while the threads set up, so the window's edges only read it.
-    let devices: Vec<_> = reality::devices(input.targets)
+    let devices: Vec<_> = crate::targets::devices(input.targets)
         .into_iter()
         .map(|(d, _)| d)
         .collect();
@@ -547,7 +547,7 @@ fn control<C: Clock>(
         false => Err("--no-device-clock: the device's means are from /sys/block".into()),
     };
     if let Ok(c) = &device_clock {
-        let lookup = served::ServedLookup::new(c.recent(), input.targets);
+        let lookup = crate::targets::served::ServedLookup::new(c.recent(), input.targets);
         let _ = gate.served.set(std::sync::Arc::new(lookup));
     }
     gate.ready.wait();
@@ -738,7 +738,6 @@ pub mod monitor;
 mod outcome;
 pub mod peers;
 mod reality;
-pub mod served;
 mod thread;
 mod verifying;
 

@@ -9,25 +9,12 @@ use crate::data::reduce::Compressor;
 use crate::profile::{TimeSpan, WriteBuffer};
 use crate::rng::Rng;
 use crate::stats::reality::{DiskWindow, PathFacts, RealityFacts};
-use crate::system::backing::{BlockDevice, DiskStat};
+use crate::system::backing::DiskStat;
 use crate::system::devclock::{ClockCounts, ClockEdges};
 use crate::targets::PreparedTarget;
 
 /// Blocks made to time the data generation.
 const TIMED_BLOCKS: u32 = 64;
-
-/// The distinct devices under `targets`, each with the targets on it.
-pub fn devices(targets: &[PreparedTarget]) -> Vec<(BlockDevice, Vec<usize>)> {
-    let mut devices: Vec<(BlockDevice, Vec<usize>)> = Vec::new();
-    for (i, t) in targets.iter().enumerate() {
-        let Some(device) = &t.device else { continue };
-        match devices.iter_mut().find(|(d, _)| d == device) {
-            Some((_, on)) => on.push(i),
-            None => devices.push((device.clone(), vec![i])),
-        }
-    }
-    devices
-}
 
 /// The facts of a timespan, from the device samples taken at the window's edges (and at each
 /// interval's end under `-D`, the clock's too).
@@ -44,7 +31,7 @@ pub fn facts(
         Ok(edges) => (Some(edges), None),
         Err(why) => (None, Some(why).filter(|w| !w.is_empty())),
     };
-    let disks = devices(targets)
+    let disks = crate::targets::devices(targets)
         .into_iter()
         .enumerate()
         .map(|(i, (device, on))| {

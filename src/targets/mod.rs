@@ -11,6 +11,7 @@
 pub mod create;
 pub mod distribution;
 mod inspect;
+pub mod served;
 
 use std::collections::HashSet;
 use std::fs::File;
@@ -542,6 +543,22 @@ fn open_for_io(target: &Target, anchor: &File, identity: Identity) -> Result<Fil
         }
     }
     Ok(file)
+}
+
+/// The distinct devices under `targets`, each with the targets on it (the device clock watches
+/// them in this order).
+pub fn devices(
+    targets: &[PreparedTarget],
+) -> Vec<(crate::system::backing::BlockDevice, Vec<usize>)> {
+    let mut devices: Vec<(crate::system::backing::BlockDevice, Vec<usize>)> = Vec::new();
+    for (i, t) in targets.iter().enumerate() {
+        let Some(device) = &t.device else { continue };
+        match devices.iter_mut().find(|(d, _)| d == device) {
+            Some((_, on)) => on.push(i),
+            None => devices.push((device.clone(), vec![i])),
+        }
+    }
+    devices
 }
 
 #[cfg(test)]

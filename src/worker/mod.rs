@@ -205,7 +205,7 @@ pub struct Worker<'a, C: Clock> {
     /// Its slowest measured I/Os.
     pub slowest: crate::stats::slowest::Slowest,
     /// With the device clock: where each slowest I/O's request is found.
-    pub served: Option<std::sync::Arc<crate::run::served::ServedLookup>>,
+    pub served: Option<std::sync::Arc<crate::targets::served::ServedLookup>>,
     /// Per-interval slices for the collector (time series, progress, logs); `None` when nothing
     /// needs them.
     pub feed: Option<crate::live::Feed>,

@@ -6,10 +6,10 @@
 use std::os::fd::{AsRawFd, RawFd};
 use std::sync::Arc;
 
+use super::{PreparedTarget, TargetKind};
 use crate::clock::Nanos;
 use crate::engine::Op;
 use crate::system::devclock::RecentRequests;
-use crate::targets::{PreparedTarget, TargetKind};
 
 /// Where a target's bytes lie on the clock's devices.
 struct Place {
@@ -29,9 +29,9 @@ pub struct ServedLookup {
 }
 
 impl ServedLookup {
-    /// For `targets`, whose devices the clock watches in [`super::reality::devices`]' order.
+    /// For `targets`, whose devices the clock watches in [`super::devices`]' order.
     pub fn new(recent: Arc<RecentRequests>, targets: &[PreparedTarget]) -> ServedLookup {
-        let devices = super::reality::devices(targets);
+        let devices = super::devices(targets);
         let places = (0..targets.len())
             .map(|i| {
                 let slot = devices.iter().position(|(_, on)| on.contains(&i))?;
