@@ -585,8 +585,12 @@ fn a_captured_workload_replays_onto_another_device_as_captured() {
         by_workers.len(),
         copy.len()
     );
+    // An I/O handed to a kernel worker waits for that worker to get a CPU, which on a busy
+    // machine takes as long as the scheduler makes it (11.9 ms was seen beside two busy loops):
+    // the test holds it to the second the per-second counts below are checked in, not to the
+    // machine's speed.
     assert!(
-        moved <= 10_000,
+        moved <= 1_000_000,
         "an I/O a worker queued was queued {moved} µs from its time"
     );
     let (sa, sb) = (per_second(&original), per_second(&copy));
