@@ -27,6 +27,7 @@ use crate::engine::Op;
 use crate::stats::intervals::Interval;
 use crate::stats::timeline::{IntervalOps, Kind, Row, TargetOps};
 use crate::stats::{OpStats, TargetStats};
+use crate::system::devclock::ClockCounts;
 
 /// Slices in flight per thread before a thread waits for the collector.
 const IN_FLIGHT: usize = 8;
@@ -124,6 +125,15 @@ impl Feed {
     }
 }
 
+/// One device's requests in one interval, from the device clock (read, write).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeviceSlice {
+    /// The device's kernel name (`vda`, `loop3`).
+    pub name: String,
+    /// Its requests of the interval: read, write.
+    pub times: [ClockCounts; 2],
+}
+
 /// Receives finished intervals in time order.
 pub trait Sink {
     /// A timespan's measured window begins at `window_start` (wall clock), on these targets.
@@ -136,6 +146,11 @@ pub trait Sink {
     /// One interval of the measured window, every thread merged: `targets[i]` is timespan target
     /// `i`'s I/O by kind (the row has its reads and writes).
     fn interval(&mut self, row: &Row, targets: &[TargetOps]) -> io::Result<()>;
+    /// With the device clock, right after [`Sink::interval`]: the same interval's requests on
+    /// each device under the targets.
+    fn devices(&mut self, _row: &Row, _devices: &[DeviceSlice]) -> io::Result<()> {
+        Ok(())
+    }
     /// The output in words, for the message when it fails ("--timeseries 'x.csv'").
     fn describe(&self) -> String;
 }
@@ -223,6 +238,12 @@ pub struct Collector<'s> {
     latest: Option<Row>,
     /// Per thread, per target it serves: everything measured so far (for checkpoints).
     totals: Option<Vec<Vec<TargetStats>>>,
+    /// The device clock's devices, when it runs.
+    devices: Vec<String>,
+    /// The clock's counts at interval boundaries (`i`: the start of interval `i`), until the
+    /// interval that ends there is handed on; and at the window's end.
+    marks: BTreeMap<u64, Vec<[ClockCounts; 2]>>,
+    end_mark: Option<Vec<[ClockCounts; 2]>>,
 }
 
 /// Creates the collector and one feed per thread. `thread_targets[t]` lists, for thread `t`, the
@@ -270,6 +291,9 @@ pub fn channels<'s>(
         kept: keep_rows.then(rows::RowStore::new),
         latest: None,
         totals: None,
+        devices: Vec::new(),
+        marks: BTreeMap::new(),
+        end_mark: None,
     };
     (collector, feeds)
 }
@@ -286,6 +310,8 @@ pub struct Collected {
 impl Collector<'_> {
     /// The measured window of timespan `timespan` began at `window_start`: tells the sinks.
     pub fn begin(&mut self, timespan: usize, window_start: SystemTime, targets: &[String]) {
+        self.marks.clear();
+        self.end_mark = None;
         for (sink, failed) in self.sinks.iter_mut().zip(&mut self.failed) {
             if failed.is_none()
                 && let Err(error) = sink.begin(timespan, window_start, targets)
@@ -293,6 +319,29 @@ impl Collector<'_> {
                 *failed = Some((self.next, error));
             }
         }
+    }
+
+    /// Length of an interval.
+    pub fn interval_ns(&self) -> Nanos {
+        self.interval_ns
+    }
+
+    /// The device clock runs on `devices` (kernel names, in the clock's order): each interval
+    /// handed on gets their requests too, from the counts marked at its edges.
+    pub fn time_devices(&mut self, devices: Vec<String>) {
+        self.devices = devices;
+    }
+
+    /// The clock's counts at the start of interval `index` (the end of the one before).
+    pub fn clock_mark(&mut self, index: u64, counts: Vec<[ClockCounts; 2]>) {
+        if index >= self.next {
+            self.marks.insert(index, counts);
+        }
+    }
+
+    /// The clock's counts at the end of the measured window (the end of its last interval).
+    pub fn clock_end(&mut self, counts: Vec<[ClockCounts; 2]>) {
+        self.end_mark = Some(counts);
     }
 
     /// The latest finished interval.
@@ -412,6 +461,30 @@ impl Collector<'_> {
         let _ = self.spares[thread].send(slice);
     }
 
+    /// The devices' requests in interval `index` (the window's `last`), from the marks at its
+    /// edges, which it then no longer needs; `None` without the clock or a mark.
+    fn device_slices(&mut self, index: u64, last: bool) -> Option<Vec<DeviceSlice>> {
+        if self.devices.is_empty() {
+            return None;
+        }
+        let start = self.marks.remove(&index)?;
+        let end = match last {
+            true => self.end_mark.as_ref(),
+            false => None,
+        }
+        .or_else(|| self.marks.get(&(index + 1)))?;
+        Some(
+            self.devices
+                .iter()
+                .zip(start.iter().zip(end))
+                .map(|(name, (a, b))| DeviceSlice {
+                    name: name.clone(),
+                    times: [a[0].until(&b[0]), a[1].until(&b[1])],
+                })
+                .collect(),
+        )
+    }
+
     fn emit(&mut self) -> usize {
         // Interval `i` is complete once every thread has moved past it.
         let complete = self.shipped.iter().copied().min().unwrap_or(0);
@@ -440,6 +513,16 @@ impl Collector<'_> {
                     && let Err(error) = sink.interval(&row, &ops)
                 {
                     *failed = Some((index, error));
+                }
+            }
+            let last = self.window_ns == Some(end);
+            if let Some(devices) = self.device_slices(index, last) {
+                for (sink, failed) in self.sinks.iter_mut().zip(&mut self.failed) {
+                    if failed.is_none()
+                        && let Err(error) = sink.devices(&row, &devices)
+                    {
+                        *failed = Some((index, error));
+                    }
                 }
             }
             if let Some(kept) = &mut self.kept {
@@ -487,9 +570,52 @@ mod tests {
             Ok(())
         }
 
+        fn devices(&mut self, row: &Row, devices: &[DeviceSlice]) -> io::Result<()> {
+            let requests = devices.iter().map(|d| d.times[0].requests()).collect();
+            self.0.borrow_mut().push((row.start_ms, -1.0, requests));
+            Ok(())
+        }
+
         fn describe(&self) -> String {
             "the test sink".into()
         }
+    }
+
+    #[test]
+    fn each_interval_gets_the_device_requests_between_the_clock_marks_at_its_edges() {
+        let rows = Rc::new(RefCell::new(Vec::new()));
+        let ms = 1_000_000;
+        let mut sinks: Vec<Box<dyn Sink>> = vec![Box::new(Keep(rows.clone()))];
+        let (mut collector, mut feeds) = channels(100 * ms, vec![vec![0]], 1, false, &mut sinks);
+        collector.time_devices(vec!["loop0".into()]);
+        let reads = |n: u64| {
+            vec![[
+                ClockCounts {
+                    device: vec![(7, n)],
+                    ..ClockCounts::default()
+                },
+                ClockCounts::default(),
+            ]]
+        };
+        collector.clock_mark(0, reads(5));
+        collector.clock_mark(1, reads(12));
+        feeds[0].advance(1);
+        assert_eq!(collector.poll(), 1);
+        collector.end_window(150 * ms);
+        collector.clock_end(reads(20));
+        for feed in feeds {
+            feed.finish();
+        }
+        collector.finish();
+        assert_eq!(
+            *rows.borrow(),
+            vec![
+                (0.0, 100.0, vec![0]),
+                (0.0, -1.0, vec![7]),
+                (100.0, 50.0, vec![0]),
+                (100.0, -1.0, vec![8]),
+            ]
+        );
     }
 
     #[test]

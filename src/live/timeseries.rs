@@ -1,7 +1,10 @@
 //! `--timeseries=FILE.csv`: one row per interval, target and direction, written and flushed as
 //! each interval finishes, so nothing accumulates in memory and a run that dies keeps its rows.
 //! Directions are read, write and total (reads and writes), then trim and flush for a target from
-//! its first trim or flush of the timespan on.
+//! its first trim or flush of the timespan on. With the device clock, each interval then has a row
+//! per device under the targets and direction: target `device`, path the device's name, `ios` its
+//! requests (everyone's, not only iospd's), the latency columns their time on the device, and
+//! `bytes` and `mib_per_s` empty (the clock counts no bytes).
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -9,8 +12,9 @@ use std::io::{self, BufWriter, Write};
 use crate::safety::Place;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::Sink;
+use super::{DeviceSlice, Sink};
 use crate::stats::timeline::{IntervalOps, Kind, Point, Row, TargetOps};
+use crate::system::devclock::ClockSummary;
 
 /// The header of the CSV.
 pub const HEADER: &str = "timespan,epoch_s,start_ms,length_ms,target,path,direction,ios,bytes,iops,mib_per_s,lat_min_us,lat_mean_us,lat_p50_us,lat_p99_us,lat_p999_us,lat_max_us";
@@ -159,6 +163,38 @@ impl Sink for TimeSeries {
         written
     }
 
+    fn devices(&mut self, row: &Row, devices: &[DeviceSlice]) -> io::Result<()> {
+        let seconds = row.length_ms / 1e3;
+        for device in devices {
+            for (direction, counts) in ["read", "write"].into_iter().zip(&device.times) {
+                let s = counts.summary();
+                let us = |pick: fn(&ClockSummary) -> f64| s.as_ref().map_or(0.0, pick) / 1e3;
+                let requests = s.as_ref().map_or(0, |s| s.requests);
+                writeln!(
+                    self.out,
+                    "{},{:.3},{:.3},{:.3},device,{},{direction},{requests},,{:.2},,{:.3},{:.3},{:.3},{:.3},{:.3},{:.3}",
+                    self.timespan + 1,
+                    self.epoch_s + row.start_ms / 1e3,
+                    row.start_ms,
+                    row.length_ms,
+                    quote(&device.name),
+                    if seconds > 0.0 {
+                        requests as f64 / seconds
+                    } else {
+                        0.0
+                    },
+                    us(|s| s.min_ns),
+                    us(|s| s.mean_ns),
+                    us(|s| s.p50_ns),
+                    us(|s| s.p99_ns),
+                    us(|s| s.p99_9_ns),
+                    us(|s| s.max_ns),
+                )?;
+            }
+        }
+        self.out.flush()
+    }
+
     fn describe(&self) -> String {
         format!("--timeseries '{}'", self.path.display())
     }
@@ -167,6 +203,7 @@ impl Sink for TimeSeries {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::system::devclock::{BUCKETS, ClockCounts, bounds};
 
     #[test]
     fn rows_per_target_and_direction_flushed_at_once() {
@@ -221,5 +258,40 @@ mod tests {
             lines[27]
         );
         assert!(!text.contains(",flush,"));
+    }
+
+    #[test]
+    fn each_device_has_a_row_per_direction_with_its_requests_times() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ts.csv");
+        let mut sink = TimeSeries::create(&mut Place::locate(&path).unwrap()).unwrap();
+        sink.begin(1, UNIX_EPOCH, &["/dev/loop7".into()]).unwrap();
+        let ops = vec![TargetOps::default()];
+        let row = Row::new(0, 500_000_000, &ops);
+        sink.interval(&row, &ops).unwrap();
+        // 100 requests of 10 µs read (the longest is 10 µs, in their one bucket), none written.
+        let bucket = (0..BUCKETS).find(|&b| bounds(b).0 <= 10_000 && 10_000 <= bounds(b).1);
+        let mut read = ClockCounts {
+            device: vec![(bucket.unwrap(), 100)],
+            device_ns: 1_000_000,
+            ..ClockCounts::default()
+        };
+        read.longest_ns = 10_000;
+        let device = DeviceSlice {
+            name: "loop7".into(),
+            times: [read, ClockCounts::default()],
+        };
+        sink.devices(&row, &[device]).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 1 + 3 + 2);
+        assert_eq!(
+            lines[4],
+            "2,0.000,0.000,500.000,device,loop7,read,100,,200.00,,10.000,10.000,10.000,10.000,10.000,10.000"
+        );
+        assert_eq!(
+            lines[5],
+            "2,0.000,0.000,500.000,device,loop7,write,0,,0.00,,0.000,0.000,0.000,0.000,0.000,0.000"
+        );
     }
 }

@@ -541,7 +541,7 @@ fn control<C: Clock>(
         .collect();
     let device_clock = match input.device_clock {
         true if !devices.is_empty() && input.engine != EngineKind::Null => {
-            host.device_clock(&devices)
+            host.device_clock(&devices).map(std::rc::Rc::new)
         }
         true => Err(String::new()),
         false => Err("--no-device-clock: the device's means are from /sys/block".into()),
@@ -549,6 +549,8 @@ fn control<C: Clock>(
     if let Ok(c) = &device_clock {
         let lookup = crate::targets::served::ServedLookup::new(c.recent(), input.targets);
         let _ = gate.served.set(std::sync::Arc::new(lookup));
+        let names = devices.iter().map(|d| d.name.clone()).collect();
+        monitor.time_devices(std::rc::Rc::clone(c), names);
     }
     gate.ready.wait();
     if let Some(name) = &input.events.wait_start {
@@ -609,6 +611,9 @@ fn control<C: Clock>(
     (phases.cpu.0, phases.samples.0) = sample(host, input.counters);
     phases.disks.0 = host.disk_stats(&devices);
     let clock_before = device_clock.as_ref().ok().map(|c| c.sample());
+    if let Some(counts) = &clock_before {
+        monitor.clock_start(counts.clone());
+    }
     monitor.window_began(start_time, phases.cpu.0.clone());
     phases.event_error = set_event(&input.events.signal_start);
     log("starting measurements...");
@@ -631,6 +636,9 @@ fn control<C: Clock>(
     (phases.cpu.1, phases.samples.1) = sample(host, input.counters);
     phases.disks.1 = host.disk_stats(&devices);
     phases.clock = device_clock.map(|clock| (clock_before.unwrap_or_default(), clock.sample()));
+    if let Ok((_, end)) = &phases.clock {
+        monitor.clock_end(end.clone());
+    }
     if every.is_some() && !devices.is_empty() {
         phases.disk_intervals.push(phases.disks.1.clone());
         if let Ok((_, end)) = &phases.clock {

@@ -2,6 +2,7 @@
 //! stop request, the `-yp` event and file targets removed or truncated behind the run's back, and
 //! it collects the workers' intervals, shows the progress line and writes checkpoints.
 
+use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::SystemTime;
 
@@ -11,6 +12,10 @@ use crate::live::Collector;
 use crate::live::metrics::{self, Metrics};
 use crate::live::progress::{self, Phase, Progress};
 use crate::stats::{CpuTimes, LostTarget};
+use crate::system::devclock::{ClockCounts, DeviceClock};
+
+/// A device's clock counts, read and write.
+type Counts = [ClockCounts; 2];
 use crate::targets::PreparedTarget;
 use crate::worker::Schedule;
 
@@ -57,6 +62,9 @@ pub struct Monitor<'a, C: Clock> {
     io_workers: Option<(&'a [u32], Nanos)>,
     /// `--metrics`: where the phase is shown.
     metrics: Option<&'a Metrics>,
+    /// The device clock, read at each interval's start for the collector; the next interval to
+    /// mark.
+    device_clock: Option<(Rc<DeviceClock>, u64)>,
 }
 
 /// How often a new io_uring worker of a pinned thread is looked for.
@@ -90,6 +98,7 @@ impl<'a, C: Clock> Monitor<'a, C> {
             peers,
             io_workers: None,
             metrics: None,
+            device_clock: None,
         }
     }
 
@@ -104,6 +113,42 @@ impl<'a, C: Clock> Monitor<'a, C> {
     pub fn spread_io_workers(&mut self, cpus: &'a [u32]) {
         crate::system::widen_io_workers(cpus);
         self.io_workers = Some((cpus, monotonic_now()));
+    }
+
+    /// Hands the collector's intervals the requests `clock` timed on `devices` (kernel names,
+    /// in the clock's order), read at each interval's edge.
+    pub fn time_devices(&mut self, clock: Rc<DeviceClock>, devices: Vec<String>) {
+        if let Some(collector) = &mut self.collector {
+            collector.time_devices(devices);
+            self.device_clock = Some((clock, 1));
+        }
+    }
+
+    /// The measured window began: the clock's counts then, for the first interval. (The
+    /// monitor reads those at the later edges.)
+    pub fn clock_start(&mut self, counts: Vec<Counts>) {
+        if let (Some(collector), Some(_)) = (&mut self.collector, &self.device_clock) {
+            collector.clock_mark(0, counts);
+        }
+    }
+
+    /// The measured window ended (at its end or at a stop): the clock's last counts, for the
+    /// last interval.
+    pub fn clock_end(&mut self, counts: Vec<Counts>) {
+        if let (Some(collector), Some(_)) = (&mut self.collector, &self.device_clock) {
+            collector.clock_end(counts);
+        }
+    }
+
+    /// When the next interval edge the clock is read at falls, if one is still to come.
+    fn next_mark(&self) -> Option<Nanos> {
+        let (schedule, (_, next), collector) = (
+            self.schedule?,
+            self.device_clock.as_ref()?,
+            self.collector.as_ref()?,
+        );
+        let at = schedule.warmup_end + next * collector.interval_ns();
+        (at < schedule.measure_end).then_some(at)
     }
 
     /// The stop request it watches.
@@ -154,6 +199,8 @@ impl<'a, C: Clock> Monitor<'a, C> {
             if now >= deadline || stopped {
                 return;
             }
+            // Awake at the clock's next interval edge, so its counts are read on time.
+            let wake = self.next_mark().filter(|&at| at > now).unwrap_or(deadline);
             if self.lost.is_none()
                 && let Some(lost) = self
                     .targets
@@ -171,7 +218,7 @@ impl<'a, C: Clock> Monitor<'a, C> {
                 self.request_stop(&format!("the -yp event '{name}'"));
                 return;
             }
-            self.clock.sleep((deadline - now).min(POLL));
+            self.clock.sleep((deadline.min(wake) - now).min(POLL));
         }
     }
 
@@ -244,6 +291,24 @@ impl<'a, C: Clock> Monitor<'a, C> {
             } else {
                 metrics::Phase::CoolDown
             });
+        }
+        // The clock at the interval edges passed, before the intervals they end are handed on.
+        if let Some(at) = self.next_mark()
+            && now >= at
+            && self.stop.load(Ordering::Relaxed) == 0
+            && let (Some((clock, next)), Some(collector)) =
+                (&mut self.device_clock, &mut self.collector)
+        {
+            let counts = clock.sample();
+            let interval = collector.interval_ns();
+            loop {
+                let edge = schedule.warmup_end + *next * interval;
+                if edge > now || edge >= schedule.measure_end {
+                    break;
+                }
+                collector.clock_mark(*next, counts.clone());
+                *next += 1;
+            }
         }
         if let Some(collector) = &mut self.collector {
             let stop_at = self.stop.load(Ordering::Relaxed);

@@ -371,3 +371,55 @@ fn under_d_each_interval_has_its_requests_timed() {
     validate_xml(&[("intervals", &xml)], test);
     assert!(xml.contains("<Clock Direction=\"read\" Requests="), "{xml}");
 }
+
+#[test]
+fn the_time_series_has_each_device_s_requests_per_interval() {
+    let test = "the_time_series_has_each_device_s_requests_per_interval";
+    let Some(device) = LoopDevice::new(64, test) else {
+        return;
+    };
+    let dir = TempDir::new();
+    let csv = dir.arg("ts.csv");
+    let output = iospd()
+        .args(["-b4K", "-r", "-o4", "-Sh", "-W0", "-d2", "-D500", "-Rjson"])
+        .arg(format!("--timeseries={csv}"))
+        .arg(device.arg())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let d = &report["timespans"][0]["measured"]["reality"]["devices"][0];
+    let window = d["time"][0]["clock"]["requests"].as_u64().unwrap();
+    let name = d["device"].as_str().unwrap();
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    let reads: Vec<&Vec<&str>> = rows
+        .iter()
+        .filter(|r| r[4] == "device" && r[6] == "read")
+        .collect();
+    let intervals = rows
+        .iter()
+        .filter(|r| r[4] == "0" && r[6] == "read")
+        .count();
+    assert_eq!(reads.len(), intervals, "a device row per interval:\n{text}");
+    assert!(intervals >= 4, "{text}");
+    let mut sum = 0;
+    for r in &reads {
+        assert_eq!(r[5], name, "{text}");
+        let n: u64 = r[7].parse().unwrap();
+        let us: Vec<f64> = r[11..17].iter().map(|v| v.parse().unwrap()).collect();
+        // min, mean, p50, p99, p99.9, max: in order where there were requests.
+        assert!(
+            n == 0 || (0.0 < us[0] && us[0] <= us[2] && us[2] <= us[3] && us[3] <= us[5]),
+            "{r:?}"
+        );
+        sum += n;
+    }
+    // The rows' edges are the window's edges and the points between: their requests add up to
+    // the window's exactly.
+    assert_eq!(sum, window, "{text}");
+}

@@ -88,14 +88,14 @@ pub fn interval_times(clock: &[ClockCounts; 2]) -> Vec<IntervalTime> {
         .iter()
         .zip(clock)
         .filter_map(|(direction, c)| {
-            let requests = c.requests();
+            let s = c.summary()?;
             Some(IntervalTime {
                 direction: direction.to_string(),
-                requests,
-                mean_ns: c.device_ns as f64 / requests.max(1) as f64,
-                p50_ns: c.percentile(false, 50.0)?,
-                p99_ns: c.percentile(false, 99.0)?,
-                max_ns: c.percentile(false, 100.0)?,
+                requests: s.requests,
+                mean_ns: s.mean_ns,
+                p50_ns: s.p50_ns,
+                p99_ns: s.p99_ns,
+                max_ns: s.max_ns,
             })
         })
         .collect()
