@@ -230,6 +230,7 @@ fn serve_metrics(
             version: env!("CARGO_PKG_VERSION").to_string(),
             command: profile.command_line.clone(),
             run_id: format!("{}-{}-{}", who.host, std::process::id(), started.as_secs()),
+            host: who.host.clone(),
         },
         who.ranks,
         template

@@ -229,7 +229,7 @@ impl Peers for Cluster {
         };
         if due {
             state.live_sent = Some(now);
-            link.send(0, &Message::Live(metrics.own_series()).encode());
+            link.send(0, &Message::Live(metrics.own()).encode());
         }
     }
 
@@ -293,8 +293,8 @@ impl Cluster {
         loop {
             let (from, bytes) = link.try_receive()?;
             match Message::decode(&bytes)? {
-                Message::Live(series) => {
-                    self.state.borrow_mut().live.insert(from, series);
+                Message::Live(own) => {
+                    self.state.borrow_mut().live.insert(from, own);
                 }
                 message => return Some((from, message)),
             }
@@ -306,8 +306,8 @@ impl Cluster {
     fn hold(&self, from: u32, message: Message) {
         let mut state = self.state.borrow_mut();
         match message {
-            Message::Live(series) => {
-                state.live.insert(from, series);
+            Message::Live(own) => {
+                state.live.insert(from, own);
             }
             other => state.held.push_back((from, other)),
         }

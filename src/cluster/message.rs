@@ -39,7 +39,7 @@ pub enum Message {
     /// (base64 of [`crate::stats::series::Series::encode`]).
     Series(Vec<Option<String>>),
     /// To rank 0: this rank's live numbers so far (`--metrics`), for the endpoint rank 0 serves.
-    Live(Vec<crate::live::metrics::Series>),
+    Live(crate::live::metrics::Own),
 }
 
 /// Rank 0's decision at one of the points where the ranks agree.

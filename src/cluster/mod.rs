@@ -117,7 +117,7 @@ struct State {
     /// How long before each timespan's start this rank heard of it, and the margin.
     slack: Vec<(i64, u64)>,
     /// Rank 0: the latest live numbers (`--metrics`) of each rank heard from, not yet taken in.
-    live: std::collections::BTreeMap<u32, Vec<crate::live::metrics::Series>>,
+    live: std::collections::BTreeMap<u32, crate::live::metrics::Own>,
     /// Another rank: the state of its numbers last sent to rank 0, and when.
     live_sent: Option<(u64, std::time::Instant)>,
 }

@@ -255,6 +255,28 @@ fn a_real_prometheus_scraping_every_second_stores_what_the_report_says() {
             "{direction}: Prometheus's rate {rate}/s, the report's last 20 s {own}/s"
         );
     }
+    // The device under the file, when the device clock timed its requests: the last scrape has
+    // the window's requests, exactly (the intervals' edges are the window's and those between).
+    let devices = measured["reality"]["devices"].as_array().cloned();
+    let mut timed = 0;
+    for device in devices.unwrap_or_default() {
+        for time in device["time"].as_array().cloned().unwrap_or_default() {
+            let Some(requests) = time["clock"]["requests"].as_u64() else {
+                continue;
+            };
+            let selector = format!(
+                r#"{{device="{}",direction="{}"}}"#,
+                device["device"].as_str().unwrap(),
+                time["direction"].as_str().unwrap()
+            );
+            let count = prometheus.number(&format!(
+                "max_over_time(iospd_device_request_seconds_count{selector}[5m])"
+            ));
+            assert_eq!(count, requests as f64, "{selector}");
+            timed += 1;
+        }
+    }
+    eprintln!("{timed} device series checked against the report's device clock");
     // The final scrape saw the run done, and the run's identity.
     assert_eq!(
         prometheus.number(r#"max_over_time(iospd_phase{phase="done"}[5m])"#),

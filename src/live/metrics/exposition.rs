@@ -10,6 +10,10 @@
 //! iospd_interval_ios_per_second{…}              the latest interval's rates
 //! iospd_interval_bytes_per_second{…}
 //! iospd_in_flight{target,direction}             mean I/Os in flight in the latest interval
+//! iospd_device_request_seconds{host,device,direction}
+//!                                               histogram of each request's time on a device
+//!                                               under the targets (the device clock: everyone's
+//!                                               requests), the same buckets as the latency's
 //! iospd_phase{phase}                            1 for the phase the run is in, 0 for the others
 //! iospd_timespan                                the timespan running (1-based)
 //! iospd_intervals_total                         finished intervals
@@ -130,6 +134,11 @@ impl Collector for Now {
         // added up.
         let state: State = self.0.state().clone();
         let merged = state.merged();
+        let bounds: Vec<f64> = buckets::UPPER_NS
+            .iter()
+            .map(|&ns| buckets::seconds(ns))
+            .chain([f64::INFINITY])
+            .collect();
         let each = |encoder: &mut DescriptorEncoder,
                     name: &str,
                     help: &str,
@@ -172,11 +181,6 @@ impl Collector for Now {
                 Some(&Unit::Seconds),
                 MetricType::Histogram,
             )?;
-            let bounds: Vec<f64> = buckets::UPPER_NS
-                .iter()
-                .map(|&ns| buckets::seconds(ns))
-                .chain([f64::INFINITY])
-                .collect();
             for series in &merged {
                 let labels = labels(series);
                 let mut family = metric.encode_family(&labels)?;
@@ -208,6 +212,34 @@ impl Collector for Now {
                         created: None,
                     },
                 )?;
+            }
+        }
+        {
+            let mut metric = encoder.encode_descriptor(
+                "iospd_device_request",
+                "Time on the device of each request to a device under the targets, from the block layer's issue to its completion (everyone's requests; classic buckets as iospd_latency's)",
+                Some(&Unit::Seconds),
+                MetricType::Histogram,
+            )?;
+            for device in state.devices_merged() {
+                let labels = [
+                    ("host", device.host.as_str()),
+                    ("device", device.device.as_str()),
+                    ("direction", device.direction.as_str()),
+                ];
+                let counts: Vec<(f64, u64)> = bounds
+                    .iter()
+                    .copied()
+                    .zip(device.buckets.iter().copied())
+                    .collect();
+                metric
+                    .encode_family(&labels)?
+                    .encode_histogram::<NoLabelSet>(
+                        device.time_sum_ns as f64 / 1e9,
+                        device.requests,
+                        &counts,
+                        None,
+                    )?;
             }
         }
         each(
@@ -296,7 +328,7 @@ impl Collector for Now {
 mod tests {
     use super::*;
     use crate::live::Sink;
-    use crate::live::metrics::RunInfo;
+    use crate::live::metrics::{Own, RunInfo};
     use crate::stats::timeline::{Row, TargetOps};
 
     fn one_interval(metrics: &Metrics) {
@@ -323,6 +355,7 @@ mod tests {
                 version: "1.2.3".into(),
                 command: "iospd -d5 t.dat".into(),
                 run_id: "h-1-2".into(),
+                host: "h".into(),
             },
             1,
             Vec::new(),
@@ -379,7 +412,7 @@ mod tests {
                 .unwrap();
         }
         // As the ranks' messages carry them.
-        let sent = serde_json::to_vec(&one.own_series()).unwrap();
+        let sent = serde_json::to_vec(&one.own()).unwrap();
         zero.set_peers([(1, serde_json::from_slice(&sent).unwrap())]);
         let merged = zero.state().merged();
         let native = &merged[0].native;
@@ -396,6 +429,72 @@ mod tests {
         ] {
             assert!(text.lines().any(|l| l == line), "{line} in\n{text}");
         }
+    }
+
+    #[test]
+    fn each_device_s_requests_are_a_histogram_once_per_host() {
+        use crate::live::DeviceSlice;
+        use crate::system::devclock::{BUCKETS, ClockCounts, bounds};
+        let at = |ns: u64| (0..BUCKETS).find(|&b| bounds(b).0 <= ns && ns <= bounds(b).1);
+        let ranks: Vec<Metrics> = ["a", "a", "b"]
+            .iter()
+            .map(|host| {
+                let info = RunInfo {
+                    host: host.to_string(),
+                    ..RunInfo::default()
+                };
+                Metrics::new(info, 3, vec![vec!["/dev/vda".into()]])
+            })
+            .collect();
+        // Rank 0 timed 3 requests of 45 µs on host a's vda, rank 1 (also on a) 4 of them, rank 2
+        // (on b) 2 of 700 µs.
+        for (metrics, (n, ns)) in ranks.iter().zip([(3, 45_000), (4, 45_000), (2, 700_000)]) {
+            let mut sink = metrics.sink();
+            sink.begin(0, std::time::SystemTime::now(), &["/dev/vda".into()])
+                .unwrap();
+            let ops: Vec<TargetOps> = vec![Default::default()];
+            let row = Row::new(0, 1_000_000_000, &ops);
+            sink.interval(&row, &ops).unwrap();
+            let read = ClockCounts {
+                device: vec![(at(ns).unwrap(), n)],
+                device_ns: n * ns,
+                ..ClockCounts::default()
+            };
+            let slice = DeviceSlice {
+                name: "vda".into(),
+                times: [read, ClockCounts::default()],
+            };
+            sink.devices(&row, &[slice]).unwrap();
+        }
+        let sent: Vec<(u32, Own)> = (1..3)
+            .map(|r| {
+                let bytes = serde_json::to_vec(&ranks[r].own()).unwrap();
+                (r as u32, serde_json::from_slice(&bytes).unwrap())
+            })
+            .collect();
+        ranks[0].set_peers(sent);
+        let exposition = Exposition::new(ranks[0].clone());
+        let om = String::from_utf8(exposition.render(Format::OpenMetrics)).unwrap();
+        let a = r#"host="a",device="vda",direction="read""#;
+        let b = r#"host="b",device="vda",direction="read""#;
+        for line in [
+            format!(r#"iospd_device_request_seconds_bucket{{le="0.00004",{a}}} 0"#),
+            format!(r#"iospd_device_request_seconds_bucket{{le="0.00005",{a}}} 4"#),
+            format!(r#"iospd_device_request_seconds_count{{{a}}} 4"#),
+            format!(r#"iospd_device_request_seconds_sum{{{a}}} 0.00018"#),
+            format!(r#"iospd_device_request_seconds_bucket{{le="0.0006",{b}}} 0"#),
+            format!(r#"iospd_device_request_seconds_bucket{{le="0.0008",{b}}} 2"#),
+            format!(r#"iospd_device_request_seconds_bucket{{le="+Inf",{b}}} 2"#),
+        ] {
+            assert!(om.lines().any(|l| l == line), "{line} in\n{om}");
+        }
+        // No write series: nothing was written.
+        assert!(!om.contains(r#"device="vda",direction="write""#), "{om}");
+        assert_eq!(
+            om.matches("iospd_device_request_seconds_count{").count(),
+            2,
+            "{om}"
+        );
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! `--metrics=<addr:port>`: the run's live numbers for a Prometheus (or any OpenMetrics scraper)
 //! while it goes. The collector hands each finished interval to a [`MetricsSink`], which adds it to
-//! the shared [`State`] (cumulative counters, classic latency buckets, the interval's rates); the
-//! monitor sets the phase. A server thread (see [`server`]) renders the state for each scrape, so
+//! the shared [`State`] (cumulative counters, classic latency buckets, the interval's rates), and
+//! with the device clock each device's requests (their time on the device, in the same buckets);
+//! the monitor sets the phase. A server thread (see [`server`]) renders the state for each scrape, so
 //! the I/O threads never see a client, and a client can only ever wait on the main thread's brief
 //! update of one interval.
 
@@ -15,7 +16,7 @@ use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::SystemTime;
 
-use super::Sink;
+use super::{DeviceSlice, Sink};
 use crate::stats::timeline::{Kind, Row, TargetOps};
 
 /// Where the run stands, as the `iospd_phase` metric says it.
@@ -65,6 +66,8 @@ pub struct RunInfo {
     pub command: String,
     /// This run among others (host, process and start time).
     pub run_id: String,
+    /// The host it runs on (the devices' label).
+    pub host: String,
 }
 
 /// One target and direction, over the whole run (every timespan that used the target).
@@ -89,6 +92,33 @@ pub struct Series {
     pub rates: Rates,
 }
 
+/// One device under the targets and direction: its requests' time on the device, from the
+/// device clock (every request of the device, not only iospd's), over the measured windows.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct DeviceSeries {
+    /// The host the device is on.
+    pub host: String,
+    /// The device's kernel name (`vda`, `loop3`).
+    pub device: String,
+    /// "read" or "write".
+    pub direction: String,
+    /// Requests timed so far.
+    pub requests: u64,
+    /// Their time on the device summed, ns.
+    pub time_sum_ns: u64,
+    /// Per classic bucket (the last is +Inf): requests in it, not cumulative.
+    pub buckets: Vec<u64>,
+}
+
+/// What one process shows: its targets' series and its devices'; what another rank sends rank 0.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Own {
+    /// Per target and direction.
+    pub series: Vec<Series>,
+    /// Per device and direction.
+    pub devices: Vec<DeviceSeries>,
+}
+
 /// The latest finished interval's numbers of one series.
 #[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Rates {
@@ -111,8 +141,11 @@ pub struct State {
     pub intervals: u64,
     /// Per target and direction, in the order first seen.
     pub series: Vec<Series>,
+    /// Per device under the targets and direction, in the order first seen (with the device
+    /// clock).
+    pub devices: Vec<DeviceSeries>,
     /// Rank 0 of a run across ranks: every other rank's latest series.
-    pub peers: std::collections::BTreeMap<u32, Vec<Series>>,
+    pub peers: std::collections::BTreeMap<u32, Own>,
     /// The ranks of the run (1 on its own).
     pub ranks: u32,
     /// Per timespan, the targets as typed: the series' names.
@@ -147,13 +180,32 @@ impl State {
     pub fn merged(&self) -> Vec<Series> {
         let mut all = self.series.clone();
         for theirs in self.peers.values() {
-            for series in theirs {
+            for series in &theirs.series {
                 match all
                     .iter_mut()
                     .find(|s| s.target == series.target && s.direction == series.direction)
                 {
                     Some(mine) => mine.add(series),
                     None => all.push(series.clone()),
+                }
+            }
+        }
+        all
+    }
+
+    /// This process's devices and every other rank's, by host, device and direction: ranks on
+    /// one host time the same requests, so of theirs the one that timed the most is shown.
+    pub fn devices_merged(&self) -> Vec<DeviceSeries> {
+        let mut all = self.devices.clone();
+        for theirs in self.peers.values() {
+            for device in &theirs.devices {
+                match all.iter_mut().find(|d| {
+                    (&d.host, &d.device, &d.direction)
+                        == (&device.host, &device.device, &device.direction)
+                }) {
+                    Some(mine) if mine.requests < device.requests => *mine = device.clone(),
+                    Some(_) => {}
+                    None => all.push(device.clone()),
                 }
             }
         }
@@ -257,12 +309,16 @@ impl Metrics {
     }
 
     /// This process's series, for rank 0 to add up.
-    pub fn own_series(&self) -> Vec<Series> {
-        self.state().series.clone()
+    pub fn own(&self) -> Own {
+        let state = self.state();
+        Own {
+            series: state.series.clone(),
+            devices: state.devices.clone(),
+        }
     }
 
     /// Rank 0: the latest series of other ranks.
-    pub fn set_peers(&self, peers: impl IntoIterator<Item = (u32, Vec<Series>)>) {
+    pub fn set_peers(&self, peers: impl IntoIterator<Item = (u32, Own)>) {
         let mut state = self.state();
         let mut changed = false;
         for (rank, series) in peers {
@@ -370,6 +426,42 @@ impl Sink for MetricsSink {
         Ok(())
     }
 
+    fn devices(&mut self, _row: &Row, devices: &[DeviceSlice]) -> std::io::Result<()> {
+        let mut state = self.metrics.state();
+        for slice in devices {
+            for (direction, times) in ["read", "write"].into_iter().zip(&slice.times) {
+                let requests = times.requests();
+                let host = state.info.host.clone();
+                let found = state
+                    .devices
+                    .iter()
+                    .position(|d| d.device == slice.name && d.direction == direction);
+                let i = match found {
+                    Some(i) => i,
+                    None if requests == 0 => continue,
+                    None => {
+                        state.devices.push(DeviceSeries {
+                            host,
+                            device: slice.name.clone(),
+                            direction: direction.into(),
+                            requests: 0,
+                            time_sum_ns: 0,
+                            buckets: vec![0; buckets::UPPER_NS.len() + 1],
+                        });
+                        state.devices.len() - 1
+                    }
+                };
+                let d = &mut state.devices[i];
+                d.requests += requests;
+                d.time_sum_ns += times.device_ns;
+                times.add_to_buckets(&buckets::UPPER_NS, &mut d.buckets);
+            }
+        }
+        drop(state);
+        self.metrics.changed();
+        Ok(())
+    }
+
     fn describe(&self) -> String {
         "--metrics".into()
     }
@@ -392,7 +484,8 @@ mod tests {
         };
         interval(&mut sink, &ops);
         let directions = |m: &Metrics| -> Vec<(String, u64)> {
-            m.own_series()
+            m.own()
+                .series
                 .iter()
                 .map(|s| (s.direction.clone(), s.ios))
                 .collect()
@@ -408,7 +501,7 @@ mod tests {
         ops[0].clear();
         ops[0].slot(Kind::Trim).record(1 << 20, 9_000);
         interval(&mut sink, &ops);
-        let all = metrics.own_series();
+        let all = metrics.own().series;
         assert_eq!(
             directions(&metrics),
             [
