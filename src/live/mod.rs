@@ -244,6 +244,8 @@ pub struct Collector<'s> {
     /// interval that ends there is handed on; and at the window's end.
     marks: BTreeMap<u64, Vec<[ClockCounts; 2]>>,
     end_mark: Option<Vec<[ClockCounts; 2]>>,
+    /// Every thread has finished: what is left is handed on, counts of the clock or not.
+    finishing: bool,
 }
 
 /// Creates the collector and one feed per thread. `thread_targets[t]` lists, for thread `t`, the
@@ -294,6 +296,7 @@ pub fn channels<'s>(
         devices: Vec::new(),
         marks: BTreeMap::new(),
         end_mark: None,
+        finishing: false,
     };
     (collector, feeds)
 }
@@ -393,6 +396,7 @@ impl Collector<'_> {
     /// After every thread has finished: hands on what is left, and returns the kept rows and how
     /// each failed sink failed.
     pub fn finish(mut self) -> Collected {
+        self.finishing = true;
         while let Ok(slice) = self.from_threads.recv() {
             self.take(slice);
             if self.shipped.iter().all(|&s| s == u64::MAX) {
@@ -461,6 +465,14 @@ impl Collector<'_> {
         let _ = self.spares[thread].send(slice);
     }
 
+    /// Whether the clock's counts at the end of interval `index` (the window's `last`) are in.
+    fn has_end_mark(&self, index: u64, last: bool) -> bool {
+        match last {
+            true => self.end_mark.is_some(),
+            false => self.marks.contains_key(&(index + 1)),
+        }
+    }
+
     /// The devices' requests in interval `index` (the window's `last`), from the marks at its
     /// edges, which it then no longer needs; `None` without the clock or a mark.
     fn device_slices(&mut self, index: u64, last: bool) -> Option<Vec<DeviceSlice>> {
@@ -497,16 +509,22 @@ impl Collector<'_> {
                 self.next = complete;
                 break;
             }
+            let end = match self.window_ns {
+                Some(w) => (start + self.interval_ns).min(w),
+                None => start + self.interval_ns,
+            };
+            let last = self.window_ns == Some(end);
+            // With the clock, an interval waits for the clock's counts at its end (the window's
+            // last one, for the counts the main thread reads when the window ends).
+            if !self.finishing && !self.devices.is_empty() && !self.has_end_mark(index, last) {
+                break;
+            }
             // An interval no thread completed anything in is still a row, of zeros.
             let mut ops = self
                 .pending
                 .remove(&index)
                 .or_else(|| self.recycled.pop())
                 .unwrap_or_else(|| (0..self.targets).map(|_| Default::default()).collect());
-            let end = match self.window_ns {
-                Some(w) => (start + self.interval_ns).min(w),
-                None => start + self.interval_ns,
-            };
             let row = Row::new(start, end - start, &ops);
             for (sink, failed) in self.sinks.iter_mut().zip(&mut self.failed) {
                 if failed.is_none()
@@ -515,7 +533,6 @@ impl Collector<'_> {
                     *failed = Some((index, error));
                 }
             }
-            let last = self.window_ns == Some(end);
             if let Some(devices) = self.device_slices(index, last) {
                 for (sink, failed) in self.sinks.iter_mut().zip(&mut self.failed) {
                     if failed.is_none()

@@ -258,6 +258,9 @@ pub struct Observe {
     /// `--no-device-clock`: the devices' requests are not timed.
     #[serde(default)]
     pub no_device_clock: bool,
+    /// `--device-clock=every`: every request timed, whatever the rate.
+    #[serde(default)]
+    pub device_clock_every: bool,
 }
 
 /// XML `<PrecreateFiles>`: which `<FileSize>` files are created before the first timespan.

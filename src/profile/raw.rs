@@ -206,6 +206,8 @@ pub struct RawArgs {
     pub iopoll: bool,
     /// `--no-device-clock`: no per-request device times.
     pub no_device_clock: bool,
+    /// `--device-clock=`: every request timed (`true`), or a sample above a rate.
+    pub device_clock_every: Option<bool>,
     /// `--start-at=`: the wall-clock time the run starts.
     pub start_at: Option<std::time::SystemTime>,
     /// `--peer-timeout=`: seconds to wait for the other ranks of a run across hosts.

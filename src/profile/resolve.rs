@@ -86,7 +86,15 @@ pub fn resolve(raw: &RawArgs, command_line: String) -> Result<Resolved, ProfileE
         quiet: raw.quiet,
         metrics: raw.metrics,
         no_device_clock: raw.no_device_clock,
+        device_clock_every: raw.device_clock_every.unwrap_or(false),
     };
+    if raw.no_device_clock && raw.device_clock_every.is_some() {
+        return Err(ProfileError::Conflict {
+            first: "--no-device-clock",
+            second: "--device-clock",
+            why: "one turns the clock off, the other says which requests it times; give one",
+        });
+    }
     profile.start_at_unix_ns = raw.start_at.map(start_at).transpose()?;
     profile.pause_s = raw.pause_s.unwrap_or(0);
     profile.verify = verify(raw)?;

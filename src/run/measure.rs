@@ -420,7 +420,14 @@ impl<C: Clock> Runner<'_, C> {
             events: &profile.events,
             counters: profile.counters,
             fast_paths: profile.fast_paths,
-            device_clock: !profile.observe.no_device_clock,
+            device_clock: match (
+                profile.observe.no_device_clock,
+                profile.observe.device_clock_every,
+            ) {
+                (true, _) => None,
+                (false, true) => Some(crate::system::devclock::Sampling::Every),
+                (false, false) => Some(crate::system::devclock::Sampling::Auto),
+            },
             buffer_separation: self
                 .host
                 .system_info()

@@ -95,8 +95,9 @@ pub struct RunInput<'a> {
     pub counters: crate::profile::Counters,
     /// `--sqpoll`, `--iopoll`.
     pub fast_paths: crate::engine::FastPaths,
-    /// Time each request on the devices under the targets (see [`crate::system::devclock`]).
-    pub device_clock: bool,
+    /// Time the requests on the devices under the targets, and which (see
+    /// [`crate::system::devclock`]); `None` with `--no-device-clock`.
+    pub device_clock: Option<crate::system::devclock::Sampling>,
     /// `--verify`: the timespan's verifier.
     pub verify: Option<&'a crate::verify::Verifier>,
     /// `iospd replay`: the trace the thread issues.
@@ -540,11 +541,11 @@ fn control<C: Clock>(
         .map(|(d, _)| d)
         .collect();
     let device_clock = match input.device_clock {
-        true if !devices.is_empty() && input.engine != EngineKind::Null => {
-            host.device_clock(&devices).map(std::rc::Rc::new)
+        Some(sampling) if !devices.is_empty() && input.engine != EngineKind::Null => {
+            host.device_clock(&devices, sampling).map(std::rc::Rc::new)
         }
-        true => Err(String::new()),
-        false => Err("--no-device-clock: the device's means are from /sys/block".into()),
+        Some(_) => Err(String::new()),
+        None => Err("--no-device-clock: the device's means are from /sys/block".into()),
     };
     if let Ok(c) = &device_clock {
         let lookup = crate::targets::served::ServedLookup::new(c.recent(), input.targets);

@@ -115,13 +115,14 @@ impl<'a, C: Clock> Monitor<'a, C> {
         self.io_workers = Some((cpus, monotonic_now()));
     }
 
-    /// Hands the collector's intervals the requests `clock` timed on `devices` (kernel names,
-    /// in the clock's order), read at each interval's edge.
+    /// Keeps `clock`'s sampling in step with the devices' rates, and hands the collector's
+    /// intervals the requests it timed on `devices` (kernel names, in the clock's order), read at
+    /// each interval's edge.
     pub fn time_devices(&mut self, clock: Rc<DeviceClock>, devices: Vec<String>) {
         if let Some(collector) = &mut self.collector {
             collector.time_devices(devices);
-            self.device_clock = Some((clock, 1));
         }
+        self.device_clock = Some((clock, 1));
     }
 
     /// The measured window began: the clock's counts then, for the first interval. (The
@@ -291,6 +292,10 @@ impl<'a, C: Clock> Monitor<'a, C> {
             } else {
                 metrics::Phase::CoolDown
             });
+        }
+        // The clock's sampling follows the devices' rates.
+        if let Some((clock, _)) = &self.device_clock {
+            clock.adapt(monotonic_now());
         }
         // The clock at the interval edges passed, before the intervals they end are handed on.
         if let Some(at) = self.next_mark()

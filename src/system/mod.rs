@@ -74,8 +74,9 @@ pub trait Host: Sync {
     fn device_clock(
         &self,
         devices: &[backing::BlockDevice],
+        sampling: devclock::Sampling,
     ) -> Result<devclock::DeviceClock, String> {
-        devclock::DeviceClock::start(devices)
+        devclock::DeviceClock::start(devices, sampling)
     }
 }
 

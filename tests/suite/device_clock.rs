@@ -83,12 +83,14 @@ fn held_programs(pid: u32) -> Vec<u32> {
     ids
 }
 
-/// A run of O_DIRECT reads on a loop device, stopped once 20,000 have completed; its report.
+/// A run of O_DIRECT reads on a loop device, every request timed, stopped once 20,000 have
+/// completed; its report.
 fn timed_reads(device: &LoopDevice, dir: &TempDir, format: &str, more: &[&str]) -> String {
     let trace = dir.arg(&format!("reads-{format}.trace"));
     let mut command = iospd();
     command
         .args(["-b4K", "-r", "-o4", "-Sh", "-W0", "-d600"])
+        .args((!more.contains(&"--no-device-clock")).then_some("--device-clock=every"))
         .arg(format!("-R{format}"))
         .arg(format!("--trace={trace}"))
         .args(more)
@@ -117,8 +119,10 @@ fn each_request_on_a_loop_device_is_timed_beside_iospd_s_latency() {
         c["requests"].as_u64().unwrap(),
         c["completed"].as_u64().unwrap(),
     );
-    // Every process's requests: iospd's 20,000 and more, each seen by the block layer too.
+    // Every process's requests: iospd's 20,000 and more, each seen by the block layer too, and
+    // each timed (--device-clock=every), not a sample.
     assert!(timed >= 20_000, "{c}");
+    assert_eq!(c["timed"], c["requests"], "{c}");
     assert_eq!(completed, d["reached"]["reads"].as_u64().unwrap(), "{r}");
     assert!(
         timed <= completed && timed * 100 >= completed * 99,
@@ -422,4 +426,62 @@ fn the_time_series_has_each_device_s_requests_per_interval() {
     // The rows' edges are the window's edges and the points between: their requests add up to
     // the window's exactly.
     assert_eq!(sum, window, "{text}");
+}
+
+#[test]
+fn above_its_rate_a_device_s_requests_are_timed_by_a_random_sample() {
+    let test = "above_its_rate_a_device_s_requests_are_timed_by_a_random_sample";
+    let Some(device) = LoopDevice::new(64, test) else {
+        return;
+    };
+    let output = iospd()
+        .args(["-b4K", "-r", "-o32", "-Sh", "-W0", "-d3", "-Rjson"])
+        .arg(device.arg())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    validate_json(&text);
+    let report: Value = serde_json::from_str(&text).unwrap();
+    let m = &report["timespans"][0]["measured"];
+    let t = &m["reality"]["devices"][0]["time"][0];
+    let c = &t["clock"];
+    let (requests, timed, completed) = (
+        c["requests"].as_u64().unwrap(),
+        c["timed"].as_u64().unwrap(),
+        c["completed"].as_u64().unwrap(),
+    );
+    let per_s = completed as f64 / m["duration_s"].as_f64().unwrap();
+    eprintln!(
+        "{per_s:.0} requests a second: {timed} timed, standing for {requests} of {completed}"
+    );
+    if per_s > 80_000.0 {
+        // A sample, each timed request counting for the ones it stands for: the estimate is
+        // near the block layer's own count.
+        assert!(timed < requests / 2, "{c}");
+        let off = (requests as f64 / completed as f64 - 1.0).abs();
+        assert!(
+            off < 0.05,
+            "{requests} estimated, {completed} completed: {c}"
+        );
+        let d = five(&c["device"]);
+        assert!(0.0 < d[1] && d[1] <= d[2] && d[2] <= d[3], "{c}");
+    } else if per_s < 30_000.0 {
+        assert_eq!(
+            timed, requests,
+            "a slow device has every request timed: {c}"
+        );
+    }
+    let output = iospd()
+        .args(["-b4K", "-r", "-o32", "-Sh", "-W0", "-d1"])
+        .arg(device.arg())
+        .output()
+        .unwrap();
+    let text = stdout(&output);
+    if per_s > 80_000.0 {
+        assert!(
+            text.contains("reads, a random sample timed in the kernel ("),
+            "{text}"
+        );
+    }
 }

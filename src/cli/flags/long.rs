@@ -282,6 +282,23 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         },
     },
     LongFlag {
+        name: "device-clock",
+        usage: (
+            "--device-clock=<sampled|every>",
+            "which requests the device clock times: every one up to 40,000 a second a device and a random sample of about that many above (sampled), or every one whatever it costs (every) [default=sampled]",
+        ),
+        apply: |v, raw| {
+            let every = match v {
+                Some("sampled") => false,
+                Some("every") => true,
+                _ => {
+                    return Err("expects sampled or every; for example --device-clock=every".into());
+                }
+            };
+            once(&mut raw.device_clock_every, every)
+        },
+    },
+    LongFlag {
         name: "force",
         usage: (
             "--force",

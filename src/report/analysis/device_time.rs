@@ -161,6 +161,11 @@ fn request_times(
     };
     Some(RequestTimes {
         requests,
+        // Not sampled: every request timed (the two counts differ only by reading's race).
+        timed: match c.sampled {
+            0 => requests,
+            _ => c.timed.min(requests),
+        },
         completed: None,
         device,
         queued,
@@ -233,12 +238,14 @@ mod tests {
             device_ns: 990 * 50_000 + 9 * 200_000 + 3_000_000,
             queue_ns: 100_000,
             longest_ns: 3_000_000,
+            ..ClockCounts::default()
         };
         let clock = [reads, ClockCounts::default()];
         let time = device_time(None, Some(&clock), false, std::slice::from_ref(&path), &m);
         assert_eq!(time.len(), 1, "no writes timed or made: {time:?}");
         let t = time[0].clock.as_ref().unwrap();
         assert_eq!(t.requests, 1000);
+        assert_eq!(t.timed, 1000, "not sampled: each request timed");
         assert_eq!(t.device.mean_ns, 54_300.0);
         assert_eq!(t.device.p50_ns, middle(50_000));
         assert_eq!(t.device.p99_ns, middle(50_000));

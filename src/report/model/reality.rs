@@ -151,8 +151,14 @@ pub struct DeviceTime {
 /// targets on the device over the same window.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RequestTimes {
-    /// Requests timed (every process's; iospd's are most of them unless another I/O is named).
+    /// Requests the times stand for (every process's; iospd's are most of them unless another
+    /// I/O is named): all of them timed, or estimated from a random sample (see `timed`).
     pub requests: u64,
+    /// Requests timed: as many as `requests`, or fewer when the device's rate made the clock time
+    /// a random sample (each counting for the requests it stands for; see
+    /// [`crate::system::devclock::TIMED_PER_S`]).
+    #[serde(default)]
+    pub timed: u64,
     /// Requests the block layer counted as completed over the window (`/sys/block` stat), beside
     /// `requests`: the kernel does not run the clock's program for a few completions (0.2-0.3 %
     /// under io_uring on a virtio disk, measured), and those tend to be slow ones, so a p99.9

@@ -631,11 +631,11 @@ fn request_times_table(
         .map_or(String::new(), |n| {
             format!(" of the {n} the device completed")
         });
+    let (how, many) = crate::report::render::text::beyond::timed_words(c);
     let _ = write!(
         page,
-        "<table><tr><th class=\"l\">{} {direction}s, each request timed ({} requests{of})</th><th>mean</th><th>p50</th><th>p99</th><th>p99.9</th><th>max</th></tr>",
+        "<table><tr><th class=\"l\">{} {direction}s, {how} ({many}{of})</th><th>mean</th><th>p50</th><th>p99</th><th>p99.9</th><th>max</th></tr>",
         escape(device),
-        c.requests
     );
     let rows = [
         ("on the device", Some(&c.device)),

@@ -517,7 +517,13 @@ fn reality(out: &mut Out, r: &crate::report::Reality) {
             let completed = c
                 .completed
                 .map_or(String::new(), |n| format!(" Completed=\"{n}\""));
-            out.open_with("Clock", &format!("Requests=\"{}\"{completed}", c.requests));
+            out.open_with(
+                "Clock",
+                &format!(
+                    "Requests=\"{}\" Timed=\"{}\"{completed}",
+                    c.requests, c.timed
+                ),
+            );
             let spreads = [
                 ("Device", Some(&c.device)),
                 ("Queued", c.queued.as_ref()),

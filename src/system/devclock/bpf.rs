@@ -8,6 +8,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
 /// `bpf(2)` commands.
 const MAP_CREATE: u32 = 0;
+const MAP_UPDATE_ELEM: u32 = 2;
 const PROG_LOAD: u32 = 5;
 const RAW_TRACEPOINT_OPEN: u32 = 17;
 
@@ -93,6 +94,16 @@ pub fn map(
         .u32(16, flags)
         .name(28, name)
         .fd(MAP_CREATE)
+}
+
+/// Sets value `key` of the array `map` (of u64 values) to `value`.
+pub fn set(map: &OwnedFd, key: u32, value: u64) -> io::Result<()> {
+    Attr::new()
+        .u32(0, map.as_raw_fd() as u32)
+        .u64(8, &key as *const u32 as u64)
+        .u64(16, &value as *const u64 as u64)
+        .call(MAP_UPDATE_ELEM)
+        .map(|_| ())
 }
 
 /// Loads a program for the tracepoint whose `btf_trace_<event>` typedef is `attach` in the

@@ -28,8 +28,48 @@ pub struct DeviceClock {
     counts: bpf::Mapped,
     recent: Arc<RecentRequests>,
     devices: usize,
+    /// Every request timed, whatever the rate (else a sample above [`TIMED_PER_S`]).
+    every: bool,
+    /// Per device: its rate when last looked at, and the sampling shift set.
+    rates: std::cell::RefCell<Vec<Rate>>,
+    /// Per device slot: its sampling shift, read by the issue program.
+    sampling: OwnedFd,
     // Held so the programs stay attached; dropped (detached and freed) with the clock.
     _objects: Vec<OwnedFd>,
+}
+
+/// Requests a second a device the clock times every one of; above, a random sample about this
+/// large (1 in a power of two), each timed request counting for the ones it stands for. Timing a
+/// request costs ~0.2 µs of CPU and more in the caches it touches: every request of a loop
+/// device at 600 K a second cost 15 % of its IOPS, 1 in 16 of them 2.5 %
+/// (bench/runs/2026-11-28-device-clock.md).
+pub const TIMED_PER_S: u64 = 40_000;
+/// How often the sampling follows the rate, ns.
+const ADAPT_EVERY_NS: u64 = 100_000_000;
+/// The largest sampling shift: 1 in 2^12.
+const MAX_SHIFT: u32 = 12;
+
+/// Which requests the clock times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sampling {
+    /// Every request up to [`TIMED_PER_S`] a second a device; a random sample of about that
+    /// many above it.
+    Auto,
+    /// Every request, whatever it costs.
+    Every,
+}
+
+/// A device's rate as the clock last saw it.
+#[derive(Debug, Clone, Copy, Default)]
+struct Rate {
+    /// When, ns on the monotonic clock (0: not yet).
+    at: u64,
+    /// The requests its counts stood for then (read and write).
+    requests: u64,
+    /// The sampling shift set.
+    shift: u32,
+    /// Looks (each adaptation and each reading of the counts) that found a sample in effect.
+    sampled: u64,
 }
 
 /// One direction of one device at one moment: histograms of device and queue time, and sums.
@@ -45,6 +85,15 @@ pub struct ClockCounts {
     pub queue_ns: u64,
     /// The longest device time so far, ns.
     pub longest_ns: u64,
+    /// The requests timed: fewer than [`requests`](Self::requests) when they were a sample, each
+    /// counting in the histograms and sums for the 2^s requests it stands for.
+    #[serde(default)]
+    pub timed: u64,
+    /// Looks at the clock that found the device sampled: none over a window means every
+    /// request of it was timed (`timed` and `requests` then differ only by the requests that
+    /// completed while the counts were being read).
+    #[serde(default)]
+    pub sampled: u64,
 }
 
 impl ClockCounts {
@@ -124,6 +173,8 @@ impl ClockCounts {
             device_ns: later.device_ns.saturating_sub(self.device_ns),
             queue_ns: later.queue_ns.saturating_sub(self.queue_ns),
             longest_ns: later.longest_ns,
+            timed: later.timed.saturating_sub(self.timed),
+            sampled: later.sampled.saturating_sub(self.sampled),
         }
     }
 }
@@ -162,6 +213,16 @@ fn why(what: &str, e: &std::io::Error) -> String {
     }
 }
 
+/// The sampling shift for a device at `per_s` requests a second: the least that keeps the
+/// timed ones at [`TIMED_PER_S`] or fewer.
+fn sampling_shift(per_s: f64) -> u32 {
+    let mut shift = 0;
+    while shift < MAX_SHIFT && per_s / f64::from(1u32 << shift) > TIMED_PER_S as f64 {
+        shift += 1;
+    }
+    shift
+}
+
 fn dev_number(device: &BlockDevice) -> Option<u32> {
     let text = std::fs::read_to_string(device.sysfs.join("dev")).ok()?;
     let (major, minor) = text.trim().split_once(':')?;
@@ -173,7 +234,7 @@ fn dev_number(device: &BlockDevice) -> Option<u32> {
 impl DeviceClock {
     /// Starts timing the requests of `devices` (at most [`SLOTS`]; the rest are not timed);
     /// the reason in one line when it cannot.
-    pub fn start(devices: &[BlockDevice]) -> Result<DeviceClock, String> {
+    pub fn start(devices: &[BlockDevice], sampling_mode: Sampling) -> Result<DeviceClock, String> {
         let btf = btf::Btf::kernel()?;
         let field = |s: &str, m: &str| {
             btf.offset(s, m)
@@ -227,6 +288,7 @@ impl DeviceClock {
             bpf::MMAPABLE,
             "iospd_recent",
         )?;
+        let sampling = map(bpf::ARRAY, 4, 8, SLOTS, 0, "iospd_sampling")?;
         let watched: Vec<u32> = devices
             .iter()
             .take(SLOTS as usize)
@@ -237,6 +299,7 @@ impl DeviceClock {
             started: started.as_raw_fd(),
             counts: counts.as_raw_fd(),
             recent: recent.as_raw_fd(),
+            sampling: sampling.as_raw_fd(),
         };
         let load = |insns: Vec<bpf::Insn>, name, event| {
             bpf::load(&insns, name, event).map_err(|(e, log)| match log.is_empty() {
@@ -271,6 +334,9 @@ impl DeviceClock {
                 rings,
             }),
             devices: watched.len(),
+            every: matches!(sampling_mode, Sampling::Every),
+            rates: std::cell::RefCell::new(vec![Rate::default(); watched.len()]),
+            sampling,
             _objects: vec![
                 issues,
                 completes,
@@ -283,6 +349,47 @@ impl DeviceClock {
         })
     }
 
+    /// Follows the devices' rates (called often; looks every tenth of a second, at `now_ns` on
+    /// the monotonic clock): a device above [`TIMED_PER_S`] requests a second gets a random
+    /// sample of about that many timed, one below it every request.
+    pub fn adapt(&self, now_ns: u64) {
+        if self.every {
+            return;
+        }
+        let mut rates = self.rates.borrow_mut();
+        if rates
+            .first()
+            .is_some_and(|r| now_ns < r.at + ADAPT_EVERY_NS)
+        {
+            return;
+        }
+        for (slot, rate) in rates.iter_mut().enumerate() {
+            let requests: u64 = [0, 1]
+                .map(|dir| self.requests(slot as u32 * 2 + dir))
+                .iter()
+                .sum();
+            rate.sampled += u64::from(rate.shift > 0);
+            if rate.at != 0 {
+                let per_s = (requests - rate.requests.min(requests)) as f64 * 1e9
+                    / (now_ns - rate.at).max(1) as f64;
+                let shift = sampling_shift(per_s);
+                if shift != rate.shift
+                    && bpf::set(&self.sampling, slot as u32, shift.into()).is_ok()
+                {
+                    rate.shift = shift;
+                }
+            }
+            (rate.at, rate.requests) = (now_ns, requests);
+        }
+    }
+
+    /// The requests a series' counts stand for.
+    fn requests(&self, series: u32) -> u64 {
+        (0..BUCKETS)
+            .map(|b| self.counts.get(Layout::device(series, b)))
+            .sum()
+    }
+
     /// The requests completed last, for a thread to look up one of its I/Os in.
     pub fn recent(&self) -> Arc<RecentRequests> {
         Arc::clone(&self.recent)
@@ -291,8 +398,16 @@ impl DeviceClock {
     /// The counts now, per device (in the order given to [`start`](Self::start)) and direction
     /// (read, write).
     pub fn sample(&self) -> Vec<[ClockCounts; 2]> {
+        let mut rates = self.rates.borrow_mut();
         (0..self.devices as u32)
-            .map(|slot| [0, 1].map(|dir| self.series(slot * 2 + dir)))
+            .map(|slot| {
+                let rate = &mut rates[slot as usize];
+                rate.sampled += u64::from(rate.shift > 0);
+                [0, 1].map(|dir| ClockCounts {
+                    sampled: rate.sampled,
+                    ..self.series(slot * 2 + dir)
+                })
+            })
             .collect()
     }
 
@@ -309,6 +424,8 @@ impl DeviceClock {
             device_ns: self.counts.get(Layout::sum(series, 0)),
             queue_ns: self.counts.get(Layout::sum(series, 1)),
             longest_ns: self.counts.get(Layout::sum(series, 2)),
+            timed: self.counts.get(Layout::sum(series, 3)),
+            sampled: 0,
         }
     }
 }
@@ -375,6 +492,8 @@ mod tests {
             device_ns: 100,
             queue_ns: 3,
             longest_ns: 9,
+            timed: 3,
+            sampled: 0,
         };
         let after = ClockCounts {
             device: vec![(3, 5), (9, 1), (12, 4)],
@@ -382,6 +501,8 @@ mod tests {
             device_ns: 160,
             queue_ns: 10,
             longest_ns: 12,
+            timed: 5,
+            sampled: 2,
         };
         let window = before.until(&after);
         assert_eq!(window.device, vec![(3, 3), (12, 4)]);
@@ -390,6 +511,16 @@ mod tests {
             (window.device_ns, window.queue_ns, window.requests()),
             (60, 7, 7)
         );
+        assert_eq!((window.timed, window.sampled), (2, 2));
+    }
+
+    #[test]
+    fn a_device_is_sampled_from_40_000_requests_a_second_on() {
+        assert_eq!(sampling_shift(0.0), 0);
+        assert_eq!(sampling_shift(40_000.0), 0);
+        assert_eq!(sampling_shift(40_001.0), 1);
+        assert_eq!(sampling_shift(600_000.0), 4);
+        assert_eq!(sampling_shift(1e12), MAX_SHIFT);
     }
 
     #[test]

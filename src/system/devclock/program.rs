@@ -20,8 +20,9 @@ const SUB: u32 = 128;
 const OCTAVES: u32 = 33;
 /// Buckets per histogram.
 pub const BUCKETS: u32 = LINEAR + SUB * OCTAVES;
-/// Sums kept per series: the device's time, the queue's time, the longest device time.
-pub const SUMS: u32 = 3;
+/// Sums kept per series: the device's time, the queue's time, the longest device time, the
+/// requests timed.
+pub const SUMS: u32 = 4;
 /// u64s in a cache line: each sum has one of its own, so the CPU that issues (adding queue time)
 /// and the one that completes (adding device time) do not pass one line between them.
 const LINE: u32 = 8;
@@ -113,6 +114,7 @@ const FP: u8 = 10;
 // Helpers.
 const MAP_LOOKUP: i32 = 1;
 const KTIME_GET_NS: i32 = 5;
+const GET_PRANDOM_U32: i32 = 7;
 const GET_SMP_PROCESSOR_ID: i32 = 8;
 
 /// A program being written, with forward jumps to named places.
@@ -240,6 +242,11 @@ impl Asm {
             .label(done)
     }
 
+    /// `dst = 1 << shift` (the shift at fp-32): what a request counts as.
+    fn weight(&mut self, dst: u8) -> &mut Asm {
+        self.movk(dst, 1).load64(R1, FP, -32).x(0x60, dst, R1)
+    }
+
     /// `array[key] += r8` where key is `base + r7 * stride + r2`, stored at fp-64.
     fn add_at(
         &mut self,
@@ -277,8 +284,12 @@ impl Asm {
 /// The maps the programs use.
 #[derive(Debug, Clone, Copy)]
 pub struct Maps {
-    /// The requests in flight, by a slot their address picks: (address, issue ns, series).
+    /// The requests in flight, by a slot their address picks: (address, issue ns, series with
+    /// its sampling shift above it).
     pub started: i32,
+    /// Per device slot, its sampling shift `s`: a random 1 in 2^s of its requests is timed, and
+    /// each counts as 2^s (set by the reader as the device's rate changes).
+    pub sampling: i32,
     /// The histograms and sums.
     pub counts: i32,
     /// The requests completed last, a ring per CPU (see [`Recent`]).
@@ -354,11 +365,26 @@ pub fn issue(o: Offsets, m: Maps, devices: &[u32]) -> Vec<Insn> {
     // Reads (0) and writes (1) only: the operation is the low byte of cmd_flags.
     a.load32(R1, R6, o.cmd_flags as i16)
         .k(0x50, R1, 0xff)
-        .jk(0x20, R1, 1, "out");
+        .jk(0x20, R1, 1, "out")
+        .store64(FP, -8, R1);
+    // The device's sampling shift (r9): with one, a random 1 in 2^r9 requests goes on.
+    a.store32(FP, -64, R7)
+        .map(R1, m.sampling)
+        .stack(R2, -64)
+        .call(MAP_LOOKUP);
+    a.jk(0x10, R0, 0, "out").load64(R9, R0, 0);
+    a.jk(0x10, R9, 0, "every");
+    a.call(GET_PRANDOM_U32)
+        .movk(R1, 1)
+        .x(0x60, R1, R9)
+        .add(R1, -1);
+    a.x(0x50, R0, R1).jk(0x50, R0, 0, "out");
+    a.label("every").load64(R1, FP, -8);
     a.k(0x60, R7, 1).x(0x40, R7, R1);
     a.call(KTIME_GET_NS).mov(R8, R0);
     slot_of_r6(&mut a, o, m.started);
-    a.store64(R0, 0, R6).store64(R0, 8, R8).store64(R0, 16, R7);
+    a.k(0x60, R9, 32).x(0x40, R9, R7);
+    a.store64(R0, 0, R6).store64(R0, 8, R8).store64(R0, 16, R9);
     a.label("out").movk(R0, 0).exit();
     a.finish()
 }
@@ -374,6 +400,9 @@ pub fn complete(o: Offsets, m: Maps, rings: u32) -> Vec<Insn> {
     // Its own slot (another request's after a collision: untimed).
     a.load64(R1, R0, 0).jx(0x50, R1, R6, "out");
     a.load64(R8, R0, 8).load64(R7, R0, 16).zero64(R0, 0);
+    // The series (r7) and the sampling shift (fp-32): the request counts as 2^shift.
+    a.mov(R1, R7).k(0x70, R1, 32).store64(FP, -32, R1);
+    a.k(0x60, R7, 32).k(0x70, R7, 32);
     a.call(KTIME_GET_NS).x(0x10, R0, R8).store64(FP, -8, R0);
     a.store64(FP, -16, R8);
     // Its time in the queue, from when the block layer made it to its issue (none when the
@@ -383,16 +412,20 @@ pub fn complete(o: Offsets, m: Maps, rings: u32) -> Vec<Insn> {
         .jx(0x20, R1, R8, "device");
     a.mov(R9, R8).x(0x10, R9, R1).mov(R1, R9);
     a.bucket(&["q-linear", "q-done"]);
-    a.movk(R8, 1)
+    a.weight(R8)
         .add_at(m.counts, Layout::QUEUE, BUCKETS, R8, "q-hist");
+    a.load64(R1, FP, -32).x(0x60, R9, R1);
     a.movk(R2, LINE as i32)
         .add_at(m.counts, Layout::SUM, SUMS * LINE, R9, "q-sum");
     // Its time on the device.
     a.label("device").load64(R9, FP, -8).mov(R1, R9);
     a.bucket(&["d-linear", "d-done"]);
-    a.movk(R8, 1).add_at(m.counts, 0, BUCKETS, R8, "d-hist");
+    a.weight(R8).add_at(m.counts, 0, BUCKETS, R8, "d-hist");
+    a.mov(R8, R9).load64(R1, FP, -32).x(0x60, R8, R1);
     a.movk(R2, 0)
-        .add_at(m.counts, Layout::SUM, SUMS * LINE, R9, "d-sum");
+        .add_at(m.counts, Layout::SUM, SUMS * LINE, R8, "d-sum");
+    a.movk(R8, 1).movk(R2, (3 * LINE) as i32);
+    a.add_at(m.counts, Layout::SUM, SUMS * LINE, R8, "timed");
     // The request, last in its CPU's ring: the head moves first, so a reader racing this sees
     // an old record at the new place, never a new record it then misses. The same program
     // never runs twice at once on a CPU, so a plain add suffices.
@@ -470,6 +503,7 @@ mod tests {
             started: 4,
             counts: 5,
             recent: 6,
+            sampling: 7,
         };
         let offsets = Offsets {
             part: 8,

@@ -300,6 +300,18 @@ fn slowest_text(out: &mut String, slowest: &[crate::report::SlowIoReport]) {
     }
 }
 
+/// How the clock timed a direction's requests, and how many: "each request timed" and "975530
+/// requests", or "a random sample timed" and "61000 of ~975530 requests".
+pub(crate) fn timed_words(c: &crate::report::RequestTimes) -> (&'static str, String) {
+    match c.timed > 0 && c.timed < c.requests {
+        true => (
+            "a random sample timed",
+            format!("{} of ~{} requests", c.timed, c.requests),
+        ),
+        false => ("each request timed", format!("{} requests", c.requests)),
+    }
+}
+
 pub(crate) fn request_times_rows(
     device: &str,
     direction: &str,
@@ -319,8 +331,9 @@ pub(crate) fn request_times_rows(
     };
     let mut rows = vec![
         format!(
-            "{device} {direction}s, each request timed in the kernel ({} requests{of}):",
-            c.requests
+            "{device} {direction}s, {} in the kernel ({}{of}):",
+            timed_words(c).0,
+            timed_words(c).1
         ),
         format!(
             "{:<22}{:>11}{:>11}{:>11}{:>11}{:>11}",
