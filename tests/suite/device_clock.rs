@@ -5,10 +5,19 @@
 
 use serde_json::Value;
 
-use crate::util::machine::{LoopDevice, root};
+use crate::util::machine::{LoopDevice, Zram, root};
 use crate::util::{
     TempDir, iospd, run_until, stderr, stdout, tools, traced, validate_json, validate_xml,
 };
+
+/// The JSON report of a run with `args` that succeeded, checked against the schema.
+fn json_run(args: &[&str]) -> Value {
+    let output = iospd().arg("-Rjson").args(args).output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    validate_json(&text);
+    serde_json::from_str(&text).unwrap()
+}
 
 /// The five numbers of a spread, in order.
 fn five(s: &Value) -> [f64; 5] {
@@ -434,15 +443,7 @@ fn above_its_rate_a_device_s_requests_are_timed_by_a_random_sample() {
     let Some(device) = LoopDevice::new(64, test) else {
         return;
     };
-    let output = iospd()
-        .args(["-b4K", "-r", "-o32", "-Sh", "-W0", "-d3", "-Rjson"])
-        .arg(device.arg())
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    let text = stdout(&output);
-    validate_json(&text);
-    let report: Value = serde_json::from_str(&text).unwrap();
+    let report = json_run(&["-b4K", "-r", "-o32", "-Sh", "-W0", "-d3", &device.arg()]);
     let m = &report["timespans"][0]["measured"];
     let t = &m["reality"]["devices"][0]["time"][0];
     let c = &t["clock"];
@@ -483,5 +484,51 @@ fn above_its_rate_a_device_s_requests_are_timed_by_a_random_sample() {
             text.contains("reads, a random sample timed in the kernel ("),
             "{text}"
         );
+    }
+}
+
+#[test]
+fn a_bio_based_device_has_its_bios_timed() {
+    let test = "a_bio_based_device_has_its_bios_timed";
+    let Some(zram) = Zram::new(test, "lz4", 64) else {
+        return;
+    };
+    // Every bio timed, so each of the slowest I/Os has its bio; then the default, a sample
+    // above the rate.
+    for every in [true, false] {
+        let device = zram.device();
+        let mut args = vec![
+            "-b4K", "-r", "-o4", "-Sh", "-W0", "-d1", "-w30", "--force", &device,
+        ];
+        if every {
+            args.push("--device-clock=every");
+        }
+        let report = json_run(&args);
+        let m = &report["timespans"][0]["measured"];
+        let d = &m["reality"]["devices"][0];
+        for t in d["time"].as_array().unwrap() {
+            assert_eq!(t["bio_based"], true, "{t}");
+            let c = &t["clock"];
+            let (requests, completed) = (
+                c["requests"].as_u64().unwrap(),
+                c["completed"].as_u64().unwrap(),
+            );
+            // Each bio the block layer counted (within the sample's error when sampled).
+            let off = (requests as f64 / completed as f64 - 1.0).abs();
+            assert!(off < if every { 0.01 } else { 0.05 }, "{c}");
+            let (device_t, own) = (five(&c["device"]), five(&c["iospd"]));
+            assert!(0.0 < device_t[1] && device_t[1] <= device_t[2], "{c}");
+            // zram serves a bio in the submitting thread: its time is inside iospd's latency.
+            assert!(device_t[0] < own[0], "{c}");
+            assert!(
+                c.get("queued").is_none_or(Value::is_null),
+                "bios wait in no queue: {c}"
+            );
+        }
+        if every {
+            let slowest = m["slowest"].as_array().unwrap();
+            let found = slowest.iter().filter(|io| io["device_ns"].is_u64()).count();
+            assert!(found >= 5, "{slowest:?}");
+        }
     }
 }

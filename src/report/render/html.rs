@@ -303,7 +303,7 @@ fn reality(page: &mut String, r: &crate::report::Reality) {
                     ))
                 );
                 if let Some(c) = &t.clock {
-                    request_times_table(page, &d.device, &t.direction, c);
+                    request_times_table(page, &d.device, &t.direction, t.bio_based, c);
                 }
             }
         }
@@ -622,6 +622,7 @@ fn request_times_table(
     page: &mut String,
     device: &str,
     direction: &str,
+    bio_based: bool,
     c: &crate::report::RequestTimes,
 ) {
     use crate::units::format_duration;
@@ -631,7 +632,7 @@ fn request_times_table(
         .map_or(String::new(), |n| {
             format!(" of the {n} the device completed")
         });
-    let (how, many) = crate::report::render::text::beyond::timed_words(c);
+    let (how, many) = crate::report::render::text::beyond::timed_words(c, bio_based);
     let _ = write!(
         page,
         "<table><tr><th class=\"l\">{} {direction}s, {how} ({many}{of})</th><th>mean</th><th>p50</th><th>p99</th><th>p99.9</th><th>max</th></tr>",

@@ -1,7 +1,10 @@
 //! The device clock: each request's time on the device (from the block layer's `block_rq_issue`
 //! to its `block_rq_complete`) and its time queued before issue, counted per device and
-//! direction in histograms the kernel keeps (two BPF programs on raw tracepoints). iospd reads
-//! them where they lie (the array is mapped into its memory) at the window's edges.
+//! direction in histograms the kernel keeps (two BPF programs on raw tracepoints); a bio-based
+//! device (zram, device mapper), which makes no requests, has its bios timed the same way, from
+//! `block_bio_queue` to `block_bio_complete`. Above [`TIMED_PER_S`] requests a second a device, a
+//! random sample is timed. iospd reads the counts where they lie (the array is mapped into its
+//! memory) at the window's edges.
 //!
 //! Why BPF and not a tracefs instance's raw buffer: the buffer hands every event to user space
 //! (at 600 K IOPS, 1.2 M events a second to read and pair), costing 2.5–5.7 % of IOPS at QD32
@@ -20,8 +23,9 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::system::backing::BlockDevice;
+use crate::system::backing::request_based;
 pub use program::{BUCKETS, bounds};
-use program::{Layout, Maps, Offsets, Recent, SLOTS};
+use program::{Layout, Maps, Offsets, Recent, RequestOffsets, SLOTS};
 
 /// A running clock: its programs attached, its counts mapped.
 pub struct DeviceClock {
@@ -244,20 +248,21 @@ impl DeviceClock {
         let offsets = Offsets {
             part: field("request", "part")?,
             cmd_flags: field("request", "cmd_flags")?,
-            start_time_ns: field("request", "start_time_ns")?,
             bd_dev: field("block_device", "bd_dev")?,
-            tag: field("request", "tag")?,
-            mq_hctx: field("request", "mq_hctx")?,
-            queue_num: field("blk_mq_hw_ctx", "queue_num")?,
             sector: field("request", "__sector")?,
             data_len: field("request", "__data_len")?,
+            request: Some(RequestOffsets {
+                start_time_ns: field("request", "start_time_ns")?,
+                tag: field("request", "tag")?,
+                mq_hctx: field("request", "mq_hctx")?,
+                queue_num: field("blk_mq_hw_ctx", "queue_num")?,
+            }),
         };
         let event = |name: &str| {
             btf.typedef(&format!("btf_trace_{name}")).ok_or_else(|| {
                 format!("this kernel has no {name} event: the device clock cannot run; the device's means are from /sys/block")
             })
         };
-        let (issue_event, complete_event) = (event("block_rq_issue")?, event("block_rq_complete")?);
         let map = |kind, key, value, entries, flags, name| {
             bpf::map(kind, key, value, entries, flags, name).map_err(|e| why("make its maps", &e))
         };
@@ -294,6 +299,15 @@ impl DeviceClock {
             .take(SLOTS as usize)
             .map(|d| dev_number(d).unwrap_or(0))
             .collect();
+        // (slot, dev_t) of the devices that make requests, and of those that make none (timed
+        // by their bios).
+        let (mut requests, mut bios) = (Vec::new(), Vec::new());
+        for (slot, (d, &dev)) in devices.iter().zip(&watched).enumerate() {
+            match request_based(d) {
+                true => requests.push((slot as u32, dev)),
+                false => bios.push((slot as u32, dev)),
+            }
+        }
         use std::os::fd::AsRawFd;
         let maps = Maps {
             started: started.as_raw_fd(),
@@ -307,26 +321,71 @@ impl DeviceClock {
                 false => format!("the kernel refused the device clock's program ({e}): {log}"),
             })
         };
-        let on_issue = load(
-            program::issue(offsets, maps, &watched),
-            "iospd_issue",
-            issue_event,
-        )?;
-        let on_complete = load(
-            program::complete(offsets, maps, rings),
-            "iospd_complete",
-            complete_event,
-        )?;
+        let mut objects = Vec::new();
+        let mut programs = Vec::new();
+        if !requests.is_empty() {
+            let (issue, complete) = (event("block_rq_issue")?, event("block_rq_complete")?);
+            programs.push((
+                load(
+                    program::issue(offsets, maps, &requests),
+                    "iospd_issue",
+                    issue,
+                )?,
+                load(
+                    program::complete(offsets, maps, rings),
+                    "iospd_complete",
+                    complete,
+                )?,
+            ));
+        }
+        if !bios.is_empty() {
+            let (queue, complete) = (event("block_bio_queue")?, event("block_bio_complete")?);
+            let iter = field("bio", "bi_iter")?;
+            let bio = Offsets {
+                part: field("bio", "bi_bdev")?,
+                cmd_flags: field("bio", "bi_opf")?,
+                bd_dev: offsets.bd_dev,
+                sector: iter + field("bvec_iter", "bi_sector")?,
+                data_len: iter + field("bvec_iter", "bi_size")?,
+                request: None,
+            };
+            let started = map(
+                bpf::ARRAY,
+                4,
+                program::STARTED,
+                program::IN_FLIGHT,
+                0,
+                "iospd_bio_started",
+            )?;
+            let maps = Maps {
+                started: started.as_raw_fd(),
+                ..maps
+            };
+            programs.push((
+                load(program::issue(bio, maps, &bios), "iospd_bio_queue", queue)?,
+                load(
+                    program::complete(bio, maps, rings),
+                    "iospd_bio_done",
+                    complete,
+                )?,
+            ));
+            objects.push(started);
+        }
         let mapped = bpf::Mapped::new(&counts, Layout::ENTRIES as usize)
             .map_err(|e| why("map its counts", &e))?;
         let recent_mapped =
             bpf::Mapped::new(&recent, (Recent::entries(rings) * Recent::WORDS) as usize)
                 .map_err(|e| why("map its counts", &e))?;
         // Completion first, so no request is stamped without its end being watched.
-        let attach =
-            |prog| bpf::attach(prog).map_err(|e| why("attach to the block layer's events", &e));
-        let completes = attach(&on_complete)?;
-        let issues = attach(&on_issue)?;
+        let attach = |prog: &OwnedFd| {
+            bpf::attach(prog).map_err(|e| why("attach to the block layer's events", &e))
+        };
+        for (issue, complete) in programs {
+            objects.push(attach(&complete)?);
+            objects.push(attach(&issue)?);
+            objects.extend([issue, complete]);
+        }
+        objects.extend([started, counts, recent]);
         Ok(DeviceClock {
             counts: mapped,
             recent: Arc::new(RecentRequests {
@@ -337,15 +396,7 @@ impl DeviceClock {
             every: matches!(sampling_mode, Sampling::Every),
             rates: std::cell::RefCell::new(vec![Rate::default(); watched.len()]),
             sampling,
-            _objects: vec![
-                issues,
-                completes,
-                on_issue,
-                on_complete,
-                started,
-                counts,
-                recent,
-            ],
+            _objects: objects,
         })
     }
 

@@ -75,27 +75,36 @@ pub fn bounds(b: u32) -> (u64, u64) {
     (low, low + (1u64 << (e - 7)) - 1)
 }
 
-/// Field offsets the programs read, from the kernel's BTF.
+/// Field offsets the programs read, from the kernel's BTF: of a request (request-based devices,
+/// `block_rq_issue` to `block_rq_complete`) or of a bio (bio-based ones, which make no requests:
+/// `block_bio_queue` to `block_bio_complete`).
 #[derive(Debug, Clone, Copy)]
 pub struct Offsets {
-    /// `request.part`: the block device (partition) the request is for.
+    /// `request.part` or `bio.bi_bdev`: the block device (partition) it is for.
     pub part: i32,
-    /// `request.cmd_flags`: its operation in the low 8 bits.
+    /// `request.cmd_flags` or `bio.bi_opf`: its operation in the low 8 bits.
     pub cmd_flags: i32,
-    /// `request.start_time_ns`: when the block layer made it.
-    pub start_time_ns: i32,
     /// `block_device.bd_dev`.
     pub bd_dev: i32,
+    /// `request.__sector` or `bio.bi_iter.bi_sector`: its first sector on the whole disk.
+    pub sector: i32,
+    /// `request.__data_len` or `bio.bi_iter.bi_size`: its bytes.
+    pub data_len: i32,
+    /// A request's own fields; `None` for a bio.
+    pub request: Option<RequestOffsets>,
+}
+
+/// The fields only a request has.
+#[derive(Debug, Clone, Copy)]
+pub struct RequestOffsets {
+    /// `request.start_time_ns`: when the block layer made it.
+    pub start_time_ns: i32,
     /// `request.tag`: its tag on its hardware queue while it is in the driver.
     pub tag: i32,
     /// `request.mq_hctx`: that hardware queue.
     pub mq_hctx: i32,
     /// `blk_mq_hw_ctx.queue_num`: the queue's number.
     pub queue_num: i32,
-    /// `request.__sector`: its first sector on the whole disk.
-    pub sector: i32,
-    /// `request.__data_len`: its bytes.
-    pub data_len: i32,
 }
 
 // Registers.
@@ -115,6 +124,7 @@ const FP: u8 = 10;
 const MAP_LOOKUP: i32 = 1;
 const KTIME_GET_NS: i32 = 5;
 const GET_PRANDOM_U32: i32 = 7;
+const PROBE_READ_KERNEL: i32 = 113;
 const GET_SMP_PROCESSOR_ID: i32 = 8;
 
 /// A program being written, with forward jumps to named places.
@@ -323,19 +333,31 @@ impl Recent {
 /// queue and its tag there, which no other request in flight has; two share a slot only when a
 /// device has more than 1,031 tags a queue or more than 15 queues (then the later goes untimed).
 pub const IN_FLIGHT: u32 = 1 << 14;
-/// Bytes of one in-flight slot: the request's address, its issue ns, its series, in a cache line
-/// of its own (neighbouring tags are issued and completed on different CPUs).
+/// Bytes of one in-flight slot: the request's address, its issue ns, its series, its first sector
+/// and its bytes, in a cache line of its own (neighbouring tags are issued and completed on
+/// different CPUs).
 pub const STARTED: u32 = 64;
 /// Slots between two hardware queues' first tags (a prime, so many queues spread over them).
 const QUEUE_STRIDE: i32 = 1031;
 
-/// The slot of the request in r6 (its queue and tag), looked up: its value in r0 (exits when
-/// the lookup fails).
+/// The slot of the request or bio in r6, looked up: its value in r0 (exits when the lookup
+/// fails). A request's is picked by its queue and tag; a bio's, which has no tag, by its address
+/// (two bios in flight may then share one: the later goes untimed).
 fn slot_of_r6(a: &mut Asm, o: Offsets, started: i32) {
-    a.load64(R2, R6, o.mq_hctx as i16).jk(0x10, R2, 0, "out");
-    a.load32(R2, R2, o.queue_num as i16)
-        .k(0x20, R2, QUEUE_STRIDE);
-    a.load32(R1, R6, o.tag as i16).x(0x00, R1, R2);
+    match o.request {
+        Some(r) => {
+            a.load64(R2, R6, r.mq_hctx as i16).jk(0x10, R2, 0, "out");
+            a.load32(R2, R2, r.queue_num as i16)
+                .k(0x20, R2, QUEUE_STRIDE);
+            a.load32(R1, R6, r.tag as i16).x(0x00, R1, R2);
+        }
+        None => {
+            // Bios are slab objects of 100-odd bytes: the address from the 7th bit on, folded
+            // (the address as a number at fp-56: see `bio_address`).
+            a.load64(R1, FP, -56);
+            a.mov(R2, R1).k(0x70, R1, 7).k(0x70, R2, 21).x(0xa0, R1, R2);
+        }
+    }
     a.k(0x50, R1, (IN_FLIGHT - 1) as i32);
     a.store32(FP, -64, R1)
         .map(R1, started)
@@ -344,21 +366,36 @@ fn slot_of_r6(a: &mut Asm, o: Offsets, started: i32) {
     a.jk(0x10, R0, 0, "out");
 }
 
-/// The program at `block_rq_issue(struct request *rq)`, for the devices `devices` (their dev_t,
-/// in slot order). It reads the request where it lies (a BTF-typed context).
-pub fn issue(o: Offsets, m: Maps, devices: &[u32]) -> Vec<Insn> {
+/// The bio in the tracepoint's argument `arg` (bytes into the context in r1), as a number at
+/// fp-56: the verifier lets a program compare a pointer but not hash it, so the arguments are
+/// copied to the stack by a helper, which leaves plain numbers there.
+fn bio_address(a: &mut Asm, arg: i16) {
+    a.mov(R3, R1)
+        .stack(R1, -88)
+        .movk(R2, 16)
+        .call(PROBE_READ_KERNEL);
+    a.load64(R1, FP, -88 + arg).store64(FP, -56, R1);
+}
+
+/// The program at `block_rq_issue(struct request *rq)` (or `block_bio_queue(struct bio *bio)`,
+/// with a bio's offsets), for the devices `devices` (their slot and dev_t). It reads the request
+/// where it lies (a BTF-typed context).
+pub fn issue(o: Offsets, m: Maps, devices: &[(u32, u32)]) -> Vec<Insn> {
     let mut a = Asm::new();
     a.load64(R6, R1, 0);
+    if o.request.is_none() {
+        bio_address(&mut a, 0);
+    }
     // The device: rq->part->bd_dev, and its slot.
     a.load64(R3, R6, o.part as i16).jk(0x10, R3, 0, "out");
     a.load32(R1, R3, o.bd_dev as i16);
-    for (slot, &dev) in devices.iter().enumerate() {
+    for (i, &(_, dev)) in devices.iter().enumerate() {
         // 32-bit compare: a dev_t fills all 32 bits.
-        a.jumps.push((a.insns.len(), SLOT_LABELS[slot]));
+        a.jumps.push((a.insns.len(), SLOT_LABELS[i]));
         a.op(insn(0x16, R1, 0, 0, dev as i32));
     }
     a.ja("out");
-    for (slot, label) in SLOT_LABELS.iter().enumerate().take(devices.len()) {
+    for (&(slot, _), label) in devices.iter().zip(SLOT_LABELS) {
         a.label(label).movk(R7, slot as i32).ja("device");
     }
     a.label("device");
@@ -385,6 +422,9 @@ pub fn issue(o: Offsets, m: Maps, devices: &[u32]) -> Vec<Insn> {
     slot_of_r6(&mut a, o, m.started);
     a.k(0x60, R9, 32).x(0x40, R9, R7);
     a.store64(R0, 0, R6).store64(R0, 8, R8).store64(R0, 16, R9);
+    // Its place and size now: a driver may advance a bio's own as it serves it.
+    a.load64(R1, R6, o.sector as i16).store64(R0, 24, R1);
+    a.load32(R1, R6, o.data_len as i16).store64(R0, 32, R1);
     a.label("out").movk(R0, 0).exit();
     a.finish()
 }
@@ -392,31 +432,43 @@ pub fn issue(o: Offsets, m: Maps, devices: &[u32]) -> Vec<Insn> {
 /// Jump targets of the device compares, one per slot.
 const SLOT_LABELS: [&str; SLOTS as usize] = ["s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7"];
 
-/// The program at `block_rq_complete(struct request *rq, …)`.
+/// The program at `block_rq_complete(struct request *rq, …)` (or `block_bio_complete(struct
+/// request_queue *q, struct bio *bio)`, with a bio's offsets).
 pub fn complete(o: Offsets, m: Maps, rings: u32) -> Vec<Insn> {
     let mut a = Asm::new();
-    a.load64(R6, R1, 0);
+    let arg = match o.request {
+        Some(_) => 0,
+        None => 8,
+    };
+    a.load64(R6, R1, arg);
+    if o.request.is_none() {
+        bio_address(&mut a, arg);
+    }
     slot_of_r6(&mut a, o, m.started);
     // Its own slot (another request's after a collision: untimed).
     a.load64(R1, R0, 0).jx(0x50, R1, R6, "out");
     a.load64(R8, R0, 8).load64(R7, R0, 16).zero64(R0, 0);
+    a.load64(R1, R0, 24).store64(FP, -40, R1);
+    a.load64(R1, R0, 32).store64(FP, -48, R1);
     // The series (r7) and the sampling shift (fp-32): the request counts as 2^shift.
     a.mov(R1, R7).k(0x70, R1, 32).store64(FP, -32, R1);
     a.k(0x60, R7, 32).k(0x70, R7, 32);
     a.call(KTIME_GET_NS).x(0x10, R0, R8).store64(FP, -8, R0);
     a.store64(FP, -16, R8);
-    // Its time in the queue, from when the block layer made it to its issue (none when the
-    // block layer keeps no start).
-    a.load64(R1, R6, o.start_time_ns as i16)
-        .jk(0x10, R1, 0, "device")
-        .jx(0x20, R1, R8, "device");
-    a.mov(R9, R8).x(0x10, R9, R1).mov(R1, R9);
-    a.bucket(&["q-linear", "q-done"]);
-    a.weight(R8)
-        .add_at(m.counts, Layout::QUEUE, BUCKETS, R8, "q-hist");
-    a.load64(R1, FP, -32).x(0x60, R9, R1);
-    a.movk(R2, LINE as i32)
-        .add_at(m.counts, Layout::SUM, SUMS * LINE, R9, "q-sum");
+    // A request's time in the queue, from when the block layer made it to its issue (none when
+    // the block layer keeps no start).
+    if let Some(r) = o.request {
+        a.load64(R1, R6, r.start_time_ns as i16)
+            .jk(0x10, R1, 0, "device")
+            .jx(0x20, R1, R8, "device");
+        a.mov(R9, R8).x(0x10, R9, R1).mov(R1, R9);
+        a.bucket(&["q-linear", "q-done"]);
+        a.weight(R8)
+            .add_at(m.counts, Layout::QUEUE, BUCKETS, R8, "q-hist");
+        a.load64(R1, FP, -32).x(0x60, R9, R1);
+        a.movk(R2, LINE as i32)
+            .add_at(m.counts, Layout::SUM, SUMS * LINE, R9, "q-sum");
+    }
     // Its time on the device.
     a.label("device").load64(R9, FP, -8).mov(R1, R9);
     a.bucket(&["d-linear", "d-done"]);
@@ -449,8 +501,8 @@ pub fn complete(o: Offsets, m: Maps, rings: u32) -> Vec<Insn> {
         .stack(R2, -64)
         .call(MAP_LOOKUP);
     a.jk(0x10, R0, 0, "ring-done");
-    a.load64(R1, R6, o.sector as i16).store64(R0, 0, R1);
-    a.load32(R1, R6, o.data_len as i16)
+    a.load64(R1, FP, -40).store64(R0, 0, R1);
+    a.load64(R1, FP, -48)
         .k(0x60, R1, 32)
         .x(0x40, R1, R7)
         .store64(R0, 8, R1);
@@ -505,20 +557,28 @@ mod tests {
             recent: 6,
             sampling: 7,
         };
-        let offsets = Offsets {
+        let request = Offsets {
             part: 8,
             cmd_flags: 16,
-            start_time_ns: 24,
             bd_dev: 32,
-            tag: 40,
-            mq_hctx: 48,
-            queue_num: 56,
             sector: 64,
             data_len: 72,
+            request: Some(RequestOffsets {
+                start_time_ns: 24,
+                tag: 40,
+                mq_hctx: 48,
+                queue_num: 56,
+            }),
+        };
+        let bio = Offsets {
+            request: None,
+            ..request
         };
         for program in [
-            issue(offsets, maps, &[0x0fe0_0000, 7 << 20]),
-            complete(offsets, maps, 2),
+            issue(request, maps, &[(0, 0x0fe0_0000), (1, 7 << 20)]),
+            complete(request, maps, 2),
+            issue(bio, maps, &[(1, 7 << 20)]),
+            complete(bio, maps, 2),
         ] {
             assert_eq!(program.last().unwrap().code, 0x95);
             for (i, insn) in program.iter().enumerate() {

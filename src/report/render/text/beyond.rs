@@ -182,7 +182,7 @@ fn reality_text(out: &mut String, r: &crate::report::Reality) {
                 format_args!("{}", device_time_sentence(&d.device, t)),
             );
             if let Some(c) = &t.clock {
-                for row in request_times_rows(&d.device, &t.direction, c) {
+                for row in request_times_rows(&d.device, &t.direction, t.bio_based, c) {
                     line(out, 10, format_args!("{row}"));
                 }
             }
@@ -300,21 +300,30 @@ fn slowest_text(out: &mut String, slowest: &[crate::report::SlowIoReport]) {
     }
 }
 
-/// How the clock timed a direction's requests, and how many: "each request timed" and "975530
-/// requests", or "a random sample timed" and "61000 of ~975530 requests".
-pub(crate) fn timed_words(c: &crate::report::RequestTimes) -> (&'static str, String) {
+/// How the clock timed a direction's requests (a bio-based device's bios), and how many: "each
+/// request timed" and "975530 requests", or "a random sample timed" and "61000 of ~975530
+/// requests".
+pub(crate) fn timed_words(
+    c: &crate::report::RequestTimes,
+    bio_based: bool,
+) -> (&'static str, String) {
+    let (each, unit) = match bio_based {
+        true => ("each bio timed", "bios"),
+        false => ("each request timed", "requests"),
+    };
     match c.timed > 0 && c.timed < c.requests {
         true => (
             "a random sample timed",
-            format!("{} of ~{} requests", c.timed, c.requests),
+            format!("{} of ~{} {unit}", c.timed, c.requests),
         ),
-        false => ("each request timed", format!("{} requests", c.requests)),
+        false => (each, format!("{} {unit}", c.requests)),
     }
 }
 
 pub(crate) fn request_times_rows(
     device: &str,
     direction: &str,
+    bio_based: bool,
     c: &crate::report::RequestTimes,
 ) -> Vec<String> {
     use crate::units::format_duration;
@@ -332,8 +341,8 @@ pub(crate) fn request_times_rows(
     let mut rows = vec![
         format!(
             "{device} {direction}s, {} in the kernel ({}{of}):",
-            timed_words(c).0,
-            timed_words(c).1
+            timed_words(c, bio_based).0,
+            timed_words(c, bio_based).1
         ),
         format!(
             "{:<22}{:>11}{:>11}{:>11}{:>11}{:>11}",
