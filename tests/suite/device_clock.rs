@@ -497,12 +497,11 @@ fn a_bio_based_device_has_its_bios_timed() {
     // above the rate.
     for every in [true, false] {
         let device = zram.device();
-        let mut args = vec![
-            "-b4K", "-r", "-o4", "-Sh", "-W0", "-d1", "-w30", "--force", &device,
-        ];
+        let mut args = vec!["-b4K", "-r", "-o4", "-Sh", "-W0", "-d1", "-w30", "--force"];
         if every {
             args.push("--device-clock=every");
         }
+        args.push(&device);
         let report = json_run(&args);
         let m = &report["timespans"][0]["measured"];
         let d = &m["reality"]["devices"][0];
