@@ -24,6 +24,7 @@ pub mod fiojob;
 pub mod input;
 pub mod live;
 pub mod output;
+pub mod permute;
 pub mod plan;
 pub mod profile;
 pub mod replay;

@@ -17,6 +17,7 @@ pub enum Phase {
 
 /// The text of the line (without the carriage return): the phase, the time spent in it and its
 /// length.
+/// `length_s` is 0 for a phase with no set length.
 pub fn line(phase: Phase, elapsed_s: u64, length_s: u64, last: Option<&Row>) -> String {
     let phase = match phase {
         Phase::WarmUp => "warm-up",
@@ -25,7 +26,11 @@ pub fn line(phase: Phase, elapsed_s: u64, length_s: u64, last: Option<&Row>) -> 
     };
     let clock = |s: u64| format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
     // Short enough for 80 columns with six-digit IOPS; narrower terminals clip it.
-    let mut text = format!("iospd: {phase} {}/{}", clock(elapsed_s), clock(length_s));
+    // A phase of no set length (a run bounded by work, no -d) shows the time spent alone.
+    let mut text = match length_s {
+        0 => format!("iospd: {phase} {}", clock(elapsed_s)),
+        _ => format!("iospd: {phase} {}/{}", clock(elapsed_s), clock(length_s)),
+    };
     if let Some(row) = last {
         let t = &row.all.total;
         text.push_str(&format!(
@@ -60,6 +65,10 @@ mod tests {
         assert_eq!(
             line(Phase::Measuring, 10, 60, Some(&row)),
             "iospd: measuring 0:00:10/0:01:00 | 1000 IOPS, 1000.0 MiB/s, p99 1.500ms"
+        );
+        assert_eq!(
+            line(Phase::Measuring, 75, 0, None),
+            "iospd: measuring 0:01:15"
         );
     }
 }

@@ -25,7 +25,7 @@ pub use resolve::{Resolved, resolve};
 pub use target::{
     Access, Burst, CacheMode, Compress, DEFAULT_DEDUPE_SETS, Dedupe, DedupeSets, Distribution,
     DistributionKind, DistributionRange, FlushEvery, FlushMode, Hints, IoPriority, Skew, Target,
-    ThreadTarget, Throughput, WriteBuffer,
+    ThreadTarget, Throughput, Work, WriteBuffer,
 };
 pub use validate::validate;
 

@@ -88,6 +88,12 @@ pub struct RawArgs {
     pub trim_percent: Option<u8>,
     /// `--fsync=<N>` / `--fdatasync=<N>`.
     pub flush_every: Option<crate::profile::FlushEvery>,
+    /// `--ios=<count>`: each thread's I/Os per target.
+    pub work_ios: Option<u64>,
+    /// `--bytes=<size>`: each thread's bytes per target.
+    pub work_bytes: Option<Size>,
+    /// `--random-map`: random offsets without replacement.
+    pub random_map: bool,
     /// `--distribution=zipf|pareto|normal`: skewed random offsets.
     pub skew: Option<crate::profile::Skew>,
     /// `-s[i][stride]`: sequential I/O.

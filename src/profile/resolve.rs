@@ -286,6 +286,8 @@ fn from_command_line(raw: &RawArgs) -> Result<Profile, ProfileError> {
         dedupe: raw.dedupe,
         trim_percent: raw.trim_percent.unwrap_or(0),
         flush_every: raw.flush_every,
+        work: work(raw, sizes)?,
+        random_map: raw.random_map,
         throughput: raw.throughput,
         burst: burst(raw)?,
         io_priority: raw.io_priority.unwrap_or(super::IoPriority::Normal),
@@ -294,6 +296,11 @@ fn from_command_line(raw: &RawArgs) -> Result<Profile, ProfileError> {
         ..Target::new(Default::default())
     };
     let timespan = TimeSpan {
+        // A run bounded by work has no time limit unless -d sets one.
+        duration_s: match template.work {
+            Some(_) => 0,
+            None => super::DEFAULT_DURATION,
+        },
         thread_count: raw.total_threads,
         request_count: raw.requests_per_thread,
         affinity: affinity(raw),
@@ -318,6 +325,17 @@ fn from_command_line(raw: &RawArgs) -> Result<Profile, ProfileError> {
         events: raw.events.clone(),
         ..Profile::with_timespans(vec![timespan])
     })
+}
+
+/// `--ios` and `--bytes`: the work each thread does on each target, when either is given.
+fn work(raw: &RawArgs, sizes: Sizes) -> Result<Option<crate::profile::Work>, ProfileError> {
+    let bytes = sizes.bytes(raw.work_bytes, "--bytes")?;
+    Ok(
+        (raw.work_ios.is_some() || bytes.is_some()).then_some(crate::profile::Work {
+            ios: raw.work_ios,
+            bytes,
+        }),
+    )
 }
 
 /// Sizes as typed, in bytes with the command line's block size (`-b`).

@@ -60,6 +60,14 @@ pub struct Target {
     /// `--fsync`/`--fdatasync`: a flush after every so many writes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flush_every: Option<FlushEvery>,
+    /// `--ios`/`--bytes`: each thread's I/O to this target ends once it has done this much in
+    /// the measured window (fio's `number_ios`, `io_size`); `None` runs for the time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub work: Option<Work>,
+    /// `--random-map`: random offsets without replacement, each aligned block once per pass
+    /// over the range (fio's random map).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub random_map: bool,
     /// `-g`: rate cap per thread.
     pub throughput: Option<Throughput>,
     /// `-i`/`-j`: bursts of I/O separated by think time.
@@ -110,6 +118,8 @@ impl Target {
             dedupe: None,
             trim_percent: 0,
             flush_every: None,
+            work: None,
+            random_map: false,
             throughput: None,
             burst: None,
             io_priority: IoPriority::Normal,
@@ -264,6 +274,40 @@ fn flag_size(bytes: u64) -> String {
 
 fn is_zero(n: &u8) -> bool {
     *n == 0
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// `--ios=<count>` and `--bytes=<size>`: the work a thread does on a target before its I/O to it
+/// ends (whichever comes first when both are given). At least one is set, each at least 1.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Work {
+    /// I/Os completed in the measured window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ios: Option<u64>,
+    /// Bytes moved in the measured window (the last I/O may pass it by less than a block).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
+}
+
+impl Work {
+    /// The I/O and byte limits, `u64::MAX` where there is none.
+    pub fn limits(work: Option<Work>) -> (u64, u64) {
+        let w = work.unwrap_or_default();
+        (w.ios.unwrap_or(u64::MAX), w.bytes.unwrap_or(u64::MAX))
+    }
+}
+
+/// As the options take it: `--ios=1000`, `--bytes=1048576`, or both.
+impl std::fmt::Display for Work {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ios = self.ios.map(|n| format!("--ios={n}"));
+        let bytes = self.bytes.map(|n| format!("--bytes={n}"));
+        let parts: Vec<String> = ios.into_iter().chain(bytes).collect();
+        f.write_str(&parts.join(" "))
+    }
 }
 
 /// `--fsync=<N>` or `--fdatasync=<N>`: a thread flushes a target after every `writes` writes it

@@ -110,11 +110,7 @@ fn validate_timespan(
             ts.total_threads()
         )));
     }
-    if ts.duration_s == 0 {
-        return Err(invalid(
-            "the measured duration is 0 seconds; give -d1 or more",
-        ));
-    }
+    validate_work(ts)?;
     let pool = ts.thread_count.is_some() && ts.request_count.is_some();
     for target in &ts.targets {
         let path = target.path.display();
@@ -130,6 +126,52 @@ fn validate_timespan(
         validate_trim_and_flush(target)?;
         validate_access(target, threads, warnings)?;
         validate_target(profile, target)?;
+    }
+    Ok(())
+}
+
+/// `--ios`/`--bytes` end a thread's I/O when its work is done, so a run without `-d` (duration
+/// 0) lasts until then: every target needs a bound, and nothing may be sized by the run's length.
+/// `--random-map` permutes uniform random offsets.
+fn validate_work(ts: &TimeSpan) -> Result<(), ProfileError> {
+    let bounded = ts.targets.iter().any(|t| t.work.is_some());
+    if ts.duration_s == 0 {
+        if !bounded {
+            return Err(invalid(
+                "the measured duration is 0 seconds; give -d1 or more",
+            ));
+        }
+        if let Some(t) = ts.targets.iter().find(|t| t.work.is_none()) {
+            return Err(invalid(format!(
+                "'{}' has no --ios or --bytes and the run no -d, so its I/O would never end; give -d<seconds> or bound every target",
+                t.path.display()
+            )));
+        }
+        if ts.iops_interval_ms.is_some() {
+            return Err(invalid(
+                "-D counts intervals over a run of known length, and a run bounded by --ios/--bytes without -d has none; add -d<seconds> as its limit",
+            ));
+        }
+    }
+    if bounded && ts.cooldown_s > 0 {
+        return Err(invalid(format!(
+            "-C{} keeps the load on after the measured window, and a run bounded by --ios/--bytes ends its load when the work is done; drop -C",
+            ts.cooldown_s
+        )));
+    }
+    for target in ts.targets.iter().filter(|t| t.random_map) {
+        let path = target.path.display();
+        let why = match (target.access, &target.distribution, target.skew) {
+            (Access::Sequential { .. }, _, _) => "random offsets; add -r",
+            (Access::Random { ratio, .. }, _, _) if ratio < 100 => {
+                "random offsets only, and -rs mixes in sequential runs; drop -rs"
+            }
+            (_, Some(_), _) | (_, _, Some(_)) => {
+                "uniform random offsets, and a distribution (-rd, --distribution) repeats its hot blocks by design; use one"
+            }
+            _ => continue,
+        };
+        return Err(invalid(format!("'{path}': --random-map needs {why}")));
     }
     Ok(())
 }

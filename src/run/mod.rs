@@ -10,7 +10,7 @@
 use std::io;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Barrier, OnceLock};
+use std::sync::{Arc, Barrier, OnceLock};
 
 use crate::clock::{Clock, Nanos, monotonic_now};
 use crate::counters;
@@ -25,6 +25,7 @@ use crate::system::Host;
 use crate::system::devclock::ClockEdges;
 use crate::targets::PreparedTarget;
 use crate::worker::Schedule;
+use crate::worker::budget::Finishing;
 use monitor::Monitor;
 
 /// Set by SIGINT, SIGTERM, SIGHUP and SIGUSR1 to the monotonic time of the first signal.
@@ -239,6 +240,9 @@ struct StartGate {
     schedule: OnceLock<Schedule>,
     /// With the device clock: where the threads find the requests that served their slowest I/Os.
     served: OnceLock<std::sync::Arc<crate::targets::served::ServedLookup>>,
+    /// The threads whose every target is bounded by work (`--ios`, `--bytes`) and that have not
+    /// finished it.
+    finishing: Arc<Finishing>,
 }
 
 impl StartGate {
@@ -298,6 +302,7 @@ pub fn execute<'s, C: Clock>(
         failed: OnceLock::new(),
         schedule: OnceLock::new(),
         served: OnceLock::new(),
+        finishing: Arc::new(Finishing::new(bounded_threads(input))),
     };
     let shared_offsets: Vec<AtomicU64> = ts.targets.iter().map(|_| AtomicU64::new(0)).collect();
     let intervals = ts.iops_interval_ms.map_or(0, |ms| {
@@ -327,6 +332,7 @@ pub fn execute<'s, C: Clock>(
     if let Some(metrics) = observers.metrics {
         monitor.show_phase(metrics);
     }
+    monitor.ends_with_work(Arc::clone(&gate.finishing));
     if let Some((period, action)) = observers.periodic {
         monitor.every(period, action);
         if let Some(collector) = monitor.collector() {
@@ -397,15 +403,20 @@ pub fn execute<'s, C: Clock>(
     }
     event_error?;
     let (threads, engine, failure, trace) = gather(input, outcomes, trace_result)?;
-    let stop_at = stop.load(Ordering::SeqCst);
-    let window = measured_window(&schedule, stop_at, gate.aborted.load(Ordering::SeqCst));
     // Stopped by a request, not by a failure or a lost target; cut short when that came before
     // the measured window's end.
     // A replay that reached the end of its trace stops the run itself: not a request.
     let replay_ended = threads
         .iter()
         .any(|t| t.replay.as_ref().is_some_and(|r| r.ended));
-    let requested = stop_at != 0 && failure.is_none() && lost.is_none() && !replay_ended;
+    // So does a run whose every thread finished its work, unless a request came first.
+    let (stop_at, ended_by_work) = match (stop.load(Ordering::SeqCst), gate.finishing.end()) {
+        (stop_at, done) if done != 0 && (stop_at == 0 || done <= stop_at) => (done, true),
+        (stop_at, _) => (stop_at, false),
+    };
+    let window = measured_window(&schedule, stop_at, gate.aborted.load(Ordering::SeqCst));
+    let requested =
+        stop_at != 0 && failure.is_none() && lost.is_none() && !replay_ended && !ended_by_work;
     let cut_short = requested && stop_at < schedule.measure_end && window.is_some();
     Ok(TimeSpanResults {
         counters: counters::deltas(&input.counters, &samples.0, &samples.1),
@@ -434,6 +445,23 @@ pub fn execute<'s, C: Clock>(
             .collect(),
         ..input.results(start_time, window, threads, cpu, collected.rows)
     })
+}
+
+/// The threads whose every target is bounded by work: they end by themselves.
+fn bounded_threads(input: &RunInput<'_>) -> usize {
+    if input.replay.is_some() {
+        return 0;
+    }
+    let ts = input.timespan;
+    input
+        .plans
+        .iter()
+        .filter(|p| {
+            p.targets
+                .iter()
+                .all(|tt| ts.targets[tt.target].work.is_some())
+        })
+        .count()
 }
 
 /// The measured window's length: from the warm-up's end to its planned end or the stop (`stop_at`,
@@ -622,7 +650,7 @@ fn control<C: Clock>(
     let every = ts.iops_interval_ms.map(|ms| u64::from(ms) * 1_000_000);
     if let Some(every) = every.filter(|_| !devices.is_empty()) {
         let mut end = schedule.warmup_end;
-        while end < schedule.measure_end && monitor.stop().load(Ordering::Relaxed) == 0 {
+        while end < schedule.measure_end && monitor.end_request() == 0 {
             end = (end + every).min(schedule.measure_end);
             monitor.wait_until(end);
             if clock.now() < schedule.measure_end {

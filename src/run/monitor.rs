@@ -3,6 +3,7 @@
 //! it collects the workers' intervals, shows the progress line and writes checkpoints.
 
 use std::rc::Rc;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::SystemTime;
 
@@ -18,6 +19,7 @@ use crate::system::devclock::{ClockCounts, DeviceClock};
 type Counts = [ClockCounts; 2];
 use crate::targets::PreparedTarget;
 use crate::worker::Schedule;
+use crate::worker::budget::Finishing;
 
 /// Where a run stands when a periodic action (a checkpoint) runs.
 #[derive(Debug, Clone)]
@@ -65,6 +67,8 @@ pub struct Monitor<'a, C: Clock> {
     /// The device clock, read at each interval's start for the collector; the next interval to
     /// mark.
     device_clock: Option<(Rc<DeviceClock>, u64)>,
+    /// The threads bounded by work: the window ends when the last finishes.
+    finishing: Option<Arc<Finishing>>,
 }
 
 /// How often a new io_uring worker of a pinned thread is looked for.
@@ -99,6 +103,23 @@ impl<'a, C: Clock> Monitor<'a, C> {
             io_workers: None,
             metrics: None,
             device_clock: None,
+            finishing: None,
+        }
+    }
+
+    /// Ends the waits when every thread bounded by work has finished it (see [`Finishing`]).
+    pub fn ends_with_work(&mut self, finishing: Arc<Finishing>) {
+        self.finishing = Some(finishing);
+    }
+
+    /// When the measured window was asked to end: the stop request's time or the time the last
+    /// thread bounded by work finished, whichever came first; 0 while neither has.
+    pub fn end_request(&self) -> Nanos {
+        let stop = self.stop.load(Ordering::Relaxed);
+        let done = self.finishing.as_ref().map_or(0, |f| f.end());
+        match (stop, done) {
+            (0, at) | (at, 0) => at,
+            (a, b) => a.min(b),
         }
     }
 
@@ -197,7 +218,7 @@ impl<'a, C: Clock> Monitor<'a, C> {
                 self.request_stop("another rank's stop");
                 return;
             }
-            if now >= deadline || stopped {
+            if now >= deadline || stopped || self.end_request() != 0 {
                 return;
             }
             // Awake at the clock's next interval edge, so its counts are read on time.
@@ -315,8 +336,8 @@ impl<'a, C: Clock> Monitor<'a, C> {
                 *next += 1;
             }
         }
+        let stop_at = self.end_request();
         if let Some(collector) = &mut self.collector {
-            let stop_at = self.stop.load(Ordering::Relaxed);
             if stop_at != 0 {
                 collector.end_window(
                     stop_at
@@ -366,7 +387,10 @@ impl<'a, C: Clock> Monitor<'a, C> {
             progress.show(&progress::line(
                 phase,
                 now.saturating_sub(from) / 1_000_000_000,
-                (until.saturating_sub(from) + 500_000_000) / 1_000_000_000,
+                match until {
+                    crate::worker::NO_LIMIT => 0,
+                    _ => (until.saturating_sub(from) + 500_000_000) / 1_000_000_000,
+                },
                 latest.filter(|_| phase != Phase::WarmUp),
             ));
         }

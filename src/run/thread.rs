@@ -101,6 +101,7 @@ pub(super) fn thread_main<C: Clock>(
         timespan_index: counting.timespan,
         verify: input.verify,
         replay: input.replay,
+        finishing: &gate.finishing,
     };
     let setup = |what| move |e| setup_error(what, e);
     // Each engine owns the slots: the buffers live as long as the kernel may use them.

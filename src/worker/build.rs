@@ -97,6 +97,8 @@ pub struct Plan<'a> {
     pub verify: Option<&'a crate::verify::Verifier>,
     /// `iospd replay`: the replay this thread issues.
     pub replay: Option<&'a crate::profile::replay::Replay>,
+    /// The threads bounded by work still working (see [`super::budget::Finishing`]).
+    pub finishing: &'a super::budget::Finishing,
 }
 
 impl<'a, C: Clock> Worker<'a, C> {
@@ -110,6 +112,8 @@ impl<'a, C: Clock> Worker<'a, C> {
             shared_offsets,
             ..
         } = plan;
+        // The generator draws each --random-map's first order, then the thread's I/O.
+        let mut rng = Rng::new(thread.seed);
         let worker_targets = thread
             .targets
             .iter()
@@ -133,7 +137,8 @@ impl<'a, C: Clock> Worker<'a, C> {
                         // DiskSpd ignores -si for a target with one thread: plain sequential.
                         (ts.threads_per_target(target) > 1).then(|| &shared_offsets[tt.target]),
                     )
-                    .with_skew(target.skew),
+                    .with_skew(target.skew)
+                    .with_random_map(target.random_map, &mut rng),
                     throttle: Throttle::new(target.throughput, target.block_size, burst),
                     fill: write_fill(ts, target, prepared),
                     write_ratio: target.write_ratio,
@@ -151,6 +156,7 @@ impl<'a, C: Clock> Worker<'a, C> {
                     index: tt.target,
                     first_slot: tt.first_slot,
                     last_op: Op::Read,
+                    budget: super::budget::Budget::new(crate::profile::Work::limits(target.work)),
                 }
             })
             .collect();
@@ -160,7 +166,7 @@ impl<'a, C: Clock> Worker<'a, C> {
             thread: thread.thread,
             targets: worker_targets,
             assignment: assignment(thread),
-            rng: Rng::new(thread.seed),
+            rng,
             schedule: Schedule::new(0, 0, 0, 0),
             stop: plan.stop,
             interval_ns: ts.iops_interval_ms.map_or(0, |ms| ms as u64 * 1_000_000),
@@ -206,7 +212,11 @@ impl<'a, C: Clock> Worker<'a, C> {
                     ..Default::default()
                 }),
             }),
+            finishing: None,
         };
+        if worker.targets.iter().all(|t| !t.budget.unlimited()) && worker.replay.is_none() {
+            worker.finishing = Some(plan.finishing);
+        }
         for (target, stats) in worker.targets.iter().zip(&mut worker.stats) {
             stats.skew.positions = target.offsets.skewed_positions().unwrap_or(0);
         }

@@ -71,7 +71,7 @@ impl<C: Clock> Worker<'_, C> {
                         None => self.target_of(slot),
                     };
                     let target = &mut self.targets[t];
-                    if !target.throttle.ready(now) {
+                    if !target.budget.open() || !target.throttle.ready(now) {
                         continue;
                     }
                     let (op, offset) = match pending {
@@ -92,6 +92,9 @@ impl<C: Clock> Worker<'_, C> {
                             Some(v) => v.stamp(slot, offset, buf),
                             None => target.fill.prepare(buf, &mut self.rng, offset),
                         }
+                    }
+                    if op.has_range() {
+                        target.budget.commit(target.block);
                     }
                     intended[slot as usize] = target.throttle.due();
                     target.throttle.issued(now);
@@ -122,6 +125,13 @@ impl<C: Clock> Worker<'_, C> {
             }
             if inflight == 0 {
                 if !filling {
+                    break;
+                }
+                if let Some(finishing) = self.finishing
+                    && self.targets.iter().all(|t| !t.budget.open())
+                {
+                    // Every target's work is done: the last completion ends this thread's window.
+                    finishing.finished(now);
                     break;
                 }
                 // Every slot is held back by pacing: sleep until the first is due.
@@ -264,6 +274,8 @@ impl<C: Clock> Worker<'_, C> {
                     if let Some(feed) = &mut self.feed {
                         feed.record(t, ops[slot], len as u64, latency);
                     }
+                } else if ops[slot].has_range() {
+                    self.targets[t].budget.release(len);
                 }
                 free.push(completion.slot);
                 progress_left -= 1;

@@ -18,6 +18,7 @@
 //! progress countdown that never ends).
 
 pub mod accounting;
+pub mod budget;
 pub mod buffers;
 pub(crate) mod build;
 mod cycle;
@@ -63,6 +64,9 @@ fn oldest<E: Engine>(engine: &mut E, started: &[Nanos]) -> Option<usize> {
         .map(|s| s as usize)
 }
 
+/// The end of a measured window with no time limit: centuries away, with room for sums.
+pub const NO_LIMIT: Nanos = Nanos::MAX / 4;
+
 /// The phase boundaries of a timespan on the clock's axis.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Schedule {
@@ -77,11 +81,15 @@ pub struct Schedule {
 }
 
 impl Schedule {
-    /// Phases from `start` with the given seconds of warm-up, measurement and cool-down.
+    /// Phases from `start` with the given seconds of warm-up, measurement and cool-down; a
+    /// measurement of 0 seconds has no time limit (a run bounded by work ends by itself).
     pub fn new(start: Nanos, warmup_s: u32, duration_s: u32, cooldown_s: u32) -> Self {
         let s = |secs: u32| secs as u64 * 1_000_000_000;
         let warmup_end = start + s(warmup_s);
-        let measure_end = warmup_end + s(duration_s);
+        let measure_end = match duration_s {
+            0 => NO_LIMIT,
+            d => warmup_end + s(d),
+        };
         Schedule {
             start,
             warmup_end,
@@ -113,6 +121,8 @@ pub struct WorkerTarget<'a> {
     pub first_slot: u32,
     /// Direction of the current mixed (`-rs`) run.
     pub last_op: Op,
+    /// `--ios`/`--bytes`: what this thread may still issue to the target.
+    pub budget: budget::Budget,
 }
 
 /// `--fsync=<N>`/`--fdatasync=<N>`: counts a thread's writes to a target and owes a flush after
@@ -217,6 +227,8 @@ pub struct Worker<'a, C: Clock> {
     pub verify: Option<crate::verify::ThreadVerify<'a>>,
     /// `iospd replay`: the trace this thread issues instead of drawing I/O.
     pub replay: Option<replay::Replaying>,
+    /// When every target of the thread is bounded by work: where it says it has finished.
+    pub finishing: Option<&'a budget::Finishing>,
 }
 
 impl<C: Clock> Worker<'_, C> {

@@ -20,6 +20,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::skew::SkewDraw;
+use crate::permute::Permutation;
 use crate::profile::{Access, Skew};
 use crate::rng::Rng;
 use crate::targets::Range;
@@ -32,6 +33,11 @@ enum Kind<'a> {
     Interlocked(&'a AtomicU64),
     Random,
     Mixed,
+    /// `--random-map`: a permutation of the positions per pass, `drawn` of it taken.
+    Permuted {
+        map: Permutation,
+        drawn: u64,
+    },
 }
 
 /// A range random offsets are drawn from: `positions` aligned starts from `start`.
@@ -116,6 +122,19 @@ impl<'a> OffsetGen<'a> {
         self
     }
 
+    /// With `--random-map`: uniform random offsets without replacement, each position once per
+    /// pass in an order drawn afresh for every pass (only for uniform random access; the profile
+    /// refuses it with anything else).
+    pub fn with_random_map(mut self, on: bool, rng: &mut Rng) -> Self {
+        if on && matches!(self.kind, Kind::Random) && self.spans.is_empty() && self.skew.is_none() {
+            self.kind = Kind::Permuted {
+                map: Permutation::new(self.positions, rng.next_u64()),
+                drawn: 0,
+            };
+        }
+        self
+    }
+
     /// With `--distribution`: whether `offset` lies in each hot set of
     /// [`super::skew::HOT_PERCENTS`].
     #[inline]
@@ -137,7 +156,7 @@ impl<'a> OffsetGen<'a> {
     /// whether it was a fresh random draw (mixed runs keep the direction until the next one).
     #[inline]
     pub fn next(&mut self, rng: &mut Rng, lane: usize) -> (u64, bool) {
-        let (relative, fresh) = match self.kind {
+        let (relative, fresh) = match &mut self.kind {
             Kind::Sequential => (
                 Self::advance(&mut self.next, self.align, self.last_start, self.wrap_to),
                 true,
@@ -148,6 +167,14 @@ impl<'a> OffsetGen<'a> {
                     Self::advance(cursor, self.align, self.last_start, self.wrap_to),
                     true,
                 )
+            }
+            Kind::Permuted { map, drawn } => {
+                if *drawn == map.len() {
+                    *map = Permutation::new(map.len(), rng.next_u64());
+                    *drawn = 0;
+                }
+                *drawn += 1;
+                (map.at(*drawn - 1) * self.align, true)
             }
             Kind::Interlocked(counter) => {
                 let ticket = counter.fetch_add(1, Ordering::Relaxed);

@@ -5,14 +5,14 @@
 
 use std::fs;
 
-use crate::util::{TempDir, assert_refused_untouched, iospd, run_until, stderr, stdout, traced};
+use crate::util::{TempDir, assert_refused_untouched, iospd, stderr, stdout};
 
 /// 4 MiB of 4 KiB blocks.
 const BLOCKS: u64 = 1024;
 
 /// A run on the null engine (offsets are generated and recorded as for any engine), two threads
-/// paced to 700,000 I/Os a second in all, with the binary trace, stopped once the trace holds
-/// 1.1 million offsets however long that takes: the hits per block and the JSON report.
+/// of 550,000 I/Os each (`--ios`: 1.1 million offsets however long that takes), paced to 700,000
+/// I/Os a second in all so the trace keeps every one: the hits per block and the JSON report.
 fn skewed_run(dir: &TempDir, distribution: &str) -> (Vec<u64>, serde_json::Value) {
     let target = dir.arg("t.dat");
     let trace = dir.arg("run.trace");
@@ -24,7 +24,7 @@ fn skewed_run(dir: &TempDir, distribution: &str) -> (Vec<u64>, serde_json::Value
         "-t2",
         "-o16",
         "-g350000i",
-        "-d600",
+        "--ios=550000",
         "-W0",
         "-z7",
         "--engine=null",
@@ -33,7 +33,8 @@ fn skewed_run(dir: &TempDir, distribution: &str) -> (Vec<u64>, serde_json::Value
         &format!("--trace={trace}"),
         &target,
     ]);
-    let output = run_until(command, traced(&trace, 1_100_000));
+    let output = command.output().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
     let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
     let mut hits = vec![0u64; BLOCKS as usize];
     // After the 12-byte header, 40-byte records with the offset at bytes 16..24.
@@ -74,10 +75,7 @@ fn check(distribution: &str, probability: impl Fn(u64) -> f64, closed_form: impl
     let dir = TempDir::new();
     let (hits, report) = skewed_run(&dir, distribution);
     let draws: u64 = hits.iter().sum();
-    assert!(
-        draws >= 1_000_000,
-        "{distribution}: only {draws} offsets traced"
-    );
+    assert_eq!(draws, 1_100_000, "{distribution}: offsets traced");
     let (mut chi, mut bins, mut pooled, mut pooled_hits) = (0.0, 0u64, 0.0, 0u64);
     for (block, &h) in hits.iter().enumerate() {
         let expected = probability(block as u64) * draws as f64;

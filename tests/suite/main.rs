@@ -49,3 +49,4 @@ mod trim_flush;
 mod verdicts;
 mod verify;
 mod verify_state;
+mod work;

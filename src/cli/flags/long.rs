@@ -356,6 +356,33 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         apply: |v, raw| super::apply_trim(v, raw),
     },
     LongFlag {
+        name: "ios",
+        usage: (
+            "--ios=<count>",
+            "each thread ends its I/O to a target after this many I/Os in the measured window; with no -d the run lasts until every thread is done",
+        ),
+        apply: |v, raw| super::apply_work_ios(v, raw),
+    },
+    LongFlag {
+        name: "bytes",
+        usage: (
+            "--bytes=<size>",
+            "each thread ends its I/O to a target after moving this many bytes in the measured window (K, M, G, T or b blocks); with no -d the run lasts until every thread is done",
+        ),
+        apply: |v, raw| super::apply_work_bytes(v, raw),
+    },
+    LongFlag {
+        name: "random-map",
+        usage: (
+            "--random-map",
+            "random offsets without replacement: each thread visits every aligned block of a target once before any twice (with -r)",
+        ),
+        apply: |v, raw| {
+            no_long_value(v, "random-map")?;
+            flag_once(&mut raw.random_map)
+        },
+    },
+    LongFlag {
         name: "fsync",
         usage: (
             "--fsync=<N>",

@@ -657,3 +657,31 @@ fn metrics_address() {
         assert!(error.contains("--metrics=9464"), "{bad}: {error}");
     }
 }
+
+#[test]
+fn work_bounds_and_the_random_map() {
+    assert_eq!(apply_long("--ios=1000").unwrap().work_ios, Some(1000));
+    assert_eq!(
+        apply_long("--bytes=2G").unwrap().work_bytes,
+        Some(Size::Bytes(2 << 30))
+    );
+    assert_eq!(
+        apply_long("--bytes=8b").unwrap().work_bytes,
+        Some(Size::Blocks(8))
+    );
+    for bad in [
+        "--ios=0",
+        "--ios=",
+        "--ios=1k",
+        "--bytes=0",
+        "--bytes=",
+        "--bytes=0b",
+    ] {
+        assert!(apply_long(bad).is_err(), "{bad}");
+    }
+    let flag = find_long("random-map").unwrap();
+    let mut raw = RawArgs::default();
+    (flag.apply)(None, &mut raw).unwrap();
+    assert!(raw.random_map);
+    assert!((flag.apply)(Some("1"), &mut RawArgs::default()).is_err());
+}

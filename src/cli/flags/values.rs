@@ -249,6 +249,22 @@ pub fn apply_trim(spec: Option<&str>, raw: &mut RawArgs) -> Result<(), String> {
     )
 }
 
+/// `--ios=<count>`: 1 or more.
+pub fn apply_work_ios(spec: Option<&str>, raw: &mut RawArgs) -> Result<(), String> {
+    let count = parse_in_range(spec.unwrap_or_default(), 1, u64::MAX)
+        .map_err(|e| unit(e, "--ios=1000000"))?;
+    once(&mut raw.work_ios, count)
+}
+
+/// `--bytes=<size>`: 1 byte or more.
+pub fn apply_work_bytes(spec: Option<&str>, raw: &mut RawArgs) -> Result<(), String> {
+    let size = parse_size(spec.unwrap_or_default()).map_err(|e| unit(e, "--bytes=1G"))?;
+    if matches!(size, Size::Bytes(0) | Size::Blocks(0)) {
+        return Err("is 0 bytes; give 1 or more, for example --bytes=1G".into());
+    }
+    once(&mut raw.work_bytes, size)
+}
+
 /// `--fsync=<N>` / `--fdatasync=<N>`: N from 1; one of the two.
 pub fn apply_flush(spec: Option<&str>, raw: &mut RawArgs, data_only: bool) -> Result<(), String> {
     let flush = FlushEvery::parse(spec.unwrap_or_default(), data_only)?;

@@ -354,6 +354,9 @@ const TARGET_ELEMENTS: &[&str] = &[
     "Trim",
     "Fsync",
     "Fdatasync",
+    "IoCount",
+    "ByteCount",
+    "RandomMap",
 ];
 
 fn target(el: &Element) -> Result<Target, XmlError> {
@@ -478,6 +481,14 @@ fn iospd_options(el: &Element, t: &mut Target) -> Result<(), XmlError> {
         t.trim_percent =
             crate::profile::spec::trim_percent(trim.text.trim()).map_err(|e| trim.error(e))?;
     }
+    let count = |name| {
+        el.child(name)?
+            .map(|c| c.number_in(1, u64::MAX))
+            .transpose()
+    };
+    let (ios, bytes) = (count("IoCount")?, count("ByteCount")?);
+    t.work = (ios.is_some() || bytes.is_some()).then_some(crate::profile::Work { ios, bytes });
+    t.random_map = el.flag("RandomMap")?;
     for (name, data_only) in [("Fsync", false), ("Fdatasync", true)] {
         if let Some(f) = el.child(name)? {
             if t.flush_every.is_some() {

@@ -341,6 +341,16 @@ fn write_target(out: &mut Out, t: &Target) {
     if let Some(f) = t.flush_every {
         out.value(if f.data_only { "Fdatasync" } else { "Fsync" }, f.writes);
     }
+    let work = t.work.unwrap_or_default();
+    if let Some(n) = work.ios {
+        out.value("IoCount", n);
+    }
+    if let Some(n) = work.bytes {
+        out.value("ByteCount", n);
+    }
+    if t.random_map {
+        out.value("RandomMap", "true");
+    }
     out.close("Target");
 }
 

@@ -113,6 +113,26 @@ fn workload_text(out: &mut String, ts: &crate::profile::TimeSpan, skew: bool) {
                 ),
             );
         }
+        if let Some(work) = t.work {
+            line(
+                out,
+                4,
+                format_args!(
+                    "{work}: {} (each thread's I/O to it ends once that much completed in the measured window)",
+                    t.path.display()
+                ),
+            );
+        }
+        if t.random_map {
+            line(
+                out,
+                4,
+                format_args!(
+                    "--random-map: {} (each thread's random offsets visit every aligned block once per pass)",
+                    t.path.display()
+                ),
+            );
+        }
         if let Some(skew) = t.skew.filter(|_| skew) {
             line(
                 out,

@@ -51,6 +51,7 @@ pub(super) fn given_timespans(profile: &Profile) -> &[TimeSpan] {
 fn timespan_text(out: &mut String, ts: &TimeSpan, system: &SystemInfo, replay: Option<&Replay>) {
     match replay {
         Some(r) => line(out, 4, format_args!("duration: {}", replay_duration(r))),
+        None if ts.duration_s == 0 => line(out, 4, "duration: until the work is done"),
         None => line(out, 4, format_args!("duration: {}s", ts.duration_s)),
     }
     line(out, 4, format_args!("warm up time: {}s", ts.warmup_s));

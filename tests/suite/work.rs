@@ -1,0 +1,268 @@
+//! Runs bounded by work (`--ios`, `--bytes`): each thread ends its I/O to a target after exactly
+//! its share in the measured window, the run ends when the last thread is done (or at `-d`), every
+//! rate is over the time it really ran, and `--random-map` visits each block once per pass.
+
+use std::fs;
+
+use serde_json::Value;
+
+use crate::util::{TempDir, iospd, stderr, stdout, test_time, totals};
+
+/// Runs iospd with `args`, expects success, and returns its JSON report.
+fn json_run(args: &[&str]) -> Value {
+    let output = iospd().arg("-Rjson").args(args).output().unwrap();
+    assert!(output.status.success(), "{args:?}: {}", stderr(&output));
+    assert!(
+        !stderr(&output).contains("interrupted"),
+        "{args:?}: {}",
+        stderr(&output)
+    );
+    crate::util::validate_json(&stdout(&output));
+    serde_json::from_str(&stdout(&output)).unwrap()
+}
+
+/// Per thread and target of the first timespan: (read I/Os, read bytes, write I/Os).
+fn counts(report: &Value) -> Vec<(u64, u64, u64)> {
+    let mut all = Vec::new();
+    for thread in report["timespans"][0]["measured"]["threads"]
+        .as_array()
+        .unwrap()
+    {
+        for t in thread["targets"].as_array().unwrap() {
+            all.push((
+                t["read"]["ios"].as_u64().unwrap(),
+                t["read"]["bytes"].as_u64().unwrap(),
+                t["write"]["ios"].as_u64().unwrap(),
+            ));
+        }
+    }
+    all
+}
+
+#[test]
+fn every_thread_does_exactly_its_ios_on_every_target_even_after_a_warm_up() {
+    let dir = TempDir::new();
+    let (a, b) = (dir.arg("a.dat"), dir.arg("b.dat"));
+    // A warm-up of a second leaves 16 I/Os in flight per thread and target when the window
+    // begins: they count, and no more than 5000 are issued after them.
+    let report = json_run(&[
+        "-c1M",
+        "-b4K",
+        "-r",
+        "-t2",
+        "-o8",
+        "-W1",
+        "-w30",
+        "--engine=null",
+        "--ios=5000",
+        &a,
+        &b,
+    ]);
+    let per = counts(&report);
+    assert_eq!(per.len(), 4, "{per:?}");
+    for (reads, _, writes) in &per {
+        assert_eq!(reads + writes, 5000, "{per:?}");
+    }
+    let measured = &report["timespans"][0]["measured"];
+    let seconds = measured["duration_s"].as_f64().unwrap();
+    let total = &measured["totals"]["total"];
+    assert_eq!(total["ios"].as_u64(), Some(20_000));
+    let iops = total["ios_per_s"].as_f64().unwrap();
+    assert!(
+        seconds > 0.0 && (iops * seconds - 20_000.0).abs() < 1e-6 * 20_000.0,
+        "{iops} I/O per s over {seconds} s"
+    );
+    assert_eq!(report["profile"]["timespans"][0]["duration_s"], 0);
+}
+
+#[test]
+fn a_byte_bound_ends_at_the_first_io_that_reaches_it_on_a_real_file() {
+    let dir = TempDir::new();
+    let target = dir.arg("t.dat");
+    // 1,000,000 bytes of 4 KiB reads: 244 I/Os make 999,424 bytes, the 245th passes the bound.
+    let report = json_run(&[
+        "-c4M",
+        "-b4K",
+        "-r",
+        "-o4",
+        "-W0",
+        "--bytes=1000000",
+        &target,
+    ]);
+    assert_eq!(counts(&report), vec![(245, 245 * 4096, 0)]);
+    // In blocks of the run's -b: 100 blocks of 8 KiB.
+    let report = json_run(&["-c4M", "-b8K", "-o4", "-W0", "--bytes=100b", &target]);
+    assert_eq!(counts(&report), vec![(100, 100 * 8192, 0)]);
+}
+
+#[test]
+fn the_time_limit_ends_a_bounded_run_that_has_not_finished() {
+    let dir = TempDir::new();
+    let target = dir.arg("t.dat");
+    let output = iospd()
+        .args([
+            "-c1M",
+            "-b4K",
+            "-r",
+            "-W0",
+            "-d1",
+            "-g1000i",
+            "--engine=null",
+            "--ios=1000000000",
+            &target,
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report = stdout(&output);
+    // The window is the one -d set, not cut short: 1000 I/Os a second for one second.
+    assert_eq!(test_time(&report), 1.0, "{report}");
+    let read = totals(&report, "Read IO");
+    assert!(
+        (900..=1001).contains(&read.ios),
+        "{} I/Os at 1000 a second",
+        read.ios
+    );
+    assert!(report.contains("--ios=1000000000: "), "{report}");
+    assert!(!stderr(&output).contains("cut"), "{}", stderr(&output));
+}
+
+#[test]
+fn each_timespan_of_a_repeated_bounded_run_does_its_work() {
+    let dir = TempDir::new();
+    let target = dir.arg("t.dat");
+    let report = json_run(&[
+        "-c1M",
+        "-r",
+        "-b4K",
+        "-W0",
+        "--repeat=3",
+        "--engine=null",
+        "--ios=3000",
+        &target,
+    ]);
+    let spans = report["timespans"].as_array().unwrap();
+    assert_eq!(spans.len(), 3);
+    for ts in spans {
+        assert_eq!(ts["measured"]["totals"]["total"]["ios"], 3000, "{ts}");
+    }
+}
+
+#[test]
+fn a_profile_keeps_the_work_bound_and_the_random_map() {
+    let dir = TempDir::new();
+    let target = dir.arg("t.dat");
+    let xml = iospd()
+        .args([
+            "-c1M",
+            "-r",
+            "-b4K",
+            "--ios=700",
+            "--bytes=8M",
+            "--random-map",
+            "-Rpxml",
+            &target,
+        ])
+        .output()
+        .unwrap();
+    let xml = stdout(&xml);
+    for element in [
+        "<IoCount>700</IoCount>",
+        "<ByteCount>8388608</ByteCount>",
+        "<RandomMap>true</RandomMap>",
+        "<Duration>0</Duration>",
+    ] {
+        assert!(xml.contains(element), "{element} in {xml}");
+    }
+    crate::util::validate_xml(&[("profile", &xml)], "a_profile_keeps_the_work_bound");
+    let profile = dir.join("p.xml");
+    fs::write(&profile, &xml).unwrap();
+    let report = json_run(&[&format!("-X{}", profile.display()), "-W0", "--engine=null"]);
+    assert_eq!(counts(&report), vec![(700, 700 * 4096, 0)]);
+    let t = &report["profile"]["timespans"][0]["targets"][0];
+    assert_eq!(t["work"]["ios"], 700, "{t}");
+    assert_eq!(t["random_map"], true, "{t}");
+}
+
+/// The blocks of a trace (`--trace`) in the order they completed.
+fn traced_blocks(trace: &str) -> Vec<u64> {
+    let bytes = fs::read(trace).unwrap();
+    // After the 12-byte header, 40-byte records with the offset at bytes 16..24.
+    bytes[12..]
+        .chunks_exact(40)
+        .map(|r| u64::from_le_bytes(r[16..24].try_into().unwrap()) / 4096)
+        .collect()
+}
+
+#[test]
+fn a_random_map_visits_every_block_once_per_pass_and_plain_random_does_not() {
+    let dir = TempDir::new();
+    let target = dir.arg("t.dat");
+    let blocks = 1024usize;
+    let run = |map: bool| {
+        let trace = dir.arg(if map { "map.trace" } else { "plain.trace" });
+        // One I/O in flight: completions come in the order the offsets were drawn.
+        let mut args = vec!["-c4M", "-b4K", "-r", "-o1", "-W0", "--engine=null"];
+        args.push("--ios=3072");
+        if map {
+            args.push("--random-map");
+        }
+        let trace_arg = format!("--trace={trace}");
+        args.extend([trace_arg.as_str(), target.as_str()]);
+        let output = iospd().args(&args).output().unwrap();
+        assert!(output.status.success(), "{}", stderr(&output));
+        traced_blocks(&trace)
+    };
+    let mapped = run(true);
+    assert_eq!(mapped.len(), 3 * blocks);
+    let mut orders = Vec::new();
+    for pass in mapped.chunks(blocks) {
+        let mut sorted = pass.to_vec();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..blocks as u64).collect::<Vec<_>>());
+        orders.push(pass.to_vec());
+    }
+    assert_ne!(orders[0], orders[1], "each pass draws a new order");
+    // Without the map, a pass's worth of draws misses about 1/e of the blocks.
+    let plain = run(false);
+    let mut distinct = plain[..blocks].to_vec();
+    distinct.sort_unstable();
+    distinct.dedup();
+    assert!(
+        distinct.len() < blocks * 3 / 4,
+        "{} distinct",
+        distinct.len()
+    );
+}
+
+#[test]
+fn work_bounds_that_cannot_run_are_refused_before_anything_is_written() {
+    crate::util::assert_refused_untouched(&[
+        (vec!["--ios=0"], "1"),
+        (vec!["--ios=x"], "--ios=1000000"),
+        (vec!["--bytes=0"], "is 0 bytes"),
+        (vec!["--bytes=1Q"], "--bytes=1G"),
+        (vec!["--ios=10", "-C2"], "drop -C"),
+        (vec!["--random-map"], "add -r"),
+        (vec!["-r", "-rs50", "--random-map"], "drop -rs"),
+        (
+            vec!["-r", "--distribution=zipf:1.2", "--random-map"],
+            "use one",
+        ),
+        (vec!["--ios=5", "--ios=6"], "give each option once"),
+    ]);
+    // Without -d, -D has no length to count intervals over.
+    let dir = TempDir::new();
+    let target = dir.arg("t.dat");
+    let output = iospd()
+        .args(["-c1M", "--ios=10", "-D", &target])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(3));
+    let err = stderr(&output);
+    assert!(
+        err.contains("add -d<seconds>") && err.lines().count() == 1,
+        "{err}"
+    );
+    assert!(!std::path::Path::new(&target).exists());
+}
