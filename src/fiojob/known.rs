@@ -49,10 +49,6 @@ pub const ACCEPTED: &[(&str, &str)] = &[
     ),
     ("random_generator", "iospd uses its own generator"),
     (
-        "norandommap",
-        "iospd draws random offsets with replacement, as norandommap",
-    ),
-    (
         "randrepeat",
         "iospd's default seed repeats (-z gives another)",
     ),
@@ -75,9 +71,7 @@ pub const ACCEPTED: &[(&str, &str)] = &[
     ("iodepth_low", "iospd refills every free slot at once"),
     ("fixedbufs", "iospd registers its buffers with io_uring"),
     ("registerfiles", "iospd registers its files with io_uring"),
-    ("loops", "a time-based job repeats until its runtime"),
     ("kb_base", "sizes are powers of 1024"),
-    ("time_based", "the run lasts its runtime"),
     ("stonewall", "the next jobs wait for this group"),
     ("bwavgtime", "iospd's interval is -D"),
     ("iopsavgtime", "iospd's interval is -D"),
@@ -103,11 +97,6 @@ pub const CLOSEST: &[(&str, &str)] = &[
     ),
     ("cpus_allowed_policy", "-a<cpus>"),
     ("numa_cpu_nodes", "-a<cpus>"),
-    ("io_size", "a time-based run: time_based with runtime (-d)"),
-    (
-        "number_ios",
-        "a time-based run: time_based with runtime (-d)",
-    ),
     ("startdelay", "none: iospd starts its jobs together"),
     (
         "buffer_pattern",

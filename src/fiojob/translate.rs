@@ -10,6 +10,8 @@
 //! | `direct=1`/`buffered=0`, `sync=dsync` | `-Su`, `w` added to `-S` |
 //! | `iodepth` (1 for sync engines), `numjobs` | `-o`, `-t` (one shared file) or one target each |
 //! | `time_based` + `runtime`, `ramp_time` | `-d`, `-W` (`-C0`) |
+//! | otherwise `io_size` or `size` (or the whole target) × `loops`, `number_ios`, `runtime` | `--bytes` (`<n>%` of the range), `--ios`, `-d` (a limit) |
+//! | random I/O (fio's random map), `norandommap` | `--random-map`, none |
 //! | `filename` (`:` lists), `directory`, `filename_format`, `size`, `filesize`, `offset` | targets, `-c`/`-f`, `-B` |
 //! | `ioengine` io_uring, libaio/aio/posixaio, psync/pvsync/pvsync2/sync, mmap, null | io_uring, io_uring, `--engine=psync`, `-Sm`, `--engine=null` |
 //! | `rate`, `rate_iops`, `thinktime` (+`thinktime_blocks`) | `-g<bytes/ms>`, `-g<n>i`, `-i`/`-j` |
@@ -351,8 +353,10 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
             Some(align) => args.push(format!("-r{align}")),
             None => args.push("-r".into()),
         }
-        if r.get("norandommap").is_none() {
-            notes.push("fio's random map visits each block once per pass; iospd draws offsets with replacement (fio's norandommap)".into());
+        // fio's random map is on unless norandommap; a distribution draws its own offsets.
+        let no_map = r.flag("norandommap")?.unwrap_or(false);
+        if !no_map && !r.last.contains_key("random_distribution") {
+            args.push("--random-map".into());
         }
     } else {
         r.get("ba");
@@ -435,29 +439,17 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
         depth
     };
     let numjobs = r.parsed("numjobs", integer)?.unwrap_or(1).max(1);
-    // Time.
+    // Time, or work: a time-based job runs for its runtime; any other ends when it has done its
+    // size (or io_size) times loops, or number_ios, or at its runtime if that comes first.
     let time_based = r.flag("time_based")?.unwrap_or(false);
-    let runtime = r.get("runtime");
-    if !time_based {
-        return Err(r.lacks(
-            "time_based",
-            "without time_based fio ends the job when its size has been done; iospd runs for a time",
-            Some("time_based with runtime=<seconds> (-d)"),
-        ));
-    }
-    let Some(runtime) = runtime else {
-        return Err(r.lacks(
-            "runtime",
-            "a time-based job without runtime runs until it is stopped",
-            Some("runtime=<seconds> (-d)"),
-        ));
+    let runtime = match r.get("runtime") {
+        Some(s) => {
+            let ns = time_ns(s.value.as_deref().unwrap_or(""), 1_000_000_000)
+                .map_err(|why| r.refuse(s, why, None))?;
+            Some((s, whole_seconds(&r, s, ns, "duration (-d)")?))
+        }
+        None => None,
     };
-    let ns = time_ns(runtime.value.as_deref().unwrap_or(""), 1_000_000_000)
-        .map_err(|why| r.refuse(runtime, why, None))?;
-    let seconds = whole_seconds(&r, runtime, ns, "duration (-d)")?;
-    if seconds == 0 {
-        return Err(r.refuse(runtime, "a run of at least one second", None));
-    }
     let ramp = match r.get("ramp_time") {
         Some(s) => {
             let ns = time_ns(s.value.as_deref().unwrap_or(""), 1_000_000_000)
@@ -466,7 +458,27 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
         }
         None => 0,
     };
-    args.push(format!("-d{seconds}"));
+    if time_based {
+        let Some((runtime, seconds)) = runtime else {
+            return Err(r.lacks(
+                "runtime",
+                "a time-based job without runtime runs until it is stopped",
+                Some("runtime=<seconds> (-d)"),
+            ));
+        };
+        if seconds == 0 {
+            return Err(r.refuse(runtime, "a run of at least one second", None));
+        }
+        args.push(format!("-d{seconds}"));
+        for key in ["loops", "io_size", "number_ios"] {
+            r.get(key);
+        }
+    } else {
+        args.extend(work(&mut r)?);
+        if let Some((_, seconds)) = runtime.filter(|&(_, s)| s > 0) {
+            args.push(format!("-d{seconds}"));
+        }
+    }
     args.push(format!("-W{ramp}"));
     args.push("-C0".into());
     args.push("-L".into());
@@ -695,6 +707,51 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
     finish(&mut r, args, notes, group, logs)
 }
 
+/// What ends a job that is not time-based: `--bytes` from `io_size` (or else `size`, the region;
+/// a share of it as a share of the target's range) times `loops`, `--ios` from `number_ios`. A
+/// job with neither goes once over its whole target, `loops` times.
+fn work(r: &mut Reader) -> Result<Vec<String>, Box<Refusal>> {
+    let loops = r.parsed("loops", integer)?.unwrap_or(1).max(1);
+    let io_size = r.parsed("io_size", size)?;
+    let region = r
+        .last
+        .get("size")
+        .and_then(|s| size(s.value.as_deref()?).ok());
+    let ios = r.parsed("number_ios", integer)?.filter(|&n| n > 0);
+    let overflow = |r: &Reader| {
+        let s = r
+            .last
+            .get("loops")
+            .or(r.last.get("io_size"))
+            .or(r.last.get("size"));
+        r.refuse(
+            s.copied().expect("given"),
+            "the bytes to move overflow",
+            None,
+        )
+    };
+    let mut args = Vec::new();
+    match io_size.or(region) {
+        Some(Size::Bytes(b)) if b > 0 => {
+            let bytes = b.checked_mul(loops).ok_or_else(|| overflow(r))?;
+            args.push(format!("--bytes={bytes}"));
+        }
+        Some(Size::Percent(p)) if p > 0 => {
+            let percent = p.checked_mul(loops).filter(|&p| p <= 1_000_000);
+            args.push(format!("--bytes={}%", percent.ok_or_else(|| overflow(r))?));
+        }
+        _ if ios.is_some() => {}
+        _ => {
+            let percent = loops.checked_mul(100).filter(|&p| p <= 1_000_000);
+            args.push(format!("--bytes={}%", percent.ok_or_else(|| overflow(r))?));
+        }
+    }
+    if let Some(n) = ios {
+        args.push(format!("--ios={n}"));
+    }
+    Ok(args)
+}
+
 /// A ratio as iospd's options take it: whole when it is, else to two decimals.
 fn ratio(r: f64) -> String {
     if (r - r.round()).abs() < 1e-9 {
@@ -786,7 +843,7 @@ fn size_arg(r: &mut Reader, targets: &[String]) -> Result<Vec<String>, Box<Refus
         )),
         (Some(Size::Percent(p)), _) => Err(r.refuse(
             setting.expect("given"),
-            format!("{p}% of the target"),
+            format!("{p}% of the target as the job's region, whose size iospd takes in bytes"),
             Some("-f<bytes>"),
         )),
         (Some(Size::Bytes(b)), true) => Ok(vec![format!("-f{b}")]),

@@ -92,6 +92,8 @@ pub struct RawArgs {
     pub work_ios: Option<u64>,
     /// `--bytes=<size>`: each thread's bytes per target.
     pub work_bytes: Option<Size>,
+    /// `--bytes=<percent>%`: each thread's bytes per target as a share of its range.
+    pub work_percent: Option<u32>,
     /// `--random-map`: random offsets without replacement.
     pub random_map: bool,
     /// `--distribution=zipf|pareto|normal`: skewed random offsets.

@@ -330,12 +330,12 @@ fn from_command_line(raw: &RawArgs) -> Result<Profile, ProfileError> {
 /// `--ios` and `--bytes`: the work each thread does on each target, when either is given.
 fn work(raw: &RawArgs, sizes: Sizes) -> Result<Option<crate::profile::Work>, ProfileError> {
     let bytes = sizes.bytes(raw.work_bytes, "--bytes")?;
-    Ok(
-        (raw.work_ios.is_some() || bytes.is_some()).then_some(crate::profile::Work {
-            ios: raw.work_ios,
-            bytes,
-        }),
-    )
+    let given = raw.work_ios.is_some() || bytes.is_some() || raw.work_percent.is_some();
+    Ok(given.then_some(crate::profile::Work {
+        ios: raw.work_ios,
+        bytes,
+        range_percent: raw.work_percent,
+    }))
 }
 
 /// Sizes as typed, in bytes with the command line's block size (`-b`).

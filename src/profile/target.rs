@@ -290,21 +290,37 @@ pub struct Work {
     /// Bytes moved in the measured window (the last I/O may pass it by less than a block).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bytes: Option<u64>,
+    /// Or bytes as a percentage of the target's range (`--bytes=100%`: one pass over it; 300%:
+    /// three), known once the target is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub range_percent: Option<u32>,
 }
 
 impl Work {
-    /// The I/O and byte limits, `u64::MAX` where there is none.
-    pub fn limits(work: Option<Work>) -> (u64, u64) {
+    /// The I/O and byte limits on a target whose range is `range` bytes, `u64::MAX` where there
+    /// is none.
+    pub fn limits(work: Option<Work>, range: u64) -> (u64, u64) {
         let w = work.unwrap_or_default();
-        (w.ios.unwrap_or(u64::MAX), w.bytes.unwrap_or(u64::MAX))
+        let share = w
+            .range_percent
+            .map(|p| (range as u128 * p as u128 / 100).min(u64::MAX as u128) as u64);
+        let bytes = match (w.bytes, share) {
+            (Some(b), Some(s)) => b.min(s),
+            (b, s) => b.or(s).unwrap_or(u64::MAX),
+        };
+        (w.ios.unwrap_or(u64::MAX), bytes.max(1))
     }
 }
 
-/// As the options take it: `--ios=1000`, `--bytes=1048576`, or both.
+/// As the options take it: `--ios=1000`, `--bytes=1048576` or `--bytes=100%`, or both.
 impl std::fmt::Display for Work {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let ios = self.ios.map(|n| format!("--ios={n}"));
-        let bytes = self.bytes.map(|n| format!("--bytes={n}"));
+        let bytes = match (self.bytes, self.range_percent) {
+            (Some(n), _) => Some(format!("--bytes={n}")),
+            (None, Some(p)) => Some(format!("--bytes={p}%")),
+            (None, None) => None,
+        };
         let parts: Vec<String> = ios.into_iter().chain(bytes).collect();
         f.write_str(&parts.join(" "))
     }

@@ -156,7 +156,10 @@ impl<'a, C: Clock> Worker<'a, C> {
                     index: tt.target,
                     first_slot: tt.first_slot,
                     last_op: Op::Read,
-                    budget: super::budget::Budget::new(crate::profile::Work::limits(target.work)),
+                    budget: super::budget::Budget::new(crate::profile::Work::limits(
+                        target.work,
+                        prepared.range.usable,
+                    )),
                 }
             })
             .collect();

@@ -33,21 +33,23 @@ fn print(files: &[&str]) -> Output {
 /// fio's defaults (bs=4k, iodepth=1, psync at depth 1, buffered), its units (sizes in 1024s,
 /// runtime in seconds), `[global…]` sections applying to the jobs after them, one file per job
 /// clone named `$jobname.$jobnum.$filenum`, `rw=read:17m` as a stride of 4k + 17m, a
-/// per-direction `bs` taken for the direction the job does.
+/// per-direction `bs` taken for the direction the job does; a job that is not time-based bounded
+/// by its `io_size` or `size` times `loops` (a device without size: the whole device), by
+/// `number_ios`, with `runtime` as a limit, and fio's random map unless `norandommap`.
 const EXPECTED: &[(&str, &[&str])] = &[
     (
         "comments-aliases.fio",
-        &["iospd -b8192 -r -w30 -Su -d30 -W0 -C0 -L -Z1048576 -t4 -o16 /dev/nvme0n1"],
+        &["iospd -b8192 -r --random-map -w30 -Su -d30 -W0 -C0 -L -Z1048576 -t4 -o16 /dev/nvme0n1"],
     ),
     (
         "env-vars.fio",
-        &["iospd -b4096 -r -w0 -Su -d30 -W0 -C0 -L -t1 -o32 /dev/sdz"],
+        &["iospd -b4096 -r --random-map -w0 -Su -d30 -W0 -C0 -L -t1 -o32 /dev/sdz"],
     ),
     (
         "globals-repeated.fio",
         &[
             "iospd -b65536 -s -w100 --engine=psync -d10 -W0 -C0 -L -Z1048576 -t1 -o1 -c16777216 /tmp/stage.0.0 /tmp/stage.1.0",
-            "iospd -b4096 -r -w0 --engine=psync -d10 -W0 -C0 -L -t1 -o1 -c16777216 /tmp/stage.0.0",
+            "iospd -b4096 -r --random-map -w0 --engine=psync -d10 -W0 -C0 -L -t1 -o1 -c16777216 /tmp/stage.0.0",
         ],
     ),
     (
@@ -55,8 +57,17 @@ const EXPECTED: &[(&str, &[&str])] = &[
         &["iospd -b131072 -s -w0 -Su -d20 -W0 -C0 -L -t1 -o32 -c67108864 /tmp/iospd-fio-seq.dat"],
     ),
     (
+        "size-bound.fio",
+        &[
+            "iospd -b4096 -r --random-map -w0 -Su --bytes=67108864 -W0 -C0 -L -t1 -o16 -c67108864 /tmp/iospd-fio-region.dat",
+            "iospd -b1048576 -s -w100 -Su --bytes=50331648 -W0 -C0 -L -Z2097152 -t1 -o1 -c67108864 /tmp/iospd-fio-loops.dat",
+            "iospd -b4096 -r -w100 -Su --bytes=67108864 --ios=5000 -d20 -W0 -C0 -L -Z1048576 -t1 -o1 -c67108864 /tmp/iospd-fio-count.dat",
+            "iospd -b131072 -s -w0 -Su --bytes=200% -W0 -C0 -L -t1 -o1 /dev/sdz",
+        ],
+    ),
+    (
         "keywords.fio",
-        &["iospd -b4096 -r -w0 -Su -d60 -W0 -C0 -L -tNCPUS -o32 /dev/sdz"],
+        &["iospd -b4096 -r --random-map -w0 -Su -d60 -W0 -C0 -L -tNCPUS -o32 /dev/sdz"],
     ),
 ];
 
@@ -102,7 +113,7 @@ fn what_iospd_cannot_run_exactly_is_refused_by_option_job_and_line() {
     for says in [
         "iospd: 5 jobs refused:",
         "refused.fio:10: job 'split': bssplit=4k/50:64k/50: iospd has no equivalent; closest in iospd: one block size: -b<size>",
-        "refused.fio:12: job 'not-time-based': time_based: without time_based fio ends the job when its size has been done",
+        "refused.fio:16: job 'half-device': size=50%: 50% of the target as the job's region, whose size iospd takes in bytes; closest in iospd: -f<bytes>",
         "refused.fio:19: job 'http': ioengine=http: the http engine has no counterpart in iospd",
         "refused.fio:25: job 'partial-arithmetic': iodepth=128*2: '128*2' is arithmetic without parentheses, of which fio reads only the leading number",
         "refused.fio:30: job 'mixed-rate': rate_iops=5000: in a job that mixes directions fio limits each direction to this rate",
@@ -319,4 +330,33 @@ fn a_translated_job_runs_with_the_job_files_shape() {
         "writes {share:.3} of the I/O, not 25 %"
     );
     assert!(dir.join("mixed.0.0").exists() && dir.join("mixed.1.0").exists());
+}
+
+/// A job that is not time-based moves its size and ends: fio's random map reads every block of
+/// the region once, and the rates are over the time it took.
+#[test]
+fn a_size_bound_job_reads_its_region_once_and_ends() {
+    let dir = TempDir::new();
+    std::fs::write(
+        dir.join("once.fio"),
+        "[once]\nioengine=psync\nfilename=t.dat\nsize=4m\nrw=randread\nbs=4k\nwrite_iolog=once.trace\n",
+    )
+    .unwrap();
+    let output = iospd()
+        .args(["fio", "-Rjson", "once.fio"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let measured = &report["timespans"][0]["measured"];
+    assert_eq!(measured["totals"]["read"]["bytes"], 4 << 20, "{measured}");
+    assert!(measured["duration_s"].as_f64().unwrap() > 0.0);
+    let trace = std::fs::read(dir.join("once.trace")).unwrap();
+    let mut blocks: Vec<u64> = trace[12..]
+        .chunks_exact(40)
+        .map(|r| u64::from_le_bytes(r[16..24].try_into().unwrap()) / 4096)
+        .collect();
+    blocks.sort_unstable();
+    assert_eq!(blocks, (0..1024).collect::<Vec<u64>>());
 }

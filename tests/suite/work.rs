@@ -90,6 +90,17 @@ fn a_byte_bound_ends_at_the_first_io_that_reaches_it_on_a_real_file() {
         &target,
     ]);
     assert_eq!(counts(&report), vec![(245, 245 * 4096, 0)]);
+    // As a share of the range: 200 % of the first 512 KiB is two passes over it.
+    let report = json_run(&[
+        "-c4M",
+        "-b4K",
+        "-f512K",
+        "-o4",
+        "-W0",
+        "--bytes=200%",
+        &target,
+    ]);
+    assert_eq!(counts(&report), vec![(256, 1 << 20, 0)]);
     // In blocks of the run's -b: 100 blocks of 8 KiB.
     let report = json_run(&["-c4M", "-b8K", "-o4", "-W0", "--bytes=100b", &target]);
     assert_eq!(counts(&report), vec![(100, 100 * 8192, 0)]);
@@ -250,6 +261,8 @@ fn work_bounds_that_cannot_run_are_refused_before_anything_is_written() {
             "use one",
         ),
         (vec!["--ios=5", "--ios=6"], "give each option once"),
+        (vec!["--bytes=1M", "--bytes=50%"], "give each option once"),
+        (vec!["--bytes=0%"], "--bytes=100%"),
     ]);
     // Without -d, -D has no length to count intervals over.
     let dir = TempDir::new();

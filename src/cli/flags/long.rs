@@ -366,8 +366,8 @@ pub const LONG_FLAGS: &[LongFlag] = &[
     LongFlag {
         name: "bytes",
         usage: (
-            "--bytes=<size>",
-            "each thread ends its I/O to a target after moving this many bytes in the measured window (K, M, G, T or b blocks); with no -d the run lasts until every thread is done",
+            "--bytes=<size>|<percent>%",
+            "each thread ends its I/O to a target after moving this many bytes in the measured window (K, M, G, T or b blocks), or this share of the target's range (100%: one pass); with no -d the run lasts until every thread is done",
         ),
         apply: |v, raw| super::apply_work_bytes(v, raw),
     },

@@ -669,6 +669,7 @@ fn work_bounds_and_the_random_map() {
         apply_long("--bytes=8b").unwrap().work_bytes,
         Some(Size::Blocks(8))
     );
+    assert_eq!(apply_long("--bytes=300%").unwrap().work_percent, Some(300));
     for bad in [
         "--ios=0",
         "--ios=",
@@ -676,6 +677,8 @@ fn work_bounds_and_the_random_map() {
         "--bytes=0",
         "--bytes=",
         "--bytes=0b",
+        "--bytes=0%",
+        "--bytes=x%",
     ] {
         assert!(apply_long(bad).is_err(), "{bad}");
     }

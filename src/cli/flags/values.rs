@@ -256,9 +256,21 @@ pub fn apply_work_ios(spec: Option<&str>, raw: &mut RawArgs) -> Result<(), Strin
     once(&mut raw.work_ios, count)
 }
 
-/// `--bytes=<size>`: 1 byte or more.
+/// `--bytes=<size>`: 1 byte or more; or `--bytes=<percent>%` of the target's range, 1 % or more
+/// (above 100 %: more than one pass).
 pub fn apply_work_bytes(spec: Option<&str>, raw: &mut RawArgs) -> Result<(), String> {
-    let size = parse_size(spec.unwrap_or_default()).map_err(|e| unit(e, "--bytes=1G"))?;
+    let spec = spec.unwrap_or_default();
+    if let Some(percent) = spec.strip_suffix('%') {
+        let percent = parse_in_range(percent, 1, 1_000_000).map_err(|e| unit(e, "--bytes=100%"))?;
+        if raw.work_bytes.is_some() {
+            return Err("this option was already given; give each option once".into());
+        }
+        return once(&mut raw.work_percent, percent as u32);
+    }
+    if raw.work_percent.is_some() {
+        return Err("this option was already given; give each option once".into());
+    }
+    let size = parse_size(spec).map_err(|e| unit(e, "--bytes=1G or --bytes=100%"))?;
     if matches!(size, Size::Bytes(0) | Size::Blocks(0)) {
         return Err("is 0 bytes; give 1 or more, for example --bytes=1G".into());
     }

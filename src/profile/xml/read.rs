@@ -356,6 +356,7 @@ const TARGET_ELEMENTS: &[&str] = &[
     "Fdatasync",
     "IoCount",
     "ByteCount",
+    "RangePercent",
     "RandomMap",
 ];
 
@@ -487,7 +488,16 @@ fn iospd_options(el: &Element, t: &mut Target) -> Result<(), XmlError> {
             .transpose()
     };
     let (ios, bytes) = (count("IoCount")?, count("ByteCount")?);
-    t.work = (ios.is_some() || bytes.is_some()).then_some(crate::profile::Work { ios, bytes });
+    let range_percent = el
+        .child("RangePercent")?
+        .map(|c| c.number_in(1, 1_000_000).map(|n| n as u32))
+        .transpose()?;
+    let given = ios.is_some() || bytes.is_some() || range_percent.is_some();
+    t.work = given.then_some(crate::profile::Work {
+        ios,
+        bytes,
+        range_percent,
+    });
     t.random_map = el.flag("RandomMap")?;
     for (name, data_only) in [("Fsync", false), ("Fdatasync", true)] {
         if let Some(f) = el.child(name)? {

@@ -348,6 +348,9 @@ fn write_target(out: &mut Out, t: &Target) {
     if let Some(n) = work.bytes {
         out.value("ByteCount", n);
     }
+    if let Some(p) = work.range_percent {
+        out.value("RangePercent", p);
+    }
     if t.random_map {
         out.value("RandomMap", "true");
     }
