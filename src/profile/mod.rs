@@ -4,6 +4,7 @@
 //! run, report) reads only this. Sizes are bytes, durations seconds, and every DiskSpd default has
 //! been applied.
 
+mod block_split;
 mod lossy;
 pub mod raw;
 pub mod replay;
@@ -21,6 +22,7 @@ use thiserror::Error;
 
 use crate::engine::EngineKind;
 
+pub use block_split::{BlockSplit, SizeShare};
 pub use resolve::{Resolved, resolve};
 pub use target::{
     Access, Burst, CacheMode, Compress, DEFAULT_DEDUPE_SETS, Dedupe, DedupeSets, Distribution,

@@ -96,6 +96,8 @@ pub struct RawArgs {
     pub work_percent: Option<u32>,
     /// `--random-map`: random offsets without replacement.
     pub random_map: bool,
+    /// `--bssplit=<sizes>`: mixed block sizes.
+    pub block_split: Option<crate::profile::BlockSplit>,
     /// `--distribution=zipf|pareto|normal`: skewed random offsets.
     pub skew: Option<crate::profile::Skew>,
     /// `-s[i][stride]`: sequential I/O.

@@ -263,7 +263,12 @@ fn substitute_templates(
 
 fn from_command_line(raw: &RawArgs) -> Result<Profile, ProfileError> {
     check_conflicts(raw)?;
-    let sizes = Sizes(raw.block_size.unwrap_or(super::DEFAULT_BLOCK_SIZE));
+    // With --bssplit the largest size is the target's block (buffers, the range's last start);
+    // random offsets are multiples of the smallest.
+    let sizes = Sizes(match &raw.block_split {
+        Some(split) => split.largest(),
+        None => raw.block_size.unwrap_or(super::DEFAULT_BLOCK_SIZE),
+    });
     let (base_offset, max_size) = range(raw, sizes)?;
     let template = Target {
         block_size: sizes.0,
@@ -273,7 +278,7 @@ fn from_command_line(raw: &RawArgs) -> Result<Profile, ProfileError> {
         requests: raw.outstanding.unwrap_or(super::DEFAULT_REQUESTS),
         threads_per_target: raw.threads_per_target.unwrap_or(1),
         thread_stride: sizes.bytes(raw.thread_stride, "-T")?.unwrap_or(0),
-        access: access(raw, sizes)?,
+        access: access(raw, sizes)?.with_split(raw.block_split.as_ref()),
         distribution: distribution(raw, sizes)?,
         skew: raw.skew,
         write_ratio: raw.write_ratio.unwrap_or(0),
@@ -288,6 +293,7 @@ fn from_command_line(raw: &RawArgs) -> Result<Profile, ProfileError> {
         flush_every: raw.flush_every,
         work: work(raw, sizes)?,
         random_map: raw.random_map,
+        block_split: raw.block_split.clone(),
         throughput: raw.throughput,
         burst: burst(raw)?,
         io_priority: raw.io_priority.unwrap_or(super::IoPriority::Normal),
@@ -457,7 +463,20 @@ fn affinity(raw: &RawArgs) -> Affinity {
 fn check_conflicts(raw: &RawArgs) -> Result<(), ProfileError> {
     let interlocked = raw.sequential.is_some_and(|s| s.interlocked);
     let random = raw.random.is_some() || raw.random_ratio.is_some();
-    let rules: [(bool, &'static str, &'static str, &'static str); 9] = [
+    let split = raw.block_split.is_some();
+    let rules: [(bool, &'static str, &'static str, &'static str); 11] = [
+        (
+            split && raw.block_size.is_some(),
+            "--bssplit",
+            "-b",
+            "--bssplit gives each I/O its size; drop -b",
+        ),
+        (
+            split && raw.sequential.is_some_and(|s| s.stride.is_some()),
+            "--bssplit",
+            "-s<stride>",
+            "with --bssplit each sequential I/O follows the last, whatever its size; drop the stride",
+        ),
         (
             raw.total_threads.is_some() && raw.threads_per_target.is_some(),
             "-F",

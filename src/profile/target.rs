@@ -64,6 +64,10 @@ pub struct Target {
     /// the measured window (fio's `number_ios`, `io_size`); `None` runs for the time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub work: Option<Work>,
+    /// `--bssplit`: each I/O's size drawn from a list per direction; `block_size` is then the
+    /// largest of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_split: Option<super::BlockSplit>,
     /// `--random-map`: random offsets without replacement, each aligned block once per pass
     /// over the range (fio's random map).
     #[serde(default, skip_serializing_if = "is_false")]
@@ -119,6 +123,7 @@ impl Target {
             trim_percent: 0,
             flush_every: None,
             work: None,
+            block_split: None,
             random_map: false,
             throughput: None,
             burst: None,
@@ -163,6 +168,32 @@ pub enum Access {
 }
 
 impl Access {
+    /// With `--bssplit`: random offsets default to multiples of the smallest size, and a
+    /// sequential I/O follows the last whatever its size (its stride, the smallest, is a floor
+    /// the worker does not use).
+    pub fn with_split(self, split: Option<&super::BlockSplit>) -> Self {
+        let Some(split) = split else {
+            return self;
+        };
+        let block = split.largest();
+        match self {
+            Access::Random { align, ratio } if align == block => Access::Random {
+                align: split.smallest(),
+                ratio,
+            },
+            Access::Sequential {
+                stride,
+                interlocked,
+                parallel,
+            } if stride == block => Access::Sequential {
+                stride: split.smallest(),
+                interlocked,
+                parallel,
+            },
+            other => other,
+        }
+    }
+
     /// The alignment (random) or stride (sequential).
     pub fn alignment(self) -> u64 {
         match self {

@@ -159,6 +159,9 @@ fn validate_work(ts: &TimeSpan) -> Result<(), ProfileError> {
             ts.cooldown_s
         )));
     }
+    for target in ts.targets.iter() {
+        validate_split(ts, target)?;
+    }
     for target in ts.targets.iter().filter(|t| t.random_map) {
         let path = target.path.display();
         let why = match (target.access, &target.distribution, target.skew) {
@@ -174,6 +177,48 @@ fn validate_work(ts: &TimeSpan) -> Result<(), ProfileError> {
         return Err(invalid(format!("'{path}': --random-map needs {why}")));
     }
     Ok(())
+}
+
+/// `--bssplit` draws each I/O's size: what tracks, shares or paces I/O by a fixed block cannot
+/// follow it.
+fn validate_split(ts: &TimeSpan, target: &Target) -> Result<(), ProfileError> {
+    let Some(split) = &target.block_split else {
+        return Ok(());
+    };
+    let path = target.path.display();
+    let conflict = if split.largest() != target.block_size {
+        Some(
+            "sets the block size (the largest of its sizes), and the profile another; drop <BlockSize>",
+        )
+    } else if target.random_map {
+        Some("varies the blocks, and --random-map visits fixed ones; drop one")
+    } else if target.dedupe.is_some() {
+        Some("varies the blocks, and --dedupe counts fixed units; drop one")
+    } else if matches!(target.access, Access::Random { ratio, .. } if ratio < 100) {
+        Some("and -rs (runs of sequential I/O) cannot be combined; use -r or -s")
+    } else if matches!(
+        target.access,
+        Access::Sequential {
+            interlocked: true,
+            ..
+        }
+    ) && ts.threads_per_target(target) > 1
+    {
+        Some("and -si (threads sharing one sequential offset) cannot be combined; drop -si")
+    } else if matches!(
+        target.throughput,
+        Some(crate::profile::Throughput::BytesPerMs(_))
+    ) {
+        Some(
+            "varies the bytes per I/O, and -g<bytes per ms> paces fixed blocks; pace I/Os with -g<n>i",
+        )
+    } else {
+        None
+    };
+    match conflict {
+        Some(why) => Err(invalid(format!("'{path}': --bssplit={split} {why}"))),
+        None => Ok(()),
+    }
 }
 
 /// `--compress` and `--dedupe` shape what is written: a run must write (or create the file with

@@ -12,6 +12,11 @@ pub fn check(ts: &TimeSpan) -> Result<(), ProfileError> {
     for (i, t) in ts.targets.iter().enumerate() {
         let block = t.block_size;
         let name = t.path.display();
+        if t.block_split.is_some() {
+            return refuse(format!(
+                "--verify checks whole blocks of one size, and --bssplit varies the size of '{name}'s I/Os; drop one"
+            ));
+        }
         if block < SECTOR as u64 || block % SECTOR as u64 != 0 {
             return refuse(format!(
                 "--verify stamps every 512-byte sector, and '{name}' has a {block}-byte block; give a block size that is a multiple of 512 (-b4K)"

@@ -9,6 +9,7 @@ pub mod intervals;
 pub mod reality;
 pub mod replay;
 pub mod series;
+pub mod sizes;
 pub mod slowest;
 pub mod timeline;
 
@@ -161,6 +162,8 @@ pub struct TargetStats {
     pub flush: Option<Box<OpStats>>,
     /// `--distribution`: how the measured I/Os fell on the hot sets.
     pub skew: SkewCounts,
+    /// `--bssplit`: the reads and writes by size; `None` without it.
+    pub by_size: Option<Box<sizes::SizeStats>>,
 }
 
 /// `--distribution`: the measured I/Os of a target and how many fell in each of its hot sets (the
@@ -203,7 +206,14 @@ impl TargetStats {
             trim: None,
             flush: None,
             skew: SkewCounts::default(),
+            by_size: None,
         }
+    }
+
+    /// Also counts reads and writes by size (`--bssplit`'s sizes, ascending).
+    pub fn with_sizes(mut self, sizes: Option<Vec<u64>>) -> Self {
+        self.by_size = sizes.map(|s| Box::new(sizes::SizeStats::new(s)));
+        self
     }
 
     /// Also keeps statistics of trims (`trim`) and flushes (`flush`).

@@ -254,13 +254,24 @@ pub fn check_workload(
     }
     if target.cache == CacheMode::DisableOsCache {
         let (align, source_of_align) = inspection.direct_align;
+        let sizes = target
+            .block_split
+            .as_ref()
+            .map(|s| s.sizes())
+            .unwrap_or_default();
+        let split = sizes.iter().map(|&size| (size, "a size of --bssplit"));
         let checks = [
-            (target.block_size, "the block size (-b)"),
             (stride, "the alignment or stride (-r/-s)"),
             (target.base_offset, "the base offset (-B)"),
             (target.thread_stride, "the thread stride (-T)"),
         ];
-        if let Some((value, what)) = checks.into_iter().find(|(v, _)| v % align != 0) {
+        let block = [(target.block_size, "the block size (-b)")];
+        let mut all = block
+            .into_iter()
+            .filter(|_| sizes.is_empty())
+            .chain(split)
+            .chain(checks);
+        if let Some((value, what)) = all.find(|(v, _)| v % align != 0) {
             return Err(TargetError::Alignment {
                 path: path.clone(),
                 what: format!("{what} {value}"),

@@ -160,6 +160,7 @@ impl<'a, C: Clock> Worker<'a, C> {
                         target.work,
                         prepared.range.usable,
                     )),
+                    sizes: target.block_split.as_ref().map(super::sizes::SizeDraw::new),
                 }
             })
             .collect();
@@ -191,6 +192,7 @@ impl<'a, C: Clock> Worker<'a, C> {
                             plan.intervals,
                         ),
                     };
+                    let stats = stats.with_sizes(target.block_split.as_ref().map(|s| s.sizes()));
                     match target.throughput.is_some() || target.burst.is_some() {
                         true => stats.with_intended(),
                         false => stats,

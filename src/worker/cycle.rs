@@ -36,6 +36,8 @@ impl<C: Clock> Worker<'_, C> {
         let mut intended = vec![0 as Nanos; slots];
         let mut offsets = vec![0u64; slots];
         let mut ops = vec![Op::Read; slots];
+        let mut lens = vec![0u32; slots];
+        let mut size_index = vec![0u8; slots];
         let mut owner = vec![0u16; slots];
         let mut filling = true;
         let mut failure = None;
@@ -74,8 +76,8 @@ impl<C: Clock> Worker<'_, C> {
                     if !target.budget.open() || !target.throttle.ready(now) {
                         continue;
                     }
-                    let (op, offset) = match pending {
-                        Some((_, op, offset)) => (op, offset),
+                    let (op, offset, len, index) = match pending {
+                        Some((_, op, offset)) => (op, offset, target.len(op), 0),
                         None => target.next(&mut self.rng, slot),
                     };
                     if let Some(v) = &mut self.verify {
@@ -87,18 +89,20 @@ impl<C: Clock> Worker<'_, C> {
                     }
                     free.swap_remove(i);
                     if op == Op::Write {
-                        let buf = engine.slots().write_buffer(slot, target.block as usize);
+                        let buf = engine.slots().write_buffer(slot, len as usize);
                         match &mut self.verify {
                             Some(v) => v.stamp(slot, offset, buf),
                             None => target.fill.prepare(buf, &mut self.rng, offset),
                         }
                     }
                     if op.has_range() {
-                        target.budget.commit(target.block);
+                        target.budget.commit(len);
                     }
                     intended[slot as usize] = target.throttle.due();
                     target.throttle.issued(now);
                     ops[slot as usize] = op;
+                    lens[slot as usize] = len;
+                    size_index[slot as usize] = index;
                     offsets[slot as usize] = offset;
                     owner[slot as usize] = t as u16;
                     engine.push(Io {
@@ -106,7 +110,7 @@ impl<C: Clock> Worker<'_, C> {
                         target: t as u16,
                         op,
                         offset,
-                        len: target.len(op),
+                        len,
                     })?;
                     batch.push(slot);
                 }
@@ -188,8 +192,9 @@ impl<C: Clock> Worker<'_, C> {
                 if now - since >= DRAIN_LIMIT && done.is_empty() {
                     // The device stopped answering: the oldest I/O in flight is the failure.
                     if let Some(slot) = oldest(engine, &started).filter(|_| failure.is_none()) {
-                        let t = owner[slot] as usize;
-                        failure = Some(self.failure(t, ops[slot], offsets[slot], -libc::ETIMEDOUT));
+                        let (t, io) =
+                            (owner[slot] as usize, (ops[slot], offsets[slot], lens[slot]));
+                        failure = Some(self.failure(t, io, -libc::ETIMEDOUT));
                     }
                     break;
                 }
@@ -209,7 +214,7 @@ impl<C: Clock> Worker<'_, C> {
                 inflight -= 1;
                 let slot = completion.slot as usize;
                 let t = owner[slot] as usize;
-                let len = self.targets[t].len(ops[slot]);
+                let len = lens[slot];
                 if counted && let Some(tracer) = &mut self.tracer {
                     tracer.push(crate::trace::Record {
                         completion_ns: now - self.schedule.warmup_end,
@@ -245,8 +250,8 @@ impl<C: Clock> Worker<'_, C> {
                 }
                 if !completed {
                     if failure.is_none() {
-                        failure =
-                            Some(self.failure(t, ops[slot], offsets[slot], completion.result));
+                        let io = (ops[slot], offsets[slot], len);
+                        failure = Some(self.failure(t, io, completion.result));
                         let _ = self.stop.compare_exchange(
                             0,
                             now.max(1),
@@ -265,6 +270,9 @@ impl<C: Clock> Worker<'_, C> {
                     if self.slowest.admits(latency) {
                         let io = (ops[slot], offsets[slot], len);
                         self.keep_slow(started[slot], now, t, io);
+                    }
+                    if let Some(by_size) = &mut self.stats[t].by_size {
+                        by_size.record(ops[slot], size_index[slot], latency);
                     }
                     let stats = self.stats[t].op_mut(ops[slot]);
                     stats.record(len as u64, latency, interval);
@@ -315,16 +323,17 @@ impl<C: Clock> Worker<'_, C> {
         });
     }
 
-    /// The failed I/O that stops the run: a full block of target `t` (index among the thread's
-    /// targets) that ended with `result`.
+    /// The failed I/O that stops the run: `io` (direction, offset, length) on target `t` (index
+    /// among the thread's targets), which ended with `result`.
     #[cold]
-    fn failure(&self, t: usize, op: Op, offset: u64, result: i32) -> IoFailure {
+    fn failure(&self, t: usize, io: (Op, u64, u32), result: i32) -> IoFailure {
+        let (op, offset, len) = io;
         IoFailure {
             thread: self.thread,
             target: self.targets[t].index,
             op,
             offset,
-            len: self.targets[t].len(op),
+            len,
             result,
         }
     }

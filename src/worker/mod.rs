@@ -24,6 +24,7 @@ pub(crate) mod build;
 mod cycle;
 pub mod offsets;
 pub mod replay;
+pub mod sizes;
 pub mod skew;
 pub mod throttle;
 
@@ -123,6 +124,8 @@ pub struct WorkerTarget<'a> {
     pub last_op: Op,
     /// `--ios`/`--bytes`: what this thread may still issue to the target.
     pub budget: budget::Budget,
+    /// `--bssplit`: the sizes its I/Os draw from; `None`: every I/O is `block` bytes.
+    pub sizes: Option<sizes::SizeDraw>,
 }
 
 /// `--fsync=<N>`/`--fdatasync=<N>`: counts a thread's writes to a target and owes a flush after
@@ -138,33 +141,51 @@ pub struct Flusher {
 }
 
 impl WorkerTarget<'_> {
-    /// The kind and offset of the next I/O on this target from `slot`: a flush when one is owed
-    /// (offset 0), otherwise a trim, write or read at the next offset.
+    /// The kind, offset and length of the next I/O on this target from `slot`, and the index of
+    /// its size among `--bssplit`'s (0 without it): a flush when one is owed (offset 0, no
+    /// bytes), otherwise a trim, write or read at the next offset.
     #[inline]
-    fn next(&mut self, rng: &mut Rng, slot: u32) -> (Op, u64) {
+    fn next(&mut self, rng: &mut Rng, slot: u32) -> (Op, u64, u32, u8) {
         if let Some(flush) = &mut self.flush
             && flush.writes >= flush.every
         {
             flush.writes -= flush.every;
-            return (flush.op, 0);
+            return (flush.op, 0, 0, 0);
         }
         let lane = slot.saturating_sub(self.first_slot) as usize;
-        let (offset, fresh) = self.offsets.next(rng, lane);
-        if fresh {
-            self.last_op = match self.write_ratio {
-                _ if self.trim_percent > 0 && rng.below(100) < self.trim_percent as u64 => Op::Trim,
-                0 => Op::Read,
-                100 => Op::Write,
-                w if rng.below(100) < w as u64 => Op::Write,
-                _ => Op::Read,
-            };
-        }
+        let (offset, len, index) = match &self.sizes {
+            None => {
+                let (offset, fresh) = self.offsets.next(rng, lane);
+                if fresh {
+                    self.last_op = self.direction(rng);
+                }
+                (offset, self.block, 0)
+            }
+            // Mixed sizes: the direction, then its size, then an offset that fits it.
+            Some(sizes) => {
+                self.last_op = self.direction(rng);
+                let (len, index) = sizes.draw(self.last_op, rng);
+                (self.offsets.next_sized(rng, lane, len as u64), len, index)
+            }
+        };
         if self.last_op == Op::Write
             && let Some(flush) = &mut self.flush
         {
             flush.writes += 1;
         }
-        (self.last_op, offset)
+        (self.last_op, offset, len, index)
+    }
+
+    /// A fresh direction by `--trim` and `-w`.
+    #[inline]
+    fn direction(&self, rng: &mut Rng) -> Op {
+        match self.write_ratio {
+            _ if self.trim_percent > 0 && rng.below(100) < self.trim_percent as u64 => Op::Trim,
+            0 => Op::Read,
+            100 => Op::Write,
+            w if rng.below(100) < w as u64 => Op::Write,
+            _ => Op::Read,
+        }
     }
 
     /// Bytes an I/O of `op` covers: a block, or nothing for a flush.

@@ -200,6 +200,22 @@ impl<'a> OffsetGen<'a> {
         (self.base + relative, fresh)
     }
 
+    /// With `--bssplit`: the offset of an I/O of `len` bytes on `lane`. Sequential I/O follows
+    /// the last, whatever its size, and wraps when the next would start past the range's last
+    /// start (which leaves room for the largest size); random offsets are drawn as always.
+    #[inline]
+    pub fn next_sized(&mut self, rng: &mut Rng, lane: usize, len: u64) -> u64 {
+        let relative = match &mut self.kind {
+            Kind::Sequential => Self::advance(&mut self.next, len, self.last_start, self.wrap_to),
+            Kind::Parallel => {
+                let cursor = &mut self.lanes[lane];
+                Self::advance(cursor, len, self.last_start, self.wrap_to)
+            }
+            _ => return self.next(rng, lane).0,
+        };
+        self.base + relative
+    }
+
     #[inline]
     fn advance(cursor: &mut u64, align: u64, last_start: u64, wrap_to: u64) -> u64 {
         let offset = *cursor;

@@ -11,6 +11,7 @@
 mod util;
 
 mod access;
+mod block_sizes;
 mod characterise;
 mod children;
 mod cli;

@@ -372,6 +372,17 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         apply: |v, raw| super::apply_work_bytes(v, raw),
     },
     LongFlag {
+        name: "bssplit",
+        usage: (
+            "--bssplit=<size>/<weight>[:…][,<write sizes>]",
+            "each I/O's size drawn by weight (4K/70:64K/30), one list for all I/O or one for reads and one for writes; replaces -b, and the report breaks rates and latency down by size",
+        ),
+        apply: |v, raw| {
+            let split = v.unwrap_or_default().parse()?;
+            once(&mut raw.block_split, split)
+        },
+    },
+    LongFlag {
         name: "random-map",
         usage: (
             "--random-map",

@@ -358,6 +358,7 @@ const TARGET_ELEMENTS: &[&str] = &[
     "ByteCount",
     "RangePercent",
     "RandomMap",
+    "BlockSplit",
 ];
 
 fn target(el: &Element) -> Result<Target, XmlError> {
@@ -499,6 +500,7 @@ fn iospd_options(el: &Element, t: &mut Target) -> Result<(), XmlError> {
         range_percent,
     });
     t.random_map = el.flag("RandomMap")?;
+    t.block_split = parsed(el, "BlockSplit")?;
     for (name, data_only) in [("Fsync", false), ("Fdatasync", true)] {
         if let Some(f) = el.child(name)? {
             if t.flush_every.is_some() {

@@ -354,6 +354,9 @@ fn write_target(out: &mut Out, t: &Target) {
     if t.random_map {
         out.value("RandomMap", "true");
     }
+    if let Some(split) = &t.block_split {
+        out.value("BlockSplit", split);
+    }
     out.close("Target");
 }
 

@@ -394,6 +394,7 @@ fn measured(
     let mut ops = OpSet::default();
     let mut per_path: Vec<(String, OpSet)> = Vec::new();
     let mut skews = Vec::new();
+    let mut by_size = super::sizes::BySize::new();
     let mut threads = Vec::with_capacity(results.threads.len());
     for thread in &results.threads {
         let mut targets = Vec::with_capacity(thread.targets.len());
@@ -407,6 +408,9 @@ fn measured(
             }
             if let Some(skew) = ts.targets[stats.target].skew {
                 add_skew(&mut skews, &path, skew, &stats.skew);
+            }
+            if let Some(sizes) = &stats.by_size {
+                super::sizes::add(&mut by_size, &path, sizes);
             }
             targets.push(ThreadTarget {
                 target: stats.target,
@@ -479,6 +483,7 @@ fn measured(
             counters: results.counters.clone(),
             distributions,
             skews,
+            by_size,
             timeline: results.timeline.clone(),
             slowest: slowest(results, &path_of),
         },
@@ -548,6 +553,8 @@ pub(crate) struct MeasuredParts {
     pub distributions: Vec<DistributionReport>,
     /// `--distribution`: per path, the skew and its hot-set counts.
     pub skews: Vec<(String, Skew, SkewCounts)>,
+    /// `--bssplit`: per path, its counts by size.
+    pub by_size: super::sizes::BySize,
     pub timeline: Vec<crate::stats::timeline::Row>,
     /// The slowest I/Os, the slowest first.
     pub slowest: Vec<SlowIoReport>,
@@ -612,6 +619,7 @@ impl Measured {
             counters,
             distributions,
             skews,
+            by_size,
             timeline,
             slowest,
         } = parts;
@@ -632,6 +640,7 @@ impl Measured {
             counters,
             distributions,
             skews: skews.into_iter().map(skew_report).collect(),
+            block_sizes: super::sizes::report(by_size, seconds),
             reality: None,
             steady_state: crate::stats::timeline::steady_state(&timeline),
             timeline,

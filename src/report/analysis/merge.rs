@@ -467,6 +467,13 @@ fn merge_measured(
             counters,
             distributions: first.distributions.clone(),
             skews: skews(&measured),
+            by_size: {
+                let mut sums = super::sizes::BySize::new();
+                for (_, m, _) in &measured {
+                    super::sizes::add_reported(&mut sums, &m.block_sizes);
+                }
+                sums
+            },
             slowest: slowest(&measured),
             timeline,
         },

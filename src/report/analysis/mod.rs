@@ -14,5 +14,6 @@ pub mod noise;
 pub(crate) mod reality;
 pub mod repetitions;
 pub mod replay;
+pub(crate) mod sizes;
 pub mod slo;
 pub mod sweep;

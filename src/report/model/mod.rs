@@ -5,6 +5,7 @@ mod cluster;
 mod reality;
 mod repetitions;
 mod replay;
+mod sizes;
 mod sweep;
 
 pub use cluster::{Aggregate, ClusterReport, HostReport, RankReport, StartReport};
@@ -14,6 +15,7 @@ pub use reality::{
 };
 pub use repetitions::{RepetitionGroup, RepetitionsReport};
 pub use replay::{Lateness, ReplayDevice, ReplayReport, ReplaySecond, ReplaySlots};
+pub use sizes::{BlockSizeReport, SizeOps, SizeRow};
 pub use sweep::{Series, SweepPoint, SweepReport};
 
 use serde::{Deserialize, Serialize};
@@ -142,6 +144,9 @@ pub struct Measured {
     /// `--distribution`: per target, the hot sets' share of the measured I/O.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skews: Vec<SkewReport>,
+    /// `--bssplit`: per target, its reads and writes by block size.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub block_sizes: Vec<BlockSizeReport>,
     /// `-D`: per interval, every thread merged: each target and all together, with percentiles.
     pub timeline: Vec<crate::stats::timeline::Row>,
     /// Whether the window measured the device ("is this real").

@@ -123,6 +123,16 @@ fn workload_text(out: &mut String, ts: &crate::profile::TimeSpan, skew: bool) {
                 ),
             );
         }
+        if let Some(split) = &t.block_split {
+            line(
+                out,
+                4,
+                format_args!(
+                    "--bssplit={split}: {} (each I/O's size drawn by weight; DiskSpd's tables add every size)",
+                    t.path.display()
+                ),
+            );
+        }
         if t.random_map {
             line(
                 out,
@@ -424,6 +434,42 @@ fn skew_text(out: &mut String, s: &SkewReport) {
     }
 }
 
+/// `--bssplit`: a row per size and direction that did I/O, as DiskSpd's tables show a thread's.
+fn sizes_text(out: &mut String, b: &crate::report::BlockSizeReport) {
+    line(
+        out,
+        4,
+        format_args!("--bssplit on {}, by block size:", b.path),
+    );
+    line(
+        out,
+        6,
+        "   size | dir   |     I/Os |  I/O per s |    MiB/s |  AvgLat | LatStdDev |  MaxLat",
+    );
+    let ms = |ns: f64| ns / 1e6;
+    for row in &b.sizes {
+        for (dir, o) in [("read", &row.read), ("write", &row.write)] {
+            if o.ios == 0 {
+                continue;
+            }
+            line(
+                out,
+                6,
+                format_args!(
+                    "{:>7} | {dir:<5} | {:>8} | {:>10.2} | {:>8.2} | {:>7.3} | {:>9.3} | {:>7.3}",
+                    crate::units::format_size(row.size_bytes),
+                    o.ios,
+                    o.ios_per_s,
+                    o.bytes_per_s / 1_048_576.0,
+                    ms(o.mean_ns),
+                    ms(o.stddev_ns),
+                    ms(o.max_ns as f64),
+                ),
+            );
+        }
+    }
+}
+
 /// `--dedupe`: the plan, and the exact ratio of what the timespan's writes left.
 fn dedupe_text(out: &mut String, d: &DedupeReport) {
     line(
@@ -468,6 +514,9 @@ fn measured_text(out: &mut String, profile: &Profile, latency: bool, m: &Measure
     );
     for s in &m.skews {
         skew_text(out, s);
+    }
+    for b in &m.block_sizes {
+        sizes_text(out, b);
     }
     if let Some(r) = &m.reality {
         reality_text(out, r);

@@ -1,0 +1,89 @@
+//! `--bssplit`: each I/O's size drawn by weight from its direction's list, with the size's index
+//! among the split's sizes (ascending) for the statistics by size.
+
+use crate::engine::Op;
+use crate::profile::{BlockSplit, SizeShare};
+use crate::rng::Rng;
+
+/// One direction's sizes: cumulative weight, bytes, index among all sizes.
+#[derive(Debug, Clone)]
+struct Choices(Vec<(u64, u32, u8)>);
+
+impl Choices {
+    fn new(shares: &[SizeShare], sizes: &[u64]) -> Self {
+        let mut until = 0u64;
+        Choices(
+            shares
+                .iter()
+                .map(|s| {
+                    until += s.weight as u64;
+                    let index = sizes.iter().position(|&x| x == s.size).unwrap_or(0);
+                    (until, s.size as u32, index as u8)
+                })
+                .collect(),
+        )
+    }
+
+    #[inline]
+    fn draw(&self, rng: &mut Rng) -> (u32, u8) {
+        let total = self.0[self.0.len() - 1].0;
+        let pick = rng.below(total);
+        let i = self.0.partition_point(|c| c.0 <= pick);
+        let (_, len, index) = self.0[i];
+        (len, index)
+    }
+}
+
+/// The sizes a target's reads and writes (and trims, with the writes) draw from.
+#[derive(Debug, Clone)]
+pub struct SizeDraw {
+    read: Choices,
+    write: Choices,
+}
+
+impl SizeDraw {
+    /// Draws for `split` (its lists are never empty: the option's grammar needs a size).
+    pub fn new(split: &BlockSplit) -> Self {
+        let sizes = split.sizes();
+        SizeDraw {
+            read: Choices::new(&split.read, &sizes),
+            write: Choices::new(&split.write, &sizes),
+        }
+    }
+
+    /// The size of the next I/O of `op` and its index among the split's sizes.
+    #[inline]
+    pub fn draw(&self, op: Op, rng: &mut Rng) -> (u32, u8) {
+        match op {
+            Op::Read => self.read.draw(rng),
+            _ => self.write.draw(rng),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_are_drawn_by_weight_per_direction() {
+        let split: BlockSplit = "4K/75:64K/25,128K/100".parse().unwrap();
+        let draw = SizeDraw::new(&split);
+        let mut rng = Rng::new(3);
+        let mut small = 0;
+        for _ in 0..100_000 {
+            let (len, index) = draw.draw(Op::Read, &mut rng);
+            match len {
+                4096 => {
+                    assert_eq!(index, 0);
+                    small += 1;
+                }
+                65536 => assert_eq!(index, 1),
+                other => panic!("{other}"),
+            }
+        }
+        assert!((74_000..76_000).contains(&small), "{small}");
+        assert_eq!(draw.draw(Op::Write, &mut rng), (131_072, 2));
+        assert_eq!(draw.draw(Op::Trim, &mut rng), (131_072, 2));
+    }
+}
