@@ -84,8 +84,6 @@ pub const ACCEPTED: &[(&str, &str)] = &[
 
 /// Refused, with iospd's closest option.
 pub const CLOSEST: &[(&str, &str)] = &[
-    ("bsrange", "one block size: -b<size>"),
-    ("bssplit", "one block size: -b<size>"),
     ("bs_unaligned", "-b<size>"),
     (
         "cpus_allowed",

@@ -5,6 +5,7 @@
 //! the job, the file and line, and iospd's closest equivalent when there is one. Nothing here
 //! runs I/O; `iospd fio` runs the lines.
 
+mod blocks;
 pub mod known;
 pub mod read;
 pub mod translate;

@@ -6,7 +6,7 @@
 //! |---|---|
 //! | `rw` read, write, randread, randwrite, rw/readwrite, randrw, trim, randtrim (`:N` skips) | `-s` (or `-s<bs+N>`), `-r`, `-w<writes %>`, `--trim=100` |
 //! | `rwmixread`/`rwmixwrite` | `-w` |
-//! | `bs` (one size for the directions the job does), `ba` | `-b`, `-r<align>` |
+//! | `bs` (per direction), `bssplit`, `bsrange` (multiples of its low end, equally likely), `ba` | `-b` or `--bssplit`, `-r<align>` |
 //! | `direct=1`/`buffered=0`, `sync=dsync` | `-Su`, `w` added to `-S` |
 //! | `iodepth` (1 for sync engines), `numjobs` | `-o`, `-t` (one shared file) or one target each |
 //! | `time_based` + `runtime`, `ramp_time` | `-d`, `-W` (`-C0`) |
@@ -110,11 +110,11 @@ fn engine(name: &str) -> Result<(Option<&'static str>, bool, Option<&'static str
 }
 
 /// What `rw` asks for.
-struct Mode {
-    random: bool,
-    reads: bool,
-    writes: bool,
-    trims: bool,
+pub(super) struct Mode {
+    pub(super) random: bool,
+    pub(super) reads: bool,
+    pub(super) writes: bool,
+    pub(super) trims: bool,
     /// `:N` after the mode.
     skip: Option<String>,
 }
@@ -150,7 +150,7 @@ fn mode(value: &str) -> Result<Mode, String> {
 }
 
 /// Reads one job's settings, keeping track of what was used.
-struct Reader<'a> {
+pub(super) struct Reader<'a> {
     job: &'a Job,
     last: BTreeMap<&'a str, &'a Setting>,
     used: Vec<&'a str>,
@@ -169,7 +169,7 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn get(&mut self, key: &'a str) -> Option<&'a Setting> {
+    pub(super) fn get(&mut self, key: &'a str) -> Option<&'a Setting> {
         self.used.push(key);
         self.last.get(key).copied()
     }
@@ -178,7 +178,12 @@ impl<'a> Reader<'a> {
         self.get(key).map(|s| s.value.as_deref().unwrap_or(""))
     }
 
-    fn refuse(&self, s: &Setting, why: impl Into<String>, closest: Option<&str>) -> Box<Refusal> {
+    pub(super) fn refuse(
+        &self,
+        s: &Setting,
+        why: impl Into<String>,
+        closest: Option<&str>,
+    ) -> Box<Refusal> {
         Box::new(Refusal {
             option: match &s.value {
                 Some(v) => format!("{}={v}", s.written),
@@ -192,7 +197,12 @@ impl<'a> Reader<'a> {
     }
 
     /// A refusal for what the job lacks, at its section.
-    fn lacks(&self, option: &str, why: impl Into<String>, closest: Option<&str>) -> Box<Refusal> {
+    pub(super) fn lacks(
+        &self,
+        option: &str,
+        why: impl Into<String>,
+        closest: Option<&str>,
+    ) -> Box<Refusal> {
         Box::new(Refusal {
             option: option.to_string(),
             job: self.job.name.clone(),
@@ -300,46 +310,10 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
         (false, true) => 100,
         _ => 0,
     };
-    // Block size: one per direction the job does.
-    let bs_setting = r.get("bs");
-    let block = match bs_setting {
-        None => 4096,
-        Some(s) => {
-            let value = s.value.as_deref().unwrap_or("");
-            let parts: Vec<&str> = value.split(',').collect();
-            let at = |i: usize| {
-                parts
-                    .get(i)
-                    .filter(|p| !p.is_empty())
-                    .or(parts.first())
-                    .copied()
-                    .unwrap_or("4k")
-            };
-            let mut sizes = Vec::new();
-            for (does, i) in [(m.reads, 0), (m.writes, 1), (m.trims, 2)] {
-                if does {
-                    sizes.push(bytes(at(i)).map_err(|why| r.refuse(s, why, None))?);
-                }
-            }
-            sizes.dedup();
-            if sizes.len() > 1 {
-                return Err(r.refuse(
-                    s,
-                    "the job's directions use different block sizes; iospd has one block size per target",
-                    Some("one -b<size> for every direction"),
-                ));
-            }
-            sizes.first().copied().unwrap_or(4096)
-        }
-    };
-    if block == 0 || block > u32::MAX as u64 {
-        return Err(r.refuse(
-            bs_setting.expect("a zero size was given"),
-            "not a block size",
-            None,
-        ));
-    }
-    args.push(format!("-b{block}"));
+    // Block sizes.
+    let blocks = super::blocks::blocks(&mut r, &m)?;
+    let block = blocks.largest;
+    args.push(blocks.arg);
     // Access.
     if m.random {
         if let Some(skip) = &m.skip {
@@ -356,7 +330,11 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
         // fio's random map is on unless norandommap; a distribution draws its own offsets.
         let no_map = r.flag("norandommap")?.unwrap_or(false);
         if !no_map && !r.last.contains_key("random_distribution") {
-            args.push("--random-map".into());
+            if blocks.mixed {
+                notes.push("fio's random map marks the blocks each I/O of mixed sizes covers; iospd draws offsets for mixed sizes with replacement (norandommap)".into());
+            } else {
+                args.push("--random-map".into());
+            }
         }
     } else {
         r.get("ba");
@@ -366,6 +344,13 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
                     r.last["rw"],
                     "a negative skip (moving backwards through the target) has no counterpart",
                     Some("-s (forwards)"),
+                ));
+            }
+            Some(skip) if blocks.mixed => {
+                return Err(r.refuse(
+                    r.last["rw"],
+                    format!("a gap of {skip} after each I/O of mixed sizes has no counterpart (iospd's sequential I/O of mixed sizes follows the last)"),
+                    Some("-s (no gap)"),
                 ));
             }
             Some(skip) => {
