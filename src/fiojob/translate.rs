@@ -25,7 +25,7 @@
 
 use std::collections::BTreeMap;
 
-use super::known::{ACCEPTED, CLOSEST};
+use super::known::{ACCEPTED, ACCEPTED_VALUES, CLOSEST};
 use super::value::{Size, boolean, bytes, integer, size, time_ns};
 use super::{Job, Place, Setting};
 
@@ -470,7 +470,8 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
     // Pacing and think time.
     let mixed = [m.reads, m.writes, m.trims].iter().filter(|&&d| d).count() > 1;
     for key in ["rate_iops", "rate"] {
-        if let Some(s) = r.last.get(key).copied().filter(|_| mixed) {
+        let limited = |s: &&Setting| !matches!(s.value.as_deref(), Some("0"));
+        if let Some(s) = r.last.get(key).copied().filter(limited).filter(|_| mixed) {
             // fio holds each direction to the rate: a mixed job's total is their sum, shaped by
             // the mix.
             return Err(r.refuse(
@@ -485,8 +486,11 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
         if v.contains(',') {
             return Err(r.refuse(s, "a rate per direction", Some("-g<n>i for all I/O")));
         }
+        // 0: fio's default, no limit.
         let n = integer(v).map_err(|why| r.refuse(s, why, None))?;
-        args.push(format!("-g{n}i"));
+        if n > 0 {
+            args.push(format!("-g{n}i"));
+        }
     } else if let Some(s) = r.get("rate") {
         let v = s.value.as_deref().unwrap_or("");
         if v.contains(',') {
@@ -506,7 +510,10 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
                 Some(&format!("-g{}", per_s / 1000)),
             ));
         }
-        args.push(format!("-g{}", per_s / 1000));
+        // 0: fio's default, no limit.
+        if per_s > 0 {
+            args.push(format!("-g{}", per_s / 1000));
+        }
     }
     if let Some(s) = r.get("thinktime") {
         let ns = time_ns(s.value.as_deref().unwrap_or(""), 1_000)
@@ -533,8 +540,12 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
     } else if m.writes
         && !r.last.contains_key("buffer_compress_percentage")
         && !r.last.contains_key("dedupe_percentage")
+        && r.last
+            .get("verify")
+            .is_none_or(|v| matches!(v.value.as_deref(), Some("0" | "null" | "")))
     {
         // fio writes random data (scrambled a little each time): windows of a random buffer.
+        // (A verified job writes iospd's self-describing blocks instead.)
         args.push(format!("-Z{}", (block * 2).max(1 << 20)));
     }
     if let Some(p) = r.parsed("buffer_compress_percentage", integer)? {
@@ -590,18 +601,23 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
         }
     }
     // Flushes, verification.
-    if let Some(n) = r.parsed("fsync", integer)?.filter(|&n| n > 0) {
-        args.push(format!("--fsync={n}"));
-    }
-    if let Some(n) = r.parsed("fdatasync", integer)?.filter(|&n| n > 0) {
-        args.push(format!("--fdatasync={n}"));
+    for (key, option) in [("fsync", "--fsync"), ("fdatasync", "--fdatasync")] {
+        match r.parsed(key, integer)?.filter(|&n| n > 0) {
+            Some(n) if m.writes => args.push(format!("{option}={n}")),
+            Some(n) => notes.push(format!(
+                "{key}={n}: the job does not write, so fio issues no flush and neither does iospd"
+            )),
+            None => {}
+        }
     }
     let verify = r
         .value("verify")
         .filter(|v| !matches!(*v, "0" | "null" | ""));
     let do_verify = r.flag("do_verify")?.unwrap_or(true);
+    // verify_fatal ends the job at the first bad block; without verification it does nothing.
+    let fatal = r.flag("verify_fatal")?.unwrap_or(false);
     if verify.is_some() && do_verify {
-        args.push("--verify".into());
+        args.push(if fatal { "--verify=stop" } else { "--verify" }.into());
         notes.push("iospd checks every read against what it wrote during the run, in its own block format (fio writes, then reads back)".into());
     }
     // Seeds, percentiles, logs.
@@ -853,6 +869,13 @@ fn finish(
         if let Some((_, note)) = ACCEPTED.iter().find(|(k, _)| *k == key) {
             notes.push(format!("{}: {note}", s.written));
             continue;
+        }
+        if let Some((_, values, note)) = ACCEPTED_VALUES.iter().find(|(k, ..)| *k == key) {
+            let value = s.value.as_deref().unwrap_or("1");
+            if values.contains(&value.to_ascii_lowercase().as_str()) {
+                notes.push(format!("{}={value}: {note}", s.written));
+                continue;
+            }
         }
         let closest = CLOSEST.iter().find(|(k, _)| *k == key).map(|(_, c)| *c);
         return Err(r.refuse(s, "iospd has no equivalent", closest));

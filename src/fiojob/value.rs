@@ -155,11 +155,11 @@ pub fn size(value: &str) -> Result<Size, String> {
         .map_err(|_| format!("'{v}' is not a size (a number and k, m, g, t: 4k, 1g)"))?;
     let mult: u64 = match unit.to_ascii_lowercase().as_str() {
         "" | "b" => 1,
-        "k" | "kb" | "kib" => 1 << 10,
-        "m" | "mb" | "mib" => 1 << 20,
-        "g" | "gb" | "gib" => 1 << 30,
-        "t" | "tb" | "tib" => 1 << 40,
-        "p" | "pb" | "pib" => 1 << 50,
+        "k" | "kb" | "ki" | "kib" => 1 << 10,
+        "m" | "mb" | "mi" | "mib" => 1 << 20,
+        "g" | "gb" | "gi" | "gib" => 1 << 30,
+        "t" | "tb" | "ti" | "tib" => 1 << 40,
+        "p" | "pb" | "pi" | "pib" => 1 << 50,
         _ => {
             return Err(format!(
                 "'{v}': '{unit}' is not a size unit (k, m, g, t, p, with or without i/b)"

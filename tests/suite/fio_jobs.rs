@@ -36,7 +36,9 @@ fn print(files: &[&str]) -> Output {
 /// per-direction `bs` taken for the direction the job does, or both as a split, `bssplit`'s
 /// empty shares filled as fio fills them, `bsrange` as every multiple of its low end; a job that is not time-based bounded
 /// by its `io_size` or `size` times `loops` (a device without size: the whole device), by
-/// `number_ios`, with `runtime` as a limit, and fio's random map unless `norandommap`.
+/// `number_ios`, with `runtime` as a limit, and fio's random map unless `norandommap`; fio's
+/// defaults spelled out (`fadvise_hint=0`, `nowait=0`, `allrandrepeat=1`, `rate_iops=0`, `fsync`
+/// on a job that does not write, `1Gi`) accepted; `verify_fatal=1` as `--verify=stop`.
 const EXPECTED: &[(&str, &[&str])] = &[
     (
         "comments-aliases.fio",
@@ -72,6 +74,13 @@ const EXPECTED: &[(&str, &[&str])] = &[
             "iospd --bssplit=4096/70:8192/30,131072/100 -r -w30 -Su -d10 -W0 -C0 -L -Z1048576 -t1 -o1 /dev/sdz",
             "iospd --bssplit=4096/1:8192/1:12288/1:16384/1 -s -w100 -Su -d10 -W0 -C0 -L -Z1048576 -t1 -o1 /dev/sdz",
             "iospd --bssplit=8192/50:32768/50 -r4096 -w0 -Su -d10 -W0 -C0 -L -t1 -o1 /dev/sdz",
+        ],
+    ),
+    (
+        "defaults.fio",
+        &[
+            "iospd -b4096 -r --random-map -w0 -Su -d10 -W0 -C0 -L -t1 -o1 -c1073741824 /tmp/iospd-fio-defaults.dat",
+            "iospd -b4096 -r --random-map -w100 -Su -d10 -W0 -C0 -L --verify=stop -t1 -o1 -c67108864 /tmp/iospd-fio-verified.dat",
         ],
     ),
     (
