@@ -10,44 +10,144 @@
 
 use super::ToolError;
 use super::child::{Child, MAX_CHILDREN};
+use crate::fiojob::cmdline;
 use crate::fiojob::read::{Context, Keywords, environment, read_files};
 use crate::fiojob::translate::{FioLog, LogKind, Translation, translate};
 use crate::profile::ResultFormat;
 
 /// The usage line.
-pub const USAGE: &str = "iospd fio [-Rp | -Rtext | -Rxml | -Rjson] <job file>…";
+pub const USAGE: &str = "iospd fio [-Rp | -Rtext | -Rxml | -Rjson] [<fio option>…] [<job file>…]";
+
+/// What fio's own options ask of the run besides its jobs.
+#[derive(Debug, Default)]
+struct RunOptions {
+    /// `--output=<file>`: the reports go there instead of stdout.
+    output: Option<std::path::PathBuf>,
+    /// `--parse-only`: read and translate, run nothing, print nothing.
+    parse_only: bool,
+    /// `--showcmd`: print each job's command line (iospd's, as `-Rp`).
+    show: bool,
+    /// `--readonly`: refuse every job that writes or trims.
+    readonly: bool,
+}
+
+/// fio's `--output-format` (or `--minimal`) as iospd's format, and the other run options.
+fn run_options(
+    given: &[(String, Option<String>)],
+    format: Option<ResultFormat>,
+) -> Result<(Option<ResultFormat>, RunOptions), ToolError> {
+    let mut options = RunOptions::default();
+    let mut chosen = format;
+    for (name, value) in given {
+        let value = value.as_deref().unwrap_or("");
+        let fio_format = match name.as_str() {
+            "output-format" => Some(value),
+            "minimal" => Some("terse"),
+            "output" => {
+                options.output = Some(value.into());
+                None
+            }
+            "parse-only" => {
+                options.parse_only = true;
+                None
+            }
+            "showcmd" => {
+                options.show = true;
+                None
+            }
+            "readonly" => {
+                options.readonly = true;
+                None
+            }
+            // The progress line shows the run on a terminal; fio's status options change nothing
+            // that is measured.
+            _ => None,
+        };
+        let Some(fio_format) = fio_format else {
+            continue;
+        };
+        let format = match fio_format {
+            "normal" => ResultFormat::Text,
+            "json" | "json+" => {
+                return Err(ToolError::Usage(format!(
+                    "--output-format={fio_format} (fio's JSON) is not written by iospd yet; -Rjson gives iospd's own JSON results"
+                )));
+            }
+            other => {
+                return Err(ToolError::Usage(format!(
+                    "--output-format={other}: fio's terse output has no counterpart in iospd; use --output-format=normal or -Rjson"
+                )));
+            }
+        };
+        if chosen.is_some_and(|c| c != format) {
+            return Err(ToolError::Usage(format!(
+                "--{name} and -R ask for different formats; give one"
+            )));
+        }
+        chosen = Some(format);
+    }
+    Ok((chosen, options))
+}
 
 /// Runs `iospd fio <args>`.
 pub fn run(args: &[String]) -> Result<u8, ToolError> {
     let mut print = false;
-    let mut rest = Vec::new();
+    let mut formats = Vec::new();
+    let mut fio_args = Vec::new();
     for arg in args {
         match arg.as_str() {
             "-Rp" | "-Rptext" => print = true,
-            _ => rest.push(arg.clone()),
+            a if a.starts_with("-R") => formats.push(arg.clone()),
+            a if a.starts_with('-') && !a.starts_with("--") && a != "-" => {
+                return Err(ToolError::Usage(format!(
+                    "'{a}' is not an option of iospd fio (fio's options are --name=value); usage: {USAGE}"
+                )));
+            }
+            _ => fio_args.push(arg.clone()),
         }
     }
-    let (format, files) = super::report::format_of(&rest, None, USAGE)?;
-    let format = format.unwrap_or(ResultFormat::Text);
-    if let Some(option) = files.iter().find(|f| f.starts_with('-')) {
-        return Err(ToolError::Usage(format!(
-            "'{option}' is not an option of iospd fio; usage: {USAGE}"
-        )));
-    }
-    if files.is_empty() {
-        return Err(ToolError::Usage(format!("give a job file; usage: {USAGE}")));
-    }
-    let paths: Vec<std::path::PathBuf> = files.iter().map(Into::into).collect();
+    let (format, _) = super::report::format_of(&formats, None, USAGE)?;
     let context = Context {
         env: &environment,
         keywords: Keywords::here(),
     };
-    let jobs = read_files(&paths, &context).map_err(|e| ToolError::Usage(e.to_string()))?;
-    if jobs.is_empty() {
+    let line = cmdline::read(&fio_args, &context).map_err(|e| ToolError::Usage(e.to_string()))?;
+    let (format, options) = run_options(&line.run, format)?;
+    let format = format.unwrap_or(ResultFormat::Text);
+    print |= options.show;
+    // The output file is judged before anything runs.
+    if let Some(path) = &options.output {
+        crate::safety::place::Place::locate(path).map_err(|why| ToolError::Output {
+            path: path.clone(),
+            why,
+        })?;
+    }
+    if line.files.is_empty() && line.jobs.is_empty() {
         return Err(ToolError::Usage(format!(
-            "{}: no job (only [global] sections); add a [job] section",
-            files.join(", ")
+            "give a job file or a job (--name=<job> and its options); usage: {USAGE}"
         )));
+    }
+    let paths: Vec<std::path::PathBuf> = line.files.iter().map(Into::into).collect();
+    let mut jobs = line.jobs.clone();
+    jobs.extend(
+        read_files(&paths, &line.defaults, &context)
+            .map_err(|e| ToolError::Usage(e.to_string()))?,
+    );
+    if !line.sections.is_empty() {
+        jobs.retain(|j| line.sections.contains(&j.name));
+    }
+    for (number, job) in jobs.iter_mut().enumerate() {
+        job.number = number;
+    }
+    if jobs.is_empty() {
+        let what = match line.sections.is_empty() {
+            true => "no job (only [global] sections); add a [job] section or --name=<job>".into(),
+            false => format!("no job is named {}", line.sections.join(" or ")),
+        };
+        return Err(ToolError::Usage(match line.files.is_empty() {
+            true => what,
+            false => format!("{}: {what}", line.files.join(", ")),
+        }));
     }
     let results = translate(&jobs);
     let mut refusals = Vec::new();
@@ -58,7 +158,7 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
             Err(refusal) => refusals.push(refusal.to_string()),
         }
     }
-    if print {
+    if print && !options.parse_only {
         let text: String = lines.iter().map(|(_, t)| t.line() + "\n").collect();
         super::print(&text)?;
     }
@@ -76,7 +176,15 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
             crate::console::say(&format!("note: job '{}': {note}", t.job));
         }
     }
-    if print {
+    if options.readonly
+        && let Some((job, t)) = lines.iter().find(|(_, t)| writes(&t.args))
+    {
+        return Err(ToolError::Usage(format!(
+            "{}: job '{}' writes, and --readonly allows no write or trim; remove --readonly or the job",
+            job.place, t.job
+        )));
+    }
+    if print || options.parse_only {
         return Ok(0);
     }
     let runner = Child::this()?;
@@ -149,7 +257,7 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
                     continue;
                 }
                 Err(other) => {
-                    print_rendered(format, &rendered)?;
+                    print_rendered(format, &rendered, options.output.as_deref())?;
                     return Err(other);
                 }
             };
@@ -157,7 +265,7 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
             rendered.push((t.job.clone(), t.line(), report.render(format)));
         }
     }
-    print_rendered(format, &rendered)?;
+    print_rendered(format, &rendered, options.output.as_deref())?;
     if failed.is_empty() {
         return Ok(0);
     }
@@ -175,15 +283,37 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
     Ok(code.max(crate::EXIT_RUN_ERROR))
 }
 
-/// The reports that were rendered, as one document on stdout (nothing when there are none).
+/// The reports that were rendered, as one document on stdout or in fio's `--output` file
+/// (nothing when there are none).
 fn print_rendered(
     format: ResultFormat,
     rendered: &[(String, String, String)],
+    output: Option<&std::path::Path>,
 ) -> Result<(), ToolError> {
-    match rendered.is_empty() {
-        true => Ok(()),
-        false => super::print(&documents(format, rendered)),
+    if rendered.is_empty() {
+        return Ok(());
     }
+    let text = documents(format, rendered);
+    let Some(path) = output else {
+        return super::print(&text);
+    };
+    let failed = |why: String| ToolError::Output {
+        path: path.to_path_buf(),
+        why,
+    };
+    crate::safety::place::Place::locate(path)
+        .map_err(failed)?
+        .replace_with(text.as_bytes())
+        .map_err(|e| failed(e.to_string()))
+}
+
+/// Whether a translated job writes or trims (`-w` above 0, `--trim`).
+fn writes(args: &[String]) -> bool {
+    args.iter().any(|a| {
+        a.starts_with("--trim")
+            || a.strip_prefix("-w")
+                .is_some_and(|w| w.parse::<u8>().is_ok_and(|w| w > 0))
+    })
 }
 
 /// One line for several jobs: "2 of 3 jobs refused: <first> | <second>; fix or remove them".

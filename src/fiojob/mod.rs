@@ -2,10 +2,12 @@
 //! cut at `#`/`;`, `include`, `${VAR}` from the environment, fio's keywords `$ncpus`,
 //! `$mb_memory`, `$pagesize` with their arithmetic, option aliases), and translated job by job
 //! into iospd command lines ([`translate`]): an exact mapping, or a refusal naming the option,
-//! the job, the file and line, and iospd's closest equivalent when there is one. Nothing here
-//! runs I/O; `iospd fio` runs the lines.
+//! the job, the file and line, and iospd's closest equivalent when there is one; fio's own
+//! command line is read into the same jobs ([`cmdline`]). Nothing here runs I/O; `iospd fio` runs
+//! the lines.
 
 mod blocks;
+pub mod cmdline;
 pub mod known;
 pub mod read;
 pub mod translate;
@@ -25,6 +27,9 @@ pub struct Place {
 impl std::fmt::Display for Place {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.line {
+            line if self.file.as_os_str() == cmdline::COMMAND_LINE => {
+                write!(f, "command line argument {line}")
+            }
             0 => write!(f, "{}", self.file.display()),
             line => write!(f, "{}:{line}", self.file.display()),
         }

@@ -72,8 +72,13 @@ pub struct Context<'a> {
     pub keywords: Keywords,
 }
 
-/// Reads `paths` (one or more job files, in order, as `fio a.fio b.fio` does) into jobs.
-pub fn read_files(paths: &[PathBuf], context: &Context) -> Result<Vec<Job>, JobError> {
+/// Reads `paths` (one or more job files, in order, as `fio a.fio b.fio` does) into jobs, each
+/// file's globals starting from `defaults` (fio's command-line options before any `--name`).
+pub fn read_files(
+    paths: &[PathBuf],
+    defaults: &[Setting],
+    context: &Context,
+) -> Result<Vec<Job>, JobError> {
     let mut reader = Reader {
         context,
         globals: Vec::new(),
@@ -84,7 +89,7 @@ pub fn read_files(paths: &[PathBuf], context: &Context) -> Result<Vec<Job>, JobE
     };
     for path in paths {
         // Each file starts its own globals, as fio reads each job file in turn.
-        reader.globals.clear();
+        reader.globals = defaults.to_vec();
         reader.current = None;
         reader.file(path, None)?;
         reader.close_section();
@@ -234,84 +239,90 @@ impl Reader<'_> {
 
     /// `key=value` or `key`, expanded.
     fn setting(&self, line: &str, place: Place) -> Result<Setting, JobError> {
-        let (written, value) = match line.split_once('=') {
-            Some((k, v)) => (k.trim(), Some(v.trim())),
-            None => (line, None),
-        };
-        if written.is_empty() || written.contains(char::is_whitespace) {
-            return Err(JobError {
-                place,
-                why: format!("'{line}' is not an option; write key=value"),
-            });
-        }
-        let key = ALIASES
-            .iter()
-            .find(|(alias, _)| *alias == written)
-            .map_or(written, |(_, name)| name)
-            .to_string();
-        let value = match value {
-            Some(v) => Some(self.expand(v, &place)?),
-            None => None,
-        };
-        Ok(Setting {
-            key,
-            written: written.to_string(),
-            value,
-            place,
-        })
+        setting_of(line, place, self.context)
     }
+}
 
-    /// `${VAR}` from the environment, then fio's keywords and their arithmetic.
-    fn expand(&self, value: &str, place: &Place) -> Result<String, JobError> {
-        let mut out = String::with_capacity(value.len());
-        let mut rest = value;
-        while let Some(at) = rest.find("${") {
-            out.push_str(&rest[..at]);
-            let after = &rest[at + 2..];
-            let Some(end) = after.find('}') else {
-                out.push_str(&rest[at..]);
-                rest = "";
-                break;
-            };
-            let name = &after[..end];
-            match (self.context.env)(name) {
-                Some(v) => out.push_str(&v),
-                None => {
-                    return Err(JobError {
-                        place: place.clone(),
-                        why: format!(
-                            "${{{name}}} is not set (fio would put nothing there); export {name} before running"
-                        ),
-                    });
-                }
-            }
-            rest = &after[end + 1..];
-        }
-        out.push_str(rest);
-        let k = &self.context.keywords;
-        let mut replaced = false;
-        for (word, v) in [
-            ("$pagesize", k.pagesize),
-            ("$mb_memory", k.mb_memory),
-            ("$ncpus", k.ncpus),
-        ] {
-            if out.contains(word) {
-                out = out.replace(word, &v.to_string());
-                replaced = true;
-            }
-        }
-        // fio hands a value with a keyword and an operator to bc (integer arithmetic).
-        if replaced && out.contains(['+', '-', '*', '/']) {
-            let n = integer_expression(&out).ok_or_else(|| JobError {
-                place: place.clone(),
-                why: format!(
-                    "'{value}' is '{out}' with fio's keywords, which is not arithmetic on whole numbers; write the value out"
-                ),
-            })?;
-            out = n.to_string();
-        }
-        Ok(out)
+/// `key=value` or `key` (written at `place`) as fio takes it: the alias resolved, the value
+/// expanded.
+pub fn setting_of(line: &str, place: Place, context: &Context) -> Result<Setting, JobError> {
+    let (written, value) = match line.split_once('=') {
+        Some((k, v)) => (k.trim(), Some(v.trim())),
+        None => (line, None),
+    };
+    if written.is_empty() || written.contains(char::is_whitespace) {
+        return Err(JobError {
+            place,
+            why: format!("'{line}' is not an option; write key=value"),
+        });
     }
+    let key = ALIASES
+        .iter()
+        .find(|(alias, _)| *alias == written)
+        .map_or(written, |(_, name)| name)
+        .to_string();
+    let value = match value {
+        Some(v) => Some(expand(v, &place, context)?),
+        None => None,
+    };
+    Ok(Setting {
+        key,
+        written: written.to_string(),
+        value,
+        place,
+    })
+}
+
+/// `${VAR}` from the environment, then fio's keywords and their arithmetic.
+fn expand(value: &str, place: &Place, context: &Context) -> Result<String, JobError> {
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(at) = rest.find("${") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        let Some(end) = after.find('}') else {
+            out.push_str(&rest[at..]);
+            rest = "";
+            break;
+        };
+        let name = &after[..end];
+        match (context.env)(name) {
+            Some(v) => out.push_str(&v),
+            None => {
+                return Err(JobError {
+                    place: place.clone(),
+                    why: format!(
+                        "${{{name}}} is not set (fio would put nothing there); export {name} before running"
+                    ),
+                });
+            }
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    let k = &context.keywords;
+    let mut replaced = false;
+    for (word, v) in [
+        ("$pagesize", k.pagesize),
+        ("$mb_memory", k.mb_memory),
+        ("$ncpus", k.ncpus),
+    ] {
+        if out.contains(word) {
+            out = out.replace(word, &v.to_string());
+            replaced = true;
+        }
+    }
+    // fio hands a value with a keyword and an operator to bc (integer arithmetic).
+    if replaced && out.contains(['+', '-', '*', '/']) {
+        let n = integer_expression(&out).ok_or_else(|| JobError {
+            place: place.clone(),
+            why: format!(
+                "'{value}' is '{out}' with fio's keywords, which is not arithmetic on whole numbers; write the value out"
+            ),
+        })?;
+        out = n.to_string();
+    }
+    Ok(out)
 }
 
 /// The environment of this process.
@@ -371,7 +382,7 @@ mod tests {
             "# a comment\n[global]\ninclude common.inc\nreadwrite=randread # after the value\n\n[first]\nblocksize=4k\nsize=8*$mb_memory\n[global-2]\ndirect=1\n[second]\ntime_based\n[first]\nbs=8k\n",
         );
         let env = fixed_env(&[("DEPTH", "32")]);
-        let jobs = read_files(&[job], &context(&env)).unwrap();
+        let jobs = read_files(&[job], &[], &context(&env)).unwrap();
         assert_eq!(jobs.len(), 3);
         let own = |v: &str| Some(v.to_string());
         assert_eq!(
@@ -399,18 +410,18 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let env = fixed_env(&[]);
         let job = write(dir.path(), "a.fio", "[j]\nrw=${MODE}\n");
-        let e = read_files(&[job], &context(&env)).unwrap_err();
+        let e = read_files(&[job], &[], &context(&env)).unwrap_err();
         assert_eq!(e.place.line, 2);
         assert!(e.why.contains("${MODE} is not set"), "{e}");
         write(dir.path(), "x.inc", "include y.inc\n");
         write(dir.path(), "y.inc", "include x.inc\n");
         let job = write(dir.path(), "b.fio", "[global]\ninclude x.inc\n[j]\n");
-        let e = read_files(&[job], &context(&env)).unwrap_err();
+        let e = read_files(&[job], &[], &context(&env)).unwrap_err();
         assert!(e.why.contains("includes itself"), "{e}");
         let job = write(dir.path(), "c.fio", "rw=read\n[j]\n");
-        let e = read_files(&[job], &context(&env)).unwrap_err();
+        let e = read_files(&[job], &[], &context(&env)).unwrap_err();
         assert!(e.why.contains("before any [section]"), "{e}");
         let job = write(dir.path(), "d.fio", "[j\n");
-        assert!(read_files(&[job], &context(&env)).is_err());
+        assert!(read_files(&[job], &[], &context(&env)).is_err());
     }
 }

@@ -373,3 +373,124 @@ fn a_size_bound_job_reads_its_region_once_and_ends() {
     blocks.sort_unstable();
     assert_eq!(blocks, (0..1024).collect::<Vec<u64>>());
 }
+
+/// fio's command line, as fio reads it: `--key=value` and `--key value`, options before the
+/// first `--name` as every job's defaults (job files' included), `--section`, `--output`.
+#[test]
+fn fio_command_lines_translate_as_fio_reads_them() {
+    let lines = |args: &[&str]| {
+        let output = iospd().arg("fio").arg("-Rp").args(args).output().unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        stdout(&output)
+            .lines()
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        lines(&[
+            "--name=t",
+            "--ioengine=io_uring",
+            "--rw=randread",
+            "--bs=4k",
+            "--iodepth=32",
+            "--size=1G",
+            "--direct=1",
+            "--numjobs=4",
+            "--group_reporting",
+            "--filename=/dev/sdz",
+        ]),
+        [
+            "iospd -b4096 -r --random-map -w0 -Su --bytes=1073741824 -W0 -C0 -L -t4 -o32 -f1073741824 /dev/sdz"
+        ]
+    );
+    assert_eq!(
+        lines(&[
+            "--ioengine",
+            "io_uring",
+            "--direct",
+            "1",
+            "--name",
+            "a",
+            "--rw",
+            "randread",
+            "--filename",
+            "/tmp/iospd-fio-a.dat",
+            "--size",
+            "8m",
+            "--runtime=3",
+            "--time_based",
+            "--name=b",
+            "--rw=write",
+            "--filename=/tmp/iospd-fio-b.dat",
+            "--size=4m",
+        ]),
+        [
+            "iospd -b4096 -r --random-map -w0 -Su -d3 -W0 -C0 -L -t1 -o1 -c8388608 /tmp/iospd-fio-a.dat",
+            "iospd -b4096 -s -w100 -Su --bytes=4194304 -W0 -C0 -L -Z1048576 -t1 -o1 -c4194304 /tmp/iospd-fio-b.dat",
+        ]
+    );
+    // A default from the command line under a job file's own settings, one section kept.
+    assert_eq!(
+        lines(&[
+            &corpus("size-bound.fio"),
+            "--runtime=30",
+            "--iodepth=4",
+            "--section=region"
+        ]),
+        [
+            "iospd -b4096 -r --random-map -w0 -Su --bytes=67108864 -d30 -W0 -C0 -L -t1 -o16 -c67108864 /tmp/iospd-fio-region.dat"
+        ]
+    );
+    for (args, says) in [
+        (
+            vec!["--name=t", "--bs"],
+            "command line argument 2: --bs needs a value: --bs=<value>",
+        ),
+        (
+            vec!["--name=t", "--size=1m", "--output-format=terse"],
+            "terse",
+        ),
+        (vec!["-x", "--name=t"], "'-x' is not an option of iospd fio"),
+        (vec!["--rw=read"], "give a job file or a job"),
+        (
+            vec!["--name=t", "--size=1m", "--rw=write", "--readonly"],
+            "--readonly",
+        ),
+    ] {
+        let output = iospd().arg("fio").args(&args).output().unwrap();
+        assert_eq!(output.status.code(), Some(3), "{args:?}");
+        let err = stderr(&output);
+        assert!(
+            err.contains(says) && err.lines().count() == 1,
+            "{args:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn a_fio_command_line_runs_and_writes_its_output_file() {
+    let dir = TempDir::new();
+    let output = iospd()
+        .args([
+            "fio",
+            "--name=once",
+            "--ioengine=psync",
+            "--filename=t.dat",
+            "--size=1m",
+            "--rw=randread",
+            "--output=out.txt",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stdout(&output).is_empty());
+    let text = std::fs::read_to_string(dir.join("out.txt")).unwrap();
+    let read = crate::util::totals(&text, "Read IO");
+    assert_eq!((read.ios, read.bytes), (256, 1 << 20), "{text}");
+}
