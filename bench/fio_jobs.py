@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The same fio job files run by fio and by `iospd fio`, on the same device, in one run.
 
-Each job is time-based (so iospd translates it exactly) and runs on one loop device over a file
+Each job of the first table is time-based and runs on one loop device over a file
 in /dev/shm (a device that is memory, so the tools' own cost shows): 4 KiB random reads at QD32
 (io_uring), 4 KiB random writes at QD32 (libaio, which iospd runs on io_uring), 128 KiB
 sequential reads at QD8, a 70/30 random mix of 8 KiB at QD16 with two jobs, and 4 KiB random
@@ -9,6 +9,10 @@ reads with psync, and two jobs held to a rate (rate_iops: the same I/O at the sa
 same IOPS whatever each tool costs). The tools alternate, each round in a rotated order; the table gives each
 tool's median IOPS, its spread over the rounds (max − min over the median: its run-to-run
 noise here), and the ratio iospd ÷ fio.
+
+Then jobs bounded by their size (fio's default mode) run once by each tool: the bytes each moved,
+which must be equal, and for a random job with fio's random map the distinct blocks iospd touched
+(each block once per pass).
 
 Usage: bench/fio_jobs.py [--iospd PATH] [--rounds N] [--seconds S] [--save]
 """
@@ -33,6 +37,16 @@ JOBS = {
     "randwrite 4k QD8 x2 rate_iops=5000": "rw=randwrite\nbs=4k\niodepth=8\nnumjobs=2\nioengine=io_uring\nrate_iops=5000\n",
 }
 
+# Jobs that end when their work is done (fio's default): the bytes each tool moved, exactly, and
+# for the random one with fio's random map how many distinct blocks iospd touched (its --trace).
+SIZED = {
+    "randread 4k size=64m (random map)": ("rw=randread\nbs=4k\niodepth=16\nioengine=io_uring\nsize=64m\n", 4096),
+    "read 128k size=256m": ("rw=read\nbs=128k\niodepth=8\nioengine=io_uring\nsize=256m\n", None),
+    "randwrite 4k io_size=32m x2": ("rw=randwrite\nbs=4k\niodepth=8\nnumjobs=2\nioengine=io_uring\nsize=256m\nio_size=32m\n", None),
+    "read 64k size=32m loops=3": ("rw=read\nbs=64k\niodepth=4\nioengine=io_uring\nsize=32m\nloops=3\n", None),
+    "randread bssplit 4k/50:64k/50 size=64m": ("rw=randread\nbssplit=4k/50:64k/50\niodepth=8\nioengine=io_uring\nsize=64m\n", None),
+}
+
 
 def sh(*args):
     return subprocess.run(args, check=True, capture_output=True, text=True).stdout
@@ -46,6 +60,42 @@ def fio_iops(path):
 def iospd_iops(iospd, path):
     report = json.loads(sh(iospd, "fio", "-Rjson", path))
     return report["timespans"][0]["measured"]["totals"]["total"]["ios_per_s"]
+
+
+def fio_bytes(path):
+    report = json.loads(sh("fio", "--output-format=json", path))
+    return sum(j["read"]["io_bytes"] + j["write"]["io_bytes"] for j in report["jobs"])
+
+
+def iospd_bytes(iospd, path):
+    report = json.loads(sh(iospd, "fio", "-Rjson", path))
+    return report["timespans"][0]["measured"]["totals"]["total"]["bytes"]
+
+
+def distinct_blocks(trace, block):
+    """Distinct blocks in a binary --trace (12-byte header, 40-byte records, offset at 16)."""
+    with open(trace, "rb") as f:
+        data = f.read()[12:]
+    return len({int.from_bytes(data[i + 16:i + 24], "little") // block for i in range(0, len(data), 40)})
+
+
+def sized(iospd, device, work):
+    """Each size-bound job run once by each tool: bytes moved, and for a random map its blocks."""
+    rows = []
+    for n, (name, (body, block)) in enumerate(SIZED.items()):
+        path = os.path.join(work, f"sized{n}.fio")
+        trace = os.path.join(work, f"sized{n}.trace")
+        log = f"write_iolog={trace}\n" if block else ""
+        with open(path, "w") as f:
+            f.write(f"[global]\nfilename={device}\ndirect=1\n\n[sized{n}]\n{body}")
+        f_bytes = fio_bytes(path)
+        with open(path, "a") as f:
+            f.write(log)
+        i_bytes = iospd_bytes(iospd, path)
+        touched = distinct_blocks(trace, block) if block else None
+        rows.append((name, f_bytes, i_bytes, touched, block))
+        print(name, f_bytes, i_bytes, touched, flush=True)
+    return rows
 
 
 def main():
@@ -78,6 +128,7 @@ def main():
                         value = run()
                         results.setdefault((name, tool), []).append(value)
                         print(name, tool, round(value), flush=True)
+            sized_rows = sized(iospd, device, work)
     finally:
         sh("losetup", "--detach", device)
         os.remove(backing)
@@ -101,6 +152,18 @@ def main():
             f"| {name} | {statistics.median(f):,.0f} | {spread(f):.1f} % | {statistics.median(i):,.0f} | "
             f"{spread(i):.1f} % | {statistics.median(i) / statistics.median(f):.3f} |"
         )
+    out += [
+        "",
+        "Jobs bounded by their size (not time-based), each run once by each tool: the bytes moved",
+        "(fio's `io_bytes`, iospd's total bytes) and, for fio's random map, the distinct blocks",
+        "iospd's I/O touched (from `write_iolog`, which iospd writes as its `--trace`):",
+        "",
+        "| job | fio bytes | iospd bytes | equal | distinct blocks (iospd) |",
+        "|---|---:|---:|---|---:|",
+    ]
+    for name, f_bytes, i_bytes, touched, block in sized_rows:
+        blocks = f"{touched:,} of {f_bytes // block:,}" if touched is not None else ""
+        out.append(f"| {name} | {f_bytes:,} | {i_bytes:,} | {'yes' if f_bytes == i_bytes else 'no'} | {blocks} |")
     out += ["", "The iospd command lines `iospd fio -Rp` printed for them:", ""]
     out += [f"- {name}: `{line.replace(device, '<loop device>')}`" for name, line in lines.items()]
     text = "\n".join(out) + "\n"
