@@ -1,5 +1,5 @@
 //! A job's block sizes: `bs` (one per direction), `bssplit` (weights per direction) and `bsrange`
-//! (every multiple of the smallest in the range, equally likely, as fio draws it) → `-b<size>`
+//! (the multiples of its low end, weighted as fio draws them) → `-b<size>`
 //! when every I/O of the job has one size, else `--bssplit` with a list for reads and one for
 //! writes and trims.
 
@@ -85,6 +85,9 @@ fn split(text: &str) -> Result<List, String> {
     Ok(list)
 }
 
+/// fio's `bsrange=low-high` as fio draws it: `low + high × U` (U uniform in [0, 1)) rounded down
+/// to a multiple of `low` and capped at `high`. Each multiple of `low` up to `high` is as likely
+/// as the next; when `high` is not a multiple, `high` itself takes what rounds past it.
 fn range(text: &str) -> Result<List, String> {
     let (low, high) = text
         .split_once('-')
@@ -93,14 +96,29 @@ fn range(text: &str) -> Result<List, String> {
     if low == 0 || high < low {
         return Err(format!("'{text}' is not a range of sizes from low to high"));
     }
-    if (high - low) / low >= MAX_RANGE_SIZES {
+    let multiples = high / low;
+    if multiples > MAX_RANGE_SIZES {
         return Err(format!(
             "'{text}' stands for more than {MAX_RANGE_SIZES} sizes (the multiples of its low end)"
         ));
     }
-    Ok((0..=(high - low) / low)
-        .map(|k| (low * (k + 1), "1".into()))
-        .collect())
+    // Weights in proportion: `low` for each multiple, `high mod low` for `high`.
+    let rest = high % low;
+    let g = gcd(low, rest);
+    let mut list: List = (1..=multiples)
+        .map(|k| (low * k, (low / g).to_string()))
+        .collect();
+    if rest > 0 {
+        list.push((high, (rest / g).to_string()));
+    }
+    Ok(list)
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    match b {
+        0 => a,
+        b => gcd(b, a % b),
+    }
 }
 
 /// `bs`, `bssplit` or `bsrange` of the job (fio: `bssplit` over `bsrange` over `bs`).
@@ -199,8 +217,19 @@ mod tests {
         for bad in ["4k/50:64k/60", "4k/50:64k/40", "4k/x", "4k/0"] {
             assert!(split(bad).is_err(), "{bad}");
         }
-        let sizes: Vec<u64> = range("4k-16k").unwrap().into_iter().map(|x| x.0).collect();
-        assert_eq!(sizes, [4096, 8192, 12288, 16384]);
+        let sizes: Vec<String> = range("4k-16k")
+            .unwrap()
+            .into_iter()
+            .map(|(s, w)| format!("{s}/{w}"))
+            .collect();
+        assert_eq!(sizes, ["4096/1", "8192/1", "12288/1", "16384/1"]);
+        // 4k + 10k × U in [4k, 14k): 4k and 8k take 4k of it each, 12k and up (capped) 2k.
+        let sizes: Vec<String> = range("4k-10k")
+            .unwrap()
+            .into_iter()
+            .map(|(s, w)| format!("{s}/{w}"))
+            .collect();
+        assert_eq!(sizes, ["4096/2", "8192/2", "10240/1"]);
         assert!(range("16k-4k").is_err() && range("512-64m").is_err());
     }
 }

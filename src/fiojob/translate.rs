@@ -6,7 +6,7 @@
 //! |---|---|
 //! | `rw` read, write, randread, randwrite, rw/readwrite, randrw, trim, randtrim (`:N` skips) | `-s` (or `-s<bs+N>`), `-r`, `-w<writes %>`, `--trim=100` |
 //! | `rwmixread`/`rwmixwrite` | `-w` |
-//! | `bs` (per direction), `bssplit`, `bsrange` (multiples of its low end, equally likely), `ba` | `-b` or `--bssplit`, `-r<align>` |
+//! | `bs` (per direction), `bssplit`, `bsrange` (as fio draws it), `ba` | `-b` or `--bssplit`, `-r<align>` |
 //! | `direct=1`/`buffered=0`, `sync=dsync` | `-Su`, `w` added to `-S` |
 //! | `iodepth` (1 for sync engines), `numjobs` | `-o`, `-t` (one shared file) or one target each |
 //! | `time_based` + `runtime`, `ramp_time` | `-d`, `-W` (`-C0`) |
