@@ -27,6 +27,8 @@ pub struct Needs {
     pub statistics: u64,
     /// `--verify`'s block tables, held across the run.
     pub verify_tables: u64,
+    /// The `-Z<size>` write source buffers (one per writing target).
+    pub sources: u64,
 }
 
 impl Needs {
@@ -34,6 +36,7 @@ impl Needs {
         self.buffers
             .saturating_add(self.statistics)
             .saturating_add(self.verify_tables)
+            .saturating_add(self.sources)
     }
 }
 
@@ -50,7 +53,14 @@ pub fn needs(
     let buckets = ts.iops_interval_ms.map_or(0, |ms| {
         bucket_count(ts.duration_s as u64 * 1_000_000_000, ms) as u64
     });
-    let mut needs = Needs::default();
+    let mut needs = Needs {
+        sources: ts
+            .targets
+            .iter()
+            .map(source_bytes)
+            .fold(0, u64::saturating_add),
+        ..Needs::default()
+    };
     for plan in plans {
         needs.buffers += SlotBuffers::bytes_needed(&slot_shapes(ts, plan, replay)) as u64;
         for tt in &plan.targets {
@@ -78,6 +88,14 @@ pub fn needs(
     needs
 }
 
+/// The bytes target `target`'s `-Z<size>` write source holds (none when it does not write).
+fn source_bytes(target: &crate::profile::Target) -> u64 {
+    match target.write_buffer {
+        crate::profile::WriteBuffer::Source { size, .. } if target.write_ratio > 0 => size,
+        _ => 0,
+    }
+}
+
 /// Refuses a timespan whose memory would not fit in what the process may allocate, with the
 /// numbers.
 pub fn check(
@@ -94,6 +112,10 @@ pub fn check(
     }
     let slots: u64 = plans.iter().map(|p| p.slots() as u64).sum();
     let served: usize = plans.iter().map(|p| p.targets.len()).sum();
+    let sources = match needs.sources {
+        0 => String::new(),
+        bytes => format!(", {} of -Z write source buffers", format_size(bytes)),
+    };
     let (tables, fix) = if needs.verify_tables > 0 {
         (
             format!(
@@ -105,8 +127,13 @@ pub fn check(
     } else {
         (String::new(), "")
     };
+    let lower_z = if needs.sources > 0 {
+        ", the -Z size"
+    } else {
+        ""
+    };
     Err(RunError::Memory(format!(
-        "the run needs {} of memory — {} of I/O buffers ({} threads with {slots} outstanding I/Os in all, each with a read and/or write buffer of up to {}) and {} of statistics (latency histograms for {served} thread-target pairs, interval buckets, trace buffers){tables} — but only {} may be allocated ({}); lower -t, -o or -b, or use fewer targets{fix}",
+        "the run needs {} of memory — {} of I/O buffers ({} threads with {slots} outstanding I/Os in all, each with a read and/or write buffer of up to {}) and {} of statistics (latency histograms for {served} thread-target pairs, interval buckets, trace buffers){sources}{tables} — but only {} may be allocated ({}); lower -t, -o or -b{lower_z}, or use fewer targets{fix}",
         format_size(needs.total()),
         format_size(needs.buffers),
         plans.len(),

@@ -223,8 +223,9 @@ impl LatencyHistogram {
         let bytes = base64::engine::general_purpose::STANDARD
             .decode(v2_base64)
             .map_err(|e| format!("the histogram is not base64: {e}"))?;
+        let payload = bounded_v2(&bytes)?;
         let decoded: Histogram<u64> = hdrhistogram::serialization::Deserializer::new()
-            .deserialize(&mut bytes.as_slice())
+            .deserialize(&mut payload.as_slice())
             .map_err(|e| format!("the histogram cannot be decoded: {e:?}"))?;
         let mut h = LatencyHistogram::new();
         h.histogram
@@ -284,9 +285,152 @@ impl LatencyHistogram {
     }
 }
 
+/// The largest V2 encoding a histogram of 3 significant digits holds (about 55,000 counts up to
+/// 2^63, at most 9 bytes each, and the header): what any result iospd writes stays within.
+const V2_MAX_BYTES: usize = 1 << 20;
+
+/// The uncompressed V2 encoding of `bytes` (compressed or not), checked before the decoder sizes
+/// anything from it: its header states the length of its counts and the histogram's bounds, and a
+/// decoder trusting them allocates what they say (2 GiB for a stated length of 2^31 − 1; a
+/// compressed stream of zeros inflates without end).
+fn bounded_v2(bytes: &[u8]) -> Result<Vec<u8>, String> {
+    use std::io::Read as _;
+    const COMPRESSED: u32 = 0x1c84_9314;
+    const PLAIN: u32 = 0x1c84_9313;
+    const HEADER: usize = 40;
+    let word = |b: &[u8], at: usize| {
+        b.get(at..at + 4)
+            .map(|w| u32::from_be_bytes(w.try_into().expect("four bytes")))
+    };
+    let damaged = |why: &str| format!("the histogram cannot be decoded: {why}");
+    let plain = match word(bytes, 0) {
+        Some(COMPRESSED) => {
+            let length = word(bytes, 4).ok_or_else(|| damaged("it ends in its header"))? as usize;
+            let stream = bytes
+                .get(8..8usize.saturating_add(length))
+                .ok_or_else(|| damaged("it is shorter than its header says"))?;
+            let mut plain = Vec::new();
+            flate2::read::ZlibDecoder::new(stream)
+                .take(V2_MAX_BYTES as u64 + 1)
+                .read_to_end(&mut plain)
+                .map_err(|e| damaged(&e.to_string()))?;
+            plain
+        }
+        Some(PLAIN) => bytes.to_vec(),
+        _ => return Err(damaged("it is not an HdrHistogram V2 encoding")),
+    };
+    if plain.len() > V2_MAX_BYTES {
+        return Err(damaged(&format!(
+            "it holds more than the {V2_MAX_BYTES} bytes any iospd histogram does"
+        )));
+    }
+    if word(&plain, 0) != Some(PLAIN) || plain.len() < HEADER {
+        return Err(damaged("its payload is not a V2 encoding"));
+    }
+    let length = word(&plain, 4).expect("header read") as usize;
+    let digits = word(&plain, 12).expect("header read");
+    let bound = |at: usize| u64::from_be_bytes(plain[at..at + 8].try_into().expect("eight bytes"));
+    let (lowest, highest) = (bound(16), bound(24));
+    if length != plain.len() - HEADER {
+        return Err(damaged(&format!(
+            "its header states {length} bytes of counts and it holds {}",
+            plain.len() - HEADER
+        )));
+    }
+    // iospd's histograms keep 3 digits from 1 ns; more digits or a lower bound above an hour
+    // would size the decoder's counts from the input.
+    if !(1..=3).contains(&digits)
+        || lowest == 0
+        || lowest > HIGHEST_TRACKABLE_NS
+        || highest < 2 * lowest
+    {
+        return Err(damaged(&format!(
+            "its header states {digits} significant digits from {lowest} to {highest}, not a histogram iospd writes"
+        )));
+    }
+    Ok(plain)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A V2 encoding (compressed when `compress`) with this header and these count bytes.
+    fn v2(
+        stated: i32,
+        digits: i32,
+        lowest: u64,
+        highest: u64,
+        counts: &[u8],
+        compress: bool,
+    ) -> String {
+        use base64::Engine as _;
+        use std::io::Write as _;
+        let mut plain = Vec::new();
+        for word in [0x1c84_9313u32 as i32, stated, 0, digits] {
+            plain.extend(word.to_be_bytes());
+        }
+        plain.extend(lowest.to_be_bytes());
+        plain.extend(highest.to_be_bytes());
+        plain.extend(1.0f64.to_be_bytes());
+        plain.extend(counts);
+        let bytes = if compress {
+            let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+            z.write_all(&plain).unwrap();
+            let stream = z.finish().unwrap();
+            let mut bytes = 0x1c84_9314u32.to_be_bytes().to_vec();
+            bytes.extend((stream.len() as u32).to_be_bytes());
+            bytes.extend(stream);
+            bytes
+        } else {
+            plain
+        };
+        base64::engine::general_purpose::STANDARD.encode(bytes)
+    }
+
+    fn refusal(encoded: &str) -> String {
+        LatencyHistogram::decode(encoded, 0, 0, 0, 0).expect_err("a hostile header is refused")
+    }
+
+    #[test]
+    fn a_stated_length_or_bound_never_sizes_what_is_decoded() {
+        // A stated 2 GiB of counts: the decoder would allocate them before finding them missing.
+        let said = refusal(&v2(i32::MAX, 3, 1, HIGHEST_TRACKABLE_NS, &[], true));
+        assert!(said.contains("states 2147483647 bytes of counts"), "{said}");
+        // Five digits up to 2^62: counts of 50 MB from a few bytes of input.
+        let said = refusal(&v2(0, 5, 1, 1 << 62, &[], false));
+        assert!(said.contains("5 significant digits"), "{said}");
+        // 200 MiB of zero counts in a 200 KiB stream: inflated only up to the bound.
+        let zeros = vec![0u8; 200 << 20];
+        let said = refusal(&v2(
+            zeros.len() as i32,
+            3,
+            1,
+            HIGHEST_TRACKABLE_NS,
+            &zeros,
+            true,
+        ));
+        assert!(said.contains("more than the 1048576 bytes"), "{said}");
+        let said = refusal(&v2(0, 3, 1, HIGHEST_TRACKABLE_NS, &[], true)[..12]);
+        assert!(said.contains("cannot be decoded"), "{said}");
+    }
+
+    #[test]
+    fn an_encoding_iospd_writes_passes_the_bounds_compressed_or_not() {
+        let mut h = LatencyHistogram::new();
+        h.record(5_000);
+        let again =
+            LatencyHistogram::decode(&h.encode_v2(), 5_000, 5_000, 5_000, 25_000_000).unwrap();
+        assert_eq!(again, h);
+        // A plain (uncompressed) V2 encoding with no counts.
+        let empty = v2(0, 3, 1, HIGHEST_TRACKABLE_NS, &[], false);
+        assert_eq!(
+            LatencyHistogram::decode(&empty, 0, 0, 0, 0)
+                .unwrap()
+                .count(),
+            0
+        );
+    }
 
     #[test]
     fn exact_moments() {

@@ -38,6 +38,12 @@ const COMMAND_LINES: &[(&[&str], &str)] = &[
     (&["-P0", "t.dat"], "'-P0'"),
     (&["-z-1", "t.dat"], "'-z-1'"),
     (&["-Z0", "t.dat"], "greater than 0"),
+    // A write source sized past any memory: refused with the memory check, never allocated.
+    (
+        &["-w50", "-Z18446744073709551615", "t.dat"],
+        "of -Z write source buffers",
+    ),
+    (&["-w50", "-Z16000000T,exists.dat", "t.dat"], "the -Z size"),
     (&["-Sq", "t.dat"], "not a cache flag"),
     (&["-Sbu", "t.dat"], "conflicts"),
     (&["-Su", "-h", "t.dat"], "conflicts"),
