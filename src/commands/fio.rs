@@ -10,9 +10,10 @@
 
 use super::ToolError;
 use super::child::{Child, MAX_CHILDREN};
+use super::fio_files::{check_outputs, write_logs};
 use crate::fiojob::cmdline;
 use crate::fiojob::read::{Context, Keywords, environment, read_files};
-use crate::fiojob::translate::{FioLog, LogKind, Translation, translate};
+use crate::fiojob::translate::{Translation, translate};
 use crate::profile::ResultFormat;
 
 /// The usage line.
@@ -115,13 +116,6 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
     let (format, options) = run_options(&line.run, format)?;
     let format = format.unwrap_or(ResultFormat::Text);
     print |= options.show;
-    // The output file is judged before anything runs.
-    if let Some(path) = &options.output {
-        crate::safety::place::Place::locate(path).map_err(|why| ToolError::Output {
-            path: path.clone(),
-            why,
-        })?;
-    }
     if line.files.is_empty() && line.jobs.is_empty() {
         return Err(ToolError::Usage(format!(
             "give a job file or a job (--name=<job> and its options); usage: {USAGE}"
@@ -187,6 +181,8 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
     if print || options.parse_only {
         return Ok(0);
     }
+    // The files iospd fio writes are judged before anything runs.
+    check_outputs(options.output.as_deref(), &lines, &paths)?;
     let runner = Child::this()?;
     // Every job passes the checks its run makes before any job starts: a job file does not run
     // part of itself.
@@ -358,64 +354,4 @@ fn documents(format: ResultFormat, reports: &[(String, String, String)]) -> Stri
             .map(|(job, line, text)| format!("\njob '{job}': {line}\n{text}"))
             .collect(),
     }
-}
-
-/// What one fio log records of an interval's numbers.
-type Measure = fn(&crate::stats::timeline::Point) -> u64;
-
-/// A job's `write_bw_log`/`write_iops_log`/`write_lat_log` in fio's format, from its report's
-/// `-D` intervals, as fio writes windowed logs (`log_avg_msec`): `<prefix>_bw.<n>.log` (KiB/s),
-/// `_iops` (IOPS), `_lat` and `_clat` (mean latency, ns: iospd measures submission to completion)
-/// and `_slat` (0: iospd does not split it), `<n>` the job's file (its clone) from 1; a line per
-/// interval and direction with I/O: `time ms, value, direction (0 read, 1 write), 0, 0`.
-fn write_logs(report: &crate::report::Report, logs: &[FioLog]) -> Result<(), ToolError> {
-    use std::fmt::Write as _;
-    let Some(rows) = report
-        .timespans
-        .first()
-        .and_then(|t| t.measured.as_ref())
-        .map(|m| &m.timeline)
-    else {
-        return Ok(());
-    };
-    let targets = rows.first().map_or(0, |r| r.targets.len());
-    for log in logs {
-        let kinds: &[(&str, Measure)] = match log.kind {
-            LogKind::Bandwidth => &[("bw", |p| (p.bytes_per_s / 1024.0).round() as u64)],
-            LogKind::Iops => &[("iops", |p| p.ios_per_s.round() as u64)],
-            LogKind::Latency => &[
-                ("lat", |p| p.mean_ns.round() as u64),
-                ("clat", |p| p.mean_ns.round() as u64),
-                ("slat", |_| 0),
-            ],
-        };
-        for &(name, value) in kinds {
-            for t in 0..targets {
-                let mut text = String::new();
-                for row in rows {
-                    let at = (row.start_ms + row.length_ms).round() as u64;
-                    let d = &row.targets[t];
-                    for (dir, point) in [(0, &d.read), (1, &d.write)] {
-                        if point.ios > 0 {
-                            let _ = writeln!(text, "{at}, {}, {dir}, 0, 0", value(point));
-                        }
-                    }
-                }
-                let path = std::path::PathBuf::from(format!("{}_{name}.{}.log", log.prefix, t + 1));
-                let mut place = crate::safety::place::Place::locate(&path).map_err(|why| {
-                    ToolError::Output {
-                        path: path.clone(),
-                        why,
-                    }
-                })?;
-                place
-                    .replace_with(text.as_bytes())
-                    .map_err(|e| ToolError::Output {
-                        path: path.clone(),
-                        why: e.to_string(),
-                    })?;
-            }
-        }
-    }
-    Ok(())
 }

@@ -6,6 +6,7 @@ pub mod child;
 pub mod compare;
 pub mod data_check;
 pub mod fio;
+pub mod fio_files;
 pub mod help;
 pub mod merge;
 pub mod preset;

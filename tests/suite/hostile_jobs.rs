@@ -356,3 +356,54 @@ fn a_job_that_fails_as_it_runs_leaves_the_others_results() {
         "the calm job's report is kept"
     );
 }
+
+/// `iospd fio`'s own outputs (fio's `--output`, the jobs' logs) never land on what a job uses:
+/// fio would write its report over a job's target or the job file; iospd refuses before anything
+/// runs, exit 3, with nothing created or changed.
+#[test]
+fn the_outputs_of_iospd_fio_never_replace_a_job_file_or_a_target() {
+    let dir = TempDir::new();
+    let job = dir.join("j.fio");
+    let kept = dir.join("kept.dat");
+    fs::write(&kept, vec![7u8; 1 << 20]).unwrap();
+    let text = |target: &str, log: &str| {
+        format!(
+            "[a]\nrw=read\nsize=1M\nfilename={target}\nruntime=1\ntime_based\nwrite_bw_log={log}\nlog_avg_msec=100\n"
+        )
+    };
+    // (job file's target and log prefix, --output, what the refusal names)
+    let cases = [
+        ("kept.dat", "lg", "kept.dat", "target 'kept.dat'"),
+        ("kept.dat", "lg", "j.fio", "job file"),
+        ("new.dat", "lg", "new.dat", "target 'new.dat'"),
+        ("kept.dat", "lg", "lg_bw.1.log", "would be the same file"),
+        ("lg_bw.1.log", "lg", "out.txt", "its bw log would destroy"),
+    ];
+    for (target, log, output, says) in cases {
+        fs::write(&job, text(target, log)).unwrap();
+        let before: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        let result = iospd()
+            .current_dir(dir.path())
+            .args(["fio", "j.fio", &format!("--output={output}")])
+            .output()
+            .unwrap();
+        let case = format!("{target} {output}: {}", stderr(&result));
+        assert_one_line_refusal(&result, says, &case);
+        let after: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        assert_eq!(before, after, "{case}");
+        assert_eq!(fs::read(&kept).unwrap(), vec![7u8; 1 << 20], "{case}");
+        assert_eq!(
+            fs::read_to_string(&job).unwrap(),
+            text(target, log),
+            "{case}"
+        );
+    }
+}
