@@ -6,8 +6,9 @@
 use super::translate::{Mode, Reader, Refusal};
 use super::value::bytes;
 
-/// The most sizes a `bsrange` may stand for (a list of that many weights).
-const MAX_RANGE_SIZES: u64 = 4096;
+/// The most multiples a `bsrange` may stand for: with its high end, a list of at most
+/// `--bssplit`'s [`MAX_SIZES`](crate::profile::MAX_SIZES).
+const MAX_RANGE_SIZES: u64 = crate::profile::MAX_SIZES as u64 - 1;
 
 /// What the job's block sizes translate to.
 pub struct Blocks {

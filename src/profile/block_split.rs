@@ -9,6 +9,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::units::{Size, parse_size};
 
+/// The most sizes one direction's list holds: what fio's `bsrange` may stand for (its multiples
+/// of the low end), well above fio's own `bssplit` limit of 64. Two lists' sizes fit a 16-bit
+/// index, and their weights add up within 64 bits.
+pub const MAX_SIZES: usize = 4096;
+
 /// One size of a split and its weight.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SizeShare {
@@ -55,6 +60,12 @@ impl BlockSplit {
 
 /// One direction's list: `4K/70:64K/30`.
 fn list(text: &str) -> Result<Vec<SizeShare>, String> {
+    let items = text.split(':').count();
+    if items > MAX_SIZES {
+        return Err(format!(
+            "a list of {items} sizes, more than the {MAX_SIZES} one direction may have"
+        ));
+    }
     let mut shares = Vec::new();
     let mut empty = 0u32;
     for item in text.split(':') {
@@ -85,13 +96,13 @@ fn list(text: &str) -> Result<Vec<SizeShare>, String> {
             weight,
         });
     }
-    if empty > 0 {
-        let stated: u32 = shares.iter().map(|s| s.weight).sum();
-        let rest = 100u32.checked_sub(stated).filter(|&r| r >= empty).ok_or_else(|| {
+    if let Some(empty) = std::num::NonZeroU32::new(empty) {
+        let stated: u64 = shares.iter().map(|s| s.weight as u64).sum();
+        let rest = 100u64.checked_sub(stated).filter(|&r| r >= empty.get() as u64).ok_or_else(|| {
             format!("the weights given add up to {stated}, leaving nothing of 100 for the sizes without one")
         })?;
         // An equal part each, the first ones taking what does not divide.
-        let (each, left) = (rest.div_euclid(empty), rest.rem_euclid(empty));
+        let (each, left) = (rest as u32 / empty, rest as u32 % empty);
         for (i, share) in shares.iter_mut().filter(|s| s.weight == 0).enumerate() {
             share.weight = each + u32::from((i as u32) < left);
         }

@@ -22,7 +22,7 @@ use thiserror::Error;
 
 use crate::engine::EngineKind;
 
-pub use block_split::{BlockSplit, SizeShare};
+pub use block_split::{BlockSplit, MAX_SIZES, SizeShare};
 pub use resolve::{Resolved, resolve};
 pub use target::{
     Access, Burst, CacheMode, Compress, DEFAULT_DEDUPE_SETS, Dedupe, DedupeSets, Distribution,

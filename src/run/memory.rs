@@ -73,7 +73,12 @@ pub fn needs(
                 } else {
                     0
                 };
-            needs.statistics += 2 * per_direction;
+            // `--bssplit`: each size's reads and writes.
+            let sizes = target
+                .block_split
+                .as_ref()
+                .map_or(0, |s| s.sizes().len() as u64);
+            needs.statistics += 2 * per_direction + sizes * 2 * size_of::<Interval>() as u64;
         }
         if trace {
             needs.statistics += crate::trace::BYTES_PER_THREAD as u64;

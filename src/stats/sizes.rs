@@ -5,6 +5,10 @@
 use super::intervals::Interval;
 use crate::engine::Op;
 
+/// A size's index among a split's sizes (at most two lists of
+/// [`crate::profile::MAX_SIZES`]).
+pub type SizeIndex = u16;
+
 /// Per size of the split (ascending), reads and writes apart.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SizeStats {
@@ -29,7 +33,7 @@ impl SizeStats {
 
     /// One measured I/O of the size at `index` (trims and flushes are not counted here).
     #[inline]
-    pub fn record(&mut self, op: Op, index: u8, latency: u64) {
+    pub fn record(&mut self, op: Op, index: SizeIndex, latency: u64) {
         let list = match op {
             Op::Read => &mut self.read,
             Op::Write => &mut self.write,

@@ -15,6 +15,7 @@ use super::{DRAIN_LIMIT, MAX_PAUSE, MAX_WAIT, Worker, oldest};
 use crate::clock::{Clock, Nanos};
 use crate::engine::{Completion, Engine, Io, Op};
 use crate::stats::IoFailure;
+use crate::stats::sizes::SizeIndex;
 
 impl<C: Clock> Worker<'_, C> {
     /// Issues until the schedule ends or a stop is requested, then drains every slot in flight,
@@ -37,7 +38,7 @@ impl<C: Clock> Worker<'_, C> {
         let mut offsets = vec![0u64; slots];
         let mut ops = vec![Op::Read; slots];
         let mut lens = vec![0u32; slots];
-        let mut size_index = vec![0u8; slots];
+        let mut size_index: Vec<SizeIndex> = vec![0; slots];
         let mut owner = vec![0u16; slots];
         let mut filling = true;
         let mut failure = None;

@@ -39,6 +39,7 @@ use throttle::Throttle;
 
 use crate::clock::{Clock, Nanos};
 use crate::engine::{Completion, Engine, Op, settle};
+use crate::stats::sizes::SizeIndex;
 use crate::stats::{IoFailure, TargetStats, WaitStats};
 
 /// The longest the loop sleeps at once while every slot is held back by pacing, so a stop request
@@ -145,7 +146,7 @@ impl WorkerTarget<'_> {
     /// its size among `--bssplit`'s (0 without it): a flush when one is owed (offset 0, no
     /// bytes), otherwise a trim, write or read at the next offset.
     #[inline]
-    fn next(&mut self, rng: &mut Rng, slot: u32) -> (Op, u64, u32, u8) {
+    fn next(&mut self, rng: &mut Rng, slot: u32) -> (Op, u64, u32, SizeIndex) {
         if let Some(flush) = &mut self.flush
             && flush.writes >= flush.every
         {

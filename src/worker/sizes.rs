@@ -4,10 +4,11 @@
 use crate::engine::Op;
 use crate::profile::{BlockSplit, SizeShare};
 use crate::rng::Rng;
+use crate::stats::sizes::SizeIndex;
 
 /// One direction's sizes: cumulative weight, bytes, index among all sizes.
 #[derive(Debug, Clone)]
-struct Choices(Vec<(u64, u32, u8)>);
+struct Choices(Vec<(u64, u32, SizeIndex)>);
 
 impl Choices {
     fn new(shares: &[SizeShare], sizes: &[u64]) -> Self {
@@ -18,14 +19,14 @@ impl Choices {
                 .map(|s| {
                     until += s.weight as u64;
                     let index = sizes.iter().position(|&x| x == s.size).unwrap_or(0);
-                    (until, s.size as u32, index as u8)
+                    (until, s.size as u32, index as SizeIndex)
                 })
                 .collect(),
         )
     }
 
     #[inline]
-    fn draw(&self, rng: &mut Rng) -> (u32, u8) {
+    fn draw(&self, rng: &mut Rng) -> (u32, SizeIndex) {
         let total = self.0[self.0.len() - 1].0;
         let pick = rng.below(total);
         let i = self.0.partition_point(|c| c.0 <= pick);
@@ -53,7 +54,7 @@ impl SizeDraw {
 
     /// The size of the next I/O of `op` and its index among the split's sizes.
     #[inline]
-    pub fn draw(&self, op: Op, rng: &mut Rng) -> (u32, u8) {
+    pub fn draw(&self, op: Op, rng: &mut Rng) -> (u32, SizeIndex) {
         match op {
             Op::Read => self.read.draw(rng),
             _ => self.write.draw(rng),
@@ -64,6 +65,7 @@ impl SizeDraw {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::profile::MAX_SIZES;
 
     #[test]
     fn sizes_are_drawn_by_weight_per_direction() {
@@ -85,5 +87,32 @@ mod tests {
         assert!((74_000..76_000).contains(&small), "{small}");
         assert_eq!(draw.draw(Op::Write, &mut rng), (131_072, 2));
         assert_eq!(draw.draw(Op::Trim, &mut rng), (131_072, 2));
+    }
+
+    #[test]
+    fn every_size_of_the_longest_lists_keeps_its_own_index() {
+        // Two lists of the most sizes each, none shared: 8,192 indexes, past any byte.
+        let list = |from: u64| {
+            (0..MAX_SIZES as u64)
+                .map(|i| format!("{}/1", (from + i) * 512))
+                .collect::<Vec<_>>()
+                .join(":")
+        };
+        let split: BlockSplit = format!("{},{}", list(1), list(1 + MAX_SIZES as u64))
+            .parse()
+            .unwrap();
+        let sizes = split.sizes();
+        assert_eq!(sizes.len(), 2 * MAX_SIZES);
+        let draw = SizeDraw::new(&split);
+        let mut rng = Rng::new(5);
+        for op in [Op::Read, Op::Write] {
+            for _ in 0..50_000 {
+                let (len, index) = draw.draw(op, &mut rng);
+                assert_eq!(sizes[index as usize], len as u64);
+            }
+        }
+        let more = format!("{}:512/1", list(1));
+        let refused = more.parse::<BlockSplit>().unwrap_err();
+        assert!(refused.contains("more than the 4096"), "{refused}");
     }
 }
