@@ -74,9 +74,19 @@ fn run_options(
                     "--output-format={fio_format} (fio's JSON) is not written by iospd yet; -Rjson gives iospd's own JSON results"
                 )));
             }
+            "terse" => {
+                return Err(ToolError::Usage(format!(
+                    "--{name}: fio's terse output has no counterpart in iospd; use --output-format=normal or -Rjson"
+                )));
+            }
+            other if other.contains(',') => {
+                return Err(ToolError::Usage(format!(
+                    "--output-format={other}: iospd fio writes one format at a time; give one of normal or -Rjson, -Rxml"
+                )));
+            }
             other => {
                 return Err(ToolError::Usage(format!(
-                    "--output-format={other}: fio's terse output has no counterpart in iospd; use --output-format=normal or -Rjson"
+                    "--output-format={other} is not one of fio's formats (normal, json, json+, terse); use --output-format=normal or -Rjson"
                 )));
             }
         };

@@ -17,6 +17,13 @@ pub enum Size {
 /// so this bounds its depth (real job files write a few dozen characters).
 const MAX_EXPRESSION: usize = 1024;
 
+/// The refusal of a parenthesised value that does not come to a whole number from 0 up.
+fn not_arithmetic(v: &str) -> String {
+    format!(
+        "'{v}' is not arithmetic that comes to a whole number from 0 to 2^63 (a negative result, an overflow or a division by 0 does not)"
+    )
+}
+
 /// Integer arithmetic as bc does it with scale 0: `+ - * / % ^` and parentheses.
 pub fn integer_expression(text: &str) -> Option<i64> {
     let tokens: Vec<char> = text.chars().filter(|c| !c.is_whitespace()).collect();
@@ -111,7 +118,7 @@ pub fn integer(value: &str) -> Result<u64, String> {
     if v.starts_with('(') {
         return integer_expression(v)
             .and_then(|n| u64::try_from(n).ok())
-            .ok_or_else(|| format!("'{v}' is not arithmetic on whole numbers"));
+            .ok_or_else(|| not_arithmetic(v));
     }
     if has_operator(v) {
         return Err(partial(v));
@@ -128,7 +135,7 @@ pub fn size(value: &str) -> Result<Size, String> {
         return integer_expression(v)
             .and_then(|n| u64::try_from(n).ok())
             .map(Size::Bytes)
-            .ok_or_else(|| format!("'{v}' is not arithmetic on whole numbers"));
+            .ok_or_else(|| not_arithmetic(v));
     }
     if let Some(p) = v.strip_suffix('%') {
         let n: u64 = p
@@ -188,7 +195,7 @@ pub fn time_ns(value: &str, default_unit_ns: u64) -> Result<u64, String> {
         return integer_expression(v)
             .and_then(|n| u64::try_from(n).ok())
             .and_then(|n| n.checked_mul(default_unit_ns))
-            .ok_or_else(|| format!("'{v}' is not arithmetic on whole numbers"));
+            .ok_or_else(|| not_arithmetic(v));
     }
     if has_operator(v) {
         return Err(partial(v));

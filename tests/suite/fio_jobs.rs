@@ -453,7 +453,15 @@ fn fio_command_lines_translate_as_fio_reads_them() {
         ),
         (
             vec!["--name=t", "--size=1m", "--output-format=terse"],
-            "terse",
+            "terse output has no counterpart",
+        ),
+        (
+            vec!["--name=t", "--size=1m", "--output-format=json,normal"],
+            "one format at a time",
+        ),
+        (
+            vec!["--name=t", "--size=1m", "--output-format=xml"],
+            "not one of fio's formats",
         ),
         (vec!["-x", "--name=t"], "'-x' is not an option of iospd fio"),
         (vec!["--rw=read"], "give a job file or a job"),

@@ -93,7 +93,10 @@ fn job_files_and_inputs_that_never_end_are_refused_at_once() {
     let fifo_arg = fifo.display().to_string();
     let empty = write("empty.dat", "");
     let cases: [(&[&str], &str); 11] = [
-        (&["fio", "-Rp", &deep], "is not arithmetic on whole numbers"),
+        (
+            &["fio", "-Rp", &deep],
+            "is not arithmetic that comes to a whole number",
+        ),
         (&["fio", "-Rp", &repeated], "hold more than 64MiB together"),
         (
             &["fio", &zero],
