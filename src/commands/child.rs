@@ -115,11 +115,26 @@ impl Child {
     /// signal to the suite (or one the suite no longer starts after it) is
     /// [`ToolError::Interrupted`].
     pub fn report(&self, args: &[String]) -> Result<Report, ToolError> {
-        let (line, output) = self.run(args)?;
-        serde_json::from_slice(&output.stdout).map_err(|e| ToolError::Input {
-            path: PathBuf::from(line),
-            why: format!("its output is not a JSON report: {e}"),
-        })
+        let (line, output) = self.run(args, false)?;
+        parse(line, &output.stdout)
+    }
+
+    /// As [`Child::report`], and a child that a stop cut short after its measured window began
+    /// gives its report of that shortened window, with the signal (as iospd's own run keeps
+    /// what it measured).
+    pub fn report_kept(&self, args: &[String]) -> Result<(Report, Option<i32>), ToolError> {
+        let (line, output) = self.run(args, true)?;
+        let signal = stopped().filter(|_| !output.status.success());
+        let report = parse(line.clone(), &output.stdout)?;
+        let measured = report.timespans.iter().any(|t| t.measured.is_some());
+        match signal {
+            Some(signal) if !measured => Err(ToolError::Interrupted {
+                signal,
+                line,
+                started: true,
+            }),
+            _ => Ok((report, signal)),
+        }
     }
 
     /// Runs `iospd --dry-run <args>`: every check the run of `args` would make, nothing created.
@@ -128,11 +143,16 @@ impl Child {
         let mut args = args.to_vec();
         let at = usize::from(args.first().is_some_and(|a| a == "replay"));
         args.insert(at, "--dry-run".into());
-        self.run(&args).map(drop)
+        self.run(&args, false).map(drop)
     }
 
-    /// Runs `iospd <args>` to its end: its command line and output when it succeeded.
-    fn run(&self, args: &[String]) -> Result<(String, std::process::Output), ToolError> {
+    /// Runs `iospd <args>` to its end: its command line and output when it succeeded, or (when
+    /// `keep_cut`) when a stop cut it short and it printed a report.
+    fn run(
+        &self,
+        args: &[String],
+        keep_cut: bool,
+    ) -> Result<(String, std::process::Output), ToolError> {
         let line = shell_line(args);
         let interrupted = |signal, started| ToolError::Interrupted {
             signal,
@@ -185,7 +205,10 @@ impl Child {
         // A child that finished is a finished test, even when a stop came as it was being reaped;
         // the next one is then not started.
         if let (false, Some(signal)) = (output.status.success(), stopped()) {
-            return Err(interrupted(signal, true));
+            return match keep_cut && !output.stdout.is_empty() {
+                true => Ok((line, output)),
+                false => Err(interrupted(signal, true)),
+            };
         }
         if !output.status.success() {
             use std::os::unix::process::ExitStatusExt;
@@ -204,6 +227,14 @@ impl Child {
         }
         Ok((line, output))
     }
+}
+
+/// The JSON report a child printed.
+fn parse(line: String, stdout: &[u8]) -> Result<Report, ToolError> {
+    serde_json::from_slice(stdout).map_err(|e| ToolError::Input {
+        path: PathBuf::from(line),
+        why: format!("its output is not a JSON report: {e}"),
+    })
 }
 
 #[cfg(test)]

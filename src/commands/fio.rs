@@ -220,7 +220,14 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
     let groups = lines.last().map_or(0, |(_, t)| t.group + 1);
     let mut rendered = Vec::new();
     let mut failed = Vec::new();
+    // What a stop did: jobs it cut short (their windows kept), jobs it stopped before their
+    // measured window began.
+    let (mut cut, mut unmeasured) = (Vec::new(), Vec::new());
+    let mut ran = 0;
     for group in 0..groups {
+        if super::child::stopped().is_some() {
+            break;
+        }
         let members: Vec<&(&crate::fiojob::Job, &Translation)> =
             lines.iter().filter(|(_, t)| t.group == group).collect();
         if members.len() > MAX_CHILDREN {
@@ -229,7 +236,8 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
                 members.len()
             )));
         }
-        let reports: Vec<Result<crate::report::Report, ToolError>> = std::thread::scope(|scope| {
+        type Kept = Result<(crate::report::Report, Option<i32>), ToolError>;
+        let reports: Vec<Kept> = std::thread::scope(|scope| {
             let handles: Vec<_> = members
                 .iter()
                 .map(|(_, t)| {
@@ -237,7 +245,7 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
                     let at = usize::from(args.first().is_some_and(|a| a == "replay"));
                     args.insert(at, "-Rjson".into());
                     let runner = &runner;
-                    scope.spawn(move || runner.report(&args))
+                    scope.spawn(move || runner.report_kept(&args))
                 })
                 .collect();
             handles
@@ -245,11 +253,21 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
                 .map(|h| h.join().expect("a job's thread panicked"))
                 .collect()
         });
+        ran += members.len();
         for ((job, t), report) in members.iter().zip(reports) {
             // A job that fails as it runs leaves the others' results: they are printed, and the
             // failure is said after them.
             let report = match report {
-                Ok(report) => report,
+                Ok((report, by)) => {
+                    if by.is_some() {
+                        cut.push(format!("'{}'", t.job));
+                    }
+                    report
+                }
+                Err(ToolError::Interrupted { .. }) => {
+                    unmeasured.push(format!("'{}'", t.job));
+                    continue;
+                }
                 Err(ToolError::Failed { why, code, .. }) => {
                     failed.push((
                         code,
@@ -272,8 +290,14 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
         }
     }
     print_rendered(format, &rendered, options.output.as_deref())?;
+    if let Some(signal) = super::child::stopped() {
+        crate::console::say(&format!(
+            "iospd: {}",
+            stopped_jobs(signal, &cut, &unmeasured, lines.len() - ran)
+        ));
+    }
     if failed.is_empty() {
-        return Ok(0);
+        return Ok(super::child::stopped().map_or(0, super::child::interrupted_status));
     }
     let code = failed.iter().map(|(c, _)| *c).max().unwrap_or(1);
     let said: Vec<String> = failed.into_iter().map(|(_, s)| s).collect();
@@ -286,7 +310,40 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
             "the others' results are above"
         )
     ));
-    Ok(code.max(crate::EXIT_RUN_ERROR))
+    Ok(super::child::stopped().map_or(
+        code.max(crate::EXIT_RUN_ERROR),
+        super::child::interrupted_status,
+    ))
+}
+
+/// One line for what a stop by `signal` did: the jobs it `cut` short (their results above cover
+/// their measured windows up to it), those it stopped before their window began, and how many
+/// it kept from starting.
+fn stopped_jobs(signal: i32, cut: &[String], unmeasured: &[String], not_started: usize) -> String {
+    let name = super::child::signal_name(signal);
+    let mut parts = Vec::new();
+    if !cut.is_empty() {
+        parts.push(format!(
+            "cut {} short (the results above cover the measured window up to it)",
+            cut.join(", ")
+        ));
+    }
+    if !unmeasured.is_empty() {
+        parts.push(format!(
+            "stopped {} before its measured window began (no results)",
+            unmeasured.join(", ")
+        ));
+    }
+    if not_started > 0 {
+        parts.push(format!(
+            "kept {not_started} later job{} from starting",
+            if not_started == 1 { "" } else { "s" }
+        ));
+    }
+    match parts.is_empty() {
+        true => format!("{name} came as the last job ended; every result is above"),
+        false => format!("{name} {}", parts.join("; ")),
+    }
 }
 
 /// The reports that were rendered, as one document on stdout or in fio's `--output` file

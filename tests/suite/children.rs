@@ -1,4 +1,4 @@
-//! The commands that run iospd children (`preset`, `sweep --slo`): each child gets its arguments as
+//! The commands that run iospd children (`preset`, `sweep --slo`, `fio`): each child gets its arguments as
 //! a vector, dies with its parent, and a stop ends the whole suite with what finished reported.
 
 use std::os::unix::process::CommandExt;
@@ -269,4 +269,90 @@ fn a_preset_that_cannot_run_runs_nothing() {
     );
     assert!(err.contains("refusing to recreate"), "{err}");
     assert_eq!(std::fs::read(&foreign).unwrap(), b"someone's data");
+}
+
+/// The measuring children of `pid`, whichever of its threads started them (`iospd fio` starts
+/// each job of a group from a thread of its own).
+fn runs_of(pid: u32) -> Vec<i32> {
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task"))
+        .into_iter()
+        .flatten();
+    tasks
+        .flatten()
+        .flat_map(|task| {
+            std::fs::read_to_string(task.path().join("children"))
+                .unwrap_or_default()
+                .split_whitespace()
+                .filter_map(|p| p.parse().ok())
+                .collect::<Vec<i32>>()
+        })
+        .filter(|&child| {
+            let line = std::fs::read(format!("/proc/{child}/cmdline")).unwrap_or_default();
+            let args: Vec<&[u8]> = line.split(|&b| b == 0).collect();
+            args.contains(&&b"-Rjson"[..]) && !args.contains(&&b"--dry-run"[..])
+        })
+        .collect()
+}
+
+/// The bytes process `pid` has read so far (its `rchar`), 0 once it is gone.
+fn bytes_read(pid: i32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/io"))
+        .ok()
+        .and_then(|io| {
+            io.lines().find_map(|l| {
+                l.strip_prefix("rchar: ")
+                    .and_then(|n| n.trim().parse().ok())
+            })
+        })
+        .unwrap_or(0)
+}
+
+/// Ctrl-C in the middle of a fio job keeps what the job measured, as fio prints its results
+/// when interrupted: the report of the shortened window, one line that names the job cut short
+/// and the jobs it kept from starting, and exit 130.
+#[test]
+fn ctrl_c_ends_an_iospd_fio_run_with_the_results_of_the_job_it_cut_short() {
+    let dir = TempDir::new();
+    let parent = start(
+        &[
+            "fio",
+            "--name=long",
+            "--rw=randread",
+            "--size=8M",
+            "--filename=long.dat",
+            "--runtime=600",
+            "--time_based",
+            "--name=later",
+            "--stonewall",
+            "--rw=read",
+            "--size=1M",
+            "--filename=later.dat",
+        ],
+        &dir,
+    );
+    let pid = parent.id();
+    // The job is in its measured window (no warm-up) once it has read far more than its start
+    // could: many passes over its 8 MiB file.
+    let end = Instant::now() + Duration::from_secs(120);
+    loop {
+        let runs = runs_of(pid);
+        if runs.first().is_some_and(|&run| bytes_read(run) > 256 << 20) {
+            break;
+        }
+        assert!(Instant::now() < end, "the job never read its file");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    signal(-(pid as i32), libc::SIGINT);
+    let output = parent.wait_with_output().unwrap();
+    let (text, err) = (stdout(&output), stderr(&output));
+    assert_eq!(output.status.code(), Some(130), "{err}");
+    assert!(text.contains("actual test time:"), "{text}");
+    assert!(text.contains("long.dat"), "{text}");
+    let said = err.lines().last().unwrap_or_default();
+    assert!(
+        said.starts_with("iospd: SIGINT cut 'long' short (the results above cover")
+            && said.ends_with("kept 1 later job from starting"),
+        "{err}"
+    );
+    assert!(!dir.join("later.dat").exists(), "the later job started");
 }
