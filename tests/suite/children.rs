@@ -19,26 +19,11 @@ fn start(args: &[&str], dir: &TempDir) -> Child {
         .unwrap()
 }
 
-/// The runs `pid` has started and that are running now: children that run a measurement (not
-/// the `--dry-run` checks that come before them, nor a child not yet past its exec).
-fn children_now(pid: u32) -> Vec<i32> {
-    std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
-        .unwrap_or_default()
-        .split_whitespace()
-        .filter_map(|p| p.parse().ok())
-        .filter(|&child: &i32| {
-            let line = std::fs::read(format!("/proc/{child}/cmdline")).unwrap_or_default();
-            let args: Vec<&[u8]> = line.split(|&b| b == 0).collect();
-            args.contains(&&b"-Rjson"[..]) && !args.contains(&&b"--dry-run"[..])
-        })
-        .collect()
-}
-
 /// The children of `pid`, once it has one (waiting up to 20 s).
 fn children_of(pid: u32) -> Vec<i32> {
     let end = Instant::now() + Duration::from_secs(20);
     loop {
-        let found = children_now(pid);
+        let found = runs_of(pid);
         if !found.is_empty() || Instant::now() > end {
             return found;
         }
@@ -52,7 +37,7 @@ fn wait_for_child(pid: u32, n: usize, running: bool) {
     let end = Instant::now() + Duration::from_secs(30);
     let mut seen: Vec<i32> = Vec::new();
     while Instant::now() < end {
-        let now = children_now(pid);
+        let now = runs_of(pid);
         for child in &now {
             if !seen.contains(child) {
                 seen.push(*child);
@@ -271,8 +256,9 @@ fn a_preset_that_cannot_run_runs_nothing() {
     assert_eq!(std::fs::read(&foreign).unwrap(), b"someone's data");
 }
 
-/// The measuring children of `pid`, whichever of its threads started them (`iospd fio` starts
-/// each job of a group from a thread of its own).
+/// The runs `pid` has started and that are running now: children that run a measurement (not
+/// the `--dry-run` checks that come before them, nor a child not yet past its exec), whichever
+/// of its threads started them (`iospd fio` starts each job of a group from a thread of its own).
 fn runs_of(pid: u32) -> Vec<i32> {
     let tasks = std::fs::read_dir(format!("/proc/{pid}/task"))
         .into_iter()
