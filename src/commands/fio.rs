@@ -12,6 +12,7 @@ use super::ToolError;
 use super::child::{Child, MAX_CHILDREN};
 use super::fio_files::{check_outputs, write_logs};
 use crate::fiojob::cmdline;
+use crate::fiojob::origin::in_job_terms;
 use crate::fiojob::read::{Context, Keywords, environment, read_files};
 use crate::fiojob::translate::{Translation, translate};
 use crate::profile::ResultFormat;
@@ -204,7 +205,7 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
                 "{}: job '{}': {}",
                 job.place,
                 t.job,
-                super::child::last_words(&why)
+                in_job_terms(job, super::child::last_words(&why))
             )),
             Err(other) => return Err(other),
         }
@@ -275,7 +276,7 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
                             "{}: job '{}': {}",
                             job.place,
                             t.job,
-                            super::child::last_words(&why)
+                            in_job_terms(job, super::child::last_words(&why))
                         ),
                     ));
                     continue;

@@ -9,6 +9,7 @@
 mod blocks;
 pub mod cmdline;
 pub mod known;
+pub mod origin;
 pub mod read;
 pub mod translate;
 pub mod value;

@@ -291,7 +291,11 @@ fn a_job_file_runs_all_of_itself_or_nothing() {
         .args(["fio", "two.fio"])
         .output()
         .unwrap();
-    assert_one_line_refusal(&output, "two.fio:11: job 'big': '-t100000'", "two.fio");
+    assert_one_line_refusal(
+        &output,
+        "two.fio:11: job 'big': numjobs=100000 at two.fio:13 (iospd -t100000): '-t100000'",
+        "two.fio",
+    );
     assert!(
         stderr(&output).contains("1 of 2 jobs cannot run"),
         "{}",
