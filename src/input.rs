@@ -22,9 +22,14 @@ pub const STATE_MAX: u64 = 4 << 30;
 /// file, or a block device when `devices` allows one. The message names what the path is and
 /// what to give instead.
 pub fn open(path: &Path, devices: bool) -> Result<File, String> {
+    open_with(path, devices, 0)
+}
+
+/// As [`open`], with `flags` added to the open (`O_DIRECT`).
+pub fn open_with(path: &Path, devices: bool, flags: libc::c_int) -> Result<File, String> {
     let file = std::fs::OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | flags)
         .open(path)
         .map_err(|e| e.to_string())?;
     let kind = file.metadata().map_err(|e| e.to_string())?.file_type();

@@ -5,7 +5,7 @@
 //! Exit 0 when every block is right, 1 when any is not, 3 for bad input.
 
 use std::fs::File;
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use super::{ToolError, split_args};
@@ -135,9 +135,9 @@ fn check_target(
             .is_err_and(|e| e.raw_os_error() == Some(libc::EINVAL))
         {
             // The device's logical block is larger than the run's: read through the cache.
-            file = File::open(path).map_err(|e| ToolError::Input {
+            file = crate::input::open(path, true).map_err(|why| ToolError::Input {
                 path: path.to_path_buf(),
-                why: e.to_string(),
+                why,
             })?;
             read = file.read_exact_at(bytes, offset);
         }
@@ -243,14 +243,12 @@ fn size_of(file: &File, path: &Path) -> Result<u64, ToolError> {
 /// Opens a target to read, past the page cache when the file system allows (so what is checked
 /// is what the device holds).
 fn open(path: &Path) -> Result<File, ToolError> {
-    std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_DIRECT)
-        .open(path)
-        .or_else(|_| File::open(path))
-        .map_err(|e| ToolError::Input {
+    // Not a regular file or block device (a pipe nobody writes would block the open): refused.
+    crate::input::open_with(path, true, libc::O_DIRECT)
+        .or_else(|_| crate::input::open(path, true))
+        .map_err(|why| ToolError::Input {
             path: path.to_path_buf(),
-            why: format!("{e}; name the target the run wrote (or give it as an argument)"),
+            why: format!("{why}; name the target the run wrote (or give it as an argument)"),
         })
 }
 

@@ -135,6 +135,26 @@ fn job_files_and_inputs_that_never_end_are_refused_at_once() {
     });
     assert_one_line_refusal(&output, "it is a named pipe", "replay");
     assert!(!Path::new(&target).exists());
+    // A verify state's target that is a pipe, or a character device, is refused at its open.
+    let state = dir.arg("v.state");
+    let wrote = iospd()
+        .args(["-c1M", "-W0", "-w100", "-b4K", "--ios=16", "--verify"])
+        .arg(format!("--verify-state={state}"))
+        .arg(dir.arg("v.dat"))
+        .output()
+        .unwrap();
+    assert!(wrote.status.success(), "{}", stderr(&wrote));
+    for (target, says) in [
+        (fifo_arg.as_str(), "it is a named pipe"),
+        ("/dev/zero", "it is a character device"),
+    ] {
+        let output = run_ignoring_stops({
+            let mut c = iospd();
+            c.args(["verify", &format!("--verify-state={state}"), target]);
+            c
+        });
+        assert_one_line_refusal(&output, says, "verify");
+    }
 }
 
 /// Sends SIGINT to `child` until it ends (one that comes before iospd runs is ignored as its
