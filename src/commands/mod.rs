@@ -37,7 +37,7 @@ pub enum ToolError {
         why: String,
     },
     /// A child iospd run failed.
-    #[error("'{line}' failed (exit {code}):\n{why}")]
+    #[error("'{line}' failed (exit {code}): {}", child::last_words(why))]
     Failed {
         /// Its command line.
         line: String,

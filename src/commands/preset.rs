@@ -179,6 +179,44 @@ fn usage_error(why: &str) -> ToolError {
     ))
 }
 
+/// Refuses a `--size` that is not a size in bytes, or that is smaller than a block of one of the
+/// preset's tests (named as the user typed it, not as the `-c` it becomes).
+fn check_size(preset: &Preset, size: &str) -> Result<(), ToolError> {
+    let arg = format!("--size={size}");
+    let bytes = match crate::units::parse_size(size) {
+        Ok(crate::units::Size::Bytes(b)) if b > 0 => b,
+        Ok(crate::units::Size::Bytes(_)) => {
+            return Err(usage_error(&format!(
+                "'{arg}': the file size must be greater than 0, for example --size=1G"
+            )));
+        }
+        Ok(crate::units::Size::Blocks(_)) => {
+            return Err(usage_error(&format!(
+                "'{arg}': give the file size in bytes, for example --size=1G"
+            )));
+        }
+        Err(e) => return Err(usage_error(&format!("'{arg}': {e}, for example --size=1G"))),
+    };
+    let largest = preset.tests.iter().filter_map(|test| {
+        let block = test
+            .args
+            .split_whitespace()
+            .find_map(|a| a.strip_prefix("-b"))?;
+        match crate::units::parse_size(block) {
+            Ok(crate::units::Size::Bytes(b)) => Some((b, test.name)),
+            _ => None,
+        }
+    });
+    match largest.max() {
+        Some((block, test)) if bytes < block => Err(usage_error(&format!(
+            "'{arg}' is smaller than the {} blocks of test {test}; give at least --size={}",
+            crate::units::format_size(block),
+            crate::units::format_size(block).replace("iB", "")
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Each test's arguments (after `iospd`), as the suite runs it: the target is one argument
 /// whatever it holds.
 pub fn command_lines(
@@ -245,18 +283,25 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
     let mut positional = Vec::new();
     let mut over = Overrides::default();
     for arg in args {
-        let number = |v: &str| {
+        // The ranges iospd's own -d, --repeat and --pause take.
+        let number = |v: &str, (low, high): (u32, u32), example: &str| {
             v.parse::<u32>()
-                .map_err(|_| usage_error(&format!("'{arg}' needs a whole number")))
+                .ok()
+                .filter(|n| (low..=high).contains(n))
+                .ok_or_else(|| {
+                    usage_error(&format!(
+                        "'{arg}' needs a whole number from {low} to {high}, for example {example}"
+                    ))
+                })
         };
         if let Some(v) = arg.strip_prefix("--size=") {
             over.size = Some(v.to_string());
         } else if let Some(v) = arg.strip_prefix("--seconds=") {
-            over.seconds = Some(number(v)?.max(1));
+            over.seconds = Some(number(v, (1, u32::MAX), "--seconds=30")?);
         } else if let Some(v) = arg.strip_prefix("--runs=") {
-            over.runs = Some(number(v)?.max(1));
+            over.runs = Some(number(v, (1, 1000), "--runs=3")?);
         } else if let Some(v) = arg.strip_prefix("--pause=") {
-            over.pause = Some(number(v)?);
+            over.pause = Some(number(v, (0, 86_400), "--pause=5")?);
         } else if arg.starts_with('-') {
             let name = arg.trim_start_matches('-').split('=').next().unwrap_or("");
             let names = OPTIONS.iter().map(|o| o.trim_end_matches('='));
@@ -276,6 +321,9 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
         return Err(usage_error(&format!("there is no preset '{name}'")));
     };
     let size = over.size.as_deref().unwrap_or(preset.size);
+    if over.size.is_some() {
+        check_size(preset, size)?;
+    }
     let seconds = over.seconds.unwrap_or(preset.seconds);
     let runs = over.runs.unwrap_or(preset.runs);
     let pause = over.pause.unwrap_or(preset.pause);

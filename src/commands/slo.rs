@@ -383,6 +383,8 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
         threads,
         repeat,
     };
+    // The search's runs pass the checks a run makes before the first starts.
+    probe.check()?;
     let line = format!("iospd sweep {}", args.join(" "));
     let result = search(&mut probe, goal, line, &mut |text| super::print(text))?;
     super::print(&format!("\n{}", render::text(&result)))?;
@@ -483,17 +485,34 @@ struct Runs {
 impl Runs {
     /// Runs the base command with `extra` options (and `scale` times its duration), printing the
     /// line.
-    fn run(&self, extra: &[String], scale: u32) -> Result<(Report, String), ToolError> {
+    /// A step's arguments: the base with `extra`, its length scaled by `scale`.
+    fn step(&self, extra: &[String], scale: u32) -> Vec<String> {
         let mut step = scaled(&self.base, self.duration_s, scale);
         for option in extra {
             step.set(option);
         }
         step.set(&format!("--percentiles={}", self.percentile));
         step.set("-Rjson");
-        let args = step.args();
+        step.args()
+    }
+
+    fn run(&self, extra: &[String], scale: u32) -> Result<(Report, String), ToolError> {
+        let args = self.step(extra, scale);
         let line = super::child::shell_line(&args);
         super::print(&format!("    $ {line}\n"))?;
         Ok((self.child.report(&args)?, line))
+    }
+
+    /// Refuses, in one line and before anything runs, a search whose first step the checks of a
+    /// run refuse (a missing target, a bad option): its later steps differ only in depth and rate.
+    fn check(&self) -> Result<(), ToolError> {
+        match self.child.check(&self.step(&["-o1".to_string()], 1)) {
+            Err(ToolError::Failed { why, .. }) => Err(ToolError::Usage(format!(
+                "the search cannot run, so nothing was run: {}",
+                super::child::last_words(&why)
+            ))),
+            other => other,
+        }
     }
 }
 

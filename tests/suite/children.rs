@@ -69,6 +69,14 @@ fn still_running(pid: i32) -> bool {
     }
 }
 
+/// The stderr of a refusal: exit 3, one line.
+fn refused_in_one_line(output: &std::process::Output) -> String {
+    let err = stderr(output);
+    assert_eq!(output.status.code(), Some(3), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    err
+}
+
 fn signal(pid: i32, signal: libc::c_int) {
     // SAFETY: a signal to a process (or process group) this test started.
     unsafe { libc::kill(pid, signal) };
@@ -245,9 +253,7 @@ fn a_preset_that_cannot_run_runs_nothing() {
         ])
         .output()
         .unwrap();
-    let err = stderr(&output);
-    assert_eq!(output.status.code(), Some(3), "{err}");
-    assert_eq!(err.lines().count(), 1, "{err}");
+    let err = refused_in_one_line(&output);
     assert!(
         err.contains("test 1 of") && err.contains("none was run"),
         "{err}"
@@ -341,4 +347,63 @@ fn ctrl_c_ends_an_iospd_fio_run_with_the_results_of_the_job_it_cut_short() {
         "{err}"
     );
     assert!(!dir.join("later.dat").exists(), "the later job started");
+}
+
+/// A preset's own options are checked as the user typed them, before any test is printed or
+/// run: never passed on to a test as `-c`, `-d` or `--repeat` for it to refuse, and never
+/// silently raised (`--seconds=0` ran every test for a second).
+#[test]
+fn a_preset_refuses_its_own_options_in_their_own_names() {
+    let dir = TempDir::new();
+    for (option, says) in [
+        (
+            "--size=1",
+            "'--size=1' is smaller than the 1MiB blocks of test SEQ1M Q8T1",
+        ),
+        (
+            "--size=0",
+            "'--size=0': the file size must be greater than 0",
+        ),
+        ("--size=8b", "'--size=8b': give the file size in bytes"),
+        ("--seconds=0", "'--seconds=0' needs a whole number from 1"),
+        ("--runs=0", "'--runs=0' needs a whole number from 1 to 1000"),
+        (
+            "--runs=100000",
+            "'--runs=100000' needs a whole number from 1 to 1000",
+        ),
+        (
+            "--pause=86401",
+            "'--pause=86401' needs a whole number from 0 to 86400",
+        ),
+    ] {
+        let output = iospd()
+            .args(["preset", "cdm", "p.dat", option])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let err = refused_in_one_line(&output);
+        assert!(err.contains(says), "{option}: {err}");
+        assert!(stdout(&output).is_empty(), "{option}");
+        assert!(!dir.join("p.dat").exists(), "{option}");
+    }
+}
+
+/// A latency search whose runs the checks refuse says so in one line, before its first step
+/// (not as the first step's command line wrapped around its refusal).
+#[test]
+fn a_search_that_cannot_run_is_refused_in_one_line_before_its_first_step() {
+    let dir = TempDir::new();
+    let output = iospd()
+        .args(["sweep", "--slo=p99:1ms", "-d1", "missing.dat"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let err = refused_in_one_line(&output);
+    assert!(
+        err.starts_with(
+            "iospd: the search cannot run, so nothing was run: 'missing.dat' does not exist"
+        ),
+        "{err}"
+    );
+    assert!(stdout(&output).is_empty(), "{}", stdout(&output));
 }
