@@ -669,3 +669,32 @@ fn the_tables_are_large() {
     eprintln!("{lines} command lines and {profiles} XML profiles");
     assert!(lines + profiles >= 150 && profiles >= 40);
 }
+
+/// A result whose measured window is stretched (`duration_s` 10^12) over another run's start
+/// a billion seconds later: merging them once aligned the second run's `-D` series by that
+/// distance, sizing a vector of 10^10 buckets (an abort). The times and the series disagree,
+/// and merge says so in one line.
+#[test]
+fn a_result_whose_times_disagree_with_its_series_is_refused_never_sized() {
+    let dir = TempDir::new();
+    let run = iospd()
+        .args(["-Rjson", "-c1M", "-d1", "-W0", "-D100", "--engine=null"])
+        .arg(dir.join("t.dat"))
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", stderr(&run));
+    let mut first: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let mut second = first.clone();
+    first["timespans"][0]["measured"]["duration_s"] = serde_json::json!(1e12);
+    second["profile"]["command_line"] = serde_json::json!("iospd another run");
+    let start = second["timespans"][0]["start_unix_s"].as_f64().unwrap();
+    second["timespans"][0]["start_unix_s"] = serde_json::json!(start + 1e9);
+    fs::write(dir.join("a.json"), first.to_string()).unwrap();
+    fs::write(dir.join("b.json"), second.to_string()).unwrap();
+    assert_refused(
+        &dir,
+        &["merge", "a.json", "b.json"],
+        "merge",
+        "the times and the -D series disagree",
+    );
+}

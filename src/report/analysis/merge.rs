@@ -85,6 +85,15 @@ impl Pair {
                 && shift > 0
                 && !theirs.intervals.is_empty()
             {
+                // Runs at the same time begin within the first one's window, so within its
+                // buckets: a later start says the result's times and buckets disagree (and is
+                // never used to size the series).
+                let held = mine.intervals.len().max(theirs.intervals.len());
+                if shift > held + 1 {
+                    return Err(format!(
+                        "its measured window began {shift} -D intervals after the first run's, whose windows overlap it by their start times and durations but hold {held} intervals: the times and the -D series disagree, so the results were edited or damaged"
+                    ));
+                }
                 let mut moved = vec![Interval::default(); shift];
                 moved.extend_from_slice(&theirs.intervals);
                 theirs.intervals = moved;
