@@ -12,7 +12,7 @@
 //! | `time_based` + `runtime`, `ramp_time` | `-d`, `-W` (`-C0`) |
 //! | otherwise `io_size` or `size` (or the whole target) × `loops`, `number_ios`, `runtime` | `--bytes` (`<n>%` of the range), `--ios`, `-d` (a limit) |
 //! | random I/O (fio's random map), `norandommap` | `--random-map`, none |
-//! | `filename` (`:` lists), `directory`, `filename_format`, `size`, `filesize`, `offset` | targets, `-c`/`-f`, `-B` |
+//! | `filename` (`:` lists), `directory`, `filename_format`, `size`, `filesize`, `offset` | targets; a file's region `-c<offset+size> --keep-existing` (fio's layout: only a missing or short file is written), a device's `-f<offset+size>`; `-B<offset>` |
 //! | `ioengine` io_uring, libaio/aio/posixaio, psync/pvsync/pvsync2/sync, mmap, null | io_uring, io_uring, `--engine=psync`, `-Sm`, `--engine=null` |
 //! | `rate`, `rate_iops`, `thinktime` (+`thinktime_blocks`) | `-g<bytes/ms>`, `-g<n>i`, `-i`/`-j` |
 //! | `zero_buffers`, `refill_buffers`, `buffer_compress_percentage`, `dedupe_percentage` | `-Z`, `-Zr`, `--compress`, `--dedupe` |
@@ -677,20 +677,20 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
         args.push("-t1".into());
     }
     args.push(format!("-o{depth}"));
-    let file_size = size_arg(&mut r, &targets)?;
-    args.extend(file_size);
-    if let Some(offset) = r.parsed("offset", size)? {
-        match offset {
-            Size::Bytes(0) => {}
-            Size::Bytes(b) => args.push(format!("-B{b}")),
-            Size::Percent(_) => {
-                return Err(r.refuse(
-                    r.last["offset"],
-                    "an offset as a percentage",
-                    Some("-B<bytes>"),
-                ));
-            }
+    let offset = match r.parsed("offset", size)? {
+        None | Some(Size::Bytes(0)) => 0,
+        Some(Size::Bytes(b)) => b,
+        Some(Size::Percent(_)) => {
+            return Err(r.refuse(
+                r.last["offset"],
+                "an offset as a percentage",
+                Some("-B<bytes>"),
+            ));
         }
+    };
+    args.extend(size_arg(&mut r, &targets, offset)?);
+    if offset > 0 {
+        args.push(format!("-B{offset}"));
     }
     if let Some(s) = r.get("read_iolog") {
         // A replay: the log's I/O onto the job's targets, at the job's depth and caching.
@@ -828,13 +828,19 @@ fn targets(r: &mut Reader, numjobs: u64) -> Result<Vec<String>, Box<Refusal>> {
         .collect())
 }
 
-/// `-c<size>` for files fio would lay out, `-f<size>` for a part of a device.
-fn size_arg(r: &mut Reader, targets: &[String]) -> Result<Vec<String>, Box<Refusal>> {
+/// The job's region, `offset` .. `offset + size`: a device's `-f<end>`; for files, fio's layout
+/// rule, `-c<end> --keep-existing` (a missing or shorter file is laid out, a longer one used as it
+/// is up to the end).
+fn size_arg(r: &mut Reader, targets: &[String], offset: u64) -> Result<Vec<String>, Box<Refusal>> {
     let devices = targets.iter().all(|t| t.starts_with("/dev/"));
     let per_file = r.parsed("filesize", size)?;
     let total = r.parsed("size", size)?;
     let chosen = per_file.or(total);
     let setting = r.last.get("filesize").or(r.last.get("size")).copied();
+    let end = |r: &Reader, b: u64| {
+        b.checked_add(offset)
+            .ok_or_else(|| r.refuse(setting.expect("given"), "the region ends past 16EiB", None))
+    };
     match (chosen, devices) {
         (None, true) | (Some(Size::Percent(100)), _) => Ok(Vec::new()),
         (None, false) => Err(r.lacks(
@@ -847,8 +853,10 @@ fn size_arg(r: &mut Reader, targets: &[String]) -> Result<Vec<String>, Box<Refus
             format!("{p}% of the target as the job's region, whose size iospd takes in bytes"),
             Some("-f<bytes>"),
         )),
-        (Some(Size::Bytes(b)), true) => Ok(vec![format!("-f{b}")]),
-        (Some(Size::Bytes(b)), false) => Ok(vec![format!("-c{b}")]),
+        (Some(Size::Bytes(b)), true) => Ok(vec![format!("-f{}", end(r, b)?)]),
+        (Some(Size::Bytes(b)), false) => {
+            Ok(vec![format!("-c{}", end(r, b)?), "--keep-existing".into()])
+        }
     }
 }
 

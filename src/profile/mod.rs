@@ -110,6 +110,10 @@ pub struct Profile {
     /// size and fill, which it otherwise reuses.
     #[serde(default)]
     pub recreate: bool,
+    /// `--keep-existing`: `-c` lays out only a file that is missing or shorter than its size; a
+    /// longer file is used as it is, its range cut to the size (fio's layout rule).
+    #[serde(default)]
+    pub keep_existing: bool,
     /// Live outputs: time series, interval log, trace, checkpoints, progress.
     pub observe: Observe,
     /// `--sqpoll`, `--iopoll`.
@@ -167,6 +171,7 @@ impl Profile {
             percentiles: Vec::new(),
             force: false,
             recreate: false,
+            keep_existing: false,
             observe: Observe::default(),
             fast_paths: Default::default(),
             start_at_unix_ns: None,

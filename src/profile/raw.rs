@@ -196,6 +196,8 @@ pub struct RawArgs {
     pub force: bool,
     /// `--recreate`: `-c` rewrites its files even when they could be reused.
     pub recreate: bool,
+    /// `--keep-existing`: `-c` creates only files that are missing or shorter than its size.
+    pub keep_existing: bool,
     /// `--dry-run`: every check a run makes, then stop.
     pub dry_run: bool,
     /// `--timeseries=`: the time-series CSV.

@@ -65,6 +65,7 @@ pub fn resolve(raw: &RawArgs, command_line: String) -> Result<Resolved, ProfileE
     profile.percentiles = raw.percentiles.clone();
     profile.force = raw.force;
     profile.recreate = raw.recreate;
+    profile.keep_existing = raw.keep_existing;
     profile.fast_paths = crate::engine::FastPaths {
         sqpoll_idle_ms: raw.sqpoll_idle_ms,
         iopoll: raw.iopoll,
@@ -263,6 +264,11 @@ fn substitute_templates(
 
 fn from_command_line(raw: &RawArgs) -> Result<Profile, ProfileError> {
     check_conflicts(raw)?;
+    if raw.keep_existing && raw.create_size.is_none() {
+        return Err(ProfileError::Invalid(
+            "--keep-existing says which files -c lays out, and no -c is given; add -c<size> or drop --keep-existing".into(),
+        ));
+    }
     // With --bssplit the largest size is the target's block (buffers, the range's last start);
     // random offsets are multiples of the smallest.
     let sizes = Sizes(match &raw.block_split {
@@ -270,11 +276,17 @@ fn from_command_line(raw: &RawArgs) -> Result<Profile, ProfileError> {
         None => raw.block_size.unwrap_or(super::DEFAULT_BLOCK_SIZE),
     });
     let (base_offset, max_size) = range(raw, sizes)?;
+    let create_size = sizes.bytes(raw.create_size, "-c")?;
+    // A file --keep-existing keeps is used up to the -c size, as a created one would be.
+    let max_size = match create_size.filter(|_| raw.keep_existing) {
+        Some(size) => Some(max_size.map_or(size, |max| max.min(size))),
+        None => max_size,
+    };
     let template = Target {
         block_size: sizes.0,
         base_offset,
         max_size,
-        create_size: sizes.bytes(raw.create_size, "-c")?,
+        create_size,
         requests: raw.outstanding.unwrap_or(super::DEFAULT_REQUESTS),
         threads_per_target: raw.threads_per_target.unwrap_or(1),
         thread_stride: sizes.bytes(raw.thread_stride, "-T")?.unwrap_or(0),
@@ -464,7 +476,13 @@ fn check_conflicts(raw: &RawArgs) -> Result<(), ProfileError> {
     let interlocked = raw.sequential.is_some_and(|s| s.interlocked);
     let random = raw.random.is_some() || raw.random_ratio.is_some();
     let split = raw.block_split.is_some();
-    let rules: [(bool, &'static str, &'static str, &'static str); 11] = [
+    let rules: [(bool, &'static str, &'static str, &'static str); 12] = [
+        (
+            raw.keep_existing && raw.recreate,
+            "--keep-existing",
+            "--recreate",
+            "one keeps a file long enough as it is, the other writes it again; give one",
+        ),
         (
             split && raw.block_size.is_some(),
             "--bssplit",
@@ -692,6 +710,33 @@ mod tests {
             .timespans[0]
             .targets[0];
         assert_eq!((t.base_offset, t.max_size), (1 << 20, Some(5 << 20)));
+    }
+
+    #[test]
+    fn a_kept_file_is_used_up_to_the_create_size() {
+        let range = |args: &[&str]| {
+            let t = &resolve_strs(args).unwrap().profile.timespans[0].targets[0];
+            (t.base_offset, t.max_size, t.create_size)
+        };
+        assert_eq!(range(&["-c8M", "t.dat"]), (0, None, Some(8 << 20)));
+        assert_eq!(
+            range(&["-c8M", "--keep-existing", "-B1M", "t.dat"]),
+            (1 << 20, Some(8 << 20), Some(8 << 20))
+        );
+        assert_eq!(
+            range(&["-c8M", "--keep-existing", "-f2M", "t.dat"]),
+            (0, Some(2 << 20), Some(8 << 20))
+        );
+        for (args, says) in [
+            (&["--keep-existing", "t.dat"][..], "no -c is given"),
+            (
+                &["-c1M", "--keep-existing", "--recreate", "t.dat"],
+                "give one",
+            ),
+        ] {
+            let error = resolve_strs(args).unwrap_err().to_string();
+            assert!(error.contains(says), "{args:?}: {error}");
+        }
     }
 
     #[test]

@@ -191,6 +191,8 @@ pub struct Cleared {
     pub outputs: Outputs,
     /// Notices to print once the run starts (`--force`).
     pub notices: Vec<String>,
+    /// The anchors `--keep-existing` uses as they are: `-c` creates nothing there.
+    pub kept: std::collections::HashSet<usize>,
 }
 
 impl Cleared {
@@ -210,12 +212,12 @@ impl Cleared {
 
 /// Opens and checks every target and output of the profile. Nothing is created or written.
 pub fn check(profile: &Profile, view: &dyn SystemView) -> Result<Cleared, SafetyError> {
-    // Whether any I/O writes each path, and whether `-c` creates it.
-    let mut roles: HashMap<&Path, (bool, bool)> = HashMap::new();
+    // Whether any I/O writes each path, and the largest size `-c` creates it at.
+    let mut roles: HashMap<&Path, (bool, Option<u64>)> = HashMap::new();
     for t in profile.timespans.iter().flat_map(|ts| &ts.targets) {
         let role = roles.entry(t.path.as_path()).or_default();
         role.0 |= t.modifies();
-        role.1 |= t.create_size.is_some();
+        role.1 = role.1.max(t.create_size);
     }
     let mut cleared = Cleared::default();
     let mut devices: Vec<(PathBuf, u64)> = Vec::new();
@@ -224,8 +226,12 @@ pub fn check(profile: &Profile, view: &dyn SystemView) -> Result<Cleared, Safety
         if cleared.by_path.contains_key(path) {
             continue;
         }
-        let (writes, creates) = roles[path];
-        let index = match clear_target(path, writes, creates, profile.force, &mut cleared, view)? {
+        let (writes, create_size) = roles[path];
+        let layout = Layout {
+            creates: create_size.is_some(),
+            keep_from: create_size.filter(|_| profile.keep_existing),
+        };
+        let index = match clear_target(path, writes, layout, profile.force, &mut cleared, view)? {
             Reached::Known(index) if profile.verify.is_some() => {
                 return Err(SafetyError::SameFile {
                     first: cleared.path_of(index).to_path_buf(),
@@ -245,6 +251,9 @@ pub fn check(profile: &Profile, view: &dyn SystemView) -> Result<Cleared, Safety
                     devices.push((path.to_path_buf(), dev));
                 }
                 let index = cleared.anchors.len();
+                if anchor.facts().is_some_and(|f| layout.keeps(&f)) {
+                    cleared.kept.insert(index);
+                }
                 match &anchor {
                     Anchor::Open { facts, .. } => cleared.by_identity.insert(facts.identity, index),
                     Anchor::New(place) => cleared.by_place.insert(place.key(), index),
@@ -261,6 +270,26 @@ pub fn check(profile: &Profile, view: &dyn SystemView) -> Result<Cleared, Safety
     Ok(cleared)
 }
 
+/// What `-c` does to a target path.
+#[derive(Debug, Clone, Copy)]
+struct Layout {
+    /// `-c` names it.
+    creates: bool,
+    /// `--keep-existing`: an existing file at least this long (or a device) is used as it is.
+    keep_from: Option<u64>,
+}
+
+impl Layout {
+    /// Whether `--keep-existing` uses what is there as it is.
+    fn keeps(&self, facts: &Facts) -> bool {
+        self.keep_from.is_some_and(|size| match facts.kind {
+            Kind::BlockDevice => true,
+            Kind::File => facts.len >= size,
+            _ => false,
+        })
+    }
+}
+
 /// Where a target path leads.
 enum Reached {
     /// To a target another path already reached.
@@ -272,14 +301,14 @@ enum Reached {
 fn clear_target(
     path: &Path,
     writes: bool,
-    creates: bool,
+    layout: Layout,
     force: bool,
     cleared: &mut Cleared,
     view: &dyn SystemView,
 ) -> Result<Reached, SafetyError> {
     let located = match open::locate(path) {
         Ok(fd) => fd,
-        Err(e) if e.kind() == io::ErrorKind::NotFound && creates => {
+        Err(e) if e.kind() == io::ErrorKind::NotFound && layout.creates => {
             let place = Place::locate(path).map_err(|problem| SafetyError::Parent {
                 path: path.to_path_buf(),
                 problem,
@@ -304,6 +333,7 @@ fn clear_target(
     if let Some(&index) = cleared.by_identity.get(&facts.identity) {
         return Ok(Reached::Known(index));
     }
+    let creates = layout.creates && !layout.keeps(&facts);
     match facts.kind {
         Kind::Directory => return Err(SafetyError::Directory(path.to_path_buf())),
         Kind::Other(what) => {
@@ -357,7 +387,29 @@ fn clear_target(
         let notices = &mut cleared.notices;
         match facts.kind {
             Kind::BlockDevice => check_device(path, &file, facts.dev, force, view, notices)?,
-            _ => check_file(path, &file, facts, creates, force, view, notices)?,
+            _ => check_file(path, &file, facts, creates, force, view, notices).map_err(
+                |error| match (error, layout.keep_from) {
+                    (
+                        SafetyError::File {
+                            path,
+                            action,
+                            found,
+                            fix,
+                        },
+                        Some(size),
+                    ) if creates => SafetyError::File {
+                        path,
+                        action,
+                        found: format!(
+                            "it holds {}, less than the {} --keep-existing lays out, and {found}",
+                            crate::units::format_size(facts.len),
+                            crate::units::format_size(size)
+                        ),
+                        fix,
+                    },
+                    (error, _) => error,
+                },
+            )?,
         }
     }
     Ok(Reached::Fresh(Anchor::Open { file, facts }))

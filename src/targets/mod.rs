@@ -328,6 +328,7 @@ pub fn check(
             let index = cleared.anchor_of(&target.path);
             if let Some(size) = target.create_size
                 && !precreated.contains(&index)
+                && !cleared.kept.contains(&index)
                 && created_here.insert(index)
             {
                 sizes[index] = Size::Created(size);
@@ -413,6 +414,7 @@ pub fn prepare(
         let anchor = cleared.anchor_of(&target.path);
         if let Some(size) = target.create_size
             && !checked.precreated.contains(&anchor)
+            && !cleared.kept.contains(&anchor)
             && created.insert(anchor)
         {
             let range = checked.inspections[index][i].range;
@@ -454,10 +456,11 @@ pub fn prepare(
         .zip(verifiable)
         .zip(filled)
     {
+        let anchor_index = cleared.anchor_of(&target.path);
         let Anchor::Open {
             file: anchor,
             facts,
-        } = &cleared.anchors[cleared.anchor_of(&target.path)]
+        } = &cleared.anchors[anchor_index]
         else {
             return Err(TargetError::Missing(target.path.clone()));
         };
@@ -473,7 +476,7 @@ pub fn prepare(
         let range = inspection.range;
         if target.write_ratio < 100
             && inspection.kind == TargetKind::File
-            && target.create_size.is_none()
+            && (target.create_size.is_none() || cleared.kept.contains(&anchor_index))
             && let Some(warning) = inspect::never_written(&file, &target.path, range)
         {
             warnings.push(warning);

@@ -51,13 +51,15 @@ const EXPECTED: &[(&str, &[&str])] = &[
     (
         "globals-repeated.fio",
         &[
-            "iospd -b65536 -s -w100 --engine=psync -d10 -W0 -C0 -L -Z1048576 -t1 -o1 -c16777216 /tmp/stage.0.0 /tmp/stage.1.0",
-            "iospd -b4096 -r --random-map -w0 --engine=psync -d10 -W0 -C0 -L -t1 -o1 -c16777216 /tmp/stage.0.0",
+            "iospd -b65536 -s -w100 --engine=psync -d10 -W0 -C0 -L -Z1048576 -t1 -o1 -c16777216 --keep-existing /tmp/stage.0.0 /tmp/stage.1.0",
+            "iospd -b4096 -r --random-map -w0 --engine=psync -d10 -W0 -C0 -L -t1 -o1 -c16777216 --keep-existing /tmp/stage.0.0",
         ],
     ),
     (
         "includes.fio",
-        &["iospd -b131072 -s -w0 -Su -d20 -W0 -C0 -L -t1 -o32 -c67108864 /tmp/iospd-fio-seq.dat"],
+        &[
+            "iospd -b131072 -s -w0 -Su -d20 -W0 -C0 -L -t1 -o32 -c67108864 --keep-existing /tmp/iospd-fio-seq.dat",
+        ],
     ),
     (
         "skips-and-directions.fio",
@@ -79,17 +81,19 @@ const EXPECTED: &[(&str, &[&str])] = &[
     (
         "defaults.fio",
         &[
-            "iospd -b4096 -r --random-map -w0 -Su -d10 -W0 -C0 -L -t1 -o1 -c1073741824 /tmp/iospd-fio-defaults.dat",
-            "iospd -b4096 -r --random-map -w100 -Su -d10 -W0 -C0 -L --verify=stop -t1 -o1 -c67108864 /tmp/iospd-fio-verified.dat",
+            "iospd -b4096 -r --random-map -w0 -Su -d10 -W0 -C0 -L -t1 -o1 -c1073741824 --keep-existing /tmp/iospd-fio-defaults.dat",
+            "iospd -b4096 -r --random-map -w100 -Su -d10 -W0 -C0 -L --verify=stop -t1 -o1 -c67108864 --keep-existing /tmp/iospd-fio-verified.dat",
         ],
     ),
     (
         "size-bound.fio",
         &[
-            "iospd -b4096 -r --random-map -w0 -Su --bytes=67108864 -W0 -C0 -L -t1 -o16 -c67108864 /tmp/iospd-fio-region.dat",
-            "iospd -b1048576 -s -w100 -Su --bytes=50331648 -W0 -C0 -L -Z2097152 -t1 -o1 -c67108864 /tmp/iospd-fio-loops.dat",
-            "iospd -b4096 -r -w100 -Su --bytes=67108864 --ios=5000 -d20 -W0 -C0 -L -Z1048576 -t1 -o1 -c67108864 /tmp/iospd-fio-count.dat",
+            "iospd -b4096 -r --random-map -w0 -Su --bytes=67108864 -W0 -C0 -L -t1 -o16 -c67108864 --keep-existing /tmp/iospd-fio-region.dat",
+            "iospd -b1048576 -s -w100 -Su --bytes=50331648 -W0 -C0 -L -Z2097152 -t1 -o1 -c67108864 --keep-existing /tmp/iospd-fio-loops.dat",
+            "iospd -b4096 -r -w100 -Su --bytes=67108864 --ios=5000 -d20 -W0 -C0 -L -Z1048576 -t1 -o1 -c67108864 --keep-existing /tmp/iospd-fio-count.dat",
             "iospd -b131072 -s -w0 -Su --bytes=200% -W0 -C0 -L -t1 -o1 /dev/sdz",
+            "iospd -b4096 -s -w0 -Su --bytes=8388608 -W0 -C0 -L -t1 -o1 -c25165824 --keep-existing -B16777216 /tmp/iospd-fio-offset.dat",
+            "iospd -b4096 -r --random-map -w0 -Su --bytes=268435456 -W0 -C0 -L -t1 -o1 -f1342177280 -B1073741824 /dev/sdz",
         ],
     ),
     (
@@ -397,6 +401,86 @@ fn a_size_bound_job_reads_its_region_once_and_ends() {
     assert_eq!(blocks, (0..1024).collect::<Vec<u64>>());
 }
 
+/// fio's layout rule: `size` is the region a job uses, not the size to make its file. A file at
+/// least that long is used as it is (a read job writes nothing to it, whoever made it); a
+/// missing file is laid out at the region's end; a short one is laid out again only where the
+/// safety gate allows it.
+#[test]
+fn what_is_there_stays_there() {
+    let dir = TempDir::new();
+    let run = |args: &[&str]| {
+        iospd()
+            .args(["fio", "-Rjson", "--ioengine=psync", "--bs=4k"])
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap()
+    };
+    let foreign: Vec<u8> = (0..8u32 << 20).map(|i| (i % 251) as u8).collect();
+    std::fs::write(dir.join("foreign.dat"), &foreign).unwrap();
+    let output = run(&[
+        "--name=r",
+        "--filename=foreign.dat",
+        "--rw=read",
+        "--offset=2m",
+        "--size=1m",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let measured = &report["timespans"][0]["measured"];
+    assert_eq!(measured["totals"]["read"]["bytes"], 1 << 20, "{measured}");
+    assert!(std::fs::read(dir.join("foreign.dat")).unwrap() == foreign);
+
+    // iospd's own 8 MiB test file, read through a 1 MiB region, stays 8 MiB.
+    let made = iospd()
+        .args(["-c8M", "--ios=1", "own.dat"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(made.status.code(), Some(0), "{}", stderr(&made));
+    let own = std::fs::read(dir.join("own.dat")).unwrap();
+    let output = run(&[
+        "--name=r",
+        "--filename=own.dat",
+        "--rw=randread",
+        "--size=1m",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(std::fs::read(dir.join("own.dat")).unwrap() == own);
+
+    // A missing file is laid out to the region's end.
+    let output = run(&[
+        "--name=w",
+        "--filename=new.dat",
+        "--rw=randread",
+        "--offset=1m",
+        "--size=2m",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(
+        std::fs::metadata(dir.join("new.dat")).unwrap().len(),
+        3 << 20
+    );
+
+    // A file too short for the region that iospd did not make is not laid out again.
+    let short = &foreign[..1 << 20];
+    std::fs::write(dir.join("short.dat"), short).unwrap();
+    let output = run(&[
+        "--name=w",
+        "--filename=short.dat",
+        "--rw=write",
+        "--size=4m",
+    ]);
+    assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
+    let err = stderr(&output);
+    assert!(
+        err.contains("it holds 1MiB, less than the 4MiB --keep-existing lays out")
+            && err.lines().count() == 1,
+        "{err}"
+    );
+    assert!(std::fs::read(dir.join("short.dat")).unwrap() == short);
+}
+
 /// fio's command line, as fio reads it: `--key=value` and `--key value`, options before the
 /// first `--name` as every job's defaults (job files' included), `--section`, `--output`.
 #[test]
@@ -453,8 +537,8 @@ fn fio_command_lines_translate_as_fio_reads_them() {
             "--size=4m",
         ]),
         [
-            "iospd -b4096 -r --random-map -w0 -Su -d3 -W0 -C0 -L -t1 -o1 -c8388608 /tmp/iospd-fio-a.dat",
-            "iospd -b4096 -s -w100 -Su --bytes=4194304 -W0 -C0 -L -Z1048576 -t1 -o1 -c4194304 /tmp/iospd-fio-b.dat",
+            "iospd -b4096 -r --random-map -w0 -Su -d3 -W0 -C0 -L -t1 -o1 -c8388608 --keep-existing /tmp/iospd-fio-a.dat",
+            "iospd -b4096 -s -w100 -Su --bytes=4194304 -W0 -C0 -L -Z1048576 -t1 -o1 -c4194304 --keep-existing /tmp/iospd-fio-b.dat",
         ]
     );
     // A default from the command line under a job file's own settings, one section kept.
@@ -466,7 +550,7 @@ fn fio_command_lines_translate_as_fio_reads_them() {
             "--section=region"
         ]),
         [
-            "iospd -b4096 -r --random-map -w0 -Su --bytes=67108864 -d30 -W0 -C0 -L -t1 -o16 -c67108864 /tmp/iospd-fio-region.dat"
+            "iospd -b4096 -r --random-map -w0 -Su --bytes=67108864 -d30 -W0 -C0 -L -t1 -o16 -c67108864 --keep-existing /tmp/iospd-fio-region.dat"
         ]
     );
     for (args, says) in [

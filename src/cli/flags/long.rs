@@ -332,6 +332,17 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         },
     },
     LongFlag {
+        name: "keep-existing",
+        usage: (
+            "--keep-existing",
+            "-c creates a file only when it is missing or shorter than its size (rewriting a short one is judged as -c's); a file at least that long is used as it is, up to the size, and a read test writes nothing to it",
+        ),
+        apply: |v, raw| {
+            no_long_value(v, "keep-existing")?;
+            flag_once(&mut raw.keep_existing)
+        },
+    },
+    LongFlag {
         name: "compress",
         usage: (
             "--compress=<ratio>[:<chunk>]",
