@@ -32,6 +32,7 @@ pub fn act(profile: &Profile, warnings: Vec<String>, cluster: &Cluster) -> Resul
     let printed = match &profile.action {
         Action::Run => return measure(profile, warnings, cluster),
         Action::DryRun => return dry_run(profile, warnings, cluster),
+        Action::CreateOnly => return create_only(profile, warnings, cluster),
         Action::PrintProfile => out(&report::profile_document(
             profile,
             &host.system_info(),
@@ -79,6 +80,23 @@ fn dry_run(template: &Profile, warnings: Vec<String>, cluster: &Cluster) -> Resu
     say(
         "iospd: --dry-run: every check passed; the run could start (nothing was created or written)",
     );
+    Ok(0)
+}
+
+/// `--create-only`: the checks of [`measure`], then its files laid out, and nothing measured.
+fn create_only(template: &Profile, warnings: Vec<String>, cluster: &Cluster) -> Result<u8, Error> {
+    let (engine, fallback) = engine::usable(template.engine);
+    run::install_stop_signals();
+    crate::system::raise_open_file_limit();
+    let profile = &cluster.prepare(template).map_err(run::RunError::Refused)?;
+    let mut cleared = crate::safety::check(profile, &LinuxView)?;
+    for line in fallback.iter().chain(&warnings) {
+        say(line);
+    }
+    let said = run::create_only(profile, &mut cleared, engine, &LinuxHost, &run::STOP)?;
+    for line in &said {
+        say(line);
+    }
     Ok(0)
 }
 

@@ -146,6 +146,13 @@ impl Child {
         self.run(&args, false).map(drop)
     }
 
+    /// Runs `iospd <args>` with `--create-only`: its files laid out, nothing measured.
+    pub fn create_only(&self, args: &[String]) -> Result<(), ToolError> {
+        let mut args = args.to_vec();
+        args.insert(0, "--create-only".into());
+        self.run(&args, false).map(drop)
+    }
+
     /// Runs `iospd <args>` to its end: its command line and output when it succeeded, or (when
     /// `keep_cut`) when a stop cut it short and it printed a report.
     fn run(

@@ -10,7 +10,7 @@
 
 use super::ToolError;
 use super::child::{Child, MAX_CHILDREN};
-use super::fio_files::{check_outputs, write_logs};
+use super::fio_files::{check_outputs, laid_out_first, write_logs};
 use crate::fiojob::cmdline;
 use crate::fiojob::origin::in_job_terms;
 use crate::fiojob::read::{Context, Keywords, environment, read_files};
@@ -236,6 +236,27 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
                 "a group of {} jobs runs together; iospd runs at most {MAX_CHILDREN} at once (add stonewall)",
                 members.len()
             )));
+        }
+        // Files two jobs of the group share are laid out before either starts.
+        let translations: Vec<&Translation> = members.iter().map(|(_, t)| *t).collect();
+        for i in laid_out_first(&translations) {
+            let (job, t) = members[i];
+            if let Err(error) = runner.create_only(&t.args) {
+                print_rendered(format, &rendered, options.output.as_deref())?;
+                return Err(match error {
+                    ToolError::Failed { line, code, why } => ToolError::Failed {
+                        line,
+                        code,
+                        why: format!(
+                            "{}: job '{}': its files cannot be laid out: {}",
+                            job.place,
+                            t.job,
+                            in_job_terms(job, super::child::last_words(&why))
+                        ),
+                    },
+                    other => other,
+                });
+            }
         }
         type Kept = Result<(crate::report::Report, Option<i32>), ToolError>;
         let reports: Vec<Kept> = std::thread::scope(|scope| {

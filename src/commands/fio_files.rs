@@ -1,7 +1,8 @@
 //! The files `iospd fio` writes itself: fio's `--output` and the jobs' `write_*_log` files. Each
 //! is judged before any job runs, as iospd's own outputs are: its place must be one iospd may
 //! write, and it must not be a job file, a job's target or trace, or another of these outputs,
-//! which writing it would destroy (fio would overwrite its own target with its report).
+//! which writing it would destroy (fio would overwrite its own target with its report). And the
+//! files jobs that run together share, which are laid out before those jobs start.
 
 use std::path::{Path, PathBuf};
 
@@ -45,6 +46,36 @@ fn job_files(t: &Translation) -> Vec<(&'static str, &str)> {
         }
     }
     files
+}
+
+/// The members of a group (by index) that lay out a file another member uses too. Each is laid
+/// out before the group starts, one after the other, as fio lays out a job's files before its
+/// I/O: started together, two jobs would both create the file.
+pub fn laid_out_first(members: &[&Translation]) -> Vec<usize> {
+    let places: Vec<Vec<Place>> = members
+        .iter()
+        .map(|t| {
+            job_files(t)
+                .into_iter()
+                .filter(|f| f.0 == "target")
+                .filter_map(|f| Place::locate(Path::new(f.1)).ok())
+                .collect()
+        })
+        .collect();
+    let lays_out = |t: &Translation| {
+        t.args.first().is_none_or(|a| a != "replay") && t.args.iter().any(|a| a.starts_with("-c"))
+    };
+    (0..members.len())
+        .filter(|&i| lays_out(members[i]))
+        .filter(|&i| {
+            places[i].iter().any(|p| {
+                places
+                    .iter()
+                    .enumerate()
+                    .any(|(j, other)| j != i && other.iter().any(|o| o.same_place(p)))
+            })
+        })
+        .collect()
 }
 
 /// Whether `path` is what `place` names, or the same directory entry.

@@ -231,6 +231,9 @@ pub enum Action {
     SetEvent(String),
     /// `--dry-run`: make every check a run makes, then stop without creating or writing.
     DryRun,
+    /// `--create-only`: make every check a run makes, lay out the `-c` files, then stop without
+    /// measuring.
+    CreateOnly,
 }
 
 /// `--verify`: how blocks are checked.

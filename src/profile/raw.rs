@@ -200,6 +200,8 @@ pub struct RawArgs {
     pub keep_existing: bool,
     /// `--dry-run`: every check a run makes, then stop.
     pub dry_run: bool,
+    /// `--create-only`: every check a run makes, the `-c` files laid out, then stop.
+    pub create_only: bool,
     /// `--timeseries=`: the time-series CSV.
     pub timeseries: Option<PathBuf>,
     /// `--histlog=`: the HdrHistogram interval log.

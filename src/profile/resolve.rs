@@ -56,6 +56,8 @@ pub fn resolve(raw: &RawArgs, command_line: String) -> Result<Resolved, ProfileE
         Action::PrintProfile
     } else if raw.dry_run {
         Action::DryRun
+    } else if raw.create_only {
+        Action::CreateOnly
     } else {
         Action::Run
     };
@@ -264,6 +266,11 @@ fn substitute_templates(
 
 fn from_command_line(raw: &RawArgs) -> Result<Profile, ProfileError> {
     check_conflicts(raw)?;
+    if raw.create_only && raw.create_size.is_none() {
+        return Err(ProfileError::Invalid(
+            "--create-only lays out the files -c names, and no -c is given; add -c<size>".into(),
+        ));
+    }
     if raw.keep_existing && raw.create_size.is_none() {
         return Err(ProfileError::Invalid(
             "--keep-existing says which files -c lays out, and no -c is given; add -c<size> or drop --keep-existing".into(),
@@ -476,7 +483,19 @@ fn check_conflicts(raw: &RawArgs) -> Result<(), ProfileError> {
     let interlocked = raw.sequential.is_some_and(|s| s.interlocked);
     let random = raw.random.is_some() || raw.random_ratio.is_some();
     let split = raw.block_split.is_some();
-    let rules: [(bool, &'static str, &'static str, &'static str); 12] = [
+    let rules: [(bool, &'static str, &'static str, &'static str); 14] = [
+        (
+            raw.create_only && raw.dry_run,
+            "--create-only",
+            "--dry-run",
+            "one lays out the files, the other writes nothing; give one",
+        ),
+        (
+            raw.create_only && raw.verify.is_some(),
+            "--create-only",
+            "--verify",
+            "--verify's blocks carry the id of the run that writes them; let the --verify run create its file",
+        ),
         (
             raw.keep_existing && raw.recreate,
             "--keep-existing",

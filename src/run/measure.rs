@@ -201,6 +201,45 @@ pub fn dry_run(
     Ok(said)
 }
 
+/// `--create-only`: every check [`measure`] makes, then the files `-c` and `<PrecreateFiles>` lay
+/// out (none that `--keep-existing` keeps), and nothing measured; what was said, and the line that
+/// says what is ready.
+pub fn create_only(
+    profile: &Profile,
+    cleared: &mut crate::safety::Cleared,
+    engine: EngineKind,
+    host: &dyn Host,
+    stop: &AtomicU64,
+) -> Result<Vec<String>, RunError> {
+    let mut said = std::mem::take(&mut cleared.notices);
+    // The warnings are about what the run would measure, and nothing is measured.
+    let (_, _, _, mut checked, _) = check_all(profile, cleared, engine, host)?;
+    said.extend(crate::targets::precreate(&mut checked, cleared, stop)?);
+    for (index, timespan) in profile.timespans.iter().enumerate() {
+        let (_, notes) =
+            crate::targets::prepare(timespan, index, &mut checked, cleared, stop, None)?;
+        said.extend(notes);
+    }
+    let named: std::collections::HashSet<usize> = profile
+        .timespans
+        .iter()
+        .flat_map(|ts| &ts.targets)
+        .filter(|t| t.create_size.is_some())
+        .map(|t| cleared.anchor_of(&t.path))
+        .collect();
+    let kept_files = named.iter().filter(|a| cleared.kept.contains(a)).count();
+    let files = |n: usize| format!("{n} file{}", if n == 1 { "" } else { "s" });
+    let kept = match profile.keep_existing {
+        true => format!(", {} kept as found (--keep-existing)", files(kept_files)),
+        false => String::new(),
+    };
+    said.push(format!(
+        "iospd: --create-only: {} laid out or reused{kept}; nothing was measured",
+        files(named.len() - kept_files),
+    ));
+    Ok(said)
+}
+
 fn check_all(
     profile: &Profile,
     cleared: &crate::safety::Cleared,

@@ -778,7 +778,7 @@ mod reality;
 mod thread;
 mod verifying;
 
-pub use measure::{Context, dry_run, measure};
+pub use measure::{Context, create_only, dry_run, measure};
 pub use outcome::ending;
 pub use peers::{Alone, Peers, Refusal, Start};
 

@@ -113,6 +113,67 @@ fn c_reuses_its_own_complete_file_of_the_same_size_and_fill_and_nothing_else() {
     assert_eq!(byte_at(&path, 100), 100);
 }
 
+/// `--create-only` lays out the `-c` files and measures nothing; `--keep-existing` lays out only
+/// a missing or short file and uses a longer one as it is, whoever made it, up to the `-c` size.
+#[test]
+fn create_only_lays_out_and_keep_existing_keeps_what_is_long_enough() {
+    let dir = TempDir::new();
+    let (made, foreign) = (dir.arg("made.dat"), dir.arg("foreign.dat"));
+    let bytes: Vec<u8> = (0..4u32 << 20).map(|i| (i % 253) as u8).collect();
+    fs::write(&foreign, &bytes).unwrap();
+    let output = run_iospd(&["-c2M", "--keep-existing", "--create-only", &made, &foreign]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stdout(&output).is_empty(),
+        "nothing measured, nothing reported"
+    );
+    assert!(
+        stderr(&output).contains("1 file laid out or reused, 1 file kept as found"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(fs::metadata(&made).unwrap().len(), 2 << 20);
+    assert!(fs::read(&foreign).unwrap() == bytes, "kept as it was");
+    // A read of the kept file uses its first 2 MiB: the trace's offsets stay below.
+    let trace = dir.arg("r.trace");
+    let output = run_iospd(&[
+        "-c2M",
+        "--keep-existing",
+        "--ios=2000",
+        "-r",
+        "-b4K",
+        "-Sh",
+        &format!("--trace={trace}"),
+        &foreign,
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let records = fs::read(&trace).unwrap();
+    let highest = records[12..]
+        .chunks_exact(40)
+        .map(|r| u64::from_le_bytes(r[16..24].try_into().unwrap()))
+        .max()
+        .unwrap();
+    assert!((1 << 20..2 << 20).contains(&highest), "{highest}");
+    // Shorter than -c: judged as -c judges a file it would write again.
+    let output = run_iospd(&["-c8M", "--keep-existing", "--create-only", &foreign]);
+    assert_eq!(output.status.code(), Some(3));
+    assert!(stderr(&output).contains("it holds 4MiB, less than the 8MiB"));
+    assert!(fs::read(&foreign).unwrap() == bytes);
+    // Without -c, or beside --dry-run, --verify or --recreate: refused in one line.
+    for args in [
+        &["--create-only", made.as_str()][..],
+        &["--keep-existing", made.as_str()],
+        &["-c1M", "--create-only", "--dry-run", made.as_str()],
+        &["-c1M", "--create-only", "--verify", "-w50", made.as_str()],
+        &["-c1M", "--keep-existing", "--recreate", made.as_str()],
+    ] {
+        let output = run_iospd(args);
+        assert_eq!(output.status.code(), Some(3), "{args:?}");
+        assert_eq!(stderr(&output).lines().count(), 1, "{args:?}");
+    }
+    assert_eq!(fs::metadata(&made).unwrap().len(), 2 << 20);
+}
+
 #[test]
 fn a_creation_killed_midway_leaves_a_file_that_is_not_reused() {
     let dir = TempDir::new();

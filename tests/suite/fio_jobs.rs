@@ -481,6 +481,44 @@ fn what_is_there_stays_there() {
     assert!(std::fs::read(dir.join("short.dat")).unwrap() == short);
 }
 
+/// Jobs that run together and share a file: it is laid out once, before either starts (started
+/// together, both would create it and one would fail).
+#[test]
+fn jobs_of_a_group_sharing_a_file_lay_it_out_before_they_start() {
+    let dir = TempDir::new();
+    let mut job = String::from("[global]\nfilename=shared.dat\nsize=16m\nioengine=psync\n");
+    for (name, rw) in [("a", "randread"), ("b", "read"), ("c", "randread")] {
+        job.push_str(&format!("[{name}]\nrw={rw}\nnumber_ios=100\n"));
+    }
+    std::fs::write(dir.join("shared.fio"), job).unwrap();
+    for round in 0..3 {
+        let _ = std::fs::remove_file(dir.join("shared.dat"));
+        let output = iospd()
+            .args(["fio", "-Rjson", "shared.fio"])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "round {round}: {}",
+            stderr(&output)
+        );
+        let reports: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+        assert_eq!(reports.as_array().map(Vec::len), Some(3));
+        for report in reports.as_array().unwrap() {
+            assert_eq!(
+                report["timespans"][0]["measured"]["totals"]["read"]["ios"],
+                100
+            );
+        }
+        assert_eq!(
+            std::fs::metadata(dir.join("shared.dat")).unwrap().len(),
+            16 << 20
+        );
+    }
+}
+
 /// fio's command line, as fio reads it: `--key=value` and `--key value`, options before the
 /// first `--name` as every job's defaults (job files' included), `--section`, `--output`.
 #[test]

@@ -321,6 +321,17 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         },
     },
     LongFlag {
+        name: "create-only",
+        usage: (
+            "--create-only",
+            "make every check a run makes, lay out the -c files (with --keep-existing only those missing or short) and stop: no I/O is measured",
+        ),
+        apply: |v, raw| {
+            no_long_value(v, "create-only")?;
+            flag_once(&mut raw.create_only)
+        },
+    },
+    LongFlag {
         name: "recreate",
         usage: (
             "--recreate",
