@@ -31,6 +31,8 @@ struct RunOptions {
     show: bool,
     /// `--readonly`: refuse every job that writes or trims.
     readonly: bool,
+    /// `--output-format=json` (false) or `json+` (true): fio's JSON results.
+    fio_json: Option<bool>,
 }
 
 /// fio's `--output-format` (or `--minimal`) as iospd's format, and the other run options.
@@ -71,23 +73,30 @@ fn run_options(
         let format = match fio_format {
             "normal" => ResultFormat::Text,
             "json" | "json+" => {
-                return Err(ToolError::Usage(format!(
-                    "--output-format={fio_format} (fio's JSON) is not written by iospd yet; -Rjson gives iospd's own JSON results"
-                )));
+                if options
+                    .fio_json
+                    .is_some_and(|plus| plus != (fio_format == "json+"))
+                {
+                    return Err(ToolError::Usage(
+                        "--output-format is given twice, as json and json+; give one".into(),
+                    ));
+                }
+                options.fio_json = Some(fio_format == "json+");
+                continue;
             }
             "terse" => {
                 return Err(ToolError::Usage(format!(
-                    "--{name}: fio's terse output has no counterpart in iospd; use --output-format=normal or -Rjson"
+                    "--{name}: fio's terse output has no counterpart in iospd; use --output-format=json or normal"
                 )));
             }
             other if other.contains(',') => {
                 return Err(ToolError::Usage(format!(
-                    "--output-format={other}: iospd fio writes one format at a time; give one of normal or -Rjson, -Rxml"
+                    "--output-format={other}: iospd fio writes one format at a time; give one of normal, json or json+"
                 )));
             }
             other => {
                 return Err(ToolError::Usage(format!(
-                    "--output-format={other} is not one of fio's formats (normal, json, json+, terse); use --output-format=normal or -Rjson"
+                    "--output-format={other} is not one of fio's formats (normal, json, json+, terse); use --output-format=normal, json or json+"
                 )));
             }
         };
@@ -97,6 +106,11 @@ fn run_options(
             )));
         }
         chosen = Some(format);
+    }
+    if options.fio_json.is_some() && chosen.is_some() {
+        return Err(ToolError::Usage(
+            "--output-format=json (fio's JSON) and -R or --output-format=normal ask for different formats; give one".into(),
+        ));
     }
     Ok((chosen, options))
 }
@@ -219,7 +233,12 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
         )));
     }
     let groups = lines.last().map_or(0, |(_, t)| t.group + 1);
-    let mut rendered = Vec::new();
+    let mut kept = Results {
+        format,
+        fio_json: options.fio_json,
+        rendered: Vec::new(),
+        reports: Vec::new(),
+    };
     let mut failed = Vec::new();
     // What a stop did: jobs it cut short (their windows kept), jobs it stopped before their
     // measured window began.
@@ -242,7 +261,7 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
         for i in laid_out_first(&translations) {
             let (job, t) = members[i];
             if let Err(error) = runner.create_only(&t.args) {
-                print_rendered(format, &rendered, options.output.as_deref())?;
+                kept.print(options.output.as_deref())?;
                 return Err(match error {
                     ToolError::Failed { line, code, why } => ToolError::Failed {
                         line,
@@ -266,6 +285,15 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
                     let mut args = t.args.clone();
                     let at = usize::from(args.first().is_some_and(|a| a == "replay"));
                     args.insert(at, "-Rjson".into());
+                    // fio's bandwidth and IOPS samples: one per 500 ms (its bw_avg_time), where
+                    // the job has a length to count them over.
+                    if options.fio_json.is_some()
+                        && at == 0
+                        && args.iter().any(|a| a.starts_with("-d"))
+                        && !args.iter().any(|a| a.starts_with("-D"))
+                    {
+                        args.insert(1, "-D500".into());
+                    }
                     let runner = &runner;
                     scope.spawn(move || runner.report_kept(&args))
                 })
@@ -303,15 +331,15 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
                     continue;
                 }
                 Err(other) => {
-                    print_rendered(format, &rendered, options.output.as_deref())?;
+                    kept.print(options.output.as_deref())?;
                     return Err(other);
                 }
             };
             write_logs(&report, &t.logs)?;
-            rendered.push((t.job.clone(), t.line(), report.render(format)));
+            kept.add(job, t, report);
         }
     }
-    print_rendered(format, &rendered, options.output.as_deref())?;
+    kept.print(options.output.as_deref())?;
     if let Some(signal) = super::child::stopped() {
         crate::console::say(&format!(
             "iospd: {}",
@@ -368,19 +396,47 @@ fn stopped_jobs(signal: i32, cut: &[String], unmeasured: &[String], not_started:
     }
 }
 
-/// The reports that were rendered, as one document on stdout or in fio's `--output` file
-/// (nothing when there are none).
-fn print_rendered(
+/// The reports of the jobs that ran, kept until they are printed as one document.
+struct Results<'a> {
+    /// iospd's format (`-R`, `--output-format=normal`).
     format: ResultFormat,
-    rendered: &[(String, String, String)],
-    output: Option<&std::path::Path>,
-) -> Result<(), ToolError> {
-    if rendered.is_empty() {
-        return Ok(());
+    /// `--output-format=json` (false) or `json+` (true): fio's JSON instead.
+    fio_json: Option<bool>,
+    /// Each job's name, command line and report in `format`.
+    rendered: Vec<(String, String, String)>,
+    /// Under `fio_json`: each job, its group and its report.
+    reports: Vec<(&'a crate::fiojob::Job, usize, crate::report::Report)>,
+}
+
+impl<'a> Results<'a> {
+    fn add(&mut self, job: &'a crate::fiojob::Job, t: &Translation, report: crate::report::Report) {
+        match self.fio_json {
+            Some(_) => self.reports.push((job, t.group, report)),
+            None => self
+                .rendered
+                .push((t.job.clone(), t.line(), report.render(self.format))),
+        }
     }
-    let text = documents(format, rendered);
+
+    /// The reports as one document on stdout or in fio's `--output` file (nothing when there
+    /// are none).
+    fn print(&self, output: Option<&std::path::Path>) -> Result<(), ToolError> {
+        let text = match self.fio_json {
+            _ if self.rendered.is_empty() && self.reports.is_empty() => return Ok(()),
+            Some(plus) => {
+                let ran: Vec<_> = self.reports.iter().map(|(j, g, r)| (*j, *g, r)).collect();
+                super::fio_json::render(&ran, plus)
+            }
+            None => documents(self.format, &self.rendered),
+        };
+        write_document(&text, output)
+    }
+}
+
+/// One document on stdout, or in fio's `--output` file.
+fn write_document(text: &str, output: Option<&std::path::Path>) -> Result<(), ToolError> {
     let Some(path) = output else {
-        return super::print(&text);
+        return super::print(text);
     };
     let failed = |why: String| ToolError::Output {
         path: path.to_path_buf(),

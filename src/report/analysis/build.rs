@@ -188,7 +188,7 @@ fn rate(count: u64, seconds: f64) -> f64 {
 }
 
 /// The latency summary of a histogram at `percentiles`; `None` when it is empty.
-fn latency_of(
+pub(crate) fn latency_of(
     h: &crate::stats::histogram::LatencyHistogram,
     percentiles: &[f64],
 ) -> Option<Latency> {

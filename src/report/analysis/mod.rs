@@ -6,6 +6,7 @@ pub(crate) mod build;
 pub mod cluster;
 pub mod compare;
 pub(crate) mod device_time;
+pub mod fio;
 pub mod inputs;
 pub mod merge;
 pub mod metric;

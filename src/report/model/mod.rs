@@ -2,6 +2,7 @@
 //! as the JSON results serialise it.
 
 mod cluster;
+pub mod fio;
 mod reality;
 mod repetitions;
 mod replay;

@@ -2,6 +2,7 @@
 //! and convert units, and compute nothing. A new format is a new module here.
 
 pub mod csv;
+pub mod fio_json;
 pub mod html;
 pub mod json;
 pub mod slo;

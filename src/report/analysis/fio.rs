@@ -1,0 +1,339 @@
+//! fio's JSON results from iospd's reports (`iospd fio --output-format=json|json+`): each job's
+//! report read as fio counts — bandwidth in KiB/s, runtime in ms, the job's percentile list, the
+//! share of I/Os in fio's latency ranges, and its 500 ms bandwidth and IOPS samples from the
+//! report's `-D` rows when it has them.
+
+use std::time::SystemTime;
+
+use crate::report::Report;
+use crate::report::model::fio::{FioDirection, FioDocument, FioJob, FioLatency, FioSync, Ordered};
+use crate::report::model::{Direction, Latency, Measured};
+use crate::stats::timeline::Point;
+
+/// fio's percentiles when a job names none (`percentile_list`).
+pub const FIO_PERCENTILES: [f64; 17] = [
+    1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
+    99.99,
+];
+
+/// One job that ran: what fio's JSON says of it besides its numbers, and its report.
+pub struct FioJobRun<'a> {
+    /// The job's name.
+    pub name: &'a str,
+    /// Its group, from 0.
+    pub group: usize,
+    /// Its options as written: (name, value; empty for a bare option).
+    pub options: Vec<(String, String)>,
+    /// Its percentile list, 0–100.
+    pub percentiles: Vec<f64>,
+    /// `lat_percentiles=1`: the total latency's percentiles too.
+    pub lat_percentiles: bool,
+    /// Its report.
+    pub report: &'a Report,
+}
+
+/// The document for every job that ran, in order; `plus` adds every latency bin (`json+`).
+pub fn document(jobs: &[FioJobRun], plus: bool, now: SystemTime) -> FioDocument {
+    let mut built: Vec<FioJob> = jobs.iter().map(|run| job(run, plus)).collect();
+    share_of_group(&mut built);
+    let unix_ms = crate::wall::unix_ns(now) / 1_000_000;
+    FioDocument {
+        fio_version: format!("iospd-{}", env!("CARGO_PKG_VERSION")),
+        timestamp: unix_ms / 1000,
+        timestamp_ms: unix_ms,
+        time: ctime(unix_ms / 1000),
+        jobs: built,
+    }
+}
+
+fn job(run: &FioJobRun, plus: bool) -> FioJob {
+    let measured = run
+        .report
+        .timespans
+        .iter()
+        .find_map(|t| t.measured.as_ref());
+    let mut job = FioJob {
+        jobname: run.name.to_string(),
+        groupid: run.group,
+        error: 0,
+        elapsed: 0,
+        job_options: Ordered(run.options.clone()),
+        read: FioDirection::default(),
+        write: FioDirection::default(),
+        trim: FioDirection::default(),
+        sync: FioSync::default(),
+        job_runtime: 0,
+        usr_cpu: 0.0,
+        sys_cpu: 0.0,
+        latency_ns: Ordered::default(),
+        latency_us: Ordered::default(),
+        latency_ms: Ordered::default(),
+    };
+    let Some(m) = measured else {
+        (job.latency_ns, job.latency_us, job.latency_ms) = latency_ranges(&[]);
+        return job;
+    };
+    let runtime_ms = (m.duration_s * 1000.0).round() as u64;
+    job.elapsed = m.duration_s.ceil() as u64;
+    job.job_runtime = runtime_ms;
+    let spec = Spec {
+        percentiles: &run.percentiles,
+        lat_percentiles: run.lat_percentiles,
+        plus,
+    };
+    let samples = |pick: fn(&crate::stats::timeline::Directions) -> &Point| {
+        m.timeline
+            .iter()
+            .filter(|row| row.length_ms > 0.0)
+            .map(|row| (pick(&row.all), row.length_ms))
+            .collect::<Vec<_>>()
+    };
+    job.read = direction(&m.totals.read, m, &samples(|d| &d.read), &spec);
+    job.write = direction(&m.totals.write, m, &samples(|d| &d.write), &spec);
+    if let Some(trim) = &m.totals.trim {
+        job.trim = direction(trim, m, &[], &spec);
+    }
+    if let Some(flush) = &m.totals.flush {
+        job.sync = FioSync {
+            total_ios: flush.ios,
+            lat_ns: latency(flush.latency.as_ref(), None, false),
+        };
+    }
+    let window_ns = m.duration_s * 1e9;
+    if window_ns > 0.0 {
+        let cpu = |f: fn(&crate::stats::WaitStats) -> u64| {
+            m.threads.iter().map(|t| f(&t.waits)).sum::<u64>() as f64 / window_ns * 100.0
+        };
+        job.usr_cpu = cpu(|w| w.cpu_user_ns);
+        job.sys_cpu = cpu(|w| w.cpu_system_ns);
+    }
+    let latencies: Vec<&Latency> = [Some(&m.totals.read), Some(&m.totals.write)]
+        .into_iter()
+        .chain([m.totals.trim.as_ref()])
+        .flatten()
+        .filter_map(|d| d.latency.as_ref())
+        .collect();
+    (job.latency_ns, job.latency_us, job.latency_ms) = latency_ranges(&latencies);
+    job
+}
+
+/// What a job's latency blocks hold.
+struct Spec<'a> {
+    percentiles: &'a [f64],
+    lat_percentiles: bool,
+    plus: bool,
+}
+
+/// One direction: totals over the window, latency, and the samples (`(point, length_ms)`).
+fn direction(d: &Direction, m: &Measured, samples: &[(&Point, f64)], spec: &Spec) -> FioDirection {
+    if d.ios == 0 {
+        return FioDirection::default();
+    }
+    let runtime_ms = (m.duration_s * 1000.0).round() as u64;
+    let bw_bytes = d.bytes_per_s as u64;
+    let bw: Vec<f64> = samples
+        .iter()
+        .map(|(p, ms)| p.bytes as f64 / ms * 1000.0 / 1024.0)
+        .collect();
+    let iops: Vec<f64> = samples
+        .iter()
+        .map(|(p, ms)| p.ios as f64 / ms * 1000.0)
+        .collect();
+    let (bw_min, bw_max, bw_mean, bw_dev) = moments(&bw);
+    let (iops_min, iops_max, iops_mean, iops_stddev) = moments(&iops);
+    let percentiles = Some(spec.percentiles);
+    FioDirection {
+        io_bytes: d.bytes,
+        io_kbytes: d.bytes / 1024,
+        bw_bytes,
+        bw: bw_bytes / 1024,
+        iops: d.ios_per_s,
+        runtime: runtime_ms,
+        total_ios: d.ios,
+        short_ios: 0,
+        drop_ios: 0,
+        slat_ns: FioLatency::default(),
+        clat_ns: latency(d.latency.as_ref(), percentiles, spec.plus),
+        lat_ns: latency(
+            d.latency.as_ref(),
+            percentiles.filter(|_| spec.lat_percentiles),
+            false,
+        ),
+        bw_min,
+        bw_max,
+        bw_agg: 0.0,
+        bw_mean,
+        bw_dev,
+        bw_samples: bw.len() as u64,
+        iops_min,
+        iops_max,
+        iops_mean,
+        iops_stddev,
+        iops_samples: iops.len() as u64,
+    }
+}
+
+/// Smallest and largest (whole, as fio prints them), mean and sample standard deviation.
+fn moments(samples: &[f64]) -> (u64, u64, f64, f64) {
+    if samples.is_empty() {
+        return (0, 0, 0.0, 0.0);
+    }
+    let n = samples.len() as f64;
+    let mean = samples.iter().sum::<f64>() / n;
+    let dev = match samples.len() {
+        1 => 0.0,
+        _ => (samples.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt(),
+    };
+    let min = samples.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = samples.iter().copied().fold(0.0, f64::max);
+    (min as u64, max as u64, mean, dev)
+}
+
+/// A latency block: the exact statistics, the percentiles asked for, and with `bins` every
+/// recorded value and its count.
+fn latency(latency: Option<&Latency>, percentiles: Option<&[f64]>, bins: bool) -> FioLatency {
+    let Some(l) = latency.filter(|l| l.count > 0) else {
+        return FioLatency::default();
+    };
+    let histogram = l.histogram().ok();
+    let percentile = percentiles.zip(histogram.as_ref()).map(|(ps, h)| {
+        let fractions: Vec<f64> = ps.iter().map(|p| p / 100.0).collect();
+        Ordered(
+            ps.iter()
+                .map(|p| format!("{p:.6}"))
+                .zip(h.percentiles(&fractions))
+                .collect(),
+        )
+    });
+    let bins = histogram.as_ref().filter(|_| bins).map(|h| {
+        let mut values = Vec::new();
+        h.each_value(|value, count| values.push((value.to_string(), count)));
+        Ordered(values)
+    });
+    FioLatency {
+        min: l.min_ns,
+        max: l.max_ns,
+        mean: l.mean_ns,
+        stddev: l.stddev_ns,
+        n: l.count,
+        percentile,
+        bins,
+    }
+}
+
+/// fio's latency ranges, each named by its top: below 1 µs in ns, to 1 ms in µs, then in ms.
+const RANGE_TOPS: [u64; 10] = [2, 4, 10, 20, 50, 100, 250, 500, 750, 1000];
+
+/// The share of every I/O in each of fio's latency ranges (`latency_ns`, `_us`, `_ms`), percent.
+fn latency_ranges(latencies: &[&Latency]) -> (Ordered<f64>, Ordered<f64>, Ordered<f64>) {
+    // Inclusive upper bounds in ns: a range [low, top) of whole units ends at top × unit − 1.
+    let mut upper: Vec<u64> = Vec::new();
+    for unit in [1, 1_000, 1_000_000] {
+        upper.extend(RANGE_TOPS.iter().map(|top| top * unit - 1));
+    }
+    upper.push(2_000 * 1_000_000 - 1);
+    let mut counts = vec![0u64; upper.len() + 1];
+    for l in latencies {
+        if let Ok(h) = l.histogram() {
+            h.add_to_buckets(&upper, &mut counts);
+        }
+    }
+    let total: u64 = counts.iter().sum();
+    let share = |n: u64| match total {
+        0 => 0.0,
+        _ => n as f64 * 100.0 / total as f64,
+    };
+    let named = |range: std::ops::Range<usize>| {
+        Ordered(
+            RANGE_TOPS
+                .iter()
+                .zip(range)
+                .map(|(top, i)| (top.to_string(), share(counts[i])))
+                .collect(),
+        )
+    };
+    let mut ms = named(20..30);
+    ms.0.push(("2000".into(), share(counts[30])));
+    ms.0.push((">=2000".into(), share(counts[31])));
+    (named(0..10), named(10..20), ms)
+}
+
+/// Each job's bandwidth as a share of its group's (fio's `bw_agg`), where it has samples.
+fn share_of_group(jobs: &mut [FioJob]) {
+    let groups: Vec<usize> = jobs.iter().map(|j| j.groupid).collect();
+    let pick: [fn(&mut FioJob) -> &mut FioDirection; 3] =
+        [|j| &mut j.read, |j| &mut j.write, |j| &mut j.trim];
+    for which in pick {
+        let mut totals: std::collections::HashMap<usize, u64> = Default::default();
+        for (job, group) in jobs.iter_mut().zip(&groups) {
+            *totals.entry(*group).or_default() += which(job).bw_bytes;
+        }
+        for (job, group) in jobs.iter_mut().zip(&groups) {
+            let d = which(job);
+            let total = totals[group] as f64 / 1024.0;
+            if d.bw_samples > 0 && total > 0.0 {
+                d.bw_agg = d.bw_mean / total * 100.0;
+            }
+        }
+    }
+}
+
+/// `ctime`'s form of a time in seconds since the epoch, in the local time zone.
+fn ctime(seconds: u64) -> String {
+    let time = seconds as libc::time_t;
+    let mut buffer = [0 as libc::c_char; 64];
+    // SAFETY: ctime_r writes at most 26 bytes into the buffer, which outlives the call.
+    let written = unsafe { libc::ctime_r(&time, buffer.as_mut_ptr()) };
+    if written.is_null() {
+        return String::new();
+    }
+    // SAFETY: ctime_r wrote a NUL-terminated string into the buffer.
+    unsafe { std::ffi::CStr::from_ptr(buffer.as_ptr()) }
+        .to_string_lossy()
+        .trim_end()
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn samples_give_fios_whole_extremes_and_sample_deviation() {
+        assert_eq!(moments(&[]), (0, 0, 0.0, 0.0));
+        let (min, max, mean, dev) = moments(&[10.5, 20.0, 30.9]);
+        assert_eq!((min, max), (10, 30));
+        assert!((mean - 20.466_666).abs() < 1e-5);
+        assert!((dev - 10.208_003).abs() < 1e-5, "{dev}");
+    }
+
+    #[test]
+    fn latencies_fall_in_fios_ranges_by_whole_units() {
+        let mut h = crate::stats::histogram::LatencyHistogram::new();
+        // [0,2) ns, [2,4) µs twice, [750,1000) µs, [1,2) s, and 3 s.
+        for ns in [1, 2_000, 3_999, 999_000, 1_500_000_000, 3_000_000_000] {
+            h.record(ns);
+        }
+        let l = crate::report::analysis::build::latency_of(&h, &[50.0]).unwrap();
+        let (ns, us, ms) = latency_ranges(&[&l]);
+        let share = |o: &Ordered<f64>, key: &str| o.0.iter().find(|(k, _)| k == key).unwrap().1;
+        let sixth = 100.0 / 6.0;
+        assert!((share(&ns, "2") - sixth).abs() < 1e-9);
+        assert!((share(&us, "4") - 2.0 * sixth).abs() < 1e-9);
+        assert!((share(&us, "1000") - sixth).abs() < 1e-9);
+        assert!((share(&ms, "2000") - sixth).abs() < 1e-9);
+        assert!((share(&ms, ">=2000") - sixth).abs() < 1e-9);
+        let all: f64 = [ns, us, ms]
+            .iter()
+            .flat_map(|o| o.0.iter().map(|e| e.1))
+            .sum();
+        assert!((all - 100.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn ctime_has_its_fixed_shape() {
+        let text = ctime(0);
+        assert_eq!(text.len(), 24, "{text}");
+        assert!(text.ends_with("1970") || text.ends_with("1969"), "{text}");
+    }
+}
