@@ -24,6 +24,7 @@ mod diskspd_text;
 mod engines;
 mod faults;
 mod fio_jobs;
+mod fio_json;
 mod formats;
 mod golden;
 mod hostile;

@@ -1,0 +1,340 @@
+//! `iospd fio --output-format=json|json+`: fio 3.x's JSON results, checked for iospd's own numbers
+//! in fio's units, for fio's layout (every key iospd writes is one fio 3.33 writes, when fio is
+//! here), and read by the tools people read fio's results with: fio-plot (PyPI) and fio's own
+//! `tools/fio_jsonplus_clat2csv` (from its source tree, beside `IOSPD_FIO_EXAMPLES`).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::util::tools;
+use crate::util::{TempDir, iospd, skip, stderr, stdout};
+
+/// Two groups: a job bounded by its size (1,024 random reads), then one that runs for a second
+/// and writes as well (samples every 500 ms).
+const JOBS: &str = "[global]
+ioengine=psync
+bs=4k
+iodepth=1
+numjobs=1
+
+[sized]
+filename=sized.dat
+rw=randread
+size=4m
+
+[timed]
+stonewall
+filename=timed.dat
+rw=randrw
+size=4m
+time_based
+runtime=1
+percentile_list=50:99:99.9
+";
+
+/// `iospd fio <format> jobs.fio` in `dir`: the document.
+fn run(dir: &TempDir, format: &str) -> Value {
+    std::fs::write(dir.join("jobs.fio"), JOBS).unwrap();
+    let output = iospd()
+        .args(["fio", &format!("--output-format={format}"), "jobs.fio"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    serde_json::from_str(&stdout(&output)).unwrap()
+}
+
+fn number(v: &Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("{v} is not a number"))
+}
+
+#[test]
+fn fio_json_holds_the_measured_numbers_in_fios_units() {
+    let dir = TempDir::new();
+    let doc = run(&dir, "json+");
+    assert!(doc["fio version"].as_str().unwrap().starts_with("iospd-"));
+    assert_eq!(
+        doc["timestamp"].as_u64().unwrap(),
+        doc["timestamp_ms"].as_u64().unwrap() / 1000
+    );
+    let jobs = doc["jobs"].as_array().unwrap();
+    let names: Vec<(&str, u64)> = jobs
+        .iter()
+        .map(|j| {
+            (
+                j["jobname"].as_str().unwrap(),
+                j["groupid"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(names, [("sized", 0), ("timed", 1)]);
+
+    let sized = &jobs[0];
+    assert_eq!(sized["job options"]["rw"], "randread");
+    assert_eq!(sized["job options"]["iodepth"], "1");
+    let read = &sized["read"];
+    assert_eq!(read["total_ios"], 1024);
+    assert_eq!(read["io_bytes"], 4 << 20);
+    assert_eq!(read["io_kbytes"], 4096);
+    let runtime_ms = number(&read["runtime"]);
+    assert!(runtime_ms >= 1.0);
+    // Rates over the runtime, as fio gives them (KiB/s for bw).
+    let iops = number(&read["iops"]);
+    assert!(
+        (iops * runtime_ms / 1000.0 - 1024.0).abs() < 1024.0 * 0.01,
+        "{iops}"
+    );
+    assert_eq!(
+        read["bw"].as_u64().unwrap(),
+        read["bw_bytes"].as_u64().unwrap() / 1024
+    );
+    let clat = &read["clat_ns"];
+    assert_eq!(clat["N"], 1024);
+    assert_eq!(read["lat_ns"]["N"], 1024);
+    assert_eq!(
+        read["slat_ns"]["N"], 0,
+        "submission latency is not measured apart"
+    );
+    assert_eq!(read["lat_ns"]["mean"], clat["mean"]);
+    assert!(read["lat_ns"].get("percentile").is_none());
+    // fio's default percentile list, each value within the exact extremes, ascending.
+    let mut percentiles: Vec<(f64, u64)> = clat["percentile"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| (k.parse().unwrap(), v.as_u64().unwrap()))
+        .collect();
+    percentiles.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let listed: Vec<f64> = percentiles.iter().map(|p| p.0).collect();
+    assert_eq!(
+        listed,
+        [
+            1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9,
+            99.95, 99.99
+        ]
+    );
+    assert!(
+        clat["percentile"]
+            .as_object()
+            .unwrap()
+            .contains_key("99.950000")
+    );
+    let values: Vec<u64> = percentiles.iter().map(|p| p.1).collect();
+    assert!(values.windows(2).all(|w| w[0] <= w[1]), "{values:?}");
+    let (min, max) = (clat["min"].as_u64().unwrap(), clat["max"].as_u64().unwrap());
+    assert!(
+        min <= values[0] && values[16] <= max,
+        "{min} {values:?} {max}"
+    );
+    // json+: every recorded latency and its count, adding up to N, within the extremes.
+    let bins = clat["bins"].as_object().unwrap();
+    assert_eq!(
+        bins.values().map(|c| c.as_u64().unwrap()).sum::<u64>(),
+        1024
+    );
+    assert!(
+        bins.keys()
+            .all(|k| (min..=max).contains(&k.parse::<u64>().unwrap()))
+    );
+    // fio's latency ranges share every I/O out.
+    let shares: f64 = ["latency_ns", "latency_us", "latency_ms"]
+        .iter()
+        .flat_map(|k| sized[*k].as_object().unwrap().values())
+        .map(number)
+        .sum();
+    assert!((shares - 100.0).abs() < 1e-6, "{shares}");
+    assert_eq!(sized["write"]["total_ios"], 0);
+    assert_eq!(sized["write"]["clat_ns"]["N"], 0);
+    assert_eq!(
+        read["bw_samples"], 0,
+        "a job without a length has no 500 ms samples"
+    );
+
+    // The timed job: its own percentile list, both directions, a sample every 500 ms.
+    let timed = &jobs[1];
+    for direction in ["read", "write"] {
+        let d = &timed[direction];
+        let keys: Vec<&String> = d["clat_ns"]["percentile"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect();
+        assert_eq!(keys, ["50.000000", "99.000000", "99.900000"], "{direction}");
+        assert_eq!(d["iops_samples"], 2, "{direction}");
+        assert_eq!(d["bw_samples"], 2, "{direction}");
+        let (low, mean, high) = (
+            number(&d["iops_min"]),
+            number(&d["iops_mean"]),
+            number(&d["iops_max"]),
+        );
+        assert!(
+            low <= mean && mean <= high + 1.0,
+            "{direction}: {low} {mean} {high}"
+        );
+        // The only job of its group: its share of the group's bandwidth is (nearly) all of it.
+        let agg = number(&d["bw_agg"]);
+        assert!((90.0..=110.0).contains(&agg), "{direction}: {agg}");
+    }
+    assert_eq!(number(&timed["read"]["runtime"]), 1000.0);
+
+    // Plain json: no bins.
+    let plain = run(&dir, "json");
+    assert!(plain["jobs"][0]["read"]["clat_ns"].get("bins").is_none());
+    assert!(
+        plain["jobs"][0]["read"]["clat_ns"]
+            .get("percentile")
+            .is_some()
+    );
+}
+
+/// Every key path of a document, the keys under maps whose keys are data (options,
+/// percentiles, bins, latency ranges) left out, and the index of a list.
+fn paths(v: &Value, at: &str, out: &mut BTreeSet<String>) {
+    match v {
+        Value::Object(map) => {
+            for (k, child) in map {
+                let path = format!("{at}/{k}");
+                out.insert(path.clone());
+                let data_keys = ["job options", "percentile", "bins"].contains(&k.as_str())
+                    || k.starts_with("latency_");
+                if !data_keys {
+                    paths(child, &path, out);
+                }
+            }
+        }
+        Value::Array(items) => {
+            for item in items.iter().take(1) {
+                paths(item, &format!("{at}[]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Each key iospd writes is one fio writes for the same job file (fio 3.33, when it is here).
+#[test]
+fn every_key_of_iospds_fio_json_is_one_fio_writes() {
+    let test = "every_key_of_iospds_fio_json_is_one_fio_writes";
+    let Some(fio) = tools::need(test, &["fio"]) else {
+        return;
+    };
+    let dir = TempDir::new();
+    let ours = run(&dir, "json+");
+    let theirs_dir = TempDir::new();
+    std::fs::write(theirs_dir.join("jobs.fio"), JOBS).unwrap();
+    let output = fio
+        .command("fio")
+        .args(["--output-format=json+", "jobs.fio"])
+        .current_dir(theirs_dir.path())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let theirs: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let (mut our_paths, mut their_paths) = (BTreeSet::new(), BTreeSet::new());
+    paths(&ours, "", &mut our_paths);
+    paths(&theirs, "", &mut their_paths);
+    let foreign: Vec<&String> = our_paths.difference(&their_paths).collect();
+    assert!(foreign.is_empty(), "keys fio does not write: {foreign:?}");
+    // And the shape: the same kinds of values (numbers, text, maps) under each shared key.
+    for (a, b) in ours["jobs"][0]["read"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| (v, &theirs["jobs"][0]["read"][k]))
+    {
+        assert_eq!(
+            std::mem::discriminant(a),
+            std::mem::discriminant(b),
+            "{a} vs {b}"
+        );
+    }
+}
+
+/// fio's `tools/` beside the examples the suite was told of.
+fn fio_tools(test: &str) -> Option<PathBuf> {
+    let Some(examples) = std::env::var_os("IOSPD_FIO_EXAMPLES") else {
+        skip(
+            test,
+            "needs fio's source tree: set IOSPD_FIO_EXAMPLES to fio's examples/ (apt-get source fio)",
+        );
+        return None;
+    };
+    Some(Path::new(&examples).join("../tools"))
+}
+
+/// fio-plot draws iospd's results as it draws fio's, and `fio_jsonplus_clat2csv` turns its json+
+/// bins into CSV and validates them.
+#[test]
+fn fio_plot_and_fio_jsonplus_clat2csv_read_it() {
+    let test = "fio_plot_and_fio_jsonplus_clat2csv_read_it";
+    let Some(tools_dir) = fio_tools(test) else {
+        return;
+    };
+    let Some(python) = tools::python_module(test, "fio_plot", "fio-plot", "reading by fio-plot")
+    else {
+        return;
+    };
+    if tools::python_module(test, "six", "six", "reading by fio_jsonplus_clat2csv").is_none() {
+        return;
+    }
+    let dir = TempDir::new();
+    let doc = run(&dir, "json+");
+    let results = dir.join("results");
+    std::fs::create_dir(&results).unwrap();
+    std::fs::write(results.join("randread.json"), doc.to_string()).unwrap();
+
+    let script = tools_dir.join("fio_jsonplus_clat2csv");
+    let (json, csv) = (results.join("randread.json"), dir.join("clat.csv"));
+    let clat2csv = |extra: &[&str]| {
+        let mut args = vec![
+            script.to_str().unwrap(),
+            json.to_str().unwrap(),
+            csv.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        python
+            .run("python3", &args)
+            .unwrap_or_else(|e| panic!("fio_jsonplus_clat2csv: {e}"))
+    };
+    let said = clat2csv(&[]);
+    assert!(said.contains("clat_job0.csv generated"), "{said}");
+    let said = clat2csv(&["--validate"]);
+    assert!(said.contains("clat_job0.csv validated"), "{said}");
+    let rows = std::fs::read_to_string(dir.join("clat_job0.csv")).unwrap();
+    // A header, then a row per recorded latency with its count.
+    let bins = doc["jobs"][0]["read"]["clat_ns"]["bins"]
+        .as_object()
+        .unwrap();
+    assert_eq!(rows.lines().count(), 1 + bins.len());
+
+    let png = dir.join("qd.png");
+    let said = python
+        .run(
+            "python3",
+            &[
+                "-m",
+                "fio_plot",
+                "-i",
+                results.to_str().unwrap(),
+                "-T",
+                "iospd",
+                "-l",
+                "-r",
+                "randread",
+                "-d",
+                "1",
+                "-n",
+                "1",
+                "-o",
+                png.to_str().unwrap(),
+            ],
+        )
+        .unwrap_or_else(|e| panic!("fio-plot: {e}"));
+    let drawn = std::fs::read(&png).unwrap_or_else(|e| panic!("{said}: {e}"));
+    assert!(
+        drawn.starts_with(b"\x89PNG") && drawn.len() > 10_000,
+        "{said}"
+    );
+}
