@@ -19,6 +19,9 @@ pub fn render(ran: &[(&Job, usize, &Report)], plus: bool) -> String {
             lat_percentiles: job
                 .get("lat_percentiles")
                 .is_some_and(|s| boolean(s.value.as_deref()).unwrap_or(false)),
+            clones: !job
+                .get("group_reporting")
+                .is_some_and(|s| boolean(s.value.as_deref()).unwrap_or(false)),
             report,
         })
         .collect();

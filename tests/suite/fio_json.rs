@@ -189,6 +189,40 @@ fn fio_json_holds_the_measured_numbers_in_fios_units() {
     );
 }
 
+/// A job's clones are entries of their own, as fio writes them, unless `group_reporting` adds
+/// them up into one.
+#[test]
+fn clones_are_entries_of_their_own_unless_group_reporting() {
+    let dir = TempDir::new();
+    let entries = |extra: &[&str]| -> Vec<u64> {
+        let output = iospd()
+            .args(["fio", "--output-format=json", "--name=c", "--rw=randread"])
+            .args([
+                "--ioengine=psync",
+                "--size=1m",
+                "--numjobs=3",
+                "--number_ios=100",
+            ])
+            .args(extra)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let doc: Value = serde_json::from_str(&stdout(&output)).unwrap();
+        doc["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| {
+                assert_eq!(j["jobname"], "c");
+                j["read"]["total_ios"].as_u64().unwrap()
+            })
+            .collect()
+    };
+    assert_eq!(entries(&[]), [100, 100, 100]);
+    assert_eq!(entries(&["--group_reporting"]), [300]);
+}
+
 /// Every key path of a document, the keys under maps whose keys are data (options,
 /// percentiles, bins, latency ranges) left out, and the index of a list.
 fn paths(v: &Value, at: &str, out: &mut BTreeSet<String>) {

@@ -7,8 +7,8 @@ use std::time::SystemTime;
 
 use crate::report::Report;
 use crate::report::model::fio::{FioDirection, FioDocument, FioJob, FioLatency, FioSync, Ordered};
-use crate::report::model::{Direction, Latency, Measured};
-use crate::stats::timeline::Point;
+use crate::report::model::{Direction, Directions, Latency, Measured, ThreadReport};
+use crate::stats::timeline::{self, Point};
 
 /// fio's percentiles when a job names none (`percentile_list`).
 pub const FIO_PERCENTILES: [f64; 17] = [
@@ -28,13 +28,15 @@ pub struct FioJobRun<'a> {
     pub percentiles: Vec<f64>,
     /// `lat_percentiles=1`: the total latency's percentiles too.
     pub lat_percentiles: bool,
+    /// An entry per clone (fio without `group_reporting`), where each clone is one thread.
+    pub clones: bool,
     /// Its report.
     pub report: &'a Report,
 }
 
 /// The document for every job that ran, in order; `plus` adds every latency bin (`json+`).
 pub fn document(jobs: &[FioJobRun], plus: bool, now: SystemTime) -> FioDocument {
-    let mut built: Vec<FioJob> = jobs.iter().map(|run| job(run, plus)).collect();
+    let mut built: Vec<FioJob> = jobs.iter().flat_map(|run| entries(run, plus)).collect();
     share_of_group(&mut built);
     let unix_ms = crate::wall::unix_ns(now) / 1_000_000;
     FioDocument {
@@ -46,12 +48,56 @@ pub fn document(jobs: &[FioJobRun], plus: bool, now: SystemTime) -> FioDocument 
     }
 }
 
-fn job(run: &FioJobRun, plus: bool) -> FioJob {
+/// What one entry covers: the whole job, or one clone (thread) of it.
+struct Part<'a> {
+    /// Its reads, writes, trims and flushes.
+    totals: &'a Directions,
+    /// Where its 500 ms samples are: every target's (`Some(None)`), one target's, or none.
+    samples: Option<Option<usize>>,
+    /// The threads whose CPU time it counts.
+    threads: Vec<&'a ThreadReport>,
+}
+
+/// The job's entries: one, or one per clone when `clones` asks and each clone is a thread with
+/// one target.
+fn entries(run: &FioJobRun, plus: bool) -> Vec<FioJob> {
     let measured = run
         .report
         .timespans
         .iter()
         .find_map(|t| t.measured.as_ref());
+    let Some(m) = measured else {
+        return vec![entry(run, plus, None)];
+    };
+    let whole = || Part {
+        totals: &m.totals,
+        samples: Some(None),
+        threads: m.threads.iter().collect(),
+    };
+    if !run.clones || m.threads.len() < 2 || m.threads.iter().any(|t| t.targets.len() != 1) {
+        return vec![entry(run, plus, Some((m, whole())))];
+    }
+    m.threads
+        .iter()
+        .map(|thread| {
+            let target = thread.targets[0].target;
+            let alone = m
+                .threads
+                .iter()
+                .filter(|t| t.targets[0].target == target)
+                .count()
+                == 1;
+            let part = Part {
+                totals: &thread.targets[0].directions,
+                samples: alone.then_some(Some(target)),
+                threads: vec![thread],
+            };
+            entry(run, plus, Some((m, part)))
+        })
+        .collect()
+}
+
+fn entry(run: &FioJobRun, plus: bool, measured: Option<(&Measured, Part)>) -> FioJob {
     let mut job = FioJob {
         jobname: run.name.to_string(),
         groupid: run.group,
@@ -69,7 +115,7 @@ fn job(run: &FioJobRun, plus: bool) -> FioJob {
         latency_us: Ordered::default(),
         latency_ms: Ordered::default(),
     };
-    let Some(m) = measured else {
+    let Some((m, part)) = measured else {
         (job.latency_ns, job.latency_us, job.latency_ms) = latency_ranges(&[]);
         return job;
     };
@@ -81,19 +127,28 @@ fn job(run: &FioJobRun, plus: bool) -> FioJob {
         lat_percentiles: run.lat_percentiles,
         plus,
     };
-    let samples = |pick: fn(&crate::stats::timeline::Directions) -> &Point| {
-        m.timeline
+    let samples = |pick: fn(&timeline::Directions) -> &Point| match part.samples {
+        None => Vec::new(),
+        Some(target) => m
+            .timeline
             .iter()
             .filter(|row| row.length_ms > 0.0)
-            .map(|row| (pick(&row.all), row.length_ms))
-            .collect::<Vec<_>>()
+            .filter_map(|row| {
+                let directions = match target {
+                    None => Some(&row.all),
+                    Some(t) => row.targets.get(t),
+                };
+                directions.map(|d| (pick(d), row.length_ms))
+            })
+            .collect::<Vec<_>>(),
     };
-    job.read = direction(&m.totals.read, m, &samples(|d| &d.read), &spec);
-    job.write = direction(&m.totals.write, m, &samples(|d| &d.write), &spec);
-    if let Some(trim) = &m.totals.trim {
+    let totals = part.totals;
+    job.read = direction(&totals.read, m, &samples(|d| &d.read), &spec);
+    job.write = direction(&totals.write, m, &samples(|d| &d.write), &spec);
+    if let Some(trim) = &totals.trim {
         job.trim = direction(trim, m, &[], &spec);
     }
-    if let Some(flush) = &m.totals.flush {
+    if let Some(flush) = &totals.flush {
         job.sync = FioSync {
             total_ios: flush.ios,
             lat_ns: latency(flush.latency.as_ref(), None, false),
@@ -102,14 +157,14 @@ fn job(run: &FioJobRun, plus: bool) -> FioJob {
     let window_ns = m.duration_s * 1e9;
     if window_ns > 0.0 {
         let cpu = |f: fn(&crate::stats::WaitStats) -> u64| {
-            m.threads.iter().map(|t| f(&t.waits)).sum::<u64>() as f64 / window_ns * 100.0
+            part.threads.iter().map(|t| f(&t.waits)).sum::<u64>() as f64 / window_ns * 100.0
         };
         job.usr_cpu = cpu(|w| w.cpu_user_ns);
         job.sys_cpu = cpu(|w| w.cpu_system_ns);
     }
-    let latencies: Vec<&Latency> = [Some(&m.totals.read), Some(&m.totals.write)]
+    let latencies: Vec<&Latency> = [Some(&totals.read), Some(&totals.write)]
         .into_iter()
-        .chain([m.totals.trim.as_ref()])
+        .chain([totals.trim.as_ref()])
         .flatten()
         .filter_map(|d| d.latency.as_ref())
         .collect();
