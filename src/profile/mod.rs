@@ -349,6 +349,59 @@ pub struct Events {
     pub stop_on: Option<String>,
 }
 
+/// `--file-service`: how each I/O of a `-O` pool chooses its target.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileService {
+    /// Drawn by the targets' weights (DiskSpd's pool; fio's `random`).
+    #[default]
+    Weighted,
+    /// In turn: this many I/Os to a target, then the next (fio's `roundrobin:<n>`).
+    RoundRobin(u32),
+    /// Each target until its work (`--ios`/`--bytes`) is done, then the next (fio's
+    /// `sequential`).
+    Sequential,
+}
+
+impl FileService {
+    fn is_weighted(&self) -> bool {
+        *self == FileService::Weighted
+    }
+}
+
+impl std::str::FromStr for FileService {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        let bad = || {
+            format!(
+                "'{text}' is not random, roundrobin[:<I/Os per turn>] or sequential; for example --file-service=roundrobin"
+            )
+        };
+        match text.split_once(':') {
+            None if text == "random" => Ok(FileService::Weighted),
+            None if text == "roundrobin" => Ok(FileService::RoundRobin(1)),
+            None if text == "sequential" => Ok(FileService::Sequential),
+            Some(("roundrobin", n)) => match n.parse::<u32>() {
+                Ok(n) if n > 0 => Ok(FileService::RoundRobin(n)),
+                _ => Err(bad()),
+            },
+            _ => Err(bad()),
+        }
+    }
+}
+
+impl std::fmt::Display for FileService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FileService::Weighted => write!(f, "random"),
+            FileService::RoundRobin(1) => write!(f, "roundrobin"),
+            FileService::RoundRobin(n) => write!(f, "roundrobin:{n}"),
+            FileService::Sequential => write!(f, "sequential"),
+        }
+    }
+}
+
 /// One measured run over a set of targets.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TimeSpan {
@@ -378,6 +431,9 @@ pub struct TimeSpan {
     pub completion_depth: Option<u32>,
     /// `-bs`: buffer separation (every iospd thread allocates its own buffers; recorded).
     pub buffer_separation: Option<BufferSeparation>,
+    /// `--file-service`: how the I/Os of a `-O` pool choose their target.
+    #[serde(default, skip_serializing_if = "FileService::is_weighted")]
+    pub file_service: FileService,
     /// The targets, in order.
     pub targets: Vec<Target>,
 }
@@ -402,6 +458,7 @@ impl TimeSpan {
             io_ring: None,
             completion_depth: None,
             buffer_separation: None,
+            file_service: FileService::Weighted,
             targets: Vec::new(),
         }
     }

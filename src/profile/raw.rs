@@ -68,6 +68,8 @@ pub struct RawArgs {
     pub completion_depth: Option<u32>,
     /// `-O`: outstanding I/Os per thread with `-F`.
     pub requests_per_thread: Option<u32>,
+    /// `--file-service=`: how a `-O` pool's I/Os choose their target.
+    pub file_service: Option<super::FileService>,
     /// `-t`: threads per target.
     pub threads_per_target: Option<u32>,
     /// `-F`: total threads, each serving every target.

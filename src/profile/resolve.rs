@@ -266,6 +266,19 @@ fn substitute_templates(
 
 fn from_command_line(raw: &RawArgs) -> Result<Profile, ProfileError> {
     check_conflicts(raw)?;
+    if raw.file_service.is_some() && raw.requests_per_thread.is_none() {
+        return Err(ProfileError::Invalid(
+            "--file-service says how the I/Os of a -O pool choose their target, and there is no pool; add -F<threads> -O<depth>".into(),
+        ));
+    }
+    if raw.file_service == Some(super::FileService::Sequential)
+        && raw.work_ios.is_none()
+        && raw.work_bytes.is_none()
+    {
+        return Err(ProfileError::Invalid(
+            "--file-service=sequential serves each target until its work is done, and no work is set; add --ios or --bytes".into(),
+        ));
+    }
     if raw.create_only && raw.create_size.is_none() {
         return Err(ProfileError::Invalid(
             "--create-only lays out the files -c names, and no -c is given; add -c<size>".into(),
@@ -328,6 +341,7 @@ fn from_command_line(raw: &RawArgs) -> Result<Profile, ProfileError> {
         },
         thread_count: raw.total_threads,
         request_count: raw.requests_per_thread,
+        file_service: raw.file_service.unwrap_or_default(),
         affinity: affinity(raw),
         measure_latency: raw.measure_latency,
         iops_interval_ms: raw.iops_interval_ms,

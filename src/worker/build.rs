@@ -11,6 +11,7 @@ use crate::clock::{Clock, Nanos};
 use crate::engine::Op;
 use crate::live::Feed;
 use crate::plan::ThreadPlan;
+use crate::profile::FileService;
 use crate::profile::{CacheMode, Target, TimeSpan, WriteBuffer};
 use crate::rng::Rng;
 use crate::stats::{TargetStats, WaitStats};
@@ -169,7 +170,7 @@ impl<'a, C: Clock> Worker<'a, C> {
             clock,
             thread: thread.thread,
             targets: worker_targets,
-            assignment: assignment(thread),
+            assignment: assignment(thread, ts.file_service),
             rng,
             schedule: Schedule::new(0, 0, 0, 0),
             stop: plan.stop,
@@ -229,11 +230,11 @@ impl<'a, C: Clock> Worker<'a, C> {
     }
 }
 
-/// Which slot serves which target: fixed (`-o`), or a `-O` pool whose I/Os draw their target by
-/// weight.
-fn assignment(thread: &ThreadPlan) -> Assignment {
-    match thread.pool {
-        Some(_) => {
+/// Which slot serves which target: fixed (`-o`), or a `-O` pool whose I/Os choose their target
+/// as `--file-service` says (by weight unless told otherwise).
+fn assignment(thread: &ThreadPlan, service: FileService) -> Assignment {
+    match (thread.pool, service) {
+        (Some(_), FileService::Weighted) => {
             let mut until = 0u64;
             Assignment::Weighted(
                 thread
@@ -246,7 +247,17 @@ fn assignment(thread: &ThreadPlan) -> Assignment {
                     .collect(),
             )
         }
-        None => Assignment::Fixed(
+        (Some(_), FileService::RoundRobin(per)) => Assignment::InTurn {
+            current: 0,
+            left: per,
+            per,
+        },
+        (Some(_), FileService::Sequential) => Assignment::InTurn {
+            current: 0,
+            left: u32::MAX,
+            per: u32::MAX,
+        },
+        (None, _) => Assignment::Fixed(
             (0..thread.slots())
                 .map(|slot| thread.served_by(slot).next().unwrap_or(0) as u16)
                 .collect(),

@@ -202,6 +202,16 @@ pub enum Assignment {
     Fixed(Vec<u16>),
     /// A `-O` pool: each I/O draws its target by weight; cumulative weights per target.
     Weighted(Vec<u64>),
+    /// A `-O` pool served in turn (`--file-service=roundrobin:<per>`, or `sequential` with `per`
+    /// unbounded): `per` I/Os to the current target, then the next whose work is not done.
+    InTurn {
+        /// The target being served.
+        current: usize,
+        /// I/Os it still gets in this turn.
+        left: u32,
+        /// I/Os per turn.
+        per: u32,
+    },
 }
 
 /// One worker thread's state for a run.
@@ -287,6 +297,21 @@ impl<C: Clock> Worker<'_, C> {
             Assignment::Weighted(cumulative) => {
                 let pick = self.rng.below(cumulative[cumulative.len() - 1]);
                 cumulative.partition_point(|&until| until <= pick)
+            }
+            Assignment::InTurn { current, left, per } => {
+                let n = self.targets.len();
+                // A turn ends after its I/Os, or early when the target's work is done.
+                if *left == 0 || !self.targets[*current].budget.open() {
+                    *left = *per;
+                    let next = (1..=n)
+                        .map(|step| (*current + step) % n)
+                        .find(|&t| self.targets[t].budget.open());
+                    *current = next.unwrap_or(*current);
+                }
+                if *per != u32::MAX {
+                    *left = left.saturating_sub(1);
+                }
+                *current
             }
         }
     }

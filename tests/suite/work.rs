@@ -279,3 +279,68 @@ fn work_bounds_that_cannot_run_are_refused_before_anything_is_written() {
     );
     assert!(!std::path::Path::new(&target).exists());
 }
+
+/// `--file-service`: a `-O` pool's I/Os go to its targets in turn (`roundrobin[:n]`), each target
+/// until its work is done (`sequential`), or by weight (the default), as the trace of one slot
+/// shows them one after the other.
+#[test]
+fn a_pool_serves_its_targets_in_turn_in_order_or_by_weight() {
+    let dir = TempDir::new();
+    let targets: Vec<String> = (0..3).map(|i| dir.arg(&format!("f{i}.dat"))).collect();
+    let order = |service: &str| -> String {
+        let trace = dir.arg("order.csv");
+        let mut args = vec![
+            "-c1M".to_string(),
+            "-F1".into(),
+            "-O1".into(),
+            "--engine=psync".into(),
+            "-W0".into(),
+            format!("--file-service={service}"),
+            "--ios=6".into(),
+            "-r".into(),
+            "-b4K".into(),
+            format!("--trace={trace}"),
+        ];
+        args.extend(targets.iter().cloned());
+        let output = iospd().args(&args).output().unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{service}: {}",
+            stderr(&output)
+        );
+        let text = fs::read_to_string(&trace).unwrap();
+        let mut lines = text.lines();
+        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let column = header.iter().position(|h| *h == "target").unwrap();
+        lines.map(|l| l.split(',').nth(column).unwrap()).collect()
+    };
+    assert_eq!(order("roundrobin"), "012".repeat(6));
+    assert_eq!(order("roundrobin:2"), "001122".repeat(3));
+    assert_eq!(order("sequential"), "000000111111222222");
+    let drawn = order("random");
+    assert_eq!(drawn.len(), 18);
+    for t in ['0', '1', '2'] {
+        assert_eq!(drawn.matches(t).count(), 6, "{drawn}: each target's --ios");
+    }
+    // Without a pool, or sequential without work to end a target: refused in one line.
+    for (args, says) in [
+        (&["--file-service=roundrobin", "-o1"][..], "no pool"),
+        (
+            &["--file-service=sequential", "-F1", "-O1", "-d1"],
+            "add --ios or --bytes",
+        ),
+        (
+            &["--file-service=zipf", "-F1", "-O1"],
+            "is not random, roundrobin",
+        ),
+    ] {
+        let output = iospd().args(args).arg(&targets[0]).output().unwrap();
+        assert_eq!(output.status.code(), Some(3), "{args:?}");
+        let err = stderr(&output);
+        assert!(
+            err.contains(says) && err.lines().count() == 1,
+            "{args:?}: {err}"
+        );
+    }
+}

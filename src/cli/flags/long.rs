@@ -405,6 +405,17 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         },
     },
     LongFlag {
+        name: "file-service",
+        usage: (
+            "--file-service=random|roundrobin[:<n>]|sequential",
+            "how each I/O of a -F/-O pool chooses its target: by weight (random, the default), in turn, n I/Os each (roundrobin), or each target until its --ios/--bytes are done (sequential)",
+        ),
+        apply: |v, raw| {
+            let service = v.unwrap_or_default().parse()?;
+            once(&mut raw.file_service, service)
+        },
+    },
+    LongFlag {
         name: "random-map",
         usage: (
             "--random-map",

@@ -144,6 +144,7 @@ const TIMESPAN_ELEMENTS: &[&str] = &[
     "RandomWriteData",
     "ThreadCount",
     "RequestCount",
+    "FileService",
     "DisableAffinity",
     "GroupAffinity",
     "Affinity",
@@ -191,6 +192,10 @@ fn timespan(el: &Element) -> Result<TimeSpan, XmlError> {
         seed: el.number_of("RandSeed")?.unwrap_or(0) as u32,
         thread_count: nonzero(el.number_of("ThreadCount")?),
         request_count: nonzero(el.number_of("RequestCount")?),
+        file_service: match el.child("FileService")? {
+            Some(f) => f.text.trim().parse().map_err(|e: String| f.error(e))?,
+            None => Default::default(),
+        },
         affinity: affinity(el)?,
         measure_latency: el.flag("MeasureLatency")?,
         iops_interval_ms: calculate.then(|| bucket.filter(|&b| b > 0).unwrap_or(1000) as u32),

@@ -155,6 +155,9 @@ fn timespan(out: &mut Out, ts: &TimeSpan) {
     out.value("Cooldown", ts.cooldown_s);
     out.value("ThreadCount", ts.thread_count.unwrap_or(0));
     out.value("RequestCount", ts.request_count.unwrap_or(0));
+    if ts.file_service != crate::profile::FileService::Weighted {
+        out.value("FileService", ts.file_service);
+    }
     out.value("IoBucketDuration", ts.iops_interval_ms.unwrap_or(1000));
     out.value("RandSeed", ts.seed);
     if ts.random_write_data {
