@@ -8,6 +8,7 @@
 
 mod blocks;
 pub mod cmdline;
+mod files;
 pub mod known;
 pub mod origin;
 pub mod read;

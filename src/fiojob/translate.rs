@@ -152,7 +152,7 @@ fn mode(value: &str) -> Result<Mode, String> {
 /// Reads one job's settings, keeping track of what was used.
 pub(super) struct Reader<'a> {
     job: &'a Job,
-    last: BTreeMap<&'a str, &'a Setting>,
+    pub(super) last: BTreeMap<&'a str, &'a Setting>,
     used: Vec<&'a str>,
 }
 
@@ -174,8 +174,24 @@ impl<'a> Reader<'a> {
         self.last.get(key).copied()
     }
 
-    fn value(&mut self, key: &'a str) -> Option<&'a str> {
+    pub(super) fn value(&mut self, key: &'a str) -> Option<&'a str> {
         self.get(key).map(|s| s.value.as_deref().unwrap_or(""))
+    }
+
+    /// Every setting of `key`, in order (fio adds each `filename=` to the job).
+    pub(super) fn all(&mut self, key: &'a str) -> Vec<&'a Setting> {
+        self.used.push(key);
+        self.job.settings.iter().filter(|s| s.key == key).collect()
+    }
+
+    /// The last setting of `key`, which must be there.
+    pub(super) fn last_of(&self, key: &str) -> &'a Setting {
+        self.last[key]
+    }
+
+    /// The job's name.
+    pub(super) fn job_name(&self) -> &'a str {
+        &self.job.name
     }
 
     pub(super) fn refuse(
@@ -213,7 +229,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The parsed value of `key`, or a refusal at it.
-    fn parsed<T>(
+    pub(super) fn parsed<T>(
         &mut self,
         key: &'a str,
         parse: impl Fn(&str) -> Result<T, String>,
@@ -424,6 +440,7 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
         depth
     };
     let numjobs = r.parsed("numjobs", integer)?.unwrap_or(1).max(1);
+    let files = super::files::files(&mut r, numjobs)?;
     // Time, or work: a time-based job runs for its runtime; any other ends when it has done its
     // size (or io_size) times loops, or number_ios, or at its runtime if that comes first.
     let time_based = r.flag("time_based")?.unwrap_or(false);
@@ -459,7 +476,7 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
             r.get(key);
         }
     } else {
-        args.extend(work(&mut r)?);
+        args.extend(work(&mut r, files.per_thread)?);
         if let Some((_, seconds)) = runtime.filter(|&(_, s)| s > 0) {
             args.push(format!("-d{seconds}"));
         }
@@ -669,14 +686,9 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
         args.push("--iopoll".into());
     }
     // Targets.
-    let targets = targets(&mut r, numjobs)?;
-    let shared = r.last.contains_key("filename");
-    if shared {
-        args.push(format!("-t{numjobs}"));
-    } else {
-        args.push("-t1".into());
-    }
-    args.push(format!("-o{depth}"));
+    args.extend(super::files::threads(
+        &mut r, &files, numjobs, depth, time_based, &mut notes,
+    )?);
     let offset = match r.parsed("offset", size)? {
         None | Some(Size::Bytes(0)) => 0,
         Some(Size::Bytes(b)) => b,
@@ -688,7 +700,7 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
             ));
         }
     };
-    args.extend(size_arg(&mut r, &targets, offset)?);
+    args.extend(super::files::region(&mut r, &files, offset)?);
     if offset > 0 {
         args.push(format!("-B{offset}"));
     }
@@ -701,38 +713,46 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
                 .cloned(),
         );
         replay.push(s.value.clone().unwrap_or_default());
-        replay.extend(targets);
+        replay.extend(files.names.iter().cloned());
         return finish(&mut r, replay, notes, group, logs);
     }
-    args.extend(targets);
+    args.extend(files.names);
     finish(&mut r, args, notes, group, logs)
 }
 
 /// What ends a job that is not time-based: `--bytes` from `io_size` (or else `size`, the region;
-/// a share of it as a share of the target's range) times `loops`, `--ios` from `number_ios`. A
-/// job with neither goes once over its whole target, `loops` times.
-fn work(r: &mut Reader) -> Result<Vec<String>, Box<Refusal>> {
+/// or `filesize` for each file) times `loops`, split between the thread's `files` as fio splits
+/// it (a share of the region as a share of each target's range), `--ios` from `number_ios`. A
+/// job with neither goes once over its whole targets, `loops` times.
+fn work(r: &mut Reader, files: u64) -> Result<Vec<String>, Box<Refusal>> {
     let loops = r.parsed("loops", integer)?.unwrap_or(1).max(1);
     let io_size = r.parsed("io_size", size)?;
-    let region = r
-        .last
-        .get("size")
-        .and_then(|s| size(s.value.as_deref()?).ok());
+    let setting =
+        |r: &Reader, key: &str| r.last.get(key).and_then(|s| size(s.value.as_deref()?).ok());
+    let region = setting(r, "size");
+    let each = setting(r, "filesize");
     let ios = r.parsed("number_ios", integer)?.filter(|&n| n > 0);
     let overflow = |r: &Reader| {
         let s = r
             .last
             .get("loops")
             .or(r.last.get("io_size"))
-            .or(r.last.get("size"));
+            .or(r.last.get("size"))
+            .or(r.last.get("filesize"));
         r.refuse(
             s.copied().expect("given"),
             "the bytes to move overflow",
             None,
         )
     };
+    // Bytes per file: the total split between the files, or each file's own size.
+    let per_file = match (io_size.or(region), each) {
+        (Some(Size::Bytes(b)), _) => Some(Size::Bytes(b / files)),
+        (Some(Size::Percent(p)), _) => Some(Size::Percent(p)),
+        (None, each) => each,
+    };
     let mut args = Vec::new();
-    match io_size.or(region) {
+    match per_file {
         Some(Size::Bytes(b)) if b > 0 => {
             let bytes = b.checked_mul(loops).ok_or_else(|| overflow(r))?;
             args.push(format!("--bytes={bytes}"));
@@ -748,7 +768,14 @@ fn work(r: &mut Reader) -> Result<Vec<String>, Box<Refusal>> {
         }
     }
     if let Some(n) = ios {
-        args.push(format!("--ios={n}"));
+        if n % files != 0 {
+            return Err(r.refuse(
+                r.last_of("number_ios"),
+                format!("{n} I/Os, which do not split evenly between the thread's {files} files (iospd counts them per file); give a multiple of {files}"),
+                None,
+            ));
+        }
+        args.push(format!("--ios={}", n / files));
     }
     Ok(args)
 }
@@ -759,104 +786,6 @@ fn ratio(r: f64) -> String {
         format!("{}", r.round() as u64)
     } else {
         format!("{r:.2}")
-    }
-}
-
-/// The targets: `filename` (a `:` list, under `directory`), or one file per job clone named by
-/// `filename_format` (fio's `$jobname.$jobnum.$filenum`).
-fn targets(r: &mut Reader, numjobs: u64) -> Result<Vec<String>, Box<Refusal>> {
-    let directory = r.value("directory").map(str::to_string);
-    let under = |name: &str| match &directory {
-        Some(d) if !name.starts_with('/') => format!("{}/{name}", d.trim_end_matches('/')),
-        _ => name.to_string(),
-    };
-    if let Some(dir) = &directory
-        && dir.contains(':')
-    {
-        return Err(r.refuse(
-            r.last["directory"],
-            "several directories",
-            Some("list the files as targets"),
-        ));
-    }
-    let nrfiles = r.parsed("nrfiles", integer)?.unwrap_or(1).max(1);
-    let openfiles = r.parsed("openfiles", integer)?;
-    if let Some(s) = r.get("filename") {
-        let value = s.value.as_deref().unwrap_or("");
-        let names: Vec<String> = value
-            .replace("\\:", "\u{0}")
-            .split(':')
-            .filter(|n| !n.is_empty())
-            .map(|n| under(&n.replace('\u{0}', ":")))
-            .collect();
-        if names.is_empty() {
-            return Err(r.refuse(s, "no file named", None));
-        }
-        if names.len() > 1 {
-            return Err(r.refuse(
-                s,
-                "one job spreading its I/O over several files",
-                Some("one target per thread, or -F<threads> -O<depth> (each I/O picks a target by weight)"),
-            ));
-        }
-        return Ok(names);
-    }
-    if nrfiles > 1 {
-        return Err(r.refuse(
-            r.last["nrfiles"],
-            "one job spreading its I/O over several files",
-            Some("one target per thread, or -F<threads> -O<depth> (each I/O picks a target by weight)"),
-        ));
-    }
-    if openfiles.is_some_and(|o| o == 0) {
-        return Err(r.refuse(r.last["openfiles"], "no file open", None));
-    }
-    let format = r
-        .value("filename_format")
-        .unwrap_or("$jobname.$jobnum.$filenum")
-        .to_string();
-    let name = r.job.name.clone();
-    Ok((0..numjobs)
-        .map(|jobnum| {
-            under(
-                &format
-                    .replace("$jobname", &name)
-                    .replace("$jobnum", &jobnum.to_string())
-                    .replace("$filenum", "0"),
-            )
-        })
-        .collect())
-}
-
-/// The job's region, `offset` .. `offset + size`: a device's `-f<end>`; for files, fio's layout
-/// rule, `-c<end> --keep-existing` (a missing or shorter file is laid out, a longer one used as it
-/// is up to the end).
-fn size_arg(r: &mut Reader, targets: &[String], offset: u64) -> Result<Vec<String>, Box<Refusal>> {
-    let devices = targets.iter().all(|t| t.starts_with("/dev/"));
-    let per_file = r.parsed("filesize", size)?;
-    let total = r.parsed("size", size)?;
-    let chosen = per_file.or(total);
-    let setting = r.last.get("filesize").or(r.last.get("size")).copied();
-    let end = |r: &Reader, b: u64| {
-        b.checked_add(offset)
-            .ok_or_else(|| r.refuse(setting.expect("given"), "the region ends past 16EiB", None))
-    };
-    match (chosen, devices) {
-        (None, true) | (Some(Size::Percent(100)), _) => Ok(Vec::new()),
-        (None, false) => Err(r.lacks(
-            "size",
-            "a file job without size or filesize (fio needs one to lay out the file)",
-            Some("size=<bytes> (-c)"),
-        )),
-        (Some(Size::Percent(p)), _) => Err(r.refuse(
-            setting.expect("given"),
-            format!("{p}% of the target as the job's region, whose size iospd takes in bytes"),
-            Some("-f<bytes>"),
-        )),
-        (Some(Size::Bytes(b)), true) => Ok(vec![format!("-f{}", end(r, b)?)]),
-        (Some(Size::Bytes(b)), false) => {
-            Ok(vec![format!("-c{}", end(r, b)?), "--keep-existing".into()])
-        }
     }
 }
 

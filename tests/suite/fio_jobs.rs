@@ -97,6 +97,15 @@ const EXPECTED: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "many-files.fio",
+        &[
+            "iospd -b4096 -r --random-map -w0 -Su --bytes=33554432 -W0 -C0 -L -F2 -O8 --file-service=roundrobin -c33554432 --keep-existing /tmp/iospd-fio-a.dat /tmp/iospd-fio-b.dat",
+            "iospd -b4096 -s -w0 -Su --bytes=1048576 -W0 -C0 -L -F1 -O1 --file-service=sequential -c1048576 --keep-existing /tmp/iospd-fio-c.dat /tmp/iospd-fio-d.dat /tmp/iospd-fio-e.dat",
+            "iospd -b4096 -r --random-map -w100 -Su -d10 -W0 -C0 -L -Z1048576 -F1 -O1 --file-service=roundrobin:8 -c4194304 --keep-existing /tmp/under-directory.0.0 /tmp/under-directory.0.1 /tmp/under-directory.0.2 /tmp/under-directory.0.3",
+            "iospd -b4096 -r --random-map -w0 -Su --bytes=8388608 --ios=500 -W0 -C0 -L -F1 -O1 --file-service=random -c8388608 --keep-existing /tmp/each-sized.0.0 /tmp/each-sized.0.1",
+        ],
+    ),
+    (
         "keywords.fio",
         &["iospd -b4096 -r --random-map -w0 -Su -d60 -W0 -C0 -L -tNCPUS -o32 /dev/sdz"],
     ),
@@ -134,6 +143,19 @@ fn what_iospd_cannot_run_exactly_is_refused_by_option_job_and_line() {
         "refused.fio:19: job 'http': ioengine=http: the http engine has no counterpart in iospd",
         "refused.fio:25: job 'partial-arithmetic': iodepth=128*2: '128*2' is arithmetic without parentheses, of which fio reads only the leading number",
         "refused.fio:30: job 'mixed-rate': rate_iops=5000: in a job that mixes directions fio limits each direction to this rate",
+    ] {
+        assert!(err.contains(says), "{says}\n{err}");
+    }
+    let output = print(&[&corpus("refused-files.fio")]);
+    assert_eq!(output.status.code(), Some(3));
+    let err = stderr(&output);
+    for says in [
+        "iospd: 5 jobs refused:",
+        "refused-files.fio:8: job 'own-files-per-clone': nrfiles=2: each of several clones with files of its own",
+        "refused-files.fio:13: job 'sizes-from-a-range': filesize=1m-4m: files of sizes drawn from a range",
+        "refused-files.fio:17: job 'files-by-distribution': file_service_type=zipf:1.2: files chosen by a distribution",
+        "refused-files.fio:21: job 'timed-file-by-file': file_service_type=sequential: a time-based job served file by file",
+        "refused-files.fio:27: job 'uneven-count': number_ios=1000: 1000 I/Os, which do not split evenly between the thread's 3 files",
     ] {
         assert!(err.contains(says), "{says}\n{err}");
     }

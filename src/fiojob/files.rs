@@ -1,0 +1,219 @@
+//! A job's files as fio names and sizes them: every `filename=` (a `:` list, repeated, the
+//! `[global]` ones first — fio adds each to the job), or `nrfiles` files per clone named by
+//! `filename_format`, under `directory`; one file per thread, or, when a thread has several, a
+//! `-F`/`-O` pool that serves them in fio's `file_service_type` order; each file's region
+//! (`filesize`, or `size` split between the files, from `offset`) laid out with fio's rule.
+
+use super::translate::{Reader, Refusal};
+use super::value::{Size, integer, size};
+
+/// The job's targets.
+pub(super) struct Files {
+    /// Every target, in fio's order.
+    pub names: Vec<String>,
+    /// The clones share them (`filename=`); otherwise each clone has its own.
+    pub shared: bool,
+    /// How many files one thread uses.
+    pub per_thread: u64,
+}
+
+/// The targets: `filename` (every one, `:` lists, under `directory`), or `nrfiles` files per job
+/// clone named by `filename_format` (fio's `$jobname.$jobnum.$filenum`).
+pub(super) fn files(r: &mut Reader, numjobs: u64) -> Result<Files, Box<Refusal>> {
+    let directory = r.value("directory").map(str::to_string);
+    let under = |name: &str| match &directory {
+        Some(d) if !name.starts_with('/') => format!("{}/{name}", d.trim_end_matches('/')),
+        _ => name.to_string(),
+    };
+    if let Some(dir) = &directory
+        && dir.contains(':')
+    {
+        return Err(r.refuse(
+            r.last_of("directory"),
+            "several directories",
+            Some("list the files as targets"),
+        ));
+    }
+    let nrfiles = r.parsed("nrfiles", integer)?.unwrap_or(1).max(1);
+    if let Some(last) = r.get("filename") {
+        let mut names = Vec::new();
+        for s in r.all("filename") {
+            let value = s.value.as_deref().unwrap_or("");
+            names.extend(
+                value
+                    .replace("\\:", "\u{0}")
+                    .split(':')
+                    .filter(|n| !n.is_empty())
+                    .map(|n| under(&n.replace('\u{0}', ":"))),
+            );
+        }
+        if names.is_empty() {
+            return Err(r.refuse(last, "no file named", None));
+        }
+        let per_thread = names.len() as u64;
+        return Ok(Files {
+            names,
+            shared: true,
+            per_thread,
+        });
+    }
+    if nrfiles > 1 && numjobs > 1 {
+        return Err(r.refuse(
+            r.last_of("nrfiles"),
+            "each of several clones with files of its own: iospd's pool threads share every target",
+            Some("filename=<a:b:…> (the clones share the files) or numjobs=1"),
+        ));
+    }
+    let format = r
+        .value("filename_format")
+        .unwrap_or("$jobname.$jobnum.$filenum")
+        .to_string();
+    let name = r.job_name().to_string();
+    let names = (0..numjobs)
+        .flat_map(|jobnum| (0..nrfiles).map(move |filenum| (jobnum, filenum)))
+        .map(|(jobnum, filenum)| {
+            under(
+                &format
+                    .replace("$jobname", &name)
+                    .replace("$jobnum", &jobnum.to_string())
+                    .replace("$filenum", &filenum.to_string()),
+            )
+        })
+        .collect();
+    Ok(Files {
+        names,
+        shared: false,
+        per_thread: nrfiles,
+    })
+}
+
+/// The threads and their I/Os: a thread per clone with its `-o`, or for several files per
+/// thread a `-F`/`-O` pool in fio's `file_service_type` order.
+pub(super) fn threads(
+    r: &mut Reader,
+    files: &Files,
+    numjobs: u64,
+    depth: u64,
+    time_based: bool,
+    notes: &mut Vec<String>,
+) -> Result<Vec<String>, Box<Refusal>> {
+    let openfiles = r.parsed("openfiles", integer)?;
+    let service = r.get("file_service_type");
+    if openfiles == Some(0) {
+        return Err(r.refuse(r.last_of("openfiles"), "no file open", None));
+    }
+    if files.per_thread == 1 {
+        return Ok(vec![
+            format!("-t{}", if files.shared { numjobs } else { 1 }),
+            format!("-o{depth}"),
+        ]);
+    }
+    if openfiles.is_some_and(|open| open < files.per_thread) {
+        notes.push(format!(
+            "openfiles: iospd keeps all {} files open (fio opens at most {} at a time)",
+            files.per_thread,
+            openfiles.unwrap_or(0)
+        ));
+    }
+    let value = service
+        .and_then(|s| s.value.as_deref())
+        .unwrap_or("roundrobin");
+    let (kind, count) = match value.split_once(':') {
+        Some((kind, n)) => (kind, Some(n)),
+        None => (value, None),
+    };
+    let count = count
+        .map(|n| integer(n).ok().filter(|&n| n > 0 && n <= u32::MAX as u64))
+        .map(|n| n.ok_or("a count of 1 or more I/Os per file"));
+    let refuse = |r: &Reader, why: &str| {
+        let s = service.expect("a value other than the default");
+        r.refuse(
+            s,
+            why,
+            Some("--file-service=random|roundrobin[:<n>]|sequential"),
+        )
+    };
+    let service = match (kind, count) {
+        ("zipf" | "pareto" | "normal" | "gauss", _) => {
+            return Err(refuse(r, "files chosen by a distribution"));
+        }
+        (_, Some(Err(why))) => return Err(refuse(r, why)),
+        ("random", None | Some(Ok(1))) => "random".to_string(),
+        ("random", Some(Ok(_))) => {
+            return Err(refuse(r, "several I/Os to each randomly chosen file"));
+        }
+        ("roundrobin", None | Some(Ok(1))) => "roundrobin".to_string(),
+        ("roundrobin", Some(Ok(n))) => format!("roundrobin:{n}"),
+        ("sequential", _) if time_based => {
+            return Err(refuse(
+                r,
+                "a time-based job served file by file (iospd ends a file only when its work is done)",
+            ));
+        }
+        ("sequential", None | Some(Ok(1))) => "sequential".to_string(),
+        _ => return Err(refuse(r, "not one of fio's file service types")),
+    };
+    Ok(vec![
+        format!("-F{numjobs}"),
+        format!("-O{depth}"),
+        format!("--file-service={service}"),
+    ])
+}
+
+/// Each file's region, `offset` .. `offset + size`: a device's `-f<end>`; for files, fio's
+/// layout rule, `-c<end> --keep-existing` (a missing or shorter file is laid out, a longer one
+/// used as it is up to the end). The size is `filesize`, or `size` split between a thread's
+/// files as fio splits it.
+pub(super) fn region(
+    r: &mut Reader,
+    files: &Files,
+    offset: u64,
+) -> Result<Vec<String>, Box<Refusal>> {
+    let devices = files.names.iter().all(|t| t.starts_with("/dev/"));
+    if let Some(s) = r.get("filesize")
+        && s.value.as_deref().is_some_and(|v| v.contains('-'))
+    {
+        return Err(r.refuse(
+            s,
+            "files of sizes drawn from a range: iospd's -c gives every file one size",
+            Some("filesize=<one size>"),
+        ));
+    }
+    let per_file = r.parsed("filesize", size)?;
+    let total = r.parsed("size", size)?;
+    let setting = r.last.get("filesize").or(r.last.get("size")).copied();
+    let chosen = match (per_file, total) {
+        (Some(each), _) => Some(each),
+        (None, Some(Size::Bytes(b))) => Some(Size::Bytes(b / files.per_thread)),
+        (None, other) => other,
+    };
+    let end = |r: &Reader, b: u64| {
+        b.checked_add(offset)
+            .ok_or_else(|| r.refuse(setting.expect("given"), "the region ends past 16EiB", None))
+    };
+    match (chosen, devices) {
+        (None, true) | (Some(Size::Percent(100)), _) => Ok(Vec::new()),
+        (None, false) => Err(r.lacks(
+            "size",
+            "a file job without size or filesize (fio needs one to lay out the file)",
+            Some("size=<bytes> (-c)"),
+        )),
+        (Some(Size::Percent(p)), _) => Err(r.refuse(
+            setting.expect("given"),
+            format!("{p}% of the target as the job's region, whose size iospd takes in bytes"),
+            Some("-f<bytes>"),
+        )),
+        (Some(Size::Bytes(0)), _) => Err(r.refuse(
+            setting.expect("given"),
+            format!(
+                "a region of 0 bytes for each of the thread's {} files",
+                files.per_thread
+            ),
+            None,
+        )),
+        (Some(Size::Bytes(b)), true) => Ok(vec![format!("-f{}", end(r, b)?)]),
+        (Some(Size::Bytes(b)), false) => {
+            Ok(vec![format!("-c{}", end(r, b)?), "--keep-existing".into()])
+        }
+    }
+}
