@@ -12,7 +12,7 @@
 //! | `time_based` + `runtime`, `ramp_time` | `-d`, `-W` (`-C0`) |
 //! | otherwise `io_size` or `size` (or the whole target) × `loops`, `number_ios`, `runtime` | `--bytes` (`<n>%` of the range), `--ios`, `-d` (a limit) |
 //! | random I/O (fio's random map), `norandommap` | `--random-map`, none |
-//! | `filename` (`:` lists), `directory`, `filename_format`, `size`, `filesize`, `offset` | targets; a file's region `-c<offset+size> --keep-existing` (fio's layout: only a missing or short file is written), a device's `-f<offset+size>`; `-B<offset>` |
+//! | `filename` (every one: `:` lists, repeated, `[global]`'s first), `nrfiles`, `directory`, `filename_format`, `file_service_type`, `openfiles`, `size`, `filesize`, `offset` | targets (`files.rs`): a thread per clone and file, or `-F<numjobs> -O<iodepth> --file-service=…` for several files per thread; a file's region `-c<offset+size/files> --keep-existing` (fio's layout: only a missing or short file is written), a device's `-f<offset+size>`; `-B<offset>` |
 //! | `ioengine` io_uring, libaio/aio/posixaio, psync/pvsync/pvsync2/sync, mmap, null | io_uring, io_uring, `--engine=psync`, `-Sm`, `--engine=null` |
 //! | `rate`, `rate_iops`, `thinktime` (+`thinktime_blocks`) | `-g<bytes/ms>`, `-g<n>i`, `-i`/`-j` |
 //! | `zero_buffers`, `refill_buffers`, `buffer_compress_percentage`, `dedupe_percentage` | `-Z`, `-Zr`, `--compress`, `--dedupe` |

@@ -503,6 +503,77 @@ fn what_is_there_stays_there() {
     assert!(std::fs::read(dir.join("short.dat")).unwrap() == short);
 }
 
+/// A job with several files lays out each (its share of `size`), moves its size over them, each
+/// block of each file once (fio's random map per file), and is refused whole when the safety gate
+/// refuses any one of its files.
+#[test]
+fn a_job_with_several_files_lays_out_each_and_moves_its_size_over_them() {
+    let dir = TempDir::new();
+    let run = |args: &[&str]| {
+        iospd()
+            .args([
+                "fio",
+                "-Rjson",
+                "--ioengine=psync",
+                "--bs=4k",
+                "--name=many",
+            ])
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap()
+    };
+    let output = run(&[
+        "--filename=a.dat:b.dat",
+        "--rw=randread",
+        "--size=2m",
+        "--write_iolog=many.trace",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    for file in ["a.dat", "b.dat"] {
+        assert_eq!(std::fs::metadata(dir.join(file)).unwrap().len(), 1 << 20);
+    }
+    let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let measured = &report["timespans"][0]["measured"];
+    assert_eq!(measured["totals"]["read"]["bytes"], 2 << 20, "{measured}");
+    // Each file's 256 blocks once: the trace's (target, block) pairs.
+    let trace = std::fs::read(dir.join("many.trace")).unwrap();
+    let mut blocks: Vec<(u8, u64)> = trace[12..]
+        .chunks_exact(40)
+        .map(|r| {
+            let target = r[36];
+            (
+                target,
+                u64::from_le_bytes(r[16..24].try_into().unwrap()) / 4096,
+            )
+        })
+        .collect();
+    blocks.sort_unstable();
+    let want: Vec<(u8, u64)> = (0..2u8)
+        .flat_map(|t| (0..256).map(move |b| (t, b)))
+        .collect();
+    assert_eq!(blocks, want);
+
+    // A write job over a file iospd did not make and a missing one: refused whole, nothing made.
+    std::fs::write(dir.join("theirs.dat"), vec![7u8; 1 << 20]).unwrap();
+    let output = run(&[
+        "--filename=theirs.dat:new.dat",
+        "--rw=randwrite",
+        "--size=2m",
+    ]);
+    assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("theirs.dat"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!dir.join("new.dat").exists());
+    assert_eq!(
+        std::fs::read(dir.join("theirs.dat")).unwrap(),
+        vec![7u8; 1 << 20]
+    );
+}
+
 /// Jobs that run together and share a file: it is laid out once, before either starts (started
 /// together, both would create it and one would fail).
 #[test]
