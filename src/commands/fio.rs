@@ -10,7 +10,7 @@
 
 use super::ToolError;
 use super::child::{Child, MAX_CHILDREN};
-use super::fio_files::{check_outputs, laid_out_first, write_logs};
+use super::fio_files::{absent_targets, check_outputs, laid_out_first, remove_made, write_logs};
 use crate::fiojob::cmdline;
 use crate::fiojob::origin::in_job_terms;
 use crate::fiojob::read::{Context, Keywords, environment, read_files};
@@ -256,6 +256,12 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
                 members.len()
             )));
         }
+        // `unlink`: what the group's run makes of its jobs' files is removed after it.
+        let made: Vec<std::path::PathBuf> = members
+            .iter()
+            .filter(|(_, t)| t.unlink)
+            .flat_map(|(_, t)| absent_targets(t))
+            .collect();
         // Files two jobs of the group share are laid out before either starts.
         let translations: Vec<&Translation> = members.iter().map(|(_, t)| *t).collect();
         for i in laid_out_first(&translations) {
@@ -337,6 +343,9 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
             };
             write_logs(&report, &t.logs)?;
             kept.add(job, t, report);
+        }
+        for note in remove_made(&made) {
+            crate::console::say(&note);
         }
     }
     kept.print(options.output.as_deref())?;

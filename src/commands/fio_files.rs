@@ -78,6 +78,39 @@ pub fn laid_out_first(members: &[&Translation]) -> Vec<usize> {
         .collect()
 }
 
+/// A job's targets that do not exist yet: those its group's run may make, which `unlink`
+/// removes after it.
+pub fn absent_targets(t: &Translation) -> Vec<PathBuf> {
+    job_files(t)
+        .into_iter()
+        .filter(|f| f.0 == "target")
+        .map(|f| PathBuf::from(f.1))
+        .filter(|p| std::fs::symlink_metadata(p).is_err())
+        .collect()
+}
+
+/// `unlink`: removes each of `paths` that is now a regular file iospd made (its test-file mark),
+/// nothing else; says what it left and why.
+pub fn remove_made(paths: &[PathBuf]) -> Vec<String> {
+    let mut said = Vec::new();
+    for path in paths {
+        let opened = crate::input::open_with(path, false, libc::O_NOFOLLOW);
+        let Ok(file) = opened else {
+            continue;
+        };
+        let made = file.metadata().is_ok_and(|m| m.is_file())
+            && crate::safety::marker::is_test_file(&file).unwrap_or(false);
+        match (made, Place::locate(path)) {
+            (true, Ok(place)) => place.remove_created(&file),
+            _ => said.push(format!(
+                "note: unlink: '{}' was left: it is not a test file iospd made",
+                path.display()
+            )),
+        }
+    }
+    said
+}
+
 /// Whether `path` is what `place` names, or the same directory entry.
 fn same(place: &Place, path: &Path) -> bool {
     crate::safety::open::identity(path).is_some_and(|id| place.identities().any(|i| i == id))

@@ -29,7 +29,6 @@ pub const ACCEPTED: &[(&str, &str)] = &[
     ("log_avg_msec", "the -D interval of the time series"),
     ("unit_base", "iospd reports bytes"),
     ("fallocate", "iospd's -c writes the whole file"),
-    ("create_on_open", "iospd creates files before the run"),
     ("allow_file_create", "iospd creates missing files with -c"),
     (
         "overwrite",
@@ -130,7 +129,6 @@ pub const CLOSEST: &[(&str, &str)] = &[
     ("prioclass", "-I<1|2|3>"),
     ("cmdprio_percentage", "-I<1|2|3> for all I/O"),
     ("zonemode", "none"),
-    ("unlink", "none: iospd keeps the files it creates"),
     ("opendir", "list the files as targets"),
     ("replay_redirect", "iospd replay <trace> <target>"),
     ("trim_percentage", "--trim=<percent>"),

@@ -43,6 +43,8 @@ pub struct Translation {
     /// `write_bw_log`, `write_iops_log`, `write_lat_log`: the logs to write in fio's format from
     /// the run's `-D` intervals.
     pub logs: Vec<FioLog>,
+    /// `unlink`: the files the job's run made are removed when its group ends.
+    pub unlink: bool,
 }
 
 /// Which fio log.
@@ -701,6 +703,16 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
         }
     };
     args.extend(super::files::region(&mut r, &files, offset)?);
+    if r.flag("create_on_open")?.unwrap_or(false) {
+        if m.writes || m.trims {
+            return Err(r.refuse(
+                r.last_of("create_on_open"),
+                "files made empty when opened and grown by the job's own writes: iospd lays out every file before the run, so its writes overwrite",
+                Some("create_on_open=0 (the layout fio makes by default)"),
+            ));
+        }
+        notes.push("create_on_open: a read job reads laid-out files; iospd lays out a missing one before the run".into());
+    }
     if offset > 0 {
         args.push(format!("-B{offset}"));
     }
@@ -717,7 +729,8 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
         return finish(&mut r, replay, notes, group, logs);
     }
     args.extend(files.names);
-    finish(&mut r, args, notes, group, logs)
+    let unlink = r.flag("unlink")?.unwrap_or(false);
+    finish(&mut r, args, notes, group, logs).map(|t| Translation { unlink, ..t })
 }
 
 /// What ends a job that is not time-based: `--bytes` from `io_size` (or else `size`, the region;
@@ -825,5 +838,6 @@ fn finish(
         notes,
         group,
         logs,
+        unlink: false,
     })
 }

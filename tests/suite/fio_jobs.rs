@@ -150,12 +150,13 @@ fn what_iospd_cannot_run_exactly_is_refused_by_option_job_and_line() {
     assert_eq!(output.status.code(), Some(3));
     let err = stderr(&output);
     for says in [
-        "iospd: 5 jobs refused:",
+        "iospd: 6 jobs refused:",
         "refused-files.fio:8: job 'own-files-per-clone': nrfiles=2: each of several clones with files of its own",
         "refused-files.fio:13: job 'sizes-from-a-range': filesize=1m-4m: files of sizes drawn from a range",
         "refused-files.fio:17: job 'files-by-distribution': file_service_type=zipf:1.2: files chosen by a distribution",
         "refused-files.fio:21: job 'timed-file-by-file': file_service_type=sequential: a time-based job served file by file",
         "refused-files.fio:27: job 'uneven-count': number_ios=1000: 1000 I/Os, which do not split evenly between the thread's 3 files",
+        "refused-files.fio:32: job 'grown-by-writes': create_on_open=1: files made empty when opened and grown by the job's own writes",
     ] {
         assert!(err.contains(says), "{says}\n{err}");
     }
@@ -571,6 +572,37 @@ fn a_job_with_several_files_lays_out_each_and_moves_its_size_over_them() {
     assert_eq!(
         std::fs::read(dir.join("theirs.dat")).unwrap(),
         vec![7u8; 1 << 20]
+    );
+}
+
+/// `unlink`: the files a job's run made are removed when its group ends; a file that was there
+/// before stays, whoever made it.
+#[test]
+fn unlink_removes_only_what_the_run_made() {
+    let dir = TempDir::new();
+    std::fs::write(dir.join("there.dat"), vec![3u8; 1 << 20]).unwrap();
+    let output = iospd()
+        .args([
+            "fio",
+            "-Rjson",
+            "--ioengine=psync",
+            "--size=2m",
+            "--unlink=1",
+        ])
+        .args(["--name=u", "--filename=made.dat:there.dat", "--rw=randread"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(
+        report["timespans"][0]["measured"]["totals"]["read"]["bytes"],
+        2 << 20
+    );
+    assert!(!dir.join("made.dat").exists(), "made by the run: removed");
+    assert_eq!(
+        std::fs::read(dir.join("there.dat")).unwrap(),
+        vec![3u8; 1 << 20]
     );
 }
 
