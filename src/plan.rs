@@ -273,29 +273,7 @@ fn ordered(cpus: &[CpuTopology], order: CpuOrder) -> Vec<u32> {
     keyed.into_iter().map(|(_, _, _, cpu)| cpu).collect()
 }
 
-/// Formats CPU numbers as ranges: `0-3,7`.
-pub fn cpu_list(cpus: &[u32]) -> String {
-    let mut sorted = cpus.to_vec();
-    sorted.sort_unstable();
-    sorted.dedup();
-    let mut parts = Vec::new();
-    let mut i = 0;
-    while i < sorted.len() {
-        let start = sorted[i];
-        let mut end = start;
-        while i + 1 < sorted.len() && sorted[i + 1] == end + 1 {
-            i += 1;
-            end = sorted[i];
-        }
-        parts.push(if start == end {
-            start.to_string()
-        } else {
-            format!("{start}-{end}")
-        });
-        i += 1;
-    }
-    parts.join(",")
-}
+pub use crate::units::cpu_list;
 
 #[cfg(test)]
 mod tests {

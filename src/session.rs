@@ -28,6 +28,14 @@ pub fn act(profile: &Profile, warnings: Vec<String>, cluster: &Cluster) -> Resul
             say(warning);
         }
     }
+    if matches!(
+        profile.action,
+        Action::Run | Action::DryRun | Action::CreateOnly
+    ) && !profile.cpu_set.is_empty()
+    {
+        crate::system::restrict_cpus(&profile.cpu_set)
+            .map_err(crate::profile::ProfileError::Invalid)?;
+    }
     let host = LinuxHost;
     let printed = match &profile.action {
         Action::Run => return measure(profile, warnings, cluster),

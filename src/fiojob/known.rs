@@ -84,15 +84,6 @@ pub const ACCEPTED: &[(&str, &str)] = &[
 /// Refused, with iospd's closest option.
 pub const CLOSEST: &[(&str, &str)] = &[
     ("bs_unaligned", "-b<size>"),
-    (
-        "cpus_allowed",
-        "-a<cpus> (pins each thread to one CPU of the list)",
-    ),
-    (
-        "cpumask",
-        "-a<cpus> (pins each thread to one CPU of the list)",
-    ),
-    ("cpus_allowed_policy", "-a<cpus>"),
     ("numa_cpu_nodes", "-a<cpus>"),
     ("startdelay", "none: iospd starts its jobs together"),
     (

@@ -22,6 +22,7 @@
 //! | `percentile_list` | `--percentiles` |
 //! | `write_bw_log`/`write_iops_log`/`write_lat_log`, `write_iolog`, `read_iolog` | `--timeseries` (+`-D`), `--trace`, `iospd replay` |
 //! | `sqthread_poll`, `hipri` | `--sqpoll`, `--iopoll` |
+//! | `cpus_allowed`/`cpumask` (+`cpus_allowed_policy`), or neither | `--cpu-set` (shared), `-a` (split); `-n` |
 
 use std::collections::BTreeMap;
 
@@ -687,6 +688,7 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
     if r.flag("hipri")?.unwrap_or(false) {
         args.push("--iopoll".into());
     }
+    args.extend(cpus(&mut r)?);
     // Targets.
     args.extend(super::files::threads(
         &mut r, &files, numjobs, depth, time_based, &mut notes,
@@ -791,6 +793,47 @@ fn work(r: &mut Reader, files: u64) -> Result<Vec<String>, Box<Refusal>> {
         args.push(format!("--ios={}", n / files));
     }
     Ok(args)
+}
+
+/// `cpus_allowed` (or `cpumask`, a number whose bits are CPUs): the threads run anywhere in the
+/// set (`--cpu-set`, fio's `shared` policy), or each on its own CPU of it (`-a`, `split`); with
+/// neither, `-n`: fio leaves placement to the scheduler, where DiskSpd pins.
+fn cpus(r: &mut Reader) -> Result<Vec<String>, Box<Refusal>> {
+    let listed = match (r.get("cpus_allowed"), r.get("cpumask")) {
+        (Some(s), _) => {
+            let list = crate::cli::flags::parse_cpu_set(s.value.as_deref().unwrap_or(""))
+                .map_err(|why| r.refuse(s, why, None))?;
+            Some((s, list))
+        }
+        (None, Some(s)) => {
+            let text = s.value.as_deref().unwrap_or("").trim();
+            let mask = match text.strip_prefix("0x").or(text.strip_prefix("0X")) {
+                Some(hex) => u64::from_str_radix(hex, 16),
+                None => text.parse(),
+            };
+            let mask = mask
+                .ok()
+                .filter(|&m| m != 0)
+                .ok_or_else(|| r.refuse(s, "not a CPU mask (a number, 0x… in hex)", None))?;
+            Some((s, (0..64).filter(|cpu| mask >> cpu & 1 == 1).collect()))
+        }
+        (None, None) => None,
+    };
+    let policy = r.get("cpus_allowed_policy");
+    let Some((_, cpus)) = listed else {
+        // fio leaves placement to the scheduler.
+        return Ok(vec!["-n".into()]);
+    };
+    let words: Vec<String> = cpus.iter().map(u32::to_string).collect();
+    match policy.and_then(|s| s.value.as_deref()).unwrap_or("shared") {
+        "shared" => Ok(vec![format!("--cpu-set={}", crate::units::cpu_list(&cpus))]),
+        "split" => Ok(vec![format!("-a{}", words.join(","))]),
+        _ => Err(r.refuse(
+            policy.expect("a value other than the default"),
+            "not shared or split",
+            None,
+        )),
+    }
 }
 
 /// A ratio as iospd's options take it: whole when it is, else to two decimals.

@@ -110,6 +110,9 @@ pub struct Profile {
     /// size and fill, which it otherwise reuses.
     #[serde(default)]
     pub recreate: bool,
+    /// `--cpu-set`: the CPUs the whole run is restricted to, its threads unpinned within them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cpu_set: Vec<u32>,
     /// `--keep-existing`: `-c` lays out only a file that is missing or shorter than its size; a
     /// longer file is used as it is, its range cut to the size (fio's layout rule).
     #[serde(default)]
@@ -172,6 +175,7 @@ impl Profile {
             force: false,
             recreate: false,
             keep_existing: false,
+            cpu_set: Vec::new(),
             observe: Observe::default(),
             fast_paths: Default::default(),
             start_at_unix_ns: None,

@@ -156,6 +156,8 @@ pub struct RawArgs {
     pub affinity: Vec<u32>,
     /// `-a` or `-ag` was given at all.
     pub affinity_given: bool,
+    /// `--cpu-set=`: the CPUs the threads run on, unpinned.
+    pub cpu_set: Option<Vec<u32>>,
     /// `-ac`: core-aware CPU order.
     pub core_aware: bool,
     /// `-as`: span processor groups.

@@ -68,6 +68,7 @@ pub fn resolve(raw: &RawArgs, command_line: String) -> Result<Resolved, ProfileE
     profile.force = raw.force;
     profile.recreate = raw.recreate;
     profile.keep_existing = raw.keep_existing;
+    profile.cpu_set = raw.cpu_set.clone().unwrap_or_default();
     profile.fast_paths = crate::engine::FastPaths {
         sqpoll_idle_ms: raw.sqpoll_idle_ms,
         iopoll: raw.iopoll,
@@ -478,7 +479,7 @@ fn burst(raw: &RawArgs) -> Result<Option<Burst>, ProfileError> {
 /// `-a`, `-n` and their ordering options. Without `-n` threads are pinned round-robin, as
 /// DiskSpd pins them: over the `-a` CPUs, or every CPU this process may use.
 fn affinity(raw: &RawArgs) -> Affinity {
-    if raw.no_affinity {
+    if raw.no_affinity || raw.cpu_set.is_some() {
         Affinity::Disabled
     } else {
         Affinity::Pinned {
@@ -497,7 +498,13 @@ fn check_conflicts(raw: &RawArgs) -> Result<(), ProfileError> {
     let interlocked = raw.sequential.is_some_and(|s| s.interlocked);
     let random = raw.random.is_some() || raw.random_ratio.is_some();
     let split = raw.block_split.is_some();
-    let rules: [(bool, &'static str, &'static str, &'static str); 14] = [
+    let rules: [(bool, &'static str, &'static str, &'static str); 15] = [
+        (
+            raw.cpu_set.is_some() && raw.affinity_given,
+            "--cpu-set",
+            "-a",
+            "--cpu-set lets the threads run anywhere in the set, -a pins each to one CPU; use one",
+        ),
         (
             raw.create_only && raw.dry_run,
             "--create-only",

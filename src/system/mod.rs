@@ -19,6 +19,32 @@ use facts::{caches, power_scheme, read_trimmed, topology};
 pub use memory::Available;
 pub use time_sync::{ClockState, clock_state};
 
+/// `--cpu-set`: restricts this thread, and every thread it starts after, to `cpus`, which must
+/// all be CPUs this process may use; why not, in one line, when it cannot.
+pub fn restrict_cpus(cpus: &[u32]) -> Result<(), String> {
+    let allowed = LinuxHost.allowed_cpus();
+    if let Some(cpu) = cpus.iter().find(|c| !allowed.contains(c)) {
+        return Err(format!(
+            "--cpu-set: CPU {cpu} is not one this process may run on (it may use {}); name CPUs of that list",
+            crate::units::cpu_list(&allowed)
+        ));
+    }
+    // SAFETY: cpu_set_t is plain data, every index is below CPU_SETSIZE (the option checks it).
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    for &cpu in cpus {
+        unsafe { libc::CPU_SET(cpu as usize, &mut set) };
+    }
+    // SAFETY: a valid set of its own size, for the calling thread.
+    let done = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
+    match done {
+        0 => Ok(()),
+        _ => Err(format!(
+            "--cpu-set: the kernel refused the set: {}",
+            std::io::Error::last_os_error()
+        )),
+    }
+}
+
 /// Raises this process's soft limit on open files to its hard limit: every target is held open
 /// by the safety gate and again for I/O, so a run of thousands of targets needs more than the
 /// usual 1024.

@@ -312,3 +312,53 @@ fn echoed_and_linux_mapped_options_run() {
     ]);
     assert!(stdout(&output).contains("Effective IO Distributions"));
 }
+
+/// `--cpu-set`: every thread of the run may use only the CPUs of the set, unpinned (fio's
+/// `cpus_allowed`), as the kernel shows each of the running process's threads.
+#[test]
+fn a_cpu_set_holds_every_thread_of_the_run() {
+    let dir = TempDir::new();
+    let trace = dir.arg("set.trace");
+    let mut child = iospd()
+        .args([
+            "--cpu-set=0",
+            "-c1M",
+            "-t2",
+            "-o1",
+            "-d600",
+            "-W0",
+            "-r",
+            "-b4K",
+        ])
+        .arg(format!("--trace={trace}"))
+        .arg(dir.arg("set.dat"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let tasks = format!("/proc/{}/task", child.id());
+    let lists = loop {
+        assert!(child.try_wait().unwrap().is_none(), "the run ended first");
+        // Once both threads have done I/O, every thread of the run exists.
+        if crate::util::traced(&trace, 200)() {
+            let lists: Vec<String> = fs::read_dir(&tasks)
+                .unwrap()
+                .filter_map(|task| {
+                    let status = fs::read_to_string(task.ok()?.path().join("status")).ok()?;
+                    let line = status
+                        .lines()
+                        .find(|l| l.starts_with("Cpus_allowed_list:"))?;
+                    Some(line.split_whitespace().nth(1)?.to_string())
+                })
+                .collect();
+            break lists;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // SAFETY: kill(2) on our own child, not yet waited for.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130), "{}", stderr(&output));
+    assert!(lists.len() >= 3, "{lists:?}");
+    assert!(lists.iter().all(|l| l == "0"), "{lists:?}");
+}

@@ -405,6 +405,17 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         },
     },
     LongFlag {
+        name: "cpu-set",
+        usage: (
+            "--cpu-set=<cpus>",
+            "the run's threads may use only these CPUs (0-3,8), unpinned: the scheduler places them within the set, as taskset or fio's cpus_allowed do (-a pins each thread to one CPU)",
+        ),
+        apply: |v, raw| {
+            let cpus = super::parse_cpu_set(v.unwrap_or_default())?;
+            once(&mut raw.cpu_set, cpus)
+        },
+    },
+    LongFlag {
         name: "file-service",
         usage: (
             "--file-service=random|roundrobin[:<n>]|sequential",

@@ -419,3 +419,33 @@ pub fn apply_metrics(value: &str, raw: &mut RawArgs) -> Result<(), String> {
         .ok_or_else(|| refused("it names no address"))?;
     super::once(&mut raw.metrics, found)
 }
+
+/// `--cpu-set=0-3,8`: CPUs and ranges of them, each below the kernel's CPU set size; sorted, each
+/// once.
+pub fn parse_cpu_set(spec: &str) -> Result<Vec<u32>, String> {
+    let bad =
+        |why: String| format!("'{spec}': {why}; give CPUs and ranges, for example --cpu-set=0-3,8");
+    let limit = libc::CPU_SETSIZE as u32;
+    let cpu = |text: &str| match text.trim().parse::<u32>() {
+        Ok(n) if n < limit => Ok(n),
+        Ok(n) => Err(bad(format!(
+            "CPU {n} is past the last a CPU set holds ({})",
+            limit - 1
+        ))),
+        Err(_) => Err(bad(format!("'{text}' is not a CPU number"))),
+    };
+    let mut cpus = Vec::new();
+    for part in spec.split(',') {
+        let (first, last) = match part.split_once('-') {
+            Some((a, b)) => (cpu(a)?, cpu(b)?),
+            None => (cpu(part)?, cpu(part)?),
+        };
+        if first > last {
+            return Err(bad(format!("the range {part} runs backwards")));
+        }
+        cpus.extend(first..=last);
+    }
+    cpus.sort_unstable();
+    cpus.dedup();
+    Ok(cpus)
+}

@@ -27,6 +27,7 @@ pub(super) fn report_text(out: &mut String, report: &Report, ran: &[Driven]) {
             engine_text(out, spec, *driven, profile.spin);
         }
         // The skew is stated with its measured hot sets below.
+        placement_text(out, profile, spec);
         workload_text(out, spec, false);
         if let Some(m) = &ts.measured {
             measured_text(out, profile, spec.measure_latency, m);
@@ -55,7 +56,38 @@ pub fn profile_text(out: &mut String, profile: &Profile) {
             spin_ns: None,
         };
         engine_text(out, ts, requested, profile.spin);
+        placement_text(out, profile, ts);
         workload_text(out, ts, true);
+    }
+}
+
+/// Where the threads run (`--cpu-set`) and how a pool's I/Os choose their target
+/// (`--file-service`), when not by DiskSpd's rules.
+fn placement_text(out: &mut String, profile: &Profile, ts: &crate::profile::TimeSpan) {
+    if !profile.cpu_set.is_empty() {
+        line(
+            out,
+            4,
+            format_args!(
+                "--cpu-set={}: the threads run unpinned on these CPUs only",
+                crate::units::cpu_list(&profile.cpu_set)
+            ),
+        );
+    }
+    if ts.file_service != crate::profile::FileService::Weighted {
+        line(
+            out,
+            4,
+            format_args!(
+                "--file-service={}: each I/O of the pool goes to its targets {}",
+                ts.file_service,
+                match ts.file_service {
+                    crate::profile::FileService::Sequential =>
+                        "one after the other, each until its work is done",
+                    _ => "in turn",
+                }
+            ),
+        );
     }
 }
 
