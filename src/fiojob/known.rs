@@ -87,10 +87,6 @@ pub const CLOSEST: &[(&str, &str)] = &[
     ("numa_cpu_nodes", "-a<cpus>"),
     ("startdelay", "none: iospd starts its jobs together"),
     (
-        "buffer_pattern",
-        "-Z<size>,<file> (writes copy windows of a file)",
-    ),
-    (
         "verify_pattern",
         "--verify (iospd's self-describing blocks)",
     ),

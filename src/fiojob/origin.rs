@@ -14,6 +14,7 @@ const ORIGINS: &[(&str, &[&str])] = &[
     ("--engine", &["ioengine"]),
     ("--file-service", &["file_service_type"]),
     ("--cpu-set", &["cpus_allowed", "cpumask"]),
+    ("--pattern", &["buffer_pattern"]),
     ("--trace", &["write_iolog"]),
     ("--verify", &["verify"]),
     ("--fsync", &["fsync"]),

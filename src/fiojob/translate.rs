@@ -15,7 +15,7 @@
 //! | `filename` (every one: `:` lists, repeated, `[global]`'s first), `nrfiles`, `directory`, `filename_format`, `file_service_type`, `openfiles`, `size`, `filesize`, `offset` | targets (`files.rs`): a thread per clone and file, or `-F<numjobs> -O<iodepth> --file-service=…` for several files per thread; a file's region `-c<offset+size/files> --keep-existing` (fio's layout: only a missing or short file is written), a device's `-f<offset+size>`; `-B<offset>` |
 //! | `ioengine` io_uring, libaio/aio/posixaio, psync/pvsync/pvsync2/sync, mmap, null | io_uring, io_uring, `--engine=psync`, `-Sm`, `--engine=null` |
 //! | `rate`, `rate_iops`, `thinktime` (+`thinktime_blocks`) | `-g<bytes/ms>`, `-g<n>i`, `-i`/`-j` |
-//! | `zero_buffers`, `refill_buffers`, `buffer_compress_percentage`, `dedupe_percentage` | `-Z`, `-Zr`, `--compress`, `--dedupe` |
+//! | `zero_buffers`, `refill_buffers`, `buffer_compress_percentage`, `dedupe_percentage`, `buffer_pattern` | `-Z`, `-Zr`, `--compress`, `--dedupe`, `--pattern` |
 //! | `random_distribution` zipf, pareto, normal | `--distribution` |
 //! | `fsync`, `fdatasync`, `verify`/`do_verify` | `--fsync`, `--fdatasync`, `--verify` |
 //! | `randseed`, `randrepeat=0` | `-z<seed>`, `-z` |
@@ -553,7 +553,36 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
     }
     r.get("thinktime_blocks");
     // Write data.
-    if r.flag("refill_buffers")?.unwrap_or(false) {
+    let pattern = match r.get("buffer_pattern") {
+        Some(s) => {
+            let hex = pattern(s.value.as_deref().unwrap_or("")).map_err(|why| {
+                r.refuse(
+                    s,
+                    why,
+                    Some("--pattern=0x<hex> (bytes repeated in every write)"),
+                )
+            })?;
+            for other in ["buffer_compress_percentage", "dedupe_percentage"] {
+                if r.last.contains_key(other) {
+                    return Err(r.refuse(
+                        s,
+                        format!("a pattern with {other}, which makes the data itself"),
+                        None,
+                    ));
+                }
+            }
+            Some(hex)
+        }
+        None => None,
+    };
+    if let Some(hex) = pattern {
+        // fio fills every buffer with the pattern, refilled or not.
+        r.get("refill_buffers");
+        r.get("zero_buffers");
+        if m.writes {
+            args.push(format!("--pattern=0x{hex}"));
+        }
+    } else if r.flag("refill_buffers")?.unwrap_or(false) {
         args.push("-Zr".into());
     } else if r.flag("zero_buffers")?.unwrap_or(false) {
         args.push("-Z".into());
@@ -833,6 +862,27 @@ fn cpus(r: &mut Reader) -> Result<Vec<String>, Box<Refusal>> {
             "not shared or split",
             None,
         )),
+    }
+}
+
+/// fio's `buffer_pattern`: `0x` and hex bytes, or a quoted string; its bytes in hex.
+fn pattern(value: &str) -> Result<String, String> {
+    let value = value.trim();
+    let quoted = ['\'', '"']
+        .iter()
+        .find_map(|q| value.strip_prefix(*q)?.strip_suffix(*q));
+    if let Some(text) = quoted.filter(|t| !t.is_empty()) {
+        return Ok(text.bytes().map(|b| format!("{b:02x}")).collect());
+    }
+    if value.contains('%') {
+        return Err(
+            "a pattern with a format (%o: each block's offset), which changes from block to block"
+                .into(),
+        );
+    }
+    match crate::cli::flags::parse_pattern(value) {
+        Ok(hex) => Ok(hex),
+        Err(_) => Err("not 0x and hex bytes, or a quoted string (a decimal number is refused: fio stores it in a width of its own)".into()),
     }
 }
 

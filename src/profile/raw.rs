@@ -118,6 +118,8 @@ pub struct RawArgs {
     pub create_size: Option<Size>,
     /// `-Z…`: write buffer content.
     pub write_buffers: Option<WriteBufferArg>,
+    /// `--pattern=0x<hex>`: the bytes every write buffer repeats (lowercase hex).
+    pub pattern: Option<String>,
     /// `-S`/`-Sb`/`-Su`/`-Sh`/`-h`: OS cache mode.
     pub cache_mode: Option<CacheMode>,
     /// `-Sw`/`-Sh`/`-h`: write-through (O_DSYNC).

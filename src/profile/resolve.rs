@@ -453,6 +453,16 @@ fn distribution(raw: &RawArgs, sizes: Sizes) -> Result<Option<Distribution>, Pro
 
 /// `-Z`: what write buffers hold.
 fn write_buffer(raw: &RawArgs, sizes: Sizes) -> Result<WriteBuffer, ProfileError> {
+    if let Some(hex) = &raw.pattern {
+        if raw.write_buffers.is_some() {
+            return Err(ProfileError::Conflict {
+                first: "--pattern",
+                second: "-Z",
+                why: "both say what writes hold; give one",
+            });
+        }
+        return Ok(WriteBuffer::Repeat { hex: hex.clone() });
+    }
     Ok(match &raw.write_buffers {
         None | Some(WriteBufferArg::RandomEachWrite) => WriteBuffer::Pattern,
         Some(WriteBufferArg::Zero) => WriteBuffer::Zero,

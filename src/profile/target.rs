@@ -463,6 +463,12 @@ pub enum WriteBuffer {
     Pattern,
     /// `-Z`: zeros.
     Zero,
+    /// `--pattern=0x<hex>`: these bytes repeated from the start of every write buffer (fio's
+    /// `buffer_pattern`).
+    Repeat {
+        /// The bytes, in hex.
+        hex: String,
+    },
     /// `-Z<size>[,file]`: each write copies a random window of a source buffer.
     Source {
         /// Size of the source buffer.
@@ -545,4 +551,11 @@ pub struct ThreadTarget {
     pub thread: u32,
     /// The weight for this thread (0 = the target's weight).
     pub weight: u32,
+}
+
+/// `--pattern`'s bytes from their hex (which the option checked).
+pub fn pattern_bytes(hex: &str) -> Vec<u8> {
+    (0..hex.len() / 2)
+        .filter_map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).ok())
+        .collect()
 }

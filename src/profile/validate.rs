@@ -233,7 +233,7 @@ fn validate_data(ts: &TimeSpan, target: &Target) -> Result<(), ProfileError> {
     let path = target.path.display();
     if !matches!(target.write_buffer, WriteBuffer::Pattern) || ts.random_write_data {
         return Err(invalid(format!(
-            "'{path}': {name} makes the written data, and -Z/-Zr choose other data; use one"
+            "'{path}': {name} makes the written data, and -Z/-Zr/--pattern choose other data; use one"
         )));
     }
     if target.write_ratio == 0 && target.create_size.is_none() {

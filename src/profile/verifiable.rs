@@ -39,7 +39,7 @@ pub fn check(ts: &TimeSpan) -> Result<(), ProfileError> {
         }
         if !matches!(t.write_buffer, WriteBuffer::Pattern) || ts.random_write_data {
             return refuse(format!(
-                "--verify writes its own self-describing, incompressible blocks to '{name}'; drop -Z/-Zr"
+                "--verify writes its own self-describing, incompressible blocks to '{name}'; drop -Z/-Zr/--pattern"
             ));
         }
         if t.trim_percent > 0 || t.flush_every.is_some() {

@@ -8,6 +8,7 @@ use super::{Counting, RunError, RunInput, StartGate, ThreadOutcome};
 use crate::clock::Clock;
 use crate::engine::{Engine, EngineKind, EngineSetup, MapSpec, Mapped, Null, Psync, Slots, Uring};
 use crate::plan::ThreadPlan;
+use crate::profile::WriteBuffer;
 use crate::stats::ThreadResults;
 use crate::system::pin_current_thread;
 use crate::worker::buffers::SlotBuffers;
@@ -55,7 +56,7 @@ pub(super) fn thread_main<C: Clock>(
         if let Some(cpu) = plan.cpu {
             pin_current_thread(cpu).map_err(|e| setup_error("cannot pin to its CPU", e))?;
         }
-        let buffers = SlotBuffers::new(
+        let mut buffers = SlotBuffers::new(
             &slot_shapes(ts, plan, input.replay),
             large_pages,
             input.buffer_separation,
@@ -67,6 +68,14 @@ pub(super) fn thread_main<C: Clock>(
             };
             setup_error(what, e)
         })?;
+        // `--pattern`: the bytes its targets' writes repeat, when they all name the same.
+        if let Some(WriteBuffer::Repeat { hex }) = served.first().map(|t| &t.write_buffer)
+            && served
+                .iter()
+                .all(|t| t.write_buffer == served[0].write_buffer)
+        {
+            buffers.repeat_in_writes(&crate::profile::pattern_bytes(hex));
+        }
         Ok(Slots::new(buffers))
     })();
     let slots = match prepared {

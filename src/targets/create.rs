@@ -57,7 +57,7 @@ pub fn written_fill(timespan: &TimeSpan, target: &Target, verify: bool) -> Optio
         return None;
     }
     match target.write_buffer {
-        WriteBuffer::Source { .. } => None,
+        WriteBuffer::Source { .. } | WriteBuffer::Repeat { .. } => None,
         _ => create_content(timespan, target, Range { base: 0, usable: 0 }).fill_name(),
     }
 }

@@ -161,6 +161,27 @@ impl SlotBuffers {
         }
         Ok(buffers)
     }
+
+    /// `--pattern`: every write half holds `pattern` repeated from its start.
+    pub fn repeat_in_writes(&mut self, pattern: &[u8]) {
+        if pattern.is_empty() {
+            return;
+        }
+        for slot in 0..self.regions.len() as u32 {
+            let region = self.regions[slot as usize];
+            if region.read_len > 0 && region.read == region.write {
+                // A shared half: its writes' content is made afresh for each.
+                continue;
+            }
+            let (start, len) = self.buffer(slot, Op::Write);
+            // SAFETY: the slot's write half holds `len` bytes of this allocation, which only
+            // `self`, borrowed mutably, reaches before the buffers go to an engine.
+            let buf = unsafe { std::slice::from_raw_parts_mut(start, len) };
+            for (byte, value) in buf.iter_mut().zip(pattern.iter().cycle()) {
+                *byte = *value;
+            }
+        }
+    }
 }
 
 // SAFETY: the memory is one allocation (heap or mapping) that `base` owns until drop, so it does

@@ -117,6 +117,14 @@ const EXPECTED: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "write-data.fio",
+        &[
+            "iospd -b4096 -r --random-map -w100 -d5 -W0 -C0 -L --pattern=0xdeadbeef -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w50 -d5 -W0 -C0 -L --pattern=0x696f737064 -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
+        ],
+    ),
+    (
         "keywords.fio",
         &["iospd -b4096 -r --random-map -w0 -Su -d60 -W0 -C0 -L -n -tNCPUS -o32 /dev/sdz"],
     ),
@@ -148,12 +156,13 @@ fn what_iospd_cannot_run_exactly_is_refused_by_option_job_and_line() {
     assert!(stdout(&output).is_empty());
     let err = stderr(&output);
     for says in [
-        "iospd: 5 jobs refused:",
+        "iospd: 6 jobs refused:",
         "refused.fio:10: job 'split': bssplit=4k/50:64k/60: percentages that add up to 110, not 100",
         "refused.fio:16: job 'half-device': size=50%: 50% of the target as the job's region, whose size iospd takes in bytes; closest in iospd: -f<bytes>",
         "refused.fio:19: job 'http': ioengine=http: the http engine has no counterpart in iospd",
         "refused.fio:25: job 'partial-arithmetic': iodepth=128*2: '128*2' is arithmetic without parentheses, of which fio reads only the leading number",
         "refused.fio:30: job 'mixed-rate': rate_iops=5000: in a job that mixes directions fio limits each direction to this rate",
+        "refused.fio:35: job 'decimal-pattern': buffer_pattern=1234: not 0x and hex bytes, or a quoted string",
     ] {
         assert!(err.contains(says), "{says}\n{err}");
     }

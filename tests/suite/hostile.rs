@@ -410,7 +410,7 @@ fn xml_profiles() -> Vec<(String, &'static str)> {
         ),
         (
             target("<WriteBufferContent><Pattern>bogus</Pattern></WriteBufferContent>"),
-            "'bogus' is not sequential, zero or random",
+            "'bogus' is not sequential, zero, random or repeat",
         ),
         (
             target("<Distribution><Percent><Range IO=\"101\">100</Range></Percent></Distribution>"),

@@ -362,3 +362,40 @@ fn a_cpu_set_holds_every_thread_of_the_run() {
     assert!(lists.len() >= 3, "{lists:?}");
     assert!(lists.iter().all(|l| l == "0"), "{lists:?}");
 }
+
+/// `--pattern`: every write holds the bytes repeated from the buffer's start (fio's
+/// `buffer_pattern`), whatever the pattern's length.
+#[test]
+fn a_pattern_fills_every_write() {
+    let dir = TempDir::new();
+    let file = dir.arg("pattern.dat");
+    let output = run_iospd(&[
+        "-c64K",
+        "-w100",
+        "--pattern=0xDEADBEEF01",
+        "--ios=16",
+        "-s",
+        "-b4K",
+        "-Sh",
+        &file,
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let written = fs::read(&file).unwrap();
+    let pattern = [0xde, 0xad, 0xbe, 0xef, 0x01];
+    for (i, block) in written.chunks(4096).enumerate() {
+        assert!(
+            block
+                .iter()
+                .zip(pattern.iter().cycle())
+                .all(|(a, b)| a == b),
+            "block {i}: {:02x?}",
+            &block[..8]
+        );
+    }
+    assert_eq!(written.len(), 64 << 10);
+    for (spec, says) in [("0xabc", "whole bytes"), ("dead", "is not 0x")] {
+        let output = run_iospd(&["-w100", &format!("--pattern={spec}"), &file]);
+        assert_eq!(output.status.code(), Some(3));
+        assert!(stderr(&output).contains(says), "{}", stderr(&output));
+    }
+}

@@ -405,6 +405,17 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         },
     },
     LongFlag {
+        name: "pattern",
+        usage: (
+            "--pattern=0x<hex>",
+            "every write buffer holds these bytes repeated from its start (fio's buffer_pattern); -c still lays files out with DiskSpd's pattern",
+        ),
+        apply: |v, raw| {
+            let hex = super::parse_pattern(v.unwrap_or_default())?;
+            once(&mut raw.pattern, hex)
+        },
+    },
+    LongFlag {
         name: "cpu-set",
         usage: (
             "--cpu-set=<cpus>",

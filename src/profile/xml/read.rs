@@ -617,6 +617,12 @@ fn write_buffer(el: &Element) -> Result<WriteBuffer, XmlError> {
     let buffer = match pattern.text.as_str() {
         "sequential" => WriteBuffer::Pattern,
         "zero" => WriteBuffer::Zero,
+        "repeat" => {
+            let bytes = content.required("RepeatBytes")?;
+            let hex = crate::cli::flags::parse_pattern(&format!("0x{}", bytes.text.trim()))
+                .map_err(|why| bytes.error(why))?;
+            WriteBuffer::Repeat { hex }
+        }
         "random" => {
             let source = content.required("RandomDataSource")?;
             let size = source.required("SizeInBytes")?.number()?;
@@ -624,8 +630,12 @@ fn write_buffer(el: &Element) -> Result<WriteBuffer, XmlError> {
             source.only(&["SizeInBytes", "FilePath"])?;
             WriteBuffer::Source { size, file }
         }
-        other => return Err(pattern.error(format!("'{other}' is not sequential, zero or random"))),
+        other => {
+            return Err(pattern.error(format!(
+                "'{other}' is not sequential, zero, random or repeat"
+            )));
+        }
     };
-    content.only(&["Pattern", "RandomDataSource"])?;
+    content.only(&["Pattern", "RandomDataSource", "RepeatBytes"])?;
     Ok(buffer)
 }

@@ -250,6 +250,10 @@ fn write_target(out: &mut Out, t: &Target) {
     match &t.write_buffer {
         WriteBuffer::Pattern => out.value("Pattern", "sequential"),
         WriteBuffer::Zero => out.value("Pattern", "zero"),
+        WriteBuffer::Repeat { hex } => {
+            out.value("Pattern", "repeat");
+            out.value("RepeatBytes", hex);
+        }
         WriteBuffer::Source { size, file } => {
             out.value("Pattern", "random");
             out.open("RandomDataSource");

@@ -204,6 +204,7 @@ fn data_name(target: &Target) -> String {
         (Some(c), _) => format!("--compress={c}"),
         (None, WriteBuffer::Pattern) => "DiskSpd's 0..255 pattern".into(),
         (None, WriteBuffer::Zero) => "zeros, -Z".into(),
+        (None, WriteBuffer::Repeat { hex }) => format!("--pattern=0x{hex}"),
         (None, WriteBuffer::Source { .. }) => "-Z<size>'s buffer".into(),
     }
 }

@@ -307,6 +307,11 @@ fn buffers_text(out: &mut String, t: &Target) {
     match &t.write_buffer {
         WriteBuffer::Pattern => {}
         WriteBuffer::Zero => line(out, 6, "zeroing write buffers"),
+        WriteBuffer::Repeat { hex } => line(
+            out,
+            6,
+            format_args!("write buffers repeat the pattern 0x{hex}"),
+        ),
         WriteBuffer::Source { size, file } => {
             line(
                 out,
