@@ -84,6 +84,18 @@ pub const ACCEPTED: &[(&str, &str)] = &[
 /// Refused, with iospd's closest option.
 pub const CLOSEST: &[(&str, &str)] = &[
     ("bs_unaligned", "-b<size>"),
+    (
+        "latency_target",
+        "iospd sweep --slo (the most load whose latency percentile stays under a target)",
+    ),
+    (
+        "latency_percentile",
+        "iospd sweep --slo (the most load whose latency percentile stays under a target)",
+    ),
+    (
+        "latency_window",
+        "iospd sweep --slo (the most load whose latency percentile stays under a target)",
+    ),
     ("numa_cpu_nodes", "-a<cpus>"),
     ("startdelay", "none: iospd starts its jobs together"),
     (

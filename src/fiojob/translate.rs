@@ -665,6 +665,18 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
     let do_verify = r.flag("do_verify")?.unwrap_or(true);
     // verify_fatal ends the job at the first bad block; without verification it does nothing.
     let fatal = r.flag("verify_fatal")?.unwrap_or(false);
+    // verify_interval: fio's default is the block; iospd checks each block whole.
+    if let Some(interval) = r.parsed("verify_interval", bytes)?
+        && verify.is_some()
+        && do_verify
+        && interval != block
+    {
+        return Err(r.refuse(
+            r.last_of("verify_interval"),
+            format!("a check every {interval} bytes of a {block}-byte block: iospd checks each block whole"),
+            Some(&format!("verify_interval={block} (the block, fio's default)")),
+        ));
+    }
     if verify.is_some() && do_verify {
         args.push(if fatal { "--verify=stop" } else { "--verify" }.into());
         notes.push("iospd checks every read against what it wrote during the run, in its own block format (fio writes, then reads back)".into());

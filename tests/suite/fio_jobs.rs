@@ -156,13 +156,14 @@ fn what_iospd_cannot_run_exactly_is_refused_by_option_job_and_line() {
     assert!(stdout(&output).is_empty());
     let err = stderr(&output);
     for says in [
-        "iospd: 6 jobs refused:",
+        "iospd: 7 jobs refused:",
         "refused.fio:10: job 'split': bssplit=4k/50:64k/60: percentages that add up to 110, not 100",
         "refused.fio:16: job 'half-device': size=50%: 50% of the target as the job's region, whose size iospd takes in bytes; closest in iospd: -f<bytes>",
         "refused.fio:19: job 'http': ioengine=http: the http engine has no counterpart in iospd",
         "refused.fio:25: job 'partial-arithmetic': iodepth=128*2: '128*2' is arithmetic without parentheses, of which fio reads only the leading number",
         "refused.fio:30: job 'mixed-rate': rate_iops=5000: in a job that mixes directions fio limits each direction to this rate",
         "refused.fio:35: job 'decimal-pattern': buffer_pattern=1234: not 0x and hex bytes, or a quoted string",
+        "refused.fio:41: job 'partial-verify': verify_interval=512: a check every 512 bytes of a 4096-byte block",
     ] {
         assert!(err.contains(says), "{says}\n{err}");
     }
