@@ -16,7 +16,7 @@
 //! | `ioengine` io_uring, libaio/aio/posixaio, psync/pvsync/pvsync2/sync, mmap, null | io_uring, io_uring, `--engine=psync`, `-Sm`, `--engine=null` |
 //! | `rate`, `rate_iops`, `thinktime` (+`thinktime_blocks`) | `-g<bytes/ms>`, `-g<n>i`, `-i`/`-j` |
 //! | `zero_buffers`, `refill_buffers`, `buffer_compress_percentage`, `dedupe_percentage`, `buffer_pattern` | `-Z`, `-Zr`, `--compress`, `--dedupe`, `--pattern` |
-//! | `random_distribution` zipf, pareto, normal | `--distribution` |
+//! | `random_distribution` zipf, pareto, normal, zoned, zoned_abs | `--distribution` (zoned: DiskSpd's `-rdpct`/`-rdabs`) |
 //! | `fsync`, `fdatasync`, `verify`/`do_verify` | `--fsync`, `--fdatasync`, `--verify` |
 //! | `randseed`, `randrepeat=0` | `-z<seed>`, `-z` |
 //! | `percentile_list` | `--percentiles` |
@@ -640,6 +640,9 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
             ("normal" | "gauss", p) if !p.is_empty() && !p.contains(':') => {
                 args.push(format!("--distribution=normal:{p}"))
             }
+            ("zoned" | "zoned_abs", p) if !p.is_empty() && !p.contains(',') => {
+                args.push(format!("--distribution={kind}:{}", zones(kind, p)))
+            }
             _ => {
                 return Err(r.refuse(
                     s,
@@ -896,6 +899,23 @@ fn pattern(value: &str) -> Result<String, String> {
         Ok(hex) => Ok(hex),
         Err(_) => Err("not 0x and hex bytes, or a quoted string (a decimal number is refused: fio stores it in a width of its own)".into()),
     }
+}
+
+/// fio's zones (`<I/O %>/<target %|size>:…`) as DiskSpd's `-rdpct`/`-rdabs` take them: a last
+/// `zoned` zone without its share of the target takes what the others leave (fio's `20/`).
+fn zones(kind: &str, zones: &str) -> String {
+    let mut parts: Vec<String> = zones.split(':').map(str::to_string).collect();
+    if kind == "zoned"
+        && let Some(last) = parts.last_mut()
+        && last.ends_with('/')
+    {
+        let given: u64 = zones
+            .split(':')
+            .filter_map(|z| z.split_once('/')?.1.parse::<u64>().ok())
+            .sum();
+        last.push_str(&100u64.saturating_sub(given).to_string());
+    }
+    parts.join(":")
 }
 
 /// A ratio as iospd's options take it: whole when it is, else to two decimals.

@@ -125,6 +125,15 @@ const EXPECTED: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "distributions.fio",
+        &[
+            "iospd -b4096 -r -w0 -d5 -W0 -C0 -L --distribution=zipf:1.2 -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r -w0 -d5 -W0 -C0 -L --distribution=pareto:0.2 -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r -w0 -d5 -W0 -C0 -L --distribution=zoned:50/5:30/15:20/80 -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r -w0 -d5 -W0 -C0 -L --distribution=zoned_abs:60/10g:40/100g -n -t1 -o1 /dev/sdz",
+        ],
+    ),
+    (
         "keywords.fio",
         &["iospd -b4096 -r --random-map -w0 -Su -d60 -W0 -C0 -L -n -tNCPUS -o32 /dev/sdz"],
     ),
