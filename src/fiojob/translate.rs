@@ -14,7 +14,7 @@
 //! | random I/O (fio's random map), `norandommap` | `--random-map`, none |
 //! | `filename` (every one: `:` lists, repeated, `[global]`'s first), `nrfiles`, `directory`, `filename_format`, `file_service_type`, `openfiles`, `size`, `filesize`, `offset` | targets (`files.rs`): a thread per clone and file, or `-F<numjobs> -O<iodepth> --file-service=…` for several files per thread; a file's region `-c<offset+size/files> --keep-existing` (fio's layout: only a missing or short file is written), a device's `-f<offset+size>`; `-B<offset>` |
 //! | `ioengine` io_uring, libaio/aio/posixaio, psync/pvsync/pvsync2/sync, mmap, null | io_uring, io_uring, `--engine=psync`, `-Sm`, `--engine=null` |
-//! | `rate`, `rate_iops`, `thinktime` (+`thinktime_blocks`) | `-g<bytes/ms>`, `-g<n>i`, `-i`/`-j` |
+//! | `rate`, `rate_iops` (one value, or per direction; a mixed job's mix follows the rates), `thinktime` (+`thinktime_blocks`) | `-g<bytes/ms>` or `-g<bytes>/s`, `-g<n>i` (and `-w`), `-i`/`-j` |
 //! | `zero_buffers`, `refill_buffers`, `buffer_compress_percentage`, `dedupe_percentage`, `buffer_pattern` | `-Z`, `-Zr`, `--compress`, `--dedupe`, `--pattern` |
 //! | `random_distribution` zipf, pareto, normal, zoned, zoned_abs | `--distribution` (zoned: DiskSpd's `-rdpct`/`-rdabs`) |
 //! | `fsync`, `fdatasync`, `verify`/`do_verify` | `--fsync`, `--fdatasync`, `--verify` |
@@ -488,51 +488,11 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
     args.push("-C0".into());
     args.push("-L".into());
     // Pacing and think time.
-    let mixed = [m.reads, m.writes, m.trims].iter().filter(|&&d| d).count() > 1;
-    for key in ["rate_iops", "rate"] {
-        let limited = |s: &&Setting| !matches!(s.value.as_deref(), Some("0"));
-        if let Some(s) = r.last.get(key).copied().filter(limited).filter(|_| mixed) {
-            // fio holds each direction to the rate: a mixed job's total is their sum, shaped by
-            // the mix.
-            return Err(r.refuse(
-                s,
-                "in a job that mixes directions fio limits each direction to this rate",
-                Some("-g<n>i or -g<bytes per ms> (a limit on all of a thread's I/O together)"),
-            ));
-        }
-    }
-    if let Some(s) = r.get("rate_iops") {
-        let v = s.value.as_deref().unwrap_or("");
-        if v.contains(',') {
-            return Err(r.refuse(s, "a rate per direction", Some("-g<n>i for all I/O")));
-        }
-        // 0: fio's default, no limit.
-        let n = integer(v).map_err(|why| r.refuse(s, why, None))?;
-        if n > 0 {
-            args.push(format!("-g{n}i"));
-        }
-    } else if let Some(s) = r.get("rate") {
-        let v = s.value.as_deref().unwrap_or("");
-        if v.contains(',') {
-            return Err(r.refuse(
-                s,
-                "a rate per direction",
-                Some("-g<bytes per ms> for all I/O"),
-            ));
-        }
-        let per_s = bytes(v).map_err(|why| r.refuse(s, why, None))?;
-        if per_s % 1000 != 0 {
-            return Err(r.refuse(
-                s,
-                format!(
-                    "{per_s} bytes/s is not a whole number of bytes per millisecond, iospd's unit"
-                ),
-                Some(&format!("-g{}", per_s / 1000)),
-            ));
-        }
-        // 0: fio's default, no limit.
-        if per_s > 0 {
-            args.push(format!("-g{}", per_s / 1000));
+    let (limit, share) = pace(&mut r, &m, blocks.mixed, &mut notes)?;
+    args.extend(limit);
+    if let Some(share) = share {
+        for arg in args.iter_mut().filter(|a| a.starts_with("-w")) {
+            *arg = format!("-w{share}");
         }
     }
     if let Some(s) = r.get("thinktime") {
@@ -916,6 +876,89 @@ fn zones(kind: &str, zones: &str) -> String {
         last.push_str(&100u64.saturating_sub(given).to_string());
     }
     parts.join(":")
+}
+
+/// `rate_iops` or `rate` (bytes per second): one value for every direction, or `<reads>,<writes>`
+/// with an empty part for a direction left free. A job of one direction gets its direction's
+/// limit as `-g<n>i` or `-g<bytes per ms>`. A job that reads and writes: fio holds each
+/// direction to its rate, switching to the other when one is ahead, so while the device keeps
+/// up it does R reads and W writes a second whatever `rwmix` says: `-g<R+W>` with the `-w` those
+/// shares make (which replaces the mix).
+fn pace(
+    r: &mut Reader,
+    m: &Mode,
+    mixed_sizes: bool,
+    notes: &mut Vec<String>,
+) -> Result<(Vec<String>, Option<u64>), Box<Refusal>> {
+    let (iops, rate) = (r.get("rate_iops"), r.get("rate"));
+    let set = |s: &Option<&Setting>| s.is_some_and(|s| !matches!(s.value.as_deref(), Some("0")));
+    let (s, per_io) = match (iops, rate) {
+        (Some(s), _) if set(&iops) => (s, true),
+        (_, Some(s)) if set(&rate) => (s, false),
+        _ => return Ok((Vec::new(), None)),
+    };
+    let value = s.value.as_deref().unwrap_or("");
+    let parse = |part: &str| -> Result<Option<u64>, String> {
+        match part.trim() {
+            "" | "0" => Ok(None),
+            v if per_io => integer(v).map(Some),
+            v => bytes(v).map(Some),
+        }
+    };
+    let parts: Vec<&str> = value.split(',').collect();
+    let limit = |i: usize| -> Result<Option<u64>, Box<Refusal>> {
+        let part = if parts.len() == 1 {
+            parts[0]
+        } else {
+            parts.get(i).copied().unwrap_or("")
+        };
+        parse(part).map_err(|why| r.refuse(s, why, None))
+    };
+    let (reads, writes, trims) = (limit(0)?, limit(1)?, limit(2)?);
+    let option = |total: u64| -> Result<String, Box<Refusal>> {
+        Ok(match (per_io, total % 1000) {
+            (true, _) => format!("-g{total}i"),
+            (false, 0) => format!("-g{}", total / 1000),
+            (false, _) => format!("-g{total}/s"),
+        })
+    };
+    let directions = [m.reads, m.writes, m.trims].iter().filter(|&&d| d).count();
+    if directions == 1 {
+        let own = match (m.reads, m.writes) {
+            (true, _) => reads,
+            (_, true) => writes,
+            _ => trims,
+        };
+        return Ok((own.map(option).transpose()?.into_iter().collect(), None));
+    }
+    let (Some(reads), Some(writes), false) = (reads, writes, m.trims) else {
+        return Err(r.refuse(
+            s,
+            "a limit on some directions of a job that mixes them (iospd's limit is on all of a thread's I/O)",
+            Some("-g<n>i or -g<bytes per ms> on all I/O"),
+        ));
+    };
+    if mixed_sizes && !per_io {
+        return Err(r.refuse(
+            s,
+            "byte rates per direction with mixed block sizes (the share of writes by bytes is not the share by I/Os)",
+            Some("rate_iops=<reads>,<writes>"),
+        ));
+    }
+    let total = reads + writes;
+    if writes * 100 % total != 0 {
+        return Err(r.refuse(
+            s,
+            format!("reads held to {reads} and writes to {writes}: writes are {:.2}% of the I/O, and iospd's -w takes whole percents", writes as f64 * 100.0 / total as f64),
+            None,
+        ));
+    }
+    notes.push(format!(
+        "{}={value}: fio holds reads and writes each to its rate, switching between them, so while the device keeps up the mix is set by the rates (-w{}), not by rwmix",
+        s.written,
+        writes * 100 / total
+    ));
+    Ok((vec![option(total)?], Some(writes * 100 / total)))
 }
 
 /// A ratio as iospd's options take it: whole when it is, else to two decimals.

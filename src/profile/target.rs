@@ -486,6 +486,9 @@ pub enum WriteBuffer {
 pub enum Throughput {
     /// `-g<n>`: bytes per millisecond.
     BytesPerMs(u64),
+    /// `-g<size>/s`: bytes per second (fio's `rate`).
+    #[serde(rename = "bytes_per_s")]
+    BytesPerS(u64),
     /// `-g<n>i`: I/Os per second.
     #[serde(rename = "ios_per_s")]
     Iops(u64),

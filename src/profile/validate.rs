@@ -207,7 +207,7 @@ fn validate_split(ts: &TimeSpan, target: &Target) -> Result<(), ProfileError> {
         Some("and -si (threads sharing one sequential offset) cannot be combined; drop -si")
     } else if matches!(
         target.throughput,
-        Some(crate::profile::Throughput::BytesPerMs(_))
+        Some(crate::profile::Throughput::BytesPerMs(_) | crate::profile::Throughput::BytesPerS(_))
     ) {
         Some(
             "varies the bytes per I/O, and -g<bytes per ms> paces fixed blocks; pace I/Os with -g<n>i",

@@ -25,6 +25,7 @@ impl Throttle {
         let (numerator, denominator) = match rate {
             None => (0, 1),
             Some(Throughput::BytesPerMs(bytes)) => (block as u128 * 1_000_000, bytes as u128),
+            Some(Throughput::BytesPerS(bytes)) => (block as u128 * 1_000_000_000, bytes as u128),
             Some(Throughput::Iops(iops)) => (1_000_000_000, iops as u128),
         };
         Throttle {

@@ -134,6 +134,16 @@ const EXPECTED: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "rates.fio",
+        &[
+            "iospd -b4096 -r --random-map -w0 -d5 -W0 -C0 -L -g2000i -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w50 -d5 -W0 -C0 -L -g2000i -Z1048576 -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w25 -d5 -W0 -C0 -L -g1000i -Z1048576 -n -t1 -o1 /dev/sdz",
+            "iospd -b65536 -s -w0 -d5 -W0 -C0 -L -g1048576/s -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -s -w100 -d5 -W0 -C0 -L -g2097152/s -Z1048576 -n -t1 -o1 /dev/sdz",
+        ],
+    ),
+    (
         "keywords.fio",
         &["iospd -b4096 -r --random-map -w0 -Su -d60 -W0 -C0 -L -n -tNCPUS -o32 /dev/sdz"],
     ),
@@ -170,7 +180,7 @@ fn what_iospd_cannot_run_exactly_is_refused_by_option_job_and_line() {
         "refused.fio:16: job 'half-device': size=50%: 50% of the target as the job's region, whose size iospd takes in bytes; closest in iospd: -f<bytes>",
         "refused.fio:19: job 'http': ioengine=http: the http engine has no counterpart in iospd",
         "refused.fio:25: job 'partial-arithmetic': iodepth=128*2: '128*2' is arithmetic without parentheses, of which fio reads only the leading number",
-        "refused.fio:30: job 'mixed-rate': rate_iops=5000: in a job that mixes directions fio limits each direction to this rate",
+        "refused.fio:30: job 'mixed-rate': rate_iops=5000,: a limit on some directions of a job that mixes them",
         "refused.fio:35: job 'decimal-pattern': buffer_pattern=1234: not 0x and hex bytes, or a quoted string",
         "refused.fio:41: job 'partial-verify': verify_interval=512: a check every 512 bytes of a 4096-byte block",
     ] {

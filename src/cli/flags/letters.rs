@@ -279,8 +279,23 @@ pub const FLAGS: &[Flag] = &[
                 "throttle each thread on each target to this rate",
             ),
             ("-g<n>i", "throttle each thread on each target to n IOPS"),
+            (
+                "-g<size>/s",
+                "throttle each thread on each target to this many bytes per second (K, M, G, T)",
+            ),
         ],
         apply: |v, raw| {
+            if let Some(size) = v.strip_suffix("/s") {
+                let bytes = match crate::units::parse_size(size) {
+                    Ok(crate::units::Size::Bytes(b)) if b > 0 => b,
+                    _ => {
+                        return Err(format!(
+                            "'{size}' is not a size in bytes (K, M, G, T); for example -g100M/s"
+                        ));
+                    }
+                };
+                return once(&mut raw.throughput, Throughput::BytesPerS(bytes));
+            }
             let (digits, iops) = match v.strip_suffix('i') {
                 Some(digits) => (digits, true),
                 None => (v, false),

@@ -440,7 +440,10 @@ fn target(el: &Element) -> Result<Target, XmlError> {
                 _ if n == 0 => None,
                 "BPMS" => Some(Throughput::BytesPerMs(n)),
                 "IOPS" => Some(Throughput::Iops(n)),
-                other => return Err(g.error(format!("unit=\"{other}\" is not BPMS or IOPS"))),
+                "BPS" => Some(Throughput::BytesPerS(n)),
+                other => {
+                    return Err(g.error(format!("unit=\"{other}\" is not BPMS, BPS or IOPS")));
+                }
             }
         }
     };

@@ -315,6 +315,9 @@ fn write_target(out: &mut Out, t: &Target) {
             out.line(&format!("<Throughput unit=\"IOPS\">{n}</Throughput>"))
         }
         Some(Throughput::BytesPerMs(n)) => out.value("Throughput", n),
+        Some(Throughput::BytesPerS(n)) => {
+            out.line(&format!("<Throughput unit=\"BPS\">{n}</Throughput>"))
+        }
         None => out.value("Throughput", 0),
     }
     out.value("ThreadsPerFile", t.threads_per_target);

@@ -48,6 +48,7 @@ fn timespan(ts: &TimeSpan) -> String {
             match t.throughput {
                 Some(Throughput::BytesPerMs(n)) => text.push_str(&format!(" -g{n}")),
                 Some(Throughput::Iops(n)) => text.push_str(&format!(" -g{n}i")),
+                Some(Throughput::BytesPerS(n)) => text.push_str(&format!(" -g{n}/s")),
                 None => {}
             }
             if t.distribution.is_some() {

@@ -455,6 +455,11 @@ fn bounds_text(out: &mut String, t: &Target, ts: &TimeSpan) {
             6,
             format_args!("throughput rate-limited to {rate} B/ms"),
         ),
+        Some(Throughput::BytesPerS(rate)) => line(
+            out,
+            6,
+            format_args!("throughput rate-limited to {rate} B/s"),
+        ),
     }
 }
 
