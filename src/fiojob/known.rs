@@ -70,7 +70,15 @@ pub const ACCEPTED: &[(&str, &str)] = &[
     ("iodepth_low", "iospd refills every free slot at once"),
     ("fixedbufs", "iospd registers its buffers with io_uring"),
     ("registerfiles", "iospd registers its files with io_uring"),
-    ("kb_base", "sizes are powers of 1024"),
+    (
+        "rate_min",
+        "a floor fio fails the job under; iospd runs on and reports the rate it reached",
+    ),
+    (
+        "rate_iops_min",
+        "a floor fio fails the job under; iospd runs on and reports the rate it reached",
+    ),
+    ("rate_cycle", "the window fio judges rate_min over"),
     ("stonewall", "the next jobs wait for this group"),
     ("bwavgtime", "iospd's interval is -D"),
     ("iopsavgtime", "iospd's interval is -D"),
@@ -84,6 +92,10 @@ pub const ACCEPTED: &[(&str, &str)] = &[
 /// Refused, with iospd's closest option.
 pub const CLOSEST: &[(&str, &str)] = &[
     ("bs_unaligned", "-b<size>"),
+    (
+        "kb_base",
+        "sizes in powers of 1024 (write bytes: 4000 where kb_base=1000 reads 4k)",
+    ),
     (
         "latency_target",
         "iospd sweep --slo (the most load whose latency percentile stays under a target)",
@@ -111,7 +123,6 @@ pub const CLOSEST: &[(&str, &str)] = &[
         "continue_on_error",
         "none: iospd stops at the first failed I/O",
     ),
-    ("rate_min", "-g<rate> (a limit, not a minimum)"),
     ("rate_process", "-g<rate> (evenly spaced)"),
     (
         "thinktime_spin",
@@ -143,6 +154,11 @@ pub const ACCEPTED_VALUES: &[(&str, &[&str], &str)] = &[
         "iospd gives the kernel no access-pattern hint unless -f<r|s> asks",
     ),
     ("nowait", &["0", "false"], "fio's default: I/O may block"),
+    (
+        "kb_base",
+        &["1024"],
+        "fio's default: sizes in powers of 1024, as iospd's",
+    ),
     (
         "allrandrepeat",
         &["1", "true"],

@@ -20,7 +20,7 @@ const MAX_INCLUDE_DEPTH: usize = 16;
 const MAX_TOTAL_BYTES: u64 = 4 * crate::input::JOB_FILE_MAX;
 
 /// fio's aliases: the name as written → the option's own name.
-pub const ALIASES: [(&str, &str); 13] = [
+pub const ALIASES: [(&str, &str); 21] = [
     ("readwrite", "rw"),
     ("blocksize", "bs"),
     ("blocksize_range", "bsrange"),
@@ -34,6 +34,14 @@ pub const ALIASES: [(&str, &str); 13] = [
     ("iomem", "mem"),
     ("iodepth_batch", "iodepth_batch_submit"),
     ("iodepth_batch_complete", "iodepth_batch_complete_min"),
+    ("fill_fs", "fill_device"),
+    ("mem_align", "iomem_align"),
+    ("ratemin", "rate_min"),
+    ("ratecycle", "rate_cycle"),
+    ("disable_bw", "disable_bw_measurement"),
+    ("steadystate", "ss"),
+    ("steadystate_duration", "ss_dur"),
+    ("steadystate_ramp_time", "ss_ramp"),
 ];
 
 /// The machine's values of fio's keywords.

@@ -175,7 +175,7 @@ fn what_iospd_cannot_run_exactly_is_refused_by_option_job_and_line() {
     assert!(stdout(&output).is_empty());
     let err = stderr(&output);
     for says in [
-        "iospd: 7 jobs refused:",
+        "iospd: 8 jobs refused:",
         "refused.fio:10: job 'split': bssplit=4k/50:64k/60: percentages that add up to 110, not 100",
         "refused.fio:16: job 'half-device': size=50%: 50% of the target as the job's region, whose size iospd takes in bytes; closest in iospd: -f<bytes>",
         "refused.fio:19: job 'http': ioengine=http: the http engine has no counterpart in iospd",
@@ -183,6 +183,7 @@ fn what_iospd_cannot_run_exactly_is_refused_by_option_job_and_line() {
         "refused.fio:30: job 'mixed-rate': rate_iops=5000,: a limit on some directions of a job that mixes them",
         "refused.fio:35: job 'decimal-pattern': buffer_pattern=1234: not 0x and hex bytes, or a quoted string",
         "refused.fio:41: job 'partial-verify': verify_interval=512: a check every 512 bytes of a 4096-byte block",
+        "refused.fio:46: job 'decimal-units': kb_base=1000: iospd has no equivalent; closest in iospd: sizes in powers of 1024",
     ] {
         assert!(err.contains(says), "{says}\n{err}");
     }
