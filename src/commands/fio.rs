@@ -301,7 +301,11 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
                         args.insert(1, "-D500".into());
                     }
                     let runner = &runner;
-                    scope.spawn(move || runner.report_kept(&args))
+                    let delay = t.start_delay_ms;
+                    scope.spawn(move || {
+                        super::child::pause(std::time::Duration::from_millis(delay));
+                        runner.report_kept(&args)
+                    })
                 })
                 .collect();
             handles

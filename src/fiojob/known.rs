@@ -109,7 +109,6 @@ pub const CLOSEST: &[(&str, &str)] = &[
         "iospd sweep --slo (the most load whose latency percentile stays under a target)",
     ),
     ("numa_cpu_nodes", "-a<cpus>"),
-    ("startdelay", "none: iospd starts its jobs together"),
     (
         "verify_pattern",
         "--verify (iospd's self-describing blocks)",

@@ -23,6 +23,7 @@
 //! | `write_bw_log`/`write_iops_log`/`write_lat_log`, `write_iolog`, `read_iolog` | `--timeseries` (+`-D`), `--trace`, `iospd replay` |
 //! | `sqthread_poll`, `hipri` | `--sqpoll`, `--iopoll` |
 //! | `cpus_allowed`/`cpumask` (+`cpus_allowed_policy`), or neither | `--cpu-set` (shared), `-a` (split); `-n` |
+//! | `startdelay`, `unlink` | the job's child starts that late; its group's new files removed after it |
 
 use std::collections::BTreeMap;
 
@@ -46,6 +47,8 @@ pub struct Translation {
     pub logs: Vec<FioLog>,
     /// `unlink`: the files the job's run made are removed when its group ends.
     pub unlink: bool,
+    /// `startdelay`: how long after its group starts the job starts, ms.
+    pub start_delay_ms: u64,
 }
 
 /// Which fio log.
@@ -736,7 +739,26 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
     }
     args.extend(files.names);
     let unlink = r.flag("unlink")?.unwrap_or(false);
-    finish(&mut r, args, notes, group, logs).map(|t| Translation { unlink, ..t })
+    let start_delay_ms = match r.get("startdelay") {
+        Some(s) if s.value.as_deref().is_some_and(|v| v.contains('-')) => {
+            return Err(r.refuse(
+                s,
+                "a start drawn from a range (iospd fio starts each job at its one delay)",
+                Some("startdelay=<one time>"),
+            ));
+        }
+        Some(s) => {
+            time_ns(s.value.as_deref().unwrap_or(""), 1_000_000_000)
+                .map_err(|why| r.refuse(s, why, None))?
+                / 1_000_000
+        }
+        None => 0,
+    };
+    finish(&mut r, args, notes, group, logs).map(|t| Translation {
+        unlink,
+        start_delay_ms,
+        ..t
+    })
 }
 
 /// What ends a job that is not time-based: `--bytes` from `io_size` (or else `size`, the region;
@@ -1007,5 +1029,6 @@ fn finish(
         group,
         logs,
         unlink: false,
+        start_delay_ms: 0,
     })
 }

@@ -647,6 +647,50 @@ fn unlink_removes_only_what_the_run_made() {
     );
 }
 
+/// `startdelay`: a job of a group starts that long after the group does, never before.
+#[test]
+fn a_start_delay_holds_a_job_back_from_its_group() {
+    let dir = TempDir::new();
+    let began = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    let output = iospd()
+        .args([
+            "fio",
+            "-Rjson",
+            "--ioengine=psync",
+            "--size=1m",
+            "--number_ios=10",
+        ])
+        .args([
+            "--name=now",
+            "--filename=now.dat",
+            "--name=later",
+            "--filename=later.dat",
+        ])
+        .args(["--startdelay=1"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let reports: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let start = |i: usize| reports[i]["timespans"][0]["start_unix_s"].as_f64().unwrap();
+    assert!(start(1) - began >= 1.0, "{} {began}", start(1));
+    for (args, says) in [
+        (&["--startdelay=1-5"][..], "a start drawn from a range"),
+        (&["--startdelay=soon"], "startdelay=soon"),
+    ] {
+        let output = iospd()
+            .args(["fio", "-Rp", "--name=j", "--size=1m"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(3), "{args:?}");
+        assert!(stderr(&output).contains(says), "{}", stderr(&output));
+    }
+}
+
 /// Jobs that run together and share a file: it is laid out once, before either starts (started
 /// together, both would create it and one would fail).
 #[test]
