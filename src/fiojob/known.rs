@@ -26,7 +26,6 @@ pub const ACCEPTED: &[(&str, &str)] = &[
     ("disable_bw_measurement", "iospd always measures bandwidth"),
     ("gtod_reduce", "iospd's clock reads are already batched"),
     ("per_job_logs", "iospd writes one time series per run"),
-    ("log_avg_msec", "the -D interval of the time series"),
     ("unit_base", "iospd reports bytes"),
     ("fallocate", "iospd's -c writes the whole file"),
     ("allow_file_create", "iospd creates missing files with -c"),
@@ -47,10 +46,6 @@ pub const ACCEPTED: &[(&str, &str)] = &[
         "iospd does not fsync after the run (outside the measured time)",
     ),
     ("random_generator", "iospd uses its own generator"),
-    (
-        "randrepeat",
-        "iospd's default seed repeats (-z gives another)",
-    ),
     (
         "scramble_buffers",
         "iospd's write data is its own (-Z, -Zr, --compress)",
@@ -128,10 +123,6 @@ pub const CLOSEST: &[(&str, &str)] = &[
         "-i<count> -j<ms> (think time without spinning)",
     ),
     ("thinktime_iotime", "-i<count> -j<ms>"),
-    (
-        "file_service_type",
-        "one target per thread, or -F<threads> -O<depth> (each I/O picks a target by weight)",
-    ),
     ("mem", "-l (large pages)"),
     ("hugepage-size", "-l (large pages)"),
     ("prio", "-I<1|2|3>"),
@@ -141,7 +132,6 @@ pub const CLOSEST: &[(&str, &str)] = &[
     ("opendir", "list the files as targets"),
     ("replay_redirect", "iospd replay <trace> <target>"),
     ("trim_percentage", "--trim=<percent>"),
-    ("sync", "-Sw (O_DSYNC; with direct=1, -Suw)"),
 ];
 
 /// Accepted only with these values (fio's default, or what iospd does anyway), with what that

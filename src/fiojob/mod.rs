@@ -10,6 +10,7 @@ mod blocks;
 pub mod cmdline;
 mod files;
 pub mod known;
+pub mod options;
 pub mod origin;
 pub mod read;
 pub mod translate;

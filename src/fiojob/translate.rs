@@ -560,6 +560,7 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
         // (A verified job writes iospd's self-describing blocks instead.)
         args.push(format!("-Z{}", (block * 2).max(1 << 20)));
     }
+    let chunk = r.parsed("buffer_compress_chunk", bytes)?;
     if let Some(p) = r.parsed("buffer_compress_percentage", integer)? {
         if p >= 100 {
             return Err(r.refuse(
@@ -569,7 +570,6 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
             ));
         }
         if p > 0 {
-            let chunk = r.parsed("buffer_compress_chunk", bytes)?;
             let ratio = ratio(100.0 / (100 - p) as f64);
             args.push(match chunk {
                 Some(c) => format!("--compress={ratio}:{c}"),
@@ -648,9 +648,10 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
         notes.push("iospd checks every read against what it wrote during the run, in its own block format (fio writes, then reads back)".into());
     }
     // Seeds, percentiles, logs.
+    let repeat = r.flag("randrepeat")?;
     if let Some(seed) = r.parsed("randseed", integer)? {
         args.push(format!("-z{seed}"));
-    } else if r.flag("randrepeat")? == Some(false) {
+    } else if repeat == Some(false) {
         args.push("-z".into());
     }
     if let Some(s) = r.get("percentile_list") {

@@ -1,0 +1,265 @@
+//! Every fio option `iospd fio` knows, in one place: those it maps to iospd options ([`MAPPED`]),
+//! those it accepts with a note or only at fio's default ([`super::known`]), and those it refuses
+//! with the closest thing iospd has. [`document`] renders them as `doc/fio-options.md`, which a
+//! test keeps equal to these tables; another checks that every option the translation reads is
+//! listed, and that nothing listed is stale.
+
+use super::known::{ACCEPTED, ACCEPTED_VALUES, CLOSEST};
+
+/// Mapped: each fio option and what it becomes.
+pub const MAPPED: &[(&str, &str)] = &[
+    (
+        "rw",
+        "`-r`, `-s` (`-s<stride>` for `read:<skip>`), `-w`, `--trim=100`",
+    ),
+    ("rwmixread", "`-w` (100 minus it)"),
+    ("rwmixwrite", "`-w`"),
+    ("bs", "`-b`, or `--bssplit` when the directions differ"),
+    (
+        "bssplit",
+        "`--bssplit` (empty shares filled as fio fills them)",
+    ),
+    (
+        "bsrange",
+        "`--bssplit`: every multiple of the low end, weighted as fio draws them",
+    ),
+    ("ba", "`-r<align>`"),
+    ("direct", "`-Su`"),
+    ("buffered", "`-Su` when 0"),
+    ("sync", "`w` in `-S` (O_DSYNC)"),
+    (
+        "iodepth",
+        "`-o` (1 for synchronous engines), or a pool's `-O`",
+    ),
+    (
+        "numjobs",
+        "`-t` on shared files, a target per clone, or a pool's `-F`",
+    ),
+    (
+        "ioengine",
+        "`--engine` (io_uring; libaio/posixaio on io_uring; psync family; mmap `-Sm`; null)",
+    ),
+    ("time_based", "`-d` from `runtime`"),
+    ("runtime", "`-d`; a limit for a job bounded by its size"),
+    ("ramp_time", "`-W`"),
+    (
+        "size",
+        "the region: `--bytes` split between the files, `-c<offset+size> --keep-existing` (files) or `-f` (devices)",
+    ),
+    ("io_size", "`--bytes`"),
+    ("loops", "`--bytes` times the loops"),
+    ("number_ios", "`--ios` (split between the files)"),
+    ("filesize", "each file's `-c`"),
+    ("offset", "`-B`"),
+    (
+        "filename",
+        "targets: every one (`:` lists, repeated, `[global]`'s)",
+    ),
+    ("directory", "the targets' directory"),
+    (
+        "filename_format",
+        "the targets' names (`$jobname.$jobnum.$filenum`)",
+    ),
+    ("nrfiles", "a target per file"),
+    (
+        "openfiles",
+        "none: every file stays open (said when below the file count)",
+    ),
+    (
+        "file_service_type",
+        "`--file-service` (random, roundrobin[:n], sequential)",
+    ),
+    (
+        "norandommap",
+        "no `--random-map` (random jobs get it otherwise)",
+    ),
+    (
+        "random_distribution",
+        "`--distribution` (zipf, pareto, normal, zoned, zoned_abs)",
+    ),
+    ("randseed", "`-z<seed>`"),
+    ("randrepeat", "`-z` when 0"),
+    (
+        "rate",
+        "`-g<bytes per ms>` or `-g<size>/s`; per direction, `-w` from the rates",
+    ),
+    ("rate_iops", "`-g<n>i`; per direction, `-w` from the rates"),
+    ("thinktime", "`-j<ms>`"),
+    ("thinktime_blocks", "`-i<count>`"),
+    ("zero_buffers", "`-Z`"),
+    ("refill_buffers", "`-Zr`"),
+    ("buffer_compress_percentage", "`--compress`"),
+    ("buffer_compress_chunk", "`--compress=<ratio>:<chunk>`"),
+    ("dedupe_percentage", "`--dedupe`"),
+    ("buffer_pattern", "`--pattern=0x<hex>`"),
+    ("fsync", "`--fsync`"),
+    ("fdatasync", "`--fdatasync`"),
+    ("verify", "`--verify`"),
+    ("do_verify", "`--verify` when not 0"),
+    ("verify_fatal", "`--verify=stop`"),
+    (
+        "verify_interval",
+        "the block (fio's default); smaller is refused",
+    ),
+    (
+        "percentile_list",
+        "`--percentiles`, and fio JSON's percentiles",
+    ),
+    ("write_bw_log", "`-D` and `<prefix>_bw.<n>.log`"),
+    ("write_iops_log", "`-D` and `<prefix>_iops.<n>.log`"),
+    (
+        "write_lat_log",
+        "`-D` and `<prefix>_lat/_clat/_slat.<n>.log`",
+    ),
+    ("log_avg_msec", "the `-D` interval"),
+    ("write_iolog", "`--trace`"),
+    ("read_iolog", "`iospd replay`"),
+    ("sqthread_poll", "`--sqpoll`"),
+    ("hipri", "`--iopoll`"),
+    (
+        "cpus_allowed",
+        "`--cpu-set` (shared) or `-a` (split); without it `-n`",
+    ),
+    ("cpumask", "`--cpu-set` (shared) or `-a` (split)"),
+    ("cpus_allowed_policy", "shared: `--cpu-set`; split: `-a`"),
+    (
+        "startdelay",
+        "the job's process starts that long after its group",
+    ),
+    (
+        "unlink",
+        "the files the job's run made are removed after its group",
+    ),
+    (
+        "create_on_open",
+        "refused in a job that writes; noted in one that reads",
+    ),
+];
+
+/// `doc/fio-options.md`: every table, each option once, in fio's names.
+pub fn document() -> String {
+    let mut out = String::from(
+        "# fio options in `iospd fio`\n\n\
+         Generated from `src/fiojob/options.rs` and `src/fiojob/known.rs` (a test keeps it equal to\n\
+         them). An option in no table is refused as having no equivalent, with the job, the file\n\
+         and the line. Aliases are read as fio reads them (`readwrite` is `rw`).\n\n\
+         ## Mapped\n\n| fio | iospd |\n|---|---|\n",
+    );
+    let row = |out: &mut String, key: &str, what: &str| {
+        out.push_str(&format!("| `{key}` | {} |\n", what.replace('|', "\\|")));
+    };
+    for (key, what) in MAPPED {
+        row(&mut out, key, what);
+    }
+    out.push_str("\n## Accepted with a note\n\n| fio | what it means in iospd |\n|---|---|\n");
+    for (key, what) in ACCEPTED {
+        row(&mut out, key, what);
+    }
+    out.push_str("\n## Accepted at these values only\n\n| fio | values | what it means in iospd |\n|---|---|---|\n");
+    for (key, values, what) in ACCEPTED_VALUES {
+        out.push_str(&format!(
+            "| `{key}` | {} | {} |\n",
+            values
+                .iter()
+                .map(|v| format!("`{v}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            what.replace('|', "\\|")
+        ));
+    }
+    out.push_str("\n## Refused, with the closest in iospd\n\n| fio | closest |\n|---|---|\n");
+    for (key, what) in CLOSEST {
+        row(&mut out, key, what);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+
+    /// The translation's sources, where it reads each option.
+    const SOURCES: [&str; 3] = [
+        include_str!("translate.rs"),
+        include_str!("files.rs"),
+        include_str!("blocks.rs"),
+    ];
+
+    /// Every option name the translation reads by name (`r.get("…")` and the like).
+    fn read_by_translation() -> BTreeSet<String> {
+        let mut names = BTreeSet::new();
+        for source in SOURCES {
+            for call in [
+                "r.get(\"",
+                "r.flag(\"",
+                "r.parsed(\"",
+                "r.value(\"",
+                "r.all(\"",
+            ] {
+                for (at, _) in source.match_indices(call) {
+                    let rest = &source[at + call.len()..];
+                    if let Some(end) = rest.find('"') {
+                        names.insert(rest[..end].to_string());
+                    }
+                }
+            }
+        }
+        names
+    }
+
+    #[test]
+    fn every_option_the_translation_reads_is_listed_once_and_none_is_stale() {
+        // An option the translation reads is only in MAPPED: the others apply to options it
+        // leaves unread. One accepted whatever its value is in no other table; one accepted at
+        // some values may have a closest for the rest.
+        let values: Vec<&str> = ACCEPTED_VALUES.iter().map(|(k, ..)| *k).collect();
+        let closest: Vec<&str> = CLOSEST.iter().map(|(k, _)| *k).collect();
+        let accepted: Vec<&str> = ACCEPTED.iter().map(|(k, _)| *k).collect();
+        for (key, _) in MAPPED {
+            let elsewhere = [&values, &closest, &accepted];
+            assert!(
+                !elsewhere.iter().any(|t| t.contains(key)),
+                "{key} is mapped and also in another table, where it never applies"
+            );
+        }
+        for key in &accepted {
+            assert!(
+                !values.contains(key) && !closest.contains(key),
+                "{key} is accepted whatever its value and also in another table"
+            );
+        }
+        for table in [&values, &closest, &accepted] {
+            let unique: BTreeSet<&&str> = table.iter().collect();
+            assert_eq!(unique.len(), table.len(), "a table lists an option twice");
+        }
+        for name in read_by_translation() {
+            assert!(
+                MAPPED.iter().any(|(k, _)| *k == name),
+                "{name} is read by the translation but not in MAPPED"
+            );
+        }
+        for (name, _) in MAPPED {
+            let quoted = format!("\"{name}\"");
+            assert!(
+                SOURCES.iter().any(|s| s.contains(&quoted)),
+                "{name} is in MAPPED but the translation never names it"
+            );
+        }
+    }
+
+    #[test]
+    fn the_options_document_is_generated_from_the_tables() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/doc/fio-options.md");
+        let want = document();
+        if std::env::var_os("UPDATE_GOLDEN").is_some() {
+            std::fs::write(path, &want).unwrap();
+        }
+        let have = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            have == want,
+            "doc/fio-options.md differs from the tables: run UPDATE_GOLDEN=1 cargo test --lib the_options_document"
+        );
+    }
+}
