@@ -5,8 +5,9 @@ Each job of the first table is time-based and runs on one loop device over a fil
 in /dev/shm (a device that is memory, so the tools' own cost shows): 4 KiB random reads at QD32
 (io_uring), 4 KiB random writes at QD32 (libaio, which iospd runs on io_uring), 128 KiB
 sequential reads at QD8, a 70/30 random mix of 8 KiB at QD16 with two jobs, and 4 KiB random
-reads with psync, and two jobs held to a rate (rate_iops: the same I/O at the same pace, so the
-same IOPS whatever each tool costs). The tools alternate, each round in a rotated order; the table gives each
+reads with psync, and three jobs held to a rate (rate_iops: the same I/O at the same pace, so the
+same IOPS whatever each tool costs; the mixed one holds reads and writes each to the rate). Both
+tools' numbers are read from their fio JSON (`--output-format=json`) with the same code. The tools alternate, each round in a rotated order; the table gives each
 tool's median IOPS, its spread over the rounds (max − min over the median: its run-to-run
 noise here), and the ratio iospd ÷ fio.
 
@@ -35,6 +36,7 @@ JOBS = {
     "randread 4k psync": "rw=randread\nbs=4k\nioengine=psync\n",
     "randread 4k QD8 rate_iops=20000": "rw=randread\nbs=4k\niodepth=8\nioengine=io_uring\nrate_iops=20000\n",
     "randwrite 4k QD8 x2 rate_iops=5000": "rw=randwrite\nbs=4k\niodepth=8\nnumjobs=2\nioengine=io_uring\nrate_iops=5000\n",
+    "randrw 70/30 4k QD8 rate_iops=5000 (each direction)": "rw=randrw\nrwmixread=70\nbs=4k\niodepth=8\nioengine=io_uring\nrate_iops=5000\n",
 }
 
 # Jobs that end when their work is done (fio's default): the bytes each tool moved, exactly, and
@@ -58,8 +60,9 @@ def fio_iops(path):
 
 
 def iospd_iops(iospd, path):
-    report = json.loads(sh(iospd, "fio", "-Rjson", path))
-    return report["timespans"][0]["measured"]["totals"]["total"]["ios_per_s"]
+    # iospd's fio JSON, read the way fio's is.
+    report = json.loads(sh(iospd, "fio", "--output-format=json", path))
+    return sum(j["read"]["iops"] + j["write"]["iops"] for j in report["jobs"])
 
 
 def fio_bytes(path):
@@ -68,8 +71,8 @@ def fio_bytes(path):
 
 
 def iospd_bytes(iospd, path):
-    report = json.loads(sh(iospd, "fio", "-Rjson", path))
-    return report["timespans"][0]["measured"]["totals"]["total"]["bytes"]
+    report = json.loads(sh(iospd, "fio", "--output-format=json", path))
+    return sum(j["read"]["io_bytes"] + j["write"]["io_bytes"] for j in report["jobs"])
 
 
 def distinct_blocks(trace, block):
