@@ -37,6 +37,12 @@ impl Budget {
         self.limit_ios == u64::MAX && self.limit_bytes == u64::MAX
     }
 
+    /// Bytes left to issue (`u64::MAX` without a byte limit).
+    #[inline]
+    pub fn room(&self) -> u64 {
+        self.limit_bytes.saturating_sub(self.bytes)
+    }
+
     /// Whether another I/O may be issued.
     #[inline]
     pub fn open(&self) -> bool {

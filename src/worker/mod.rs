@@ -165,7 +165,7 @@ impl WorkerTarget<'_> {
             // Mixed sizes: the direction, then its size, then an offset that fits it.
             Some(sizes) => {
                 self.last_op = self.direction(rng);
-                let (len, index) = sizes.draw(self.last_op, rng);
+                let (len, index) = sizes.draw_within(self.last_op, rng, self.budget.room());
                 (self.offsets.next_sized(rng, lane, len as u64), len, index)
             }
         };

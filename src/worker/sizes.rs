@@ -25,6 +25,15 @@ impl Choices {
         )
     }
 
+    /// The largest size of the list no larger than `room` bytes.
+    fn fitting(&self, room: u64) -> Option<(u32, SizeIndex)> {
+        self.0
+            .iter()
+            .filter(|c| c.1 as u64 <= room)
+            .max_by_key(|c| c.1)
+            .map(|&(_, len, index)| (len, index))
+    }
+
     #[inline]
     fn draw(&self, rng: &mut Rng) -> (u32, SizeIndex) {
         let total = self.0[self.0.len() - 1].0;
@@ -50,6 +59,22 @@ impl SizeDraw {
             read: Choices::new(&split.read, &sizes),
             write: Choices::new(&split.write, &sizes),
         }
+    }
+
+    /// The size of the next I/O of `op` within `room` bytes of work left: as drawn when it fits,
+    /// else the largest of its list that does (so a run bounded by bytes ends on them exactly,
+    /// as fio's random map ends a region with the I/Os that fit what is left of it).
+    #[inline]
+    pub fn draw_within(&self, op: Op, rng: &mut Rng, room: u64) -> (u32, SizeIndex) {
+        let drawn = self.draw(op, rng);
+        if drawn.0 as u64 <= room {
+            return drawn;
+        }
+        let list = match op {
+            Op::Read => &self.read,
+            _ => &self.write,
+        };
+        list.fitting(room).unwrap_or(drawn)
     }
 
     /// The size of the next I/O of `op` and its index among the split's sizes.
@@ -87,6 +112,28 @@ mod tests {
         assert!((74_000..76_000).contains(&small), "{small}");
         assert_eq!(draw.draw(Op::Write, &mut rng), (131_072, 2));
         assert_eq!(draw.draw(Op::Trim, &mut rng), (131_072, 2));
+    }
+
+    #[test]
+    fn a_size_that_does_not_fit_the_work_left_gives_way_to_the_largest_that_does() {
+        let split: BlockSplit = "4K/1:16K/1:64K/98".parse().unwrap();
+        let draw = SizeDraw::new(&split);
+        let mut rng = Rng::new(5);
+        for _ in 0..1000 {
+            let (len, _) = draw.draw_within(Op::Read, &mut rng, u64::MAX);
+            assert!([4096, 16384, 65536].contains(&len));
+        }
+        // 20 KiB left: 64 KiB never, 16 KiB or 4 KiB as drawn, never past the room.
+        for _ in 0..1000 {
+            let (len, index) = draw.draw_within(Op::Read, &mut rng, 20 << 10);
+            assert!(
+                len == 16384 && index == 1 || len == 4096 && index == 0,
+                "{len}"
+            );
+        }
+        assert_eq!(draw.draw_within(Op::Read, &mut rng, 4096), (4096, 0));
+        // Less than the smallest: as drawn (the run ends past its bytes by one I/O).
+        assert!(draw.draw_within(Op::Read, &mut rng, 100).0 >= 4096);
     }
 
     #[test]

@@ -73,6 +73,20 @@ fn sizes_are_drawn_by_weight_and_the_breakdown_adds_up_to_the_totals() {
     );
 }
 
+/// A run bounded by bytes ends on them exactly with mixed sizes too: an I/O that would pass them
+/// gives way to the largest size that fits (as fio's random map ends a region), so a thread moves
+/// exactly its `--bytes`, each I/O one of the split's sizes.
+#[test]
+fn mixed_sizes_end_a_run_bounded_by_bytes_exactly() {
+    let dir = TempDir::new();
+    let (report, ios) = traced_run(&dir, &["--bssplit=4K/50:64K/50", "-r", "--bytes=6M", "-t2"]);
+    let moved: u64 = ios.iter().map(|io| io.1).sum();
+    assert_eq!(moved, 2 * (6 << 20), "two threads, 6 MiB each");
+    assert!(ios.iter().all(|io| io.1 == 4096 || io.1 == 65536));
+    let measured = &report["timespans"][0]["measured"];
+    assert_eq!(measured["totals"]["read"]["bytes"], 2 * (6 << 20));
+}
+
 #[test]
 fn each_direction_draws_from_its_own_list() {
     let dir = TempDir::new();
