@@ -158,7 +158,7 @@ def main():
     out += [
         "",
         "Jobs bounded by their size (not time-based), each run once by each tool: the bytes moved",
-        "(fio's `io_bytes`, iospd's total bytes) and, for fio's random map, the distinct blocks",
+        "(`io_bytes` in each tool's fio JSON) and, for fio's random map, the distinct blocks",
         "iospd's I/O touched (from `write_iolog`, which iospd writes as its `--trace`):",
         "",
         "| job | fio bytes | iospd bytes | equal | distinct blocks (iospd) |",
