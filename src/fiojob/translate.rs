@@ -878,7 +878,7 @@ fn pattern(value: &str) -> Result<String, String> {
                 .into(),
         );
     }
-    match crate::cli::flags::parse_pattern(value) {
+    match crate::profile::parse_pattern(value) {
         Ok(hex) => Ok(hex),
         Err(_) => Err("not 0x and hex bytes, or a quoted string (a decimal number is refused: fio stores it in a width of its own)".into()),
     }

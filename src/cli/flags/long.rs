@@ -411,7 +411,7 @@ pub const LONG_FLAGS: &[LongFlag] = &[
             "every write buffer holds these bytes repeated from its start (fio's buffer_pattern); -c still lays files out with DiskSpd's pattern",
         ),
         apply: |v, raw| {
-            let hex = super::parse_pattern(v.unwrap_or_default())?;
+            let hex = crate::profile::parse_pattern(v.unwrap_or_default())?;
             once(&mut raw.pattern, hex)
         },
     },

@@ -22,7 +22,6 @@ pub use values::{
     apply_affinity, apply_buffer_separation, apply_cache, apply_compress, apply_counters,
     apply_dedupe, apply_distribution, apply_event, apply_flush, apply_io_ring, apply_metrics,
     apply_result_format, apply_skew, apply_trim, apply_work_bytes, apply_work_ios, parse_cpu_set,
-    parse_pattern,
 };
 
 /// Reads the value after the letter into the raw arguments, or says what is wrong and how to fix it.

@@ -449,25 +449,3 @@ pub fn parse_cpu_set(spec: &str) -> Result<Vec<u32>, String> {
     cpus.dedup();
     Ok(cpus)
 }
-
-/// `--pattern=0x<hex>`: whole bytes, 1 to 4096 of them; lowercase hex.
-pub fn parse_pattern(spec: &str) -> Result<String, String> {
-    let hex = spec
-        .strip_prefix("0x")
-        .or(spec.strip_prefix("0X"))
-        .ok_or_else(|| {
-            format!("'{spec}' is not 0x followed by hex bytes; for example --pattern=0xdeadbeef")
-        })?;
-    if hex.is_empty() || hex.len() % 2 != 0 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return Err(format!(
-            "'{spec}': give whole bytes in hex (an even count of 0-9, a-f), for example --pattern=0xdeadbeef"
-        ));
-    }
-    if hex.len() > 8192 {
-        return Err(format!(
-            "'{spec}' is {} bytes; a pattern holds at most 4096",
-            hex.len() / 2
-        ));
-    }
-    Ok(hex.to_ascii_lowercase())
-}

@@ -622,7 +622,7 @@ fn write_buffer(el: &Element) -> Result<WriteBuffer, XmlError> {
         "zero" => WriteBuffer::Zero,
         "repeat" => {
             let bytes = content.required("RepeatBytes")?;
-            let hex = crate::cli::flags::parse_pattern(&format!("0x{}", bytes.text.trim()))
+            let hex = crate::profile::parse_pattern(&format!("0x{}", bytes.text.trim()))
                 .map_err(|why| bytes.error(why))?;
             WriteBuffer::Repeat { hex }
         }
