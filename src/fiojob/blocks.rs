@@ -3,7 +3,8 @@
 //! when every I/O of the job has one size, else `--bssplit` with a list for reads and one for
 //! writes and trims.
 
-use super::translate::{Mode, Reader, Refusal};
+use super::access::Mode;
+use super::reader::{Reader, Refusal};
 use super::value::bytes;
 
 /// The most multiples a `bsrange` may stand for: with its high end, a list of at most

@@ -4,7 +4,9 @@
 //! `-F`/`-O` pool that serves them in fio's `file_service_type` order; each file's region
 //! (`filesize`, or `size` split between the files, from `offset`) laid out with fio's rule.
 
-use super::translate::{Reader, Refusal};
+use super::access::Mode;
+use super::reader::{Reader, Refusal};
+use super::translate::Draft;
 use super::value::{Size, integer, size};
 
 /// The job's targets.
@@ -216,4 +218,40 @@ pub(super) fn region(
             Ok(vec![format!("-c{}", end(r, b)?), "--keep-existing".into()])
         }
     }
+}
+
+/// `offset`, the region (see [`region`]) and `create_on_open`: `-B`, `-c`/`-f`.
+pub(super) fn place(
+    r: &mut Reader,
+    files: &Files,
+    m: &Mode,
+    t: &mut Draft,
+) -> Result<(), Box<Refusal>> {
+    let offset = match r.parsed("offset", size)? {
+        None | Some(Size::Bytes(0)) => 0,
+        Some(Size::Bytes(b)) => b,
+        Some(Size::Percent(_)) => {
+            return Err(r.refuse(
+                r.last["offset"],
+                "an offset as a percentage",
+                Some("-B<bytes>"),
+            ));
+        }
+    };
+    let region = region(r, files, offset)?;
+    t.args.extend(region);
+    if r.flag("create_on_open")?.unwrap_or(false) {
+        if m.writes || m.trims {
+            return Err(r.refuse(
+                r.last_of("create_on_open"),
+                "files made empty when opened and grown by the job's own writes: iospd lays out every file before the run, so its writes overwrite",
+                Some("create_on_open=0 (the layout fio makes by default)"),
+            ));
+        }
+        t.notes.push("create_on_open: a read job reads laid-out files; iospd lays out a missing one before the run".into());
+    }
+    if offset > 0 {
+        t.args.push(format!("-B{offset}"));
+    }
+    Ok(())
 }

@@ -6,15 +6,21 @@
 //! command line is read into the same jobs ([`cmdline`]). Nothing here runs I/O; `iospd fio` runs
 //! the lines.
 
+mod access;
 mod blocks;
 pub mod cmdline;
+mod data;
 mod files;
 pub mod known;
+mod logs;
 pub mod options;
 pub mod origin;
+mod placement;
 pub mod read;
+mod reader;
 pub mod translate;
 pub mod value;
+mod work;
 
 use std::path::PathBuf;
 

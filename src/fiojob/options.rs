@@ -181,10 +181,16 @@ mod tests {
     use super::*;
 
     /// The translation's sources, where it reads each option.
-    const SOURCES: [&str; 3] = [
+    const SOURCES: [&str; 9] = [
         include_str!("translate.rs"),
-        include_str!("files.rs"),
+        include_str!("access.rs"),
         include_str!("blocks.rs"),
+        include_str!("work.rs"),
+        include_str!("data.rs"),
+        include_str!("logs.rs"),
+        include_str!("placement.rs"),
+        include_str!("files.rs"),
+        include_str!("reader.rs"),
     ];
 
     /// Every option name the translation reads by name (`r.get("…")` and the like).

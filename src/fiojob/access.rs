@@ -1,0 +1,283 @@
+//! What a job does and how it reaches the device: the engine, `rw` and its mix, the order of
+//! offsets (sequential with its skips, random with fio's random map), the page cache, the depth
+//! and the random seeds.
+
+use super::blocks::Blocks;
+use super::reader::{Reader, Refusal};
+use super::translate::Draft;
+use super::value::{bytes, integer};
+
+/// The engine a job runs on.
+pub(super) struct Engine {
+    /// fio's name for it.
+    pub(super) name: String,
+    /// iospd's option for it, if any (`-Sm` is a caching mode).
+    arg: Option<&'static str>,
+    /// One I/O at a time.
+    synchronous: bool,
+}
+
+/// `ioengine`: the engine, or a refusal naming it.
+pub(super) fn engine(r: &mut Reader, t: &mut Draft) -> Result<Engine, Box<Refusal>> {
+    let name = r.value("ioengine").unwrap_or("psync");
+    let (arg, synchronous, note) = engine_of(name).map_err(|why| {
+        let s = r.last["ioengine"];
+        r.refuse(s, why, Some("--engine=io_uring or --engine=psync"))
+    })?;
+    t.notes.extend(note.map(str::to_string));
+    Ok(Engine {
+        name: name.to_string(),
+        arg,
+        synchronous,
+    })
+}
+
+/// The engines fio has that iospd's map onto, and those it refuses by name.
+fn engine_of(name: &str) -> Result<(Option<&'static str>, bool, Option<&'static str>), String> {
+    // (iospd engine option, synchronous (depth 1), note)
+    Ok(match name {
+        "io_uring" => (None, false, None),
+        "libaio" | "aio" | "posixaio" => (
+            None,
+            false,
+            Some("libaio and posixaio run on io_uring (the same I/O, submitted through io_uring)"),
+        ),
+        "psync" | "pvsync" | "pvsync2" | "sync" | "vsync" => (Some("--engine=psync"), true, None),
+        "mmap" => (Some("-Sm"), true, None),
+        "null" => (Some("--engine=null"), false, None),
+        other => {
+            return Err(format!(
+                "the {other} engine has no counterpart in iospd (it runs io_uring, psync, mmap and null)"
+            ));
+        }
+    })
+}
+
+/// What `rw` asks for.
+pub(super) struct Mode {
+    pub(super) random: bool,
+    pub(super) reads: bool,
+    pub(super) writes: bool,
+    pub(super) trims: bool,
+    /// `:N` after the mode.
+    skip: Option<String>,
+    /// The share of I/O that writes (from `rwmixread`/`rwmixwrite` in a mixed job).
+    pub(super) write_pct: u64,
+}
+
+fn parse_mode(value: &str) -> Result<Mode, String> {
+    let (name, skip) = match value.split_once(':') {
+        Some((n, s)) => (n, Some(s.to_string())),
+        None => (value, None),
+    };
+    let m = |random, reads, writes, trims| Mode {
+        random,
+        reads,
+        writes,
+        trims,
+        skip: skip.clone(),
+        write_pct: 0,
+    };
+    Ok(match name {
+        "read" => m(false, true, false, false),
+        "write" => m(false, false, true, false),
+        "randread" => m(true, true, false, false),
+        "randwrite" => m(true, false, true, false),
+        "rw" | "readwrite" => m(false, true, true, false),
+        "randrw" => m(true, true, true, false),
+        "trim" => m(false, false, false, true),
+        "randtrim" => m(true, false, false, true),
+        "trimwrite" | "randtrimwrite" => {
+            return Err(format!(
+                "{name} (each trim followed by a write of its block) has no counterpart"
+            ));
+        }
+        other => return Err(format!("'{other}' is not one of fio's rw modes")),
+    })
+}
+
+/// `rw` with `rwmixread`/`rwmixwrite`: the directions, and the share of writes.
+pub(super) fn mode(r: &mut Reader) -> Result<Mode, Box<Refusal>> {
+    let rw = r.value("rw").unwrap_or("read");
+    let mut m = parse_mode(rw).map_err(|why| r.refuse(r.last["rw"], why, None))?;
+    let mix = match (r.get("rwmixread"), r.get("rwmixwrite")) {
+        (_, Some(w))
+            if r.last
+                .get("rwmixread")
+                .is_none_or(|rd| rd.place.line < w.place.line) =>
+        {
+            let pct =
+                integer(w.value.as_deref().unwrap_or("")).map_err(|why| r.refuse(w, why, None))?;
+            100u64.saturating_sub(pct)
+        }
+        (Some(rd), _) => {
+            integer(rd.value.as_deref().unwrap_or("")).map_err(|why| r.refuse(rd, why, None))?
+        }
+        _ => 50,
+    };
+    if mix > 100 {
+        return Err(r.refuse(
+            r.last
+                .get("rwmixread")
+                .or(r.last.get("rwmixwrite"))
+                .copied()
+                .expect("given"),
+            "a percentage from 0 to 100",
+            None,
+        ));
+    }
+    m.write_pct = match (m.reads, m.writes) {
+        (true, true) => 100 - mix,
+        (false, true) => 100,
+        _ => 0,
+    };
+    Ok(m)
+}
+
+/// The order of offsets: `-r` (aligned to `ba`, with fio's random map unless `norandommap`) or
+/// `-s` (strided by `rw`'s skip); then the direction: `-w` or `--trim=100`.
+pub(super) fn offsets(
+    r: &mut Reader,
+    m: &Mode,
+    blocks: &Blocks,
+    t: &mut Draft,
+) -> Result<(), Box<Refusal>> {
+    if m.random {
+        if let Some(skip) = &m.skip {
+            return Err(r.refuse(
+                r.last["rw"],
+                format!("random I/O with ':{skip}' (a new random offset every {skip} I/Os) has no counterpart"),
+                Some("-r (every offset random)"),
+            ));
+        }
+        match r.parsed("ba", bytes)? {
+            Some(align) => t.args.push(format!("-r{align}")),
+            None => t.args.push("-r".into()),
+        }
+        // fio's random map is on unless norandommap; a distribution draws its own offsets.
+        let no_map = r.flag("norandommap")?.unwrap_or(false);
+        if !no_map && !r.last.contains_key("random_distribution") {
+            if blocks.mixed {
+                t.notes.push("fio's random map marks the blocks each I/O of mixed sizes covers; iospd draws offsets for mixed sizes with replacement (norandommap)".into());
+            } else {
+                t.args.push("--random-map".into());
+            }
+        }
+    } else {
+        r.get("ba");
+        match &m.skip {
+            Some(skip) if skip.starts_with('-') => {
+                return Err(r.refuse(
+                    r.last["rw"],
+                    "a negative skip (moving backwards through the target) has no counterpart",
+                    Some("-s (forwards)"),
+                ));
+            }
+            Some(skip) if blocks.mixed => {
+                return Err(r.refuse(
+                    r.last["rw"],
+                    format!("a gap of {skip} after each I/O of mixed sizes has no counterpart (iospd's sequential I/O of mixed sizes follows the last)"),
+                    Some("-s (no gap)"),
+                ));
+            }
+            Some(skip) => {
+                let gap = bytes(skip).map_err(|why| r.refuse(r.last["rw"], why, None))?;
+                t.args.push(format!("-s{}", blocks.largest + gap));
+            }
+            None => t.args.push("-s".into()),
+        }
+    }
+    if m.trims {
+        t.args.push("--trim=100".into());
+    } else {
+        t.args.push(format!("-w{}", m.write_pct));
+    }
+    Ok(())
+}
+
+/// The engine's option and the page cache: `direct`/`buffered`, `sync`, the mmap engine's `-Sm`.
+pub(super) fn caching(r: &mut Reader, engine: &Engine, t: &mut Draft) -> Result<(), Box<Refusal>> {
+    let direct_flag = r.flag("direct")?;
+    let buffered_flag = r.flag("buffered")?;
+    let direct = direct_flag.unwrap_or(false) || buffered_flag.is_some_and(|b| !b);
+    let mut cache = if direct {
+        "-Su".to_string()
+    } else {
+        String::new()
+    };
+    if let Some(s) = r.get("sync") {
+        match s.value.as_deref().unwrap_or("1") {
+            "0" | "none" => {}
+            "dsync" => {
+                cache = if direct { "-Suw".into() } else { "-Sbw".into() };
+            }
+            _ => {
+                return Err(r.refuse(
+                    s,
+                    "O_SYNC (data and metadata) has no counterpart",
+                    Some("-Sw, O_DSYNC"),
+                ));
+            }
+        }
+    }
+    if engine.arg == Some("-Sm") {
+        if direct {
+            return Err(r.refuse(
+                r.last
+                    .get("direct")
+                    .or(r.last.get("buffered"))
+                    .copied()
+                    .expect("given"),
+                "the mmap engine with O_DIRECT",
+                None,
+            ));
+        }
+        cache = "-Sm".into();
+    } else if let Some(e) = engine.arg {
+        t.args.push(e.into());
+    }
+    if !cache.is_empty() {
+        t.args.push(cache);
+    }
+    Ok(())
+}
+
+/// `iodepth`: the depth, 1 on a synchronous engine (as fio runs it).
+pub(super) fn depth(r: &mut Reader, engine: &Engine, t: &mut Draft) -> Result<u64, Box<Refusal>> {
+    let depth = r.parsed("iodepth", integer)?.unwrap_or(1);
+    if depth == 0 {
+        return Err(r.refuse(r.last["iodepth"], "a depth of at least 1", None));
+    }
+    if !engine.synchronous {
+        return Ok(depth);
+    }
+    if depth > 1 {
+        t.notes.push(format!(
+            "the {} engine does one I/O at a time (fio ignores iodepth={depth})",
+            engine.name
+        ));
+    }
+    Ok(1)
+}
+
+/// `randseed`, `randrepeat=0`: `-z<seed>`, `-z`.
+pub(super) fn seeds(r: &mut Reader, t: &mut Draft) -> Result<(), Box<Refusal>> {
+    let repeat = r.flag("randrepeat")?;
+    if let Some(seed) = r.parsed("randseed", integer)? {
+        t.args.push(format!("-z{seed}"));
+    } else if repeat == Some(false) {
+        t.args.push("-z".into());
+    }
+    Ok(())
+}
+
+/// `sqthread_poll`, `hipri`: `--sqpoll`, `--iopoll`.
+pub(super) fn polling(r: &mut Reader, t: &mut Draft) -> Result<(), Box<Refusal>> {
+    if r.flag("sqthread_poll")?.unwrap_or(false) {
+        t.args.push("--sqpoll".into());
+    }
+    if r.flag("hipri")?.unwrap_or(false) {
+        t.args.push("--iopoll".into());
+    }
+    Ok(())
+}

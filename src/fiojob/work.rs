@@ -1,0 +1,233 @@
+//! How long a job runs and how fast: time-based (`runtime`), or bounded by its work (`size`,
+//! `io_size`, `loops`, `number_ios`); its warm-up; its rate limits and think time.
+
+use super::Setting;
+use super::access::Mode;
+use super::reader::{Reader, Refusal, whole_seconds};
+use super::translate::Draft;
+use super::value::{Size, bytes, integer, size, time_ns};
+
+/// Time, or work: a time-based job runs for its runtime; any other ends when it has done its
+/// size (or io_size) times loops, or number_ios, or at its runtime if that comes first. Then the
+/// warm-up (`ramp_time`), no cool-down, latency on. Whether the job is time-based.
+pub(super) fn duration(r: &mut Reader, files: u64, t: &mut Draft) -> Result<bool, Box<Refusal>> {
+    let time_based = r.flag("time_based")?.unwrap_or(false);
+    let runtime = match r.get("runtime") {
+        Some(s) => {
+            let ns = time_ns(s.value.as_deref().unwrap_or(""), 1_000_000_000)
+                .map_err(|why| r.refuse(s, why, None))?;
+            Some((s, whole_seconds(r, s, ns, "duration (-d)")?))
+        }
+        None => None,
+    };
+    let ramp = match r.get("ramp_time") {
+        Some(s) => {
+            let ns = time_ns(s.value.as_deref().unwrap_or(""), 1_000_000_000)
+                .map_err(|why| r.refuse(s, why, None))?;
+            whole_seconds(r, s, ns, "warm-up (-W)")?
+        }
+        None => 0,
+    };
+    if time_based {
+        let Some((runtime, seconds)) = runtime else {
+            return Err(r.lacks(
+                "runtime",
+                "a time-based job without runtime runs until it is stopped",
+                Some("runtime=<seconds> (-d)"),
+            ));
+        };
+        if seconds == 0 {
+            return Err(r.refuse(runtime, "a run of at least one second", None));
+        }
+        t.args.push(format!("-d{seconds}"));
+        for key in ["loops", "io_size", "number_ios"] {
+            r.get(key);
+        }
+    } else {
+        t.args.extend(work(r, files)?);
+        if let Some((_, seconds)) = runtime.filter(|&(_, s)| s > 0) {
+            t.args.push(format!("-d{seconds}"));
+        }
+    }
+    t.args.push(format!("-W{ramp}"));
+    t.args.push("-C0".into());
+    t.args.push("-L".into());
+    Ok(time_based)
+}
+
+/// Rate limits (which may set the mix: see [`limits`]) and think time (`-i`/`-j`).
+pub(super) fn pace(
+    r: &mut Reader,
+    m: &Mode,
+    mixed_sizes: bool,
+    t: &mut Draft,
+) -> Result<(), Box<Refusal>> {
+    let (limit, share) = limits(r, m, mixed_sizes, &mut t.notes)?;
+    t.args.extend(limit);
+    if let Some(share) = share {
+        for arg in t.args.iter_mut().filter(|a| a.starts_with("-w")) {
+            *arg = format!("-w{share}");
+        }
+    }
+    if let Some(s) = r.get("thinktime") {
+        let ns = time_ns(s.value.as_deref().unwrap_or(""), 1_000)
+            .map_err(|why| r.refuse(s, why, None))?;
+        if ns > 0 {
+            if ns % 1_000_000 != 0 {
+                return Err(r.refuse(
+                    s,
+                    "iospd's think time is whole milliseconds",
+                    Some("-j<ms>"),
+                ));
+            }
+            let blocks = r.parsed("thinktime_blocks", integer)?.unwrap_or(1).max(1);
+            t.args.push(format!("-i{blocks}"));
+            t.args.push(format!("-j{}", ns / 1_000_000));
+        }
+    }
+    r.get("thinktime_blocks");
+    Ok(())
+}
+
+/// What ends a job that is not time-based: `--bytes` from `io_size` (or else `size`, the region;
+/// or `filesize` for each file) times `loops`, split between the thread's `files` as fio splits
+/// it (a share of the region as a share of each target's range), `--ios` from `number_ios`. A
+/// job with neither goes once over its whole targets, `loops` times.
+fn work(r: &mut Reader, files: u64) -> Result<Vec<String>, Box<Refusal>> {
+    let loops = r.parsed("loops", integer)?.unwrap_or(1).max(1);
+    let io_size = r.parsed("io_size", size)?;
+    let setting =
+        |r: &Reader, key: &str| r.last.get(key).and_then(|s| size(s.value.as_deref()?).ok());
+    let region = setting(r, "size");
+    let each = setting(r, "filesize");
+    let ios = r.parsed("number_ios", integer)?.filter(|&n| n > 0);
+    let overflow = |r: &Reader| {
+        let s = r
+            .last
+            .get("loops")
+            .or(r.last.get("io_size"))
+            .or(r.last.get("size"))
+            .or(r.last.get("filesize"));
+        r.refuse(
+            s.copied().expect("given"),
+            "the bytes to move overflow",
+            None,
+        )
+    };
+    // Bytes per file: the total split between the files, or each file's own size.
+    let per_file = match (io_size.or(region), each) {
+        (Some(Size::Bytes(b)), _) => Some(Size::Bytes(b / files)),
+        (Some(Size::Percent(p)), _) => Some(Size::Percent(p)),
+        (None, each) => each,
+    };
+    let mut args = Vec::new();
+    match per_file {
+        Some(Size::Bytes(b)) if b > 0 => {
+            let bytes = b.checked_mul(loops).ok_or_else(|| overflow(r))?;
+            args.push(format!("--bytes={bytes}"));
+        }
+        Some(Size::Percent(p)) if p > 0 => {
+            let percent = p.checked_mul(loops).filter(|&p| p <= 1_000_000);
+            args.push(format!("--bytes={}%", percent.ok_or_else(|| overflow(r))?));
+        }
+        _ if ios.is_some() => {}
+        _ => {
+            let percent = loops.checked_mul(100).filter(|&p| p <= 1_000_000);
+            args.push(format!("--bytes={}%", percent.ok_or_else(|| overflow(r))?));
+        }
+    }
+    if let Some(n) = ios {
+        if n % files != 0 {
+            return Err(r.refuse(
+                r.last_of("number_ios"),
+                format!("{n} I/Os, which do not split evenly between the thread's {files} files (iospd counts them per file); give a multiple of {files}"),
+                None,
+            ));
+        }
+        args.push(format!("--ios={}", n / files));
+    }
+    Ok(args)
+}
+
+/// `rate_iops` or `rate` (bytes per second): one value for every direction, or `<reads>,<writes>`
+/// with an empty part for a direction left free. A job of one direction gets its direction's
+/// limit as `-g<n>i` or `-g<bytes per ms>`. A job that reads and writes: fio holds each
+/// direction to its rate, switching to the other when one is ahead, so while the device keeps
+/// up it does R reads and W writes a second whatever `rwmix` says: `-g<R+W>` with the `-w` those
+/// shares make (which replaces the mix).
+fn limits(
+    r: &mut Reader,
+    m: &Mode,
+    mixed_sizes: bool,
+    notes: &mut Vec<String>,
+) -> Result<(Vec<String>, Option<u64>), Box<Refusal>> {
+    let (iops, rate) = (r.get("rate_iops"), r.get("rate"));
+    let set = |s: &Option<&Setting>| s.is_some_and(|s| !matches!(s.value.as_deref(), Some("0")));
+    let (s, per_io) = match (iops, rate) {
+        (Some(s), _) if set(&iops) => (s, true),
+        (_, Some(s)) if set(&rate) => (s, false),
+        _ => return Ok((Vec::new(), None)),
+    };
+    let value = s.value.as_deref().unwrap_or("");
+    let parse = |part: &str| -> Result<Option<u64>, String> {
+        match part.trim() {
+            "" | "0" => Ok(None),
+            v if per_io => integer(v).map(Some),
+            v => bytes(v).map(Some),
+        }
+    };
+    let parts: Vec<&str> = value.split(',').collect();
+    let limit = |i: usize| -> Result<Option<u64>, Box<Refusal>> {
+        let part = if parts.len() == 1 {
+            parts[0]
+        } else {
+            parts.get(i).copied().unwrap_or("")
+        };
+        parse(part).map_err(|why| r.refuse(s, why, None))
+    };
+    let (reads, writes, trims) = (limit(0)?, limit(1)?, limit(2)?);
+    let option = |total: u64| -> Result<String, Box<Refusal>> {
+        Ok(match (per_io, total % 1000) {
+            (true, _) => format!("-g{total}i"),
+            (false, 0) => format!("-g{}", total / 1000),
+            (false, _) => format!("-g{total}/s"),
+        })
+    };
+    let directions = [m.reads, m.writes, m.trims].iter().filter(|&&d| d).count();
+    if directions == 1 {
+        let own = match (m.reads, m.writes) {
+            (true, _) => reads,
+            (_, true) => writes,
+            _ => trims,
+        };
+        return Ok((own.map(option).transpose()?.into_iter().collect(), None));
+    }
+    let (Some(reads), Some(writes), false) = (reads, writes, m.trims) else {
+        return Err(r.refuse(
+            s,
+            "a limit on some directions of a job that mixes them (iospd's limit is on all of a thread's I/O)",
+            Some("-g<n>i or -g<bytes per ms> on all I/O"),
+        ));
+    };
+    if mixed_sizes && !per_io {
+        return Err(r.refuse(
+            s,
+            "byte rates per direction with mixed block sizes (the share of writes by bytes is not the share by I/Os)",
+            Some("rate_iops=<reads>,<writes>"),
+        ));
+    }
+    let total = reads + writes;
+    if writes * 100 % total != 0 {
+        return Err(r.refuse(
+            s,
+            format!("reads held to {reads} and writes to {writes}: writes are {:.2}% of the I/O, and iospd's -w takes whole percents", writes as f64 * 100.0 / total as f64),
+            None,
+        ));
+    }
+    notes.push(format!(
+        "{}={value}: fio holds reads and writes each to its rate, switching between them, so while the device keeps up the mix is set by the rates (-w{}), not by rwmix",
+        s.written,
+        writes * 100 / total
+    ));
+    Ok((vec![option(total)?], Some(writes * 100 / total)))
+}
