@@ -165,11 +165,13 @@ pub(super) fn threads(
 /// Each file's region, `offset` .. `offset + size`: a device's `-f<end>`; for files, fio's
 /// layout rule, `-c<end> --keep-existing` (a missing or shorter file is laid out, a longer one
 /// used as it is up to the end). The size is `filesize`, or `size` split between a thread's
-/// files as fio splits it.
+/// files as fio splits it. `spread` (`offset_increment` × the clones after the first) moves the
+/// end out so that the last clone's region fits.
 pub(super) fn region(
     r: &mut Reader,
     files: &Files,
     offset: u64,
+    spread: u64,
 ) -> Result<Vec<String>, Box<Refusal>> {
     let devices = files.names.iter().all(|t| t.starts_with("/dev/"));
     if let Some(s) = r.get("filesize")
@@ -191,9 +193,15 @@ pub(super) fn region(
     };
     let end = |r: &Reader, b: u64| {
         b.checked_add(offset)
+            .and_then(|e| e.checked_add(spread))
             .ok_or_else(|| r.refuse(setting.expect("given"), "the region ends past 16EiB", None))
     };
     match (chosen, devices) {
+        (None | Some(Size::Percent(_)), _) if spread > 0 => Err(r.refuse(
+            r.last_of("offset_increment"),
+            "clones whose regions run from their own offsets to the target's end, each a different length (iospd's threads each work a region as long as the others')",
+            Some("size=<bytes> (each clone's region) with offset_increment"),
+        )),
         (None, true) | (Some(Size::Percent(100)), _) => Ok(Vec::new()),
         (None, false) => Err(r.lacks(
             "size",
@@ -220,10 +228,53 @@ pub(super) fn region(
     }
 }
 
+/// `offset_increment`: clone k's region starts k × it after `offset` (`--offset-increment`, on
+/// the threads of shared files); how far past the first clone's region the last one ends.
+fn increment(
+    r: &mut Reader,
+    files: &Files,
+    numjobs: u64,
+    t: &mut Draft,
+) -> Result<u64, Box<Refusal>> {
+    let increment = match r.parsed("offset_increment", size)? {
+        None | Some(Size::Bytes(0)) => return Ok(0),
+        Some(Size::Bytes(b)) => b,
+        Some(Size::Percent(_)) => {
+            return Err(r.refuse(
+                r.last_of("offset_increment"),
+                "an increment as a percentage",
+                Some("--offset-increment=<bytes>"),
+            ));
+        }
+    };
+    if numjobs < 2 {
+        t.notes.push(format!(
+            "offset_increment: a job of one clone starts at its offset (fio adds {increment} bytes per clone after the first)"
+        ));
+        return Ok(0);
+    }
+    if !files.shared || files.per_thread > 1 {
+        return Err(r.refuse(
+            r.last_of("offset_increment"),
+            "clones each on files of their own, or several files per thread (iospd's --offset-increment splits one target between its threads)",
+            Some("filename=<one target> with numjobs"),
+        ));
+    }
+    t.args.push(format!("--offset-increment={increment}"));
+    increment.checked_mul(numjobs - 1).ok_or_else(|| {
+        r.refuse(
+            r.last_of("offset_increment"),
+            "the regions end past 16EiB",
+            None,
+        )
+    })
+}
+
 /// `offset`, the region (see [`region`]) and `create_on_open`: `-B`, `-c`/`-f`.
 pub(super) fn place(
     r: &mut Reader,
     files: &Files,
+    numjobs: u64,
     m: &Mode,
     t: &mut Draft,
 ) -> Result<(), Box<Refusal>> {
@@ -238,7 +289,8 @@ pub(super) fn place(
             ));
         }
     };
-    let region = region(r, files, offset)?;
+    let spread = increment(r, files, numjobs, t)?;
+    let region = region(r, files, offset, spread)?;
     t.args.extend(region);
     if r.flag("create_on_open")?.unwrap_or(false) {
         if m.writes || m.trims {

@@ -52,6 +52,10 @@ pub const MAPPED: &[(&str, &str)] = &[
     ("filesize", "each file's `-c`"),
     ("offset", "`-B`"),
     (
+        "offset_increment",
+        "`--offset-increment` (clones of one shared target; the region grows to hold the last)",
+    ),
+    (
         "filename",
         "targets: every one (`:` lists, repeated, `[global]`'s)",
     ),

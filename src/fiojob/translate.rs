@@ -128,7 +128,7 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
     t.args.extend(placement::cpus(r)?);
     let threads = files::threads(r, &files, numjobs, depth, time_based, &mut t.notes)?;
     t.args.extend(threads);
-    files::place(r, &files, &m, &mut t)?;
+    files::place(r, &files, numjobs, &m, &mut t)?;
     if let Some(s) = r.get("read_iolog") {
         // A replay: the log's I/O onto the job's targets, at the job's depth and caching.
         let mut replay = vec!["replay".to_string(), format!("-o{depth}")];

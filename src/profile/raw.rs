@@ -76,6 +76,8 @@ pub struct RawArgs {
     pub total_threads: Option<u32>,
     /// `-T`: start-offset stride between the threads of a target.
     pub thread_stride: Option<Size>,
+    /// `--offset-increment`: thread k of a target works its own region, k × this after the first.
+    pub offset_increment: Option<Size>,
     /// `-r[align]`: random I/O; the inner value is the alignment when typed.
     pub random: Option<Option<Size>>,
     /// `-rs<pct>`: percent of random I/Os in a mixed pattern.

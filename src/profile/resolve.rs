@@ -311,6 +311,9 @@ fn from_command_line(raw: &RawArgs) -> Result<Profile, ProfileError> {
         requests: raw.outstanding.unwrap_or(super::DEFAULT_REQUESTS),
         threads_per_target: raw.threads_per_target.unwrap_or(1),
         thread_stride: sizes.bytes(raw.thread_stride, "-T")?.unwrap_or(0),
+        offset_increment: sizes
+            .bytes(raw.offset_increment, "--offset-increment")?
+            .unwrap_or(0),
         access: access(raw, sizes)?.with_split(raw.block_split.as_ref()),
         distribution: distribution(raw, sizes)?,
         skew: raw.skew,

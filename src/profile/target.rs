@@ -29,6 +29,14 @@ pub struct Target {
     /// `-T`: thread k starts at k × this.
     #[serde(rename = "thread_stride_bytes")]
     pub thread_stride: u64,
+    /// `--offset-increment`: thread k's region starts k × this after the range's base, and ends
+    /// (k − threads + 1) × this before its end: every thread's region is as long.
+    #[serde(
+        rename = "offset_increment_bytes",
+        default,
+        skip_serializing_if = "no_increment"
+    )]
+    pub offset_increment: u64,
     /// How offsets are chosen.
     pub access: Access,
     /// `-rdpct`/`-rdabs`: non-uniform random offsets.
@@ -105,6 +113,7 @@ impl Target {
             requests: super::DEFAULT_REQUESTS,
             threads_per_target: 1,
             thread_stride: 0,
+            offset_increment: 0,
             access: Access::Sequential {
                 stride: super::DEFAULT_BLOCK_SIZE,
                 interlocked: false,
@@ -304,6 +313,10 @@ fn flag_size(bytes: u64) -> String {
 }
 
 fn is_zero(n: &u8) -> bool {
+    *n == 0
+}
+
+fn no_increment(n: &u64) -> bool {
     *n == 0
 }
 

@@ -355,6 +355,30 @@ fn validate_access(
     warnings: &mut Vec<String>,
 ) -> Result<(), ProfileError> {
     let path = target.path.display();
+    if target.offset_increment > 0 {
+        let clash = if threads < 2 {
+            Some(
+                "it gives each of several threads its own region, and this target has one thread; add -t2 or more, or drop --offset-increment",
+            )
+        } else if target.thread_stride > 0 {
+            Some("-T staggers the threads' starts in one region; use one")
+        } else if target.distribution.is_some() {
+            Some("-rdpct/-rdabs divide the whole range; drop one")
+        } else if matches!(
+            target.access,
+            Access::Sequential {
+                interlocked: true,
+                ..
+            }
+        ) {
+            Some("-si makes the threads share one offset; use one")
+        } else {
+            None
+        };
+        if let Some(why) = clash {
+            return Err(invalid(format!("'{path}': --offset-increment: {why}")));
+        }
+    }
     match target.access {
         Access::Random { .. } => {
             if target.thread_stride > 0 {
@@ -392,7 +416,11 @@ fn validate_access(
                     warnings.push("WARNING: single-threaded test, -si ignored".into());
                 }
             } else {
-                if threads > 1 && target.thread_stride == 0 && !parallel {
+                if threads > 1
+                    && target.thread_stride == 0
+                    && target.offset_increment == 0
+                    && !parallel
+                {
                     warnings.push(format!(
                         "WARNING: {threads} threads read '{path}' sequentially from the same start, so the target does not see a sequential pattern; consider -si or -T"
                     ));

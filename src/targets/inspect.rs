@@ -217,6 +217,17 @@ pub fn check_workload(
                 target.thread_stride
             ),
         ),
+        _ if target.offset_increment > 0 => (
+            target
+                .offset_increment
+                .saturating_mul(threads - 1)
+                .saturating_add(target.block_size),
+            format!(
+                "{} threads × --offset-increment={} plus one block",
+                threads - 1,
+                target.offset_increment
+            ),
+        ),
         _ => (target.block_size, "one block".to_string()),
     };
     if usable < need {

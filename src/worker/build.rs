@@ -15,7 +15,7 @@ use crate::profile::FileService;
 use crate::profile::{CacheMode, Target, TimeSpan, WriteBuffer};
 use crate::rng::Rng;
 use crate::stats::{TargetStats, WaitStats};
-use crate::targets::PreparedTarget;
+use crate::targets::{PreparedTarget, Range};
 use crate::trace::Tracer;
 
 /// The buffers one thread's slots need: in a `-O` pool every slot may serve every target, so each
@@ -121,6 +121,12 @@ impl<'a, C: Clock> Worker<'a, C> {
             .map(|tt| {
                 let target = &ts.targets[tt.target];
                 let prepared = &targets[tt.target];
+                let range = thread_range(
+                    prepared.range,
+                    target.offset_increment,
+                    tt.relative_thread,
+                    ts.threads_per_target(target),
+                );
                 let burst = target.burst.map(|b| {
                     (
                         (b.size as u64 / tt.sharing_threads.max(1) as u64).max(1),
@@ -131,7 +137,7 @@ impl<'a, C: Clock> Worker<'a, C> {
                     offsets: OffsetGen::new(
                         target.access,
                         target.block_size,
-                        prepared.range,
+                        range,
                         tt.relative_thread as u64 * target.thread_stride,
                         tt.slots as usize,
                         &prepared.distribution,
@@ -159,7 +165,7 @@ impl<'a, C: Clock> Worker<'a, C> {
                     last_op: Op::Read,
                     budget: super::budget::Budget::new(crate::profile::Work::limits(
                         target.work,
-                        prepared.range.usable,
+                        range.usable,
                     )),
                     sizes: target.block_split.as_ref().map(super::sizes::SizeDraw::new),
                 }
@@ -265,6 +271,22 @@ fn assignment(thread: &ThreadPlan, service: FileService) -> Assignment {
     }
 }
 
+/// The part of a target's range one of its threads works: all of it, or with
+/// `--offset-increment` its own region, `thread` × the increment after the base and as long as
+/// every other thread's (the last ends at the range's end). Validation made the range hold them.
+fn thread_range(range: Range, increment: u64, thread: u32, threads: u32) -> Range {
+    if increment == 0 {
+        return range;
+    }
+    let shift = |k: u32| increment.saturating_mul(k as u64);
+    Range {
+        base: range.base + shift(thread),
+        usable: range
+            .usable
+            .saturating_sub(shift(threads.saturating_sub(1))),
+    }
+}
+
 /// How a target's write buffers are refreshed before each write.
 pub(crate) fn write_fill<'a>(
     ts: &TimeSpan,
@@ -293,5 +315,33 @@ pub(crate) fn write_fill<'a>(
             },
         },
         (None, false) => WriteFill::Fixed,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_thread_of_an_offset_increment_works_a_region_as_long_as_the_others() {
+        let range = Range {
+            base: 4 << 20,
+            usable: 12 << 20,
+        };
+        assert_eq!(thread_range(range, 0, 1, 3), range);
+        let regions: Vec<(u64, u64)> = (0..3)
+            .map(|k| {
+                let r = thread_range(range, 2 << 20, k, 3);
+                (r.base, r.end())
+            })
+            .collect();
+        assert_eq!(
+            regions,
+            [
+                (4 << 20, 12 << 20),
+                (6 << 20, 14 << 20),
+                (8 << 20, 16 << 20)
+            ]
+        );
     }
 }

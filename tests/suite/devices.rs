@@ -408,6 +408,11 @@ fn writes_stay_inside_base_and_max_size_and_the_guard_regions_are_untouched() {
     let cases: &[(&[&str], usize, usize)] = &[
         (&["-t2", "-si", "-o8", "-f16M"], 0, 16 * mib),
         (&["-t3", "-T1M", "-f10M", "-b64K"], 0, 10 * mib),
+        (
+            &["-t2", "-r", "--offset-increment=4M", "-B4M", "-f16M"],
+            4 * mib,
+            16 * mib,
+        ),
         (&["-s1M", "-p", "-o4", "-B4M", "-f20M"], 4 * mib, 20 * mib),
         (&["-r", "-o8", "-B8M", "-f24M"], 8 * mib, 24 * mib),
         (&["-rs30", "-b8K", "-o8", "-B1M", "-f9M"], mib, 9 * mib),

@@ -114,6 +114,7 @@ const EXPECTED: &[(&str, &[&str])] = &[
             "iospd -b4096 -r --random-map -w0 -d5 -W0 -C0 -L --cpu-set=0-1 -t1 -o1 /dev/sdz",
             "iospd -b4096 -r --random-map -w0 -d5 -W0 -C0 -L -a0,1 -t2 -o1 /dev/sdz",
             "iospd -b4096 -r --random-map -w0 -d5 -W0 -C0 -L --cpu-set=0-1 -t1 -o1 /dev/sdz",
+            "iospd -b1048576 -s -w100 -d5 -W0 -C0 -L -Z2097152 -n -t4 -o1 --offset-increment=1073741824 -f4294967296 /dev/sdz",
         ],
     ),
     (
@@ -191,13 +192,15 @@ fn what_iospd_cannot_run_exactly_is_refused_by_option_job_and_line() {
     assert_eq!(output.status.code(), Some(3));
     let err = stderr(&output);
     for says in [
-        "iospd: 6 jobs refused:",
+        "iospd: 8 jobs refused:",
         "refused-files.fio:8: job 'own-files-per-clone': nrfiles=2: each of several clones with files of its own",
         "refused-files.fio:13: job 'sizes-from-a-range': filesize=1m-4m: files of sizes drawn from a range",
         "refused-files.fio:17: job 'files-by-distribution': file_service_type=zipf:1.2: files chosen by a distribution",
         "refused-files.fio:21: job 'timed-file-by-file': file_service_type=sequential: a time-based job served file by file",
         "refused-files.fio:27: job 'uneven-count': number_ios=1000: 1000 I/Os, which do not split evenly between the thread's 3 files",
         "refused-files.fio:32: job 'grown-by-writes': create_on_open=1: files made empty when opened and grown by the job's own writes",
+        "refused-files.fio:36: job 'increments-own-files': offset_increment=1m: clones each on files of their own",
+        "refused-files.fio:42: job 'increments-to-the-end': offset_increment=1g: clones whose regions run from their own offsets to the target's end",
     ] {
         assert!(err.contains(says), "{says}\n{err}");
     }

@@ -78,6 +78,20 @@ const COMMAND_LINES: &[(&[&str], &str)] = &[
     (&["-n", "-a0", "t.dat"], "-n and -a cannot be combined"),
     (&["-B0:1G", "-f2G", "t.dat"], "cannot be combined"),
     (&["-T4K", "t.dat"], "one thread"),
+    (&["--offset-increment=1M", "t.dat"], "has one thread"),
+    (
+        &["-t2", "-T4K", "--offset-increment=1M", "t.dat"],
+        "-T staggers",
+    ),
+    (
+        &["-t2", "-si", "--offset-increment=1M", "t.dat"],
+        "-si makes the threads share",
+    ),
+    (&["-t2", "--offset-increment=0", "t.dat"], "greater than 0"),
+    (
+        &["-t3", "-f3M", "--offset-increment=1M", "t.dat"],
+        "2 threads × --offset-increment=1048576 plus one block",
+    ),
     (
         &["-b8K", "-Z4K", "-w50", "t.dat"],
         "smaller than the block size",

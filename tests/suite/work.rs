@@ -246,6 +246,81 @@ fn a_random_map_visits_every_block_once_per_pass_and_plain_random_does_not() {
     );
 }
 
+/// `--offset-increment` (fio's `offset_increment`): each thread works its own region, k × the
+/// increment after the first, each as long; sequential threads go over their region once, a
+/// random map visits each of its blocks once a pass — and the profile keeps it.
+#[test]
+fn each_thread_of_an_offset_increment_works_its_own_region() {
+    let dir = TempDir::new();
+    let target = dir.arg("t.dat");
+    let kib = 1024u64;
+    // 4 MiB, from 1 MiB: three threads 1 MiB apart, each over 2 MiB (512 blocks).
+    for (access, ios) in [("-s", "--ios=512"), ("-r", "--ios=1024")] {
+        let trace = dir.arg("inc.trace");
+        let trace_arg = format!("--trace={trace}");
+        let mut args = vec![
+            "-c5M", "-B1M", "-b4K", access, "-t3", "-o1", "-W0", "-w0", "-Sh", ios,
+        ];
+        args.extend(["--offset-increment=1M", "--random-map", "-Rjson"]);
+        args.extend([trace_arg.as_str(), target.as_str()]);
+        if access == "-s" {
+            args.retain(|a| *a != "--random-map");
+        }
+        let output = iospd().args(&args).output().unwrap();
+        assert!(output.status.success(), "{access}: {}", stderr(&output));
+        let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+        let t = &report["profile"]["timespans"][0]["targets"][0];
+        assert_eq!(t["offset_increment_bytes"], 1 << 20, "{t}");
+        let bytes = fs::read(&trace).unwrap();
+        let mut by_thread = std::collections::BTreeMap::<u32, Vec<u64>>::new();
+        for r in bytes[12..].chunks_exact(40) {
+            let offset = u64::from_le_bytes(r[16..24].try_into().unwrap());
+            let thread = u32::from_le_bytes(r[32..36].try_into().unwrap());
+            by_thread
+                .entry(thread)
+                .or_default()
+                .push(offset / (4 * kib));
+        }
+        assert_eq!(by_thread.len(), 3, "{access}");
+        for (k, blocks) in by_thread.values().enumerate() {
+            let first = (1024 + 1024 * k as u64) / 4;
+            let region: Vec<u64> = (first..first + 512).collect();
+            for pass in blocks.chunks(512) {
+                let mut sorted = pass.to_vec();
+                sorted.sort_unstable();
+                assert_eq!(sorted, region, "{access}: thread {k}");
+            }
+            if access == "-s" {
+                assert_eq!(blocks, &region, "thread {k} in order");
+            }
+        }
+        fs::remove_file(&trace).unwrap();
+    }
+    // The XML profile keeps it, and runs it.
+    let xml = iospd()
+        .args([
+            "-c5M",
+            "-t2",
+            "--ios=100",
+            "--offset-increment=1M",
+            "-Rpxml",
+            &target,
+        ])
+        .output()
+        .unwrap();
+    let xml = stdout(&xml);
+    assert!(
+        xml.contains("<OffsetIncrement>1048576</OffsetIncrement>"),
+        "{xml}"
+    );
+    crate::util::validate_xml(&[("profile", &xml)], "offset_increment");
+    let profile = dir.join("p.xml");
+    fs::write(&profile, &xml).unwrap();
+    let report = json_run(&[&format!("-X{}", profile.display()), "-W0", "--engine=null"]);
+    let t = &report["profile"]["timespans"][0]["targets"][0];
+    assert_eq!(t["offset_increment_bytes"], 1 << 20, "{t}");
+}
+
 #[test]
 fn work_bounds_that_cannot_run_are_refused_before_anything_is_written() {
     crate::util::assert_refused_untouched(&[

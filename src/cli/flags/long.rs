@@ -1,6 +1,6 @@
 //! iospd's own options: `--<name>[=value]`, which no DiskSpd letter can collide with.
 
-use super::{LongFlag, file_value, flag_once, no_long_value, once, unit};
+use super::{LongFlag, file_value, flag_once, no_long_value, once, positive_size, unit};
 use std::path::PathBuf;
 
 use crate::engine::EngineKind;
@@ -435,6 +435,23 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         apply: |v, raw| {
             let service = v.unwrap_or_default().parse()?;
             once(&mut raw.file_service, service)
+        },
+    },
+    LongFlag {
+        name: "offset-increment",
+        usage: (
+            "--offset-increment=<size>",
+            "each thread of a target works its own region of the range, k × <size> after the first for thread k, each as long (fio's offset_increment)",
+        ),
+        apply: |v, raw| {
+            once(
+                &mut raw.offset_increment,
+                positive_size(
+                    v.unwrap_or_default(),
+                    "--offset-increment=1G",
+                    "the offset increment",
+                )?,
+            )
         },
     },
     LongFlag {

@@ -332,6 +332,7 @@ const TARGET_ELEMENTS: &[&str] = &[
     "RequestCount",
     "ThreadsPerFile",
     "ThreadStride",
+    "OffsetIncrement",
     "StrideSize",
     "InterlockedSequential",
     "Random",
@@ -384,6 +385,7 @@ fn target(el: &Element) -> Result<Target, XmlError> {
         t.threads_per_target = r.number_in(1, crate::profile::MAX_THREADS)? as u32;
     }
     t.thread_stride = el.number_of("ThreadStride")?.unwrap_or(0);
+    t.offset_increment = el.number_of("OffsetIncrement")?.unwrap_or(0);
     t.hints = Hints {
         sequential_scan: el.flag("SequentialScan")?,
         random_access: el.flag("RandomAccess")?,

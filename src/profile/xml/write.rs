@@ -364,6 +364,9 @@ fn write_target(out: &mut Out, t: &Target) {
     if t.random_map {
         out.value("RandomMap", "true");
     }
+    if t.offset_increment > 0 {
+        out.value("OffsetIncrement", t.offset_increment);
+    }
     if let Some(split) = &t.block_split {
         out.value("BlockSplit", split);
     }

@@ -165,6 +165,18 @@ fn workload_text(out: &mut String, ts: &crate::profile::TimeSpan, skew: bool) {
                 ),
             );
         }
+        if t.offset_increment > 0 {
+            line(
+                out,
+                4,
+                format_args!(
+                    "--offset-increment={}: {} (thread k of the target works its own region, k × {} after the first; each as long)",
+                    t.offset_increment,
+                    t.path.display(),
+                    crate::units::format_size(t.offset_increment)
+                ),
+            );
+        }
         if t.random_map {
             line(
                 out,
