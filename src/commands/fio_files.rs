@@ -202,7 +202,10 @@ pub fn write_logs(report: &crate::report::Report, logs: &[FioLog]) -> Result<(),
                     let d = &row.targets[t];
                     for (dir, point) in [(0, &d.read), (1, &d.write)] {
                         if point.ios > 0 {
-                            let _ = writeln!(text, "{at}, {}, {dir}, 0, 0", value(point));
+                            // time, value, direction, block size (0: a window of many), with
+                            // log_offset the offset (0, as fio writes for a window), priority.
+                            let offset = if log.offset { "0, " } else { "" };
+                            let _ = writeln!(text, "{at}, {}, {dir}, 0, {offset}0", value(point));
                         }
                     }
                 }

@@ -8,6 +8,10 @@ pub const ACCEPTED: &[(&str, &str)] = &[
     ("description", "a label"),
     ("thread", "iospd always runs threads"),
     (
+        "threads",
+        "an option of fio's tiobench profile: without profile=tiobench fio does nothing with it",
+    ),
+    (
         "group_reporting",
         "iospd reports every thread and their total",
     ),
@@ -103,7 +107,6 @@ pub const CLOSEST: &[(&str, &str)] = &[
         "latency_window",
         "iospd sweep --slo (the most load whose latency percentile stays under a target)",
     ),
-    ("numa_cpu_nodes", "-a<cpus>"),
     (
         "verify_pattern",
         "--verify (iospd's self-describing blocks)",
@@ -147,6 +150,16 @@ pub const ACCEPTED_VALUES: &[(&str, &[&str], &str)] = &[
         "kb_base",
         &["1024"],
         "fio's default: sizes in powers of 1024, as iospd's",
+    ),
+    (
+        "io_submit_mode",
+        &["inline"],
+        "fio's default: each thread submits its own I/O, as iospd's do",
+    ),
+    (
+        "continue_on_error",
+        &["none", "0", "false"],
+        "fio's default: the job ends at its first failed I/O, as iospd's run does",
     ),
     (
         "allrandrepeat",

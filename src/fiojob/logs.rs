@@ -15,6 +15,7 @@ pub(super) fn logs(r: &mut Reader, t: &mut Draft) -> Result<Vec<FioLog>, Box<Ref
         t.args.push(format!("--percentiles={}", list.join(",")));
     }
     let mut logs = Vec::new();
+    let offset = r.flag("log_offset")?.unwrap_or(false);
     for (key, kind) in [
         ("write_bw_log", LogKind::Bandwidth),
         ("write_iops_log", LogKind::Iops),
@@ -25,6 +26,7 @@ pub(super) fn logs(r: &mut Reader, t: &mut Draft) -> Result<Vec<FioLog>, Box<Ref
             logs.push(FioLog {
                 kind,
                 prefix: prefix.unwrap_or_else(|| r.job_name().to_string()),
+                offset,
             });
         }
     }

@@ -116,6 +116,10 @@ pub const MAPPED: &[(&str, &str)] = &[
         "`-D` and `<prefix>_lat/_clat/_slat.<n>.log`",
     ),
     ("log_avg_msec", "the `-D` interval"),
+    (
+        "log_offset",
+        "an offset column in each log line (0 for a window, as fio writes it)",
+    ),
     ("write_iolog", "`--trace`"),
     ("read_iolog", "`iospd replay`"),
     ("sqthread_poll", "`--sqpoll`"),
@@ -126,6 +130,14 @@ pub const MAPPED: &[(&str, &str)] = &[
     ),
     ("cpumask", "`--cpu-set` (shared) or `-a` (split)"),
     ("cpus_allowed_policy", "shared: `--cpu-set`; split: `-a`"),
+    (
+        "numa_cpu_nodes",
+        "`--cpu-set` of the nodes' CPUs on this host (with `cpus_allowed`, the CPUs in both)",
+    ),
+    (
+        "numa_mem_policy",
+        "`local`, or `bind`/`prefer` to the `numa_cpu_nodes`: where the threads' memory lands anyway",
+    ),
     (
         "startdelay",
         "the job's process starts that long after its group",

@@ -1,4 +1,5 @@
-//! Where a job's threads run: `cpus_allowed`/`cpumask` with `cpus_allowed_policy`.
+//! Where a job's threads run: `cpus_allowed`/`cpumask` with `cpus_allowed_policy`, and
+//! `numa_cpu_nodes` (the CPUs of those nodes, read from this host) with `numa_mem_policy`.
 
 use super::reader::{Reader, Refusal};
 use super::value::time_ns;
@@ -27,6 +28,17 @@ pub(super) fn cpus(r: &mut Reader) -> Result<Vec<String>, Box<Refusal>> {
         }
         (None, None) => None,
     };
+    let listed = match (listed, numa(r)?) {
+        (Some((s, cpus)), Some((_, on_nodes))) => {
+            let both: Vec<u32> = cpus.into_iter().filter(|c| on_nodes.contains(c)).collect();
+            if both.is_empty() {
+                return Err(r.refuse(s, "no CPU of it is on the numa_cpu_nodes", None));
+            }
+            Some((s, both))
+        }
+        (None, nodes) => nodes,
+        (listed, None) => listed,
+    };
     let policy = r.get("cpus_allowed_policy");
     let Some((_, cpus)) = listed else {
         // fio leaves placement to the scheduler.
@@ -42,6 +54,79 @@ pub(super) fn cpus(r: &mut Reader) -> Result<Vec<String>, Box<Refusal>> {
             None,
         )),
     }
+}
+
+/// Where this host keeps its NUMA nodes.
+const NODES: &str = "/sys/devices/system/node";
+
+/// `numa_cpu_nodes`: the CPUs of the nodes (`all`, or a list as `cpus_allowed` takes CPUs), as
+/// this host has them; `numa_mem_policy` is judged beside it: the threads' memory is touched
+/// first on those CPUs, so the kernel's default places it on their nodes, which is `local`, and
+/// `bind` or `prefer` to the same nodes.
+fn numa<'a>(r: &mut Reader<'a>) -> Result<Option<(&'a super::Setting, Vec<u32>)>, Box<Refusal>> {
+    let nodes = match r.get("numa_cpu_nodes") {
+        Some(s) => {
+            let value = s.value.as_deref().unwrap_or("").trim();
+            let nodes = node_list(value).map_err(|why| r.refuse(s, why, Some("-a<cpus>")))?;
+            Some((s, nodes))
+        }
+        None => None,
+    };
+    if let Some(s) = r.get("numa_mem_policy") {
+        let value = s.value.as_deref().unwrap_or("").trim();
+        let (mode, on) = value.split_once(':').unwrap_or((value, ""));
+        let fits = match mode {
+            "default" | "local" => true,
+            "bind" | "prefer" => nodes
+                .as_ref()
+                .is_some_and(|(_, nodes)| node_numbers(on).is_ok_and(|on| on == *nodes)),
+            _ => false,
+        };
+        if !fits {
+            return Err(r.refuse(
+                s,
+                "a memory policy other than the nodes of the job's CPUs (iospd's threads take memory where they run)",
+                Some("numa_mem_policy=local, or bind to the numa_cpu_nodes"),
+            ));
+        }
+    }
+    let Some((s, nodes)) = nodes else {
+        return Ok(None);
+    };
+    let mut cpus = Vec::new();
+    for node in nodes {
+        let path = format!("{NODES}/node{node}/cpulist");
+        let list = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|l| crate::cli::flags::parse_cpu_set(l.trim()).ok())
+            .ok_or_else(|| {
+                r.refuse(
+                    s,
+                    format!("node {node} is not on this host ({path})"),
+                    Some("-a<cpus>"),
+                )
+            })?;
+        cpus.extend(list);
+    }
+    cpus.sort_unstable();
+    cpus.dedup();
+    Ok(Some((s, cpus)))
+}
+
+/// A list of nodes (`0`, `0-1`, `0,2`).
+fn node_numbers(value: &str) -> Result<Vec<u32>, String> {
+    crate::cli::flags::parse_cpu_set(value.trim())
+        .map_err(|_| format!("'{value}' is not a list of NUMA nodes (0, 0-1, 0,2)"))
+}
+
+/// The nodes `numa_cpu_nodes` names: `all` is every node online here.
+fn node_list(value: &str) -> Result<Vec<u32>, String> {
+    if value == "all" {
+        let online = std::fs::read_to_string(format!("{NODES}/online"))
+            .map_err(|e| format!("this host lists no NUMA nodes ({NODES}/online: {e})"))?;
+        return node_numbers(&online);
+    }
+    node_numbers(value)
 }
 
 /// `startdelay`: how long after its group starts the job starts, ms.

@@ -69,6 +69,8 @@ pub struct FioLog {
     pub kind: LogKind,
     /// The file name's start.
     pub prefix: String,
+    /// `log_offset`: each line has an offset column (0 for a window, as fio writes it).
+    pub offset: bool,
 }
 
 impl Translation {

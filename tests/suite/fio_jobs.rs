@@ -396,6 +396,87 @@ fn a_jobs_logs_are_written_in_fios_format() {
     }
 }
 
+/// `numa_cpu_nodes` runs the job on the CPUs this host has on those nodes (`--cpu-set`), with
+/// the memory policy that leaves the threads' memory on them; a node the host lacks, and a
+/// policy that would move memory elsewhere, are refused.
+#[test]
+fn numa_nodes_become_the_cpus_this_host_has_on_them() {
+    let cpus = std::fs::read_to_string("/sys/devices/system/node/node0/cpulist")
+        .expect("node 0's CPUs (/sys/devices/system/node)");
+    let dir = TempDir::new();
+    let job =
+        "[global]\nioengine=io_uring\nrw=randread\nfilename=/dev/sdz\ntime_based\nruntime=5\n";
+    std::fs::write(
+        dir.join("numa.fio"),
+        format!("{job}[on-node-0]\nnuma_cpu_nodes=0\nnuma_mem_policy=bind:0\n"),
+    )
+    .unwrap();
+    let output = iospd()
+        .args(["fio", "-Rp", &dir.arg("numa.fio")])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let line = stdout(&output);
+    let set = line
+        .split(' ')
+        .find_map(|a| a.strip_prefix("--cpu-set="))
+        .unwrap_or_else(|| panic!("{line}"));
+    let expand = |list: &str| -> Vec<u32> {
+        list.trim()
+            .split(',')
+            .flat_map(|part| match part.split_once('-') {
+                Some((a, b)) => (a.parse().unwrap()..=b.parse().unwrap()).collect::<Vec<u32>>(),
+                None => vec![part.parse().unwrap()],
+            })
+            .collect()
+    };
+    assert_eq!(expand(set), expand(&cpus), "{line}");
+    std::fs::write(
+        dir.join("refused.fio"),
+        format!(
+            "{job}[no-such-node]\nnuma_cpu_nodes=1000\n[interleaved]\nnuma_cpu_nodes=0\nnuma_mem_policy=interleave:0\n"
+        ),
+    )
+    .unwrap();
+    let output = iospd()
+        .args(["fio", "-Rp", &dir.arg("refused.fio")])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
+    let err = stderr(&output);
+    for says in [
+        "job 'no-such-node': numa_cpu_nodes=1000: node 1000 is not on this host",
+        "job 'interleaved': numa_mem_policy=interleave:0: a memory policy other than the nodes of the job's CPUs",
+    ] {
+        assert!(err.contains(says), "{says}\n{err}");
+    }
+}
+
+/// `log_offset=1` adds fio's offset column (0 for a window of many I/Os, as fio writes it)
+/// before the priority.
+#[test]
+fn log_offset_adds_fios_offset_column() {
+    let dir = TempDir::new();
+    std::fs::write(
+        dir.join("offsets.fio"),
+        "[off]\nioengine=io_uring\ntime_based\nruntime=1\nsize=4m\nfilename=t.dat\nrw=randread\nrate_iops=500\nwrite_iops_log=o\nlog_offset=1\nlog_avg_msec=500\n",
+    )
+    .unwrap();
+    let output = iospd()
+        .args(["fio", "-Rjson", "offsets.fio"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let log = std::fs::read_to_string(dir.join("o_iops.1.log")).unwrap();
+    assert_eq!(log.lines().count(), 2, "{log}");
+    for line in log.lines() {
+        let fields: Vec<&str> = line.split(", ").collect();
+        assert_eq!(fields.len(), 6, "{log}");
+        assert_eq!(&fields[2..], ["0", "0", "0", "0"], "{log}");
+    }
+}
+
 /// A translated job runs: the line iospd printed, run by `iospd fio`, measures the job's I/O.
 #[test]
 fn a_translated_job_runs_with_the_job_files_shape() {
