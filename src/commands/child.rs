@@ -6,12 +6,14 @@
 //! runs in its own process group (a Ctrl-C at the terminal reaches the parent alone), the parent
 //! passes the first SIGINT, SIGTERM or SIGHUP on to it as one SIGTERM (so it stops, drains and
 //! exits), and the kernel kills it if the parent dies without doing so (`PR_SET_PDEATHSIG`). After a
-//! stop no further child starts: [`Child::report`] says [`ToolError::Interrupted`].
+//! stop no further child starts: [`Child::report`] says [`ToolError::Interrupted`]. A group of
+//! children that run together can be ended by one of them ([`end_group`], fio's `exitall`): the
+//! others are stopped the same way, and the parent goes on.
 
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::time::{Duration, Instant};
 
 use super::ToolError;
@@ -22,6 +24,9 @@ use crate::report::Report;
 static STOPPED_BY: AtomicI32 = AtomicI32::new(0);
 /// The running children's pids (several when jobs run together); 0 in a free place.
 static RUNNING: [AtomicI32; MAX_CHILDREN] = [const { AtomicI32::new(0) }; MAX_CHILDREN];
+
+/// The children running together were ended by one of them ([`end_group`]).
+static GROUP_ENDED: AtomicBool = AtomicBool::new(false);
 
 /// The most children that run at once.
 pub const MAX_CHILDREN: usize = 64;
@@ -62,10 +67,38 @@ pub fn stopped() -> Option<i32> {
     }
 }
 
-/// Waits `duration` between two children, or less when a stop comes.
+/// Starts a group of children that run together: none has ended it yet.
+pub fn begin_group() {
+    GROUP_ENDED.store(false, Ordering::SeqCst);
+}
+
+/// Ends the group: every child running is stopped as a signal stops it (SIGTERM: it drains and
+/// reports what it measured), and no child of the group starts after.
+pub fn end_group() {
+    GROUP_ENDED.store(true, Ordering::SeqCst);
+    for running in &RUNNING {
+        let child = running.load(Ordering::SeqCst);
+        if child > 0 {
+            // SAFETY: a signal to our own child.
+            unsafe { libc::kill(child, libc::SIGTERM) };
+        }
+    }
+}
+
+/// Whether one of the group's children ended it.
+pub fn group_ended() -> bool {
+    GROUP_ENDED.load(Ordering::SeqCst)
+}
+
+/// What stops a child: a signal to the suite, or the end of its group (as SIGTERM).
+fn stop() -> Option<i32> {
+    stopped().or(group_ended().then_some(libc::SIGTERM))
+}
+
+/// Waits `duration` between two children, or less when a stop comes or the group ends.
 pub fn pause(duration: Duration) {
     let end = Instant::now() + duration;
-    while stopped().is_none() {
+    while stop().is_none() {
         let left = end.saturating_duration_since(Instant::now());
         if left.is_zero() {
             break;
@@ -124,7 +157,7 @@ impl Child {
     /// what it measured).
     pub fn report_kept(&self, args: &[String]) -> Result<(Report, Option<i32>), ToolError> {
         let (line, output) = self.run(args, true)?;
-        let signal = stopped().filter(|_| !output.status.success());
+        let signal = stop().filter(|_| !output.status.success());
         let report = parse(line.clone(), &output.stdout)?;
         let measured = report.timespans.iter().any(|t| t.measured.is_some());
         match signal {
@@ -166,7 +199,7 @@ impl Child {
             line: line.clone(),
             started,
         };
-        if let Some(signal) = stopped() {
+        if let Some(signal) = stop() {
             return Err(interrupted(signal, false));
         }
         // SAFETY: getpid is async-signal-safe.
@@ -197,7 +230,7 @@ impl Child {
         })?;
         let place = register(spawned.id() as i32);
         // A stop that came between the check above and the pid's store, or no place to keep it.
-        if stopped().is_some() || place.is_none() {
+        if stop().is_some() || place.is_none() {
             // SAFETY: a signal to our own child.
             unsafe { libc::kill(spawned.id() as i32, libc::SIGTERM) };
         }
@@ -211,7 +244,7 @@ impl Child {
         })?;
         // A child that finished is a finished test, even when a stop came as it was being reaped;
         // the next one is then not started.
-        if let (false, Some(signal)) = (output.status.success(), stopped()) {
+        if let (false, Some(signal)) = (output.status.success(), stop()) {
             return match keep_cut && !output.stdout.is_empty() {
                 true => Ok((line, output)),
                 false => Err(interrupted(signal, true)),

@@ -284,6 +284,7 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
             }
         }
         type Kept = Result<(crate::report::Report, Option<i32>), ToolError>;
+        super::child::begin_group();
         let reports: Vec<Kept> = std::thread::scope(|scope| {
             let handles: Vec<_> = members
                 .iter()
@@ -301,10 +302,15 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
                         args.insert(1, "-D500".into());
                     }
                     let runner = &runner;
-                    let delay = t.start_delay_ms;
+                    let (delay, exit) = (t.start_delay_ms, t.exit);
                     scope.spawn(move || {
                         super::child::pause(std::time::Duration::from_millis(delay));
-                        runner.report_kept(&args)
+                        let report = runner.report_kept(&args);
+                        // exitall: the job's end ends the others of its group.
+                        if exit.is_some() && !super::child::group_ended() {
+                            super::child::end_group();
+                        }
+                        report
                     })
                 })
                 .collect();
@@ -314,6 +320,8 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
                 .collect()
         });
         ran += members.len();
+        let ended = super::child::group_ended() && super::child::stopped().is_none();
+        let (cut_before, unmeasured_before) = (cut.len(), unmeasured.len());
         for ((job, t), report) in members.iter().zip(reports) {
             // A job that fails as it runs leaves the others' results: they are printed, and the
             // failure is said after them.
@@ -350,6 +358,45 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
         }
         for note in remove_made(&made) {
             crate::console::say(&note);
+        }
+        if ended {
+            // What exitall ended is fio's normal course, not a stop: said, and the run goes on.
+            let by: Vec<String> = members
+                .iter()
+                .filter(|(_, t)| t.exit.is_some())
+                .map(|(_, t)| format!("'{}'", t.job))
+                .collect();
+            let all = members
+                .iter()
+                .any(|(_, t)| t.exit == Some(crate::fiojob::translate::ExitScope::All));
+            let later = lines.len() - ran;
+            let mut note = format!("iospd: exitall: {} ended its group", by.join(" or "));
+            let cut_now: Vec<String> = cut.drain(cut_before..).collect();
+            let unmeasured_now: Vec<String> = unmeasured.drain(unmeasured_before..).collect();
+            if !cut_now.is_empty() {
+                note.push_str(&format!(
+                    "; {} cut short (results up to then)",
+                    cut_now.join(", ")
+                ));
+            }
+            if !unmeasured_now.is_empty() {
+                note.push_str(&format!(
+                    "; {} stopped before measuring (no results)",
+                    unmeasured_now.join(", ")
+                ));
+            }
+            if all && later > 0 {
+                note.push_str(&format!(
+                    "; exit_what=all: {later} later job{} not run",
+                    if later == 1 { "" } else { "s" }
+                ));
+            }
+            if !cut_now.is_empty() || !unmeasured_now.is_empty() || (all && later > 0) {
+                crate::console::say(&note);
+            }
+            if all {
+                break;
+            }
         }
     }
     kept.print(options.output.as_deref())?;

@@ -16,10 +16,6 @@ pub const ACCEPTED: &[(&str, &str)] = &[
         "iospd reports every thread and their total",
     ),
     ("new_group", "iospd reports every thread and their total"),
-    (
-        "exitall",
-        "the jobs of a time-based group end together anyway",
-    ),
     ("clat_percentiles", "iospd reports latency percentiles (-L)"),
     ("lat_percentiles", "iospd reports latency percentiles (-L)"),
     ("slat_percentiles", "iospd reports latency percentiles (-L)"),

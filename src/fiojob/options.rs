@@ -139,6 +139,14 @@ pub const MAPPED: &[(&str, &str)] = &[
         "`local`, or `bind`/`prefer` to the `numa_cpu_nodes`: where the threads' memory lands anyway",
     ),
     (
+        "exitall",
+        "when the job ends, the others of its group are stopped (their results kept)",
+    ),
+    (
+        "exit_what",
+        "`group`, `stonewall`: the group's jobs; `all`: those, and no later group runs",
+    ),
+    (
         "startdelay",
         "the job's process starts that long after its group",
     ),

@@ -2,6 +2,7 @@
 //! `numa_cpu_nodes` (the CPUs of those nodes, read from this host) with `numa_mem_policy`.
 
 use super::reader::{Reader, Refusal};
+use super::translate::ExitScope;
 use super::value::time_ns;
 
 /// `cpus_allowed` (or `cpumask`, a number whose bits are CPUs): the threads run anywhere in the
@@ -127,6 +128,25 @@ fn node_list(value: &str) -> Result<Vec<u32>, String> {
         return node_numbers(&online);
     }
     node_numbers(value)
+}
+
+/// `exitall` with `exit_what`: when this job ends, the other jobs of its group end (`group`, and
+/// `stonewall`, which is the same here: iospd fio runs one group at a time), or those and every
+/// later group (`all`).
+pub(super) fn exit(r: &mut Reader) -> Result<Option<ExitScope>, Box<Refusal>> {
+    let what = r.get("exit_what");
+    if !r.flag("exitall")?.unwrap_or(false) {
+        return Ok(None);
+    }
+    match what.and_then(|s| s.value.as_deref()).unwrap_or("group") {
+        "group" | "stonewall" => Ok(Some(ExitScope::Group)),
+        "all" => Ok(Some(ExitScope::All)),
+        _ => Err(r.refuse(
+            what.expect("a value other than the default"),
+            "not group, stonewall or all",
+            None,
+        )),
+    }
 }
 
 /// `startdelay`: how long after its group starts the job starts, ms.

@@ -49,6 +49,18 @@ pub struct Translation {
     pub unlink: bool,
     /// `startdelay`: how long after its group starts the job starts, ms.
     pub start_delay_ms: u64,
+    /// `exitall`: when the job ends, what ends with it.
+    pub exit: Option<ExitScope>,
+}
+
+/// What a job with `exitall` ends when it ends (`exit_what`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitScope {
+    /// The other jobs of its group (`group`, and `stonewall`: groups run one at a time here);
+    /// the next group runs.
+    Group,
+    /// Everything: the other jobs of its group, and no later group runs (`all`).
+    All,
 }
 
 /// Which fio log.
@@ -148,9 +160,11 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
     t.args.extend(files.names);
     let unlink = r.flag("unlink")?.unwrap_or(false);
     let start_delay_ms = placement::start_delay(r)?;
+    let exit = placement::exit(r)?;
     finish(r, t, group, logs).map(|t| Translation {
         unlink,
         start_delay_ms,
+        exit,
         ..t
     })
 }
@@ -193,5 +207,6 @@ fn finish(
         logs,
         unlink: false,
         start_delay_ms: 0,
+        exit: None,
     })
 }

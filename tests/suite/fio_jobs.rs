@@ -452,6 +452,63 @@ fn numa_nodes_become_the_cpus_this_host_has_on_them() {
     }
 }
 
+/// `exitall`: when a job with it ends, the others of its group are stopped (an hour-long one
+/// cut short with its results, one still waiting on its `startdelay` never started), and the
+/// next group runs; with `exit_what=all` no later group runs.
+#[test]
+fn exitall_ends_the_group_when_its_job_ends() {
+    let dir = TempDir::new();
+    for (what, later_runs) in [("group", true), ("all", false)] {
+        let job = format!(
+            "[global]\nioengine=null\nfilename=e.dat\nsize=1m\n[quick]\nexitall\nexit_what={what}\nrw=read\n[background]\nrw=randread\ntime_based\nruntime=3600\nrate_iops=100\n[late]\nstartdelay=3600\nrw=read\n[next-group]\nstonewall\nrw=read\n"
+        );
+        std::fs::write(dir.join("exit.fio"), job).unwrap();
+        let mut child = iospd()
+            .args(["fio", "--output-format=json", "exit.fio"])
+            .current_dir(dir.path())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Without exitall the group would run for an hour: a bound on a failure, not a race.
+        let mut waited = 0;
+        while child.try_wait().unwrap().is_none() {
+            if waited == 6000 {
+                child.kill().unwrap();
+                panic!("exit_what={what}: the group ran on after 'quick' ended");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            waited += 1;
+        }
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let err = stderr(&output);
+        assert!(
+            err.contains("exitall: 'quick' ended its group; 'background' cut short (results up to then); 'late' stopped before measuring (no results)"),
+            "{err}"
+        );
+        assert_eq!(
+            err.contains("exit_what=all: 1 later job not run"),
+            !later_runs,
+            "{err}"
+        );
+        let json: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+        let jobs: Vec<&str> = json["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j["jobname"].as_str().unwrap())
+            .collect();
+        let mut want = vec!["quick", "background"];
+        if later_runs {
+            want.push("next-group");
+        }
+        assert_eq!(jobs, want, "exit_what={what}");
+        assert_eq!(json["jobs"][0]["read"]["io_bytes"], 1 << 20);
+        assert!(json["jobs"][1]["read"]["runtime"].as_u64().unwrap() < 3_600_000);
+    }
+}
+
 /// `log_offset=1` adds fio's offset column (0 for a window of many I/Os, as fio writes it)
 /// before the priority.
 #[test]
