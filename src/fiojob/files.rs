@@ -203,9 +203,11 @@ pub(super) fn region(
             Some("size=<bytes> (each clone's region) with offset_increment"),
         )),
         (None, true) | (Some(Size::Percent(100)), _) => Ok(Vec::new()),
+        // fio uses a file that is there as it is, whole.
+        (None, false) if files.names.iter().all(|f| existing(f)) => Ok(Vec::new()),
         (None, false) => Err(r.lacks(
             "size",
-            "a file job without size or filesize (fio needs one to lay out the file)",
+            "a file job without size or filesize, whose files are not all there (fio needs a size to lay one out)",
             Some("size=<bytes> (-c)"),
         )),
         (Some(Size::Percent(p)), _) => Err(r.refuse(
@@ -226,6 +228,11 @@ pub(super) fn region(
             Ok(vec![format!("-c{}", end(r, b)?), "--keep-existing".into()])
         }
     }
+}
+
+/// A regular file that is there and holds something: fio uses it whole without a size.
+fn existing(name: &str) -> bool {
+    std::fs::metadata(name).is_ok_and(|m| m.is_file() && m.len() > 0)
 }
 
 /// `offset_increment`: clone k's region starts k × it after `offset` (`--offset-increment`, on

@@ -684,6 +684,24 @@ fn what_is_there_stays_there() {
         "{err}"
     );
     assert!(std::fs::read(dir.join("short.dat")).unwrap() == short);
+
+    // Without a size, a file that is there is used whole, as fio uses it; a missing one is
+    // refused (fio would need a size to lay it out).
+    let output = run(&["--name=r", "--filename=foreign.dat", "--rw=read"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let measured = &report["timespans"][0]["measured"];
+    assert_eq!(measured["totals"]["read"]["bytes"], 8 << 20, "{measured}");
+    assert!(std::fs::read(dir.join("foreign.dat")).unwrap() == foreign);
+    let output = run(&["--name=r", "--filename=absent.dat", "--rw=read"]);
+    assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
+    assert!(
+        stderr(&output)
+            .contains("size: a file job without size or filesize, whose files are not all there"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!dir.join("absent.dat").exists());
 }
 
 /// A job with several files lays out each (its share of `size`), moves its size over them, each
