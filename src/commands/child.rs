@@ -179,6 +179,14 @@ impl Child {
         self.run(&args, false).map(drop)
     }
 
+    /// Runs `iospd verify --verify-state=<state>`: its last line (how many blocks are right), or
+    /// what it found wrong as [`ToolError::Failed`] (exit 1).
+    pub fn verify(&self, state: &str) -> Result<String, ToolError> {
+        let args = ["verify".to_string(), format!("--verify-state={state}")];
+        self.run(&args, false)
+            .map(|(_, output)| last_line(&output.stdout))
+    }
+
     /// Runs `iospd <args>` with `--create-only`: its files laid out, nothing measured.
     pub fn create_only(&self, args: &[String]) -> Result<(), ToolError> {
         let mut args = args.to_vec();
@@ -255,6 +263,10 @@ impl Child {
             let mut why = String::from_utf8_lossy(&output.stderr)
                 .trim_end()
                 .to_string();
+            // A child that says why on stdout (iospd verify's findings): its last line.
+            if why.is_empty() {
+                why = last_line(&output.stdout);
+            }
             // Killed: its last line is whatever it said before, so the signal is said after it.
             if let Some(signal) = output.status.signal() {
                 why.push_str(&format!("\nkilled by {}", signal_name(signal)));
@@ -267,6 +279,12 @@ impl Child {
         }
         Ok((line, output))
     }
+}
+
+/// The last line of what a child printed.
+fn last_line(out: &[u8]) -> String {
+    let text = String::from_utf8_lossy(out);
+    text.trim_end().lines().last().unwrap_or("").to_string()
 }
 
 /// The JSON report a child printed.

@@ -329,6 +329,16 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
                 Ok((report, by)) => {
                     if by.is_some() {
                         cut.push(format!("'{}'", t.job));
+                    } else if let Some(state) = &t.read_back {
+                        match read_back(&runner, job, t, state) {
+                            Ok(()) => {}
+                            Err(ToolError::Failed { code, why, .. }) => failed.push((code, why)),
+                            Err(ToolError::Interrupted { .. }) => {}
+                            Err(other) => {
+                                kept.print(options.output.as_deref())?;
+                                return Err(other);
+                            }
+                        }
                     }
                     report
                 }
@@ -429,6 +439,38 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
 /// One line for what a stop by `signal` did: the jobs it `cut` short (their results above cover
 /// their measured windows up to it), those it stopped before their window began, and how many
 /// it kept from starting.
+/// fio's read-back of what a verified job wrote: `iospd verify` of its `--verify-state` after
+/// its run, said in one line; the state removed when every block is right, kept (and named) when
+/// one is not.
+fn read_back(
+    runner: &Child,
+    job: &crate::fiojob::Job,
+    t: &Translation,
+    state: &str,
+) -> Result<(), ToolError> {
+    match runner.verify(state) {
+        Ok(said) => {
+            crate::console::say(&format!(
+                "iospd: job '{}': read back after its run: {said}",
+                t.job
+            ));
+            let _ = std::fs::remove_file(state);
+            Ok(())
+        }
+        Err(ToolError::Failed { line, code, why }) => Err(ToolError::Failed {
+            line,
+            code,
+            why: format!(
+                "{}: job '{}': read back after its run: {} (iospd verify --verify-state={state} shows each)",
+                job.place,
+                t.job,
+                super::child::last_words(&why)
+            ),
+        }),
+        Err(other) => Err(other),
+    }
+}
+
 fn stopped_jobs(signal: i32, cut: &[String], unmeasured: &[String], not_started: usize) -> String {
     let name = super::child::signal_name(signal);
     let mut parts = Vec::new();

@@ -136,8 +136,17 @@ pub(super) fn flushes(r: &mut Reader, m: &Mode, t: &mut Draft) -> Result<(), Box
     Ok(())
 }
 
-/// `verify` (with `do_verify`, `verify_fatal`, `verify_interval`): `--verify`.
-pub(super) fn verify(r: &mut Reader, block: u64, t: &mut Draft) -> Result<(), Box<Refusal>> {
+/// `verify` (with `do_verify`, `verify_fatal`, `verify_interval`): `--verify`, which checks every
+/// read of the run. A job that writes and ends by its work (not its runtime) is then read back
+/// whole as fio reads it back: `--verify-state=<file>`, and `iospd verify` of that state after
+/// the run; the file, when it is to be read back.
+pub(super) fn verify(
+    r: &mut Reader,
+    m: &Mode,
+    block: u64,
+    time_based: bool,
+    t: &mut Draft,
+) -> Result<Option<String>, Box<Refusal>> {
     let verify = r
         .value("verify")
         .filter(|v| !matches!(*v, "0" | "null" | ""));
@@ -156,12 +165,31 @@ pub(super) fn verify(r: &mut Reader, block: u64, t: &mut Draft) -> Result<(), Bo
             Some(&format!("verify_interval={block} (the block, fio's default)")),
         ));
     }
-    if verify.is_some() && do_verify {
-        t.args
-            .push(if fatal { "--verify=stop" } else { "--verify" }.into());
-        t.notes.push("iospd checks every read against what it wrote during the run, in its own block format (fio writes, then reads back)".into());
+    if verify.is_none() || !do_verify {
+        return Ok(None);
     }
-    Ok(())
+    t.args
+        .push(if fatal { "--verify=stop" } else { "--verify" }.into());
+    t.notes.push(
+        "iospd checks every read against what it wrote during the run, in its own block format"
+            .into(),
+    );
+    if !m.writes || time_based {
+        // fio reads back only what a job that ran its course wrote (a runtime ends it first).
+        return Ok(None);
+    }
+    let name: String = r
+        .job_name()
+        .chars()
+        .map(|c| match c {
+            'a'..='z' | 'A'..='Z' | '0'..='9' | '.' | '-' | '_' => c,
+            _ => '_',
+        })
+        .collect();
+    let state = format!("iospd-{name}.verify-state");
+    t.args.push(format!("--verify-state={state}"));
+    t.notes.push(format!("fio reads back what the job wrote when it ends: iospd verify --verify-state={state} does after the run (its reads are not in the results; the file is removed when every block is right)"));
+    Ok(Some(state))
 }
 
 /// fio's `buffer_pattern`: `0x` and hex bytes, or a quoted string; its bytes in hex.

@@ -51,6 +51,9 @@ pub struct Translation {
     pub start_delay_ms: u64,
     /// `exitall`: when the job ends, what ends with it.
     pub exit: Option<ExitScope>,
+    /// `verify` on a job that writes: the `--verify-state` file `iospd verify` reads back after
+    /// the run, as fio reads back what it wrote.
+    pub read_back: Option<String>,
 }
 
 /// What a job with `exitall` ends when it ends (`exit_what`).
@@ -135,7 +138,7 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
     data::write_data(r, &m, blocks.largest, &mut t)?;
     data::distribution(r, &mut t)?;
     data::flushes(r, &m, &mut t)?;
-    data::verify(r, blocks.largest, &mut t)?;
+    let read_back = data::verify(r, &m, blocks.largest, time_based, &mut t)?;
     access::seeds(r, &mut t)?;
     let logs = logs::logs(r, &mut t)?;
     access::polling(r, &mut t)?;
@@ -165,6 +168,7 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
         unlink,
         start_delay_ms,
         exit,
+        read_back,
         ..t
     })
 }
@@ -208,5 +212,6 @@ fn finish(
         unlink: false,
         start_delay_ms: 0,
         exit: None,
+        read_back: None,
     })
 }

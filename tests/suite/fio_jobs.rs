@@ -509,6 +509,50 @@ fn exitall_ends_the_group_when_its_job_ends() {
     }
 }
 
+/// A verified job that writes and ends by its work is read back after its run, as fio reads back
+/// what it wrote: `--verify-state`, then `iospd verify` of it, said in one line; the state is
+/// removed when every block is right. A time-based one is not (fio's runtime ends it first).
+#[test]
+fn a_verified_write_job_is_read_back_after_its_run() {
+    let dir = TempDir::new();
+    let job = |extra: &str| {
+        format!(
+            "[wv]\nioengine=io_uring\nrw=randwrite\nbs=4k\nsize=4m\nfilename=vw.dat\nverify=crc32c\n{extra}"
+        )
+    };
+    std::fs::write(dir.join("vw.fio"), job("")).unwrap();
+    let output = iospd()
+        .args(["fio", "-Rjson", "vw.fio"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let err = stderr(&output);
+    assert!(
+        err.contains("iospd: job 'wv': read back after its run: every one of 1024 blocks is right"),
+        "{err}"
+    );
+    assert!(!dir.join("iospd-wv.verify-state").exists());
+    let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let totals = &report["timespans"][0]["measured"]["totals"];
+    assert_eq!(totals["write"]["bytes"], 4 << 20, "{totals}");
+    assert_eq!(
+        totals["read"]["bytes"], 0,
+        "the read-back is not measured: {totals}"
+    );
+    std::fs::write(dir.join("vt.fio"), job("time_based\nruntime=1\n")).unwrap();
+    let output = iospd()
+        .args(["fio", "-Rp", "vt.fio"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        !stdout(&output).contains("--verify-state"),
+        "{}",
+        stdout(&output)
+    );
+}
+
 /// `log_offset=1` adds fio's offset column (0 for a window of many I/Os, as fio writes it)
 /// before the priority.
 #[test]
