@@ -1,5 +1,7 @@
 //! `iospd fio --output-format=json|json+`: fio's JSON results from the jobs' reports, each job
-//! with its options as written and its percentile list (fio's own when it names none).
+//! with its options as written and its percentile list (fio's own when it names none). Jobs are
+//! in fio's reporting groups (a `stonewall` or `new_group` starts one); with `group_reporting`
+//! a group's jobs are one entry, their reports merged as runs at the same time are.
 
 use crate::fiojob::Job;
 use crate::fiojob::value::boolean;
@@ -7,25 +9,61 @@ use crate::report::Report;
 use crate::report::analysis::fio::{FIO_PERCENTILES, FioJobRun, document};
 use crate::report::render::fio_json;
 
-/// The document for the jobs that ran (job, its group, its report), in order.
+/// The document for the jobs that ran (job, its `stonewall` group, its report), in order.
 pub fn render(ran: &[(&Job, usize, &Report)], plus: bool) -> String {
-    let runs: Vec<FioJobRun> = ran
+    let groups = reporting_groups(ran);
+    // A group reported as one: its reports merged (separate entries if they cannot be).
+    let merged: Vec<Option<Report>> = groups
         .iter()
-        .map(|(job, group, report)| FioJobRun {
-            name: &job.name,
-            group: *group,
-            options: options(job),
-            percentiles: percentiles(job),
-            lat_percentiles: job
-                .get("lat_percentiles")
-                .is_some_and(|s| boolean(s.value.as_deref()).unwrap_or(false)),
-            clones: !job
-                .get("group_reporting")
-                .is_some_and(|s| boolean(s.value.as_deref()).unwrap_or(false)),
-            report,
+        .map(|members| {
+            let first = ran[members[0]].0;
+            let reports: Vec<Report> = members.iter().map(|&i| ran[i].2.clone()).collect();
+            (members.len() > 1 && set(first, "group_reporting"))
+                .then(|| crate::report::analysis::merge::merge(&reports).ok())
+                .flatten()
         })
         .collect();
+    let mut runs = Vec::new();
+    for (id, members) in groups.iter().enumerate() {
+        match &merged[id] {
+            Some(report) => runs.push(run(ran[members[0]].0, id, report)),
+            None => runs.extend(members.iter().map(|&i| run(ran[i].0, id, ran[i].2))),
+        }
+    }
     fio_json::render(&document(&runs, plus, std::time::SystemTime::now()))
+}
+
+/// The jobs of each reporting group, in order: a job in a later `stonewall` group, or with
+/// `new_group`, starts the next.
+fn reporting_groups(ran: &[(&Job, usize, &Report)]) -> Vec<Vec<usize>> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (i, (job, group, _)) in ran.iter().enumerate() {
+        let starts = i == 0 || ran[i - 1].1 != *group || set(job, "new_group");
+        match groups.last_mut() {
+            Some(last) if !starts => last.push(i),
+            _ => groups.push(vec![i]),
+        }
+    }
+    groups
+}
+
+/// Whether a job sets a boolean option.
+fn set(job: &Job, key: &str) -> bool {
+    job.get(key)
+        .is_some_and(|s| boolean(s.value.as_deref()).unwrap_or(false))
+}
+
+/// An entry's source: the job (or its group's first job), its reporting group, the report.
+fn run<'a>(job: &'a Job, group: usize, report: &'a Report) -> FioJobRun<'a> {
+    FioJobRun {
+        name: &job.name,
+        group,
+        options: options(job),
+        percentiles: percentiles(job),
+        lat_percentiles: set(job, "lat_percentiles"),
+        clones: !set(job, "group_reporting"),
+        report,
+    }
 }
 
 /// The job's settings under fio's names, the last of each kept in its first place.

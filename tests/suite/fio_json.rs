@@ -224,6 +224,55 @@ fn clones_are_entries_of_their_own_unless_group_reporting() {
     assert_eq!(entries(&["--group_reporting"]), [300]);
 }
 
+/// fio's reporting groups: jobs of one group are entries of their own, or with `group_reporting`
+/// one entry (the first job's name, the I/O of all); `new_group` starts another group.
+#[test]
+fn group_reporting_makes_a_reporting_group_one_entry() {
+    let dir = TempDir::new();
+    let entries = |global: &[&str], second: &[&str]| -> Vec<(String, u64, u64)> {
+        let output = iospd()
+            .args([
+                "fio",
+                "--output-format=json",
+                "--ioengine=psync",
+                "--size=1m",
+            ])
+            .args(["--filename=g.dat", "--rw=randread"])
+            .args(global)
+            .args([
+                "--name=a",
+                "--number_ios=100",
+                "--name=b",
+                "--number_ios=50",
+            ])
+            .args(second)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let doc: Value = serde_json::from_str(&stdout(&output)).unwrap();
+        doc["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| {
+                (
+                    j["jobname"].as_str().unwrap().to_string(),
+                    j["groupid"].as_u64().unwrap(),
+                    j["read"]["total_ios"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let own = |name: &str, group, ios| (name.to_string(), group, ios);
+    assert_eq!(entries(&[], &[]), [own("a", 0, 100), own("b", 0, 50)]);
+    assert_eq!(entries(&["--group_reporting"], &[]), [own("a", 0, 150)]);
+    assert_eq!(
+        entries(&["--group_reporting"], &["--new_group"]),
+        [own("a", 0, 100), own("b", 1, 50)]
+    );
+}
+
 /// Every key path of a document, the keys under maps whose keys are data (options,
 /// percentiles, bins, latency ranges) left out, and the index of a list.
 fn paths(v: &Value, at: &str, out: &mut BTreeSet<String>) {
