@@ -10,7 +10,9 @@
 
 use super::ToolError;
 use super::child::{Child, MAX_CHILDREN};
-use super::fio_files::{absent_targets, check_outputs, laid_out_first, remove_made, write_logs};
+use super::fio_files::{
+    absent_targets, check_outputs, laid_out_first, other_schedulers, remove_made, write_logs,
+};
 use crate::fiojob::cmdline;
 use crate::fiojob::origin::in_job_terms;
 use crate::fiojob::read::{Context, Keywords, environment, read_files};
@@ -213,6 +215,9 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
     // part of itself.
     let mut unfit = Vec::new();
     for (job, t) in &lines {
+        for why in other_schedulers(t) {
+            unfit.push(format!("{}: job '{}': {why}", job.place, t.job));
+        }
         match runner.check(&t.args) {
             Ok(()) => {}
             Err(ToolError::Failed { why, .. }) => unfit.push(format!(

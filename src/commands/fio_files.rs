@@ -89,6 +89,48 @@ pub fn absent_targets(t: &Translation) -> Vec<PathBuf> {
         .collect()
 }
 
+/// `ioscheduler`: each target whose device uses another scheduler than the job's, said with the
+/// fix (fio would switch the device; iospd measures it as it is set). A target not made yet is
+/// judged by its directory's device; a device whose scheduler cannot be read is not judged.
+pub fn other_schedulers(t: &Translation) -> Vec<String> {
+    let Some(wanted) = &t.scheduler else {
+        return Vec::new();
+    };
+    let mut said = Vec::new();
+    for (_, target) in job_files(t).into_iter().filter(|f| f.0 == "target") {
+        let path = Path::new(target);
+        let probe = match path.parent() {
+            _ if path.exists() => path,
+            Some(dir) if !dir.as_os_str().is_empty() => dir,
+            _ => Path::new("."),
+        };
+        let Some(device) = crate::system::backing::backing(probe).0 else {
+            continue;
+        };
+        match crate::system::backing::scheduler(&device) {
+            Some(now) if now != *wanted => said.push(format!(
+                "ioscheduler={wanted}: '{target}' is on {} whose scheduler is {now} (fio would switch it); set it first (echo {wanted} > /sys/block/{}/queue/scheduler) or remove ioscheduler",
+                device.name,
+                disk_of(&device)
+            )),
+            _ => {}
+        }
+    }
+    said
+}
+
+/// The disk whose queue a device uses (a partition's is its disk's).
+fn disk_of(device: &crate::system::backing::BlockDevice) -> String {
+    let real = std::fs::canonicalize(&device.sysfs).unwrap_or_else(|_| device.sysfs.clone());
+    match real.join("partition").exists() {
+        true => real
+            .parent()
+            .and_then(|p| p.file_name())
+            .map_or(device.name.clone(), |n| n.to_string_lossy().into_owned()),
+        false => device.name.clone(),
+    }
+}
+
 /// `unlink`: removes each of `paths` that is now a regular file iospd made (its test-file mark),
 /// nothing else; says what it left and why.
 pub fn remove_made(paths: &[PathBuf]) -> Vec<String> {

@@ -77,10 +77,6 @@ pub const ACCEPTED: &[(&str, &str)] = &[
     ("stonewall", "the next jobs wait for this group"),
     ("bwavgtime", "iospd's interval is -D"),
     ("iopsavgtime", "iospd's interval is -D"),
-    (
-        "ioscheduler",
-        "iospd uses the device's scheduler as it is set",
-    ),
     ("nice", "iospd threads run at the default priority"),
 ];
 

@@ -139,6 +139,10 @@ pub const MAPPED: &[(&str, &str)] = &[
         "`local`, or `bind`/`prefer` to the `numa_cpu_nodes`: where the threads' memory lands anyway",
     ),
     (
+        "ioscheduler",
+        "none: the job runs only where each target's device already uses that scheduler (fio would switch it)",
+    ),
+    (
         "exitall",
         "when the job ends, the others of its group are stopped (their results kept)",
     ),

@@ -54,6 +54,9 @@ pub struct Translation {
     /// `verify` on a job that writes: the `--verify-state` file `iospd verify` reads back after
     /// the run, as fio reads back what it wrote.
     pub read_back: Option<String>,
+    /// `ioscheduler`: the scheduler fio would switch the targets' devices to; `iospd fio` runs
+    /// the job only where the device already uses it.
+    pub scheduler: Option<String>,
 }
 
 /// What a job with `exitall` ends when it ends (`exit_what`).
@@ -164,11 +167,16 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
     let unlink = r.flag("unlink")?.unwrap_or(false);
     let start_delay_ms = placement::start_delay(r)?;
     let exit = placement::exit(r)?;
+    let scheduler = r.value("ioscheduler").map(str::to_string);
+    if let Some(s) = &scheduler {
+        t.notes.push(format!("ioscheduler={s}: fio switches the targets' devices to it; iospd leaves a device as it is set, and runs the job only where it is {s} already"));
+    }
     finish(r, t, group, logs).map(|t| Translation {
         unlink,
         start_delay_ms,
         exit,
         read_back,
+        scheduler,
         ..t
     })
 }
@@ -213,5 +221,6 @@ fn finish(
         start_delay_ms: 0,
         exit: None,
         read_back: None,
+        scheduler: None,
     })
 }

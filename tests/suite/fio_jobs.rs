@@ -553,6 +553,53 @@ fn a_verified_write_job_is_read_back_after_its_run() {
     );
 }
 
+/// `ioscheduler`: fio switches the device; iospd measures it as it is set, so a job runs where
+/// the device already uses that scheduler and is refused, with the command that sets it, where
+/// it does not — nothing written.
+#[test]
+fn ioscheduler_runs_only_where_the_device_uses_it() {
+    let test = "ioscheduler_runs_only_where_the_device_uses_it";
+    let Some(device) = crate::util::machine::LoopDevice::new(8, test) else {
+        return;
+    };
+    let name = device.name();
+    let listed = std::fs::read_to_string(format!("/sys/block/{name}/queue/scheduler")).unwrap();
+    let now = listed
+        .split_whitespace()
+        .find_map(|s| s.strip_prefix('[')?.strip_suffix(']'))
+        .unwrap()
+        .to_string();
+    let other = listed
+        .split_whitespace()
+        .find(|s| !s.starts_with('['))
+        .expect("a second scheduler")
+        .to_string();
+    let dir = TempDir::new();
+    let run = |scheduler: &str| {
+        std::fs::write(
+            dir.join("s.fio"),
+            format!(
+                "[s]\nioengine=psync\nrw=write\nbs=4k\nnumber_ios=8\nfilename={}\nioscheduler={scheduler}\n",
+                device.device.display()
+            ),
+        )
+        .unwrap();
+        iospd().args(["fio", &dir.arg("s.fio")]).output().unwrap()
+    };
+    let before = device.contents();
+    let output = run(&other);
+    assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
+    let said = format!(
+        "ioscheduler={other}: '{}' is on {name} whose scheduler is {now} (fio would switch it); set it first (echo {other} > /sys/block/{name}/queue/scheduler)",
+        device.device.display()
+    );
+    assert!(stderr(&output).contains(&said), "{}", stderr(&output));
+    assert!(device.contents() == before, "a refused job wrote");
+    let output = run(&now);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(device.contents() != before);
+}
+
 /// `log_offset=1` adds fio's offset column (0 for a window of many I/Os, as fio writes it)
 /// before the priority.
 #[test]

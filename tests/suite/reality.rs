@@ -39,12 +39,7 @@ fn page_cached_reads_are_flagged_and_direct_reads_are_not() {
     let Some(device) = LoopDevice::new(16, test) else {
         return;
     };
-    let name = device
-        .device
-        .file_name()
-        .unwrap()
-        .to_string_lossy()
-        .into_owned();
+    let name = device.name();
     // Buffered: the first pass reads 16 MiB from the device, the page cache serves the rest.
     let r = reality(&["-b4K", "-r", "-d1", "-W0", "-o4", &device.arg()]);
     let d = &r["devices"][0];

@@ -100,6 +100,15 @@ impl LoopDevice {
         self.device.display().to_string()
     }
 
+    /// The device's kernel name (`loop3`).
+    pub fn name(&self) -> String {
+        self.device
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned()
+    }
+
     /// Every byte of the device.
     pub fn contents(&self) -> Vec<u8> {
         let mut bytes = Vec::new();
