@@ -205,17 +205,19 @@ pub(super) fn caching(r: &mut Reader, engine: &Engine, t: &mut Draft) -> Result<
     } else {
         String::new()
     };
+    let mut o_sync = false;
     if let Some(s) = r.get("sync") {
         match s.value.as_deref().unwrap_or("1") {
             "0" | "none" => {}
             "dsync" => {
                 cache = if direct { "-Suw".into() } else { "-Sbw".into() };
             }
+            "1" | "sync" => o_sync = true,
             _ => {
                 return Err(r.refuse(
                     s,
-                    "O_SYNC (data and metadata) has no counterpart",
-                    Some("-Sw, O_DSYNC"),
+                    "not one of fio's sync modes (none, 0; sync, 1; dsync)",
+                    None,
                 ));
             }
         }
@@ -238,6 +240,16 @@ pub(super) fn caching(r: &mut Reader, engine: &Engine, t: &mut Draft) -> Result<
     }
     if !cache.is_empty() {
         t.args.push(cache);
+    }
+    if o_sync {
+        if engine.arg == Some("-Sm") {
+            return Err(r.refuse(
+                r.last["sync"],
+                "the mmap engine with O_SYNC (fio's mapped writes do not go through it)",
+                None,
+            ));
+        }
+        t.args.push("--o-sync".into());
     }
     Ok(())
 }

@@ -26,7 +26,10 @@ pub const MAPPED: &[(&str, &str)] = &[
     ("ba", "`-r<align>`"),
     ("direct", "`-Su`"),
     ("buffered", "`-Su` when 0"),
-    ("sync", "`w` in `-S` (O_DSYNC)"),
+    (
+        "sync",
+        "`1`/`sync`: `--o-sync` (O_SYNC); `dsync`: `w` in `-S` (O_DSYNC)",
+    ),
     (
         "iodepth",
         "`-o` (1 for synchronous engines), or a pool's `-O`",

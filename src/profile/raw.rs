@@ -126,6 +126,8 @@ pub struct RawArgs {
     pub cache_mode: Option<CacheMode>,
     /// `-Sw`/`-Sh`/`-h`: write-through (O_DSYNC).
     pub write_through: Option<bool>,
+    /// `--o-sync`: writes durable with their metadata (O_SYNC).
+    pub o_sync: bool,
     /// `-Sm`: memory-mapped I/O.
     pub memory_mapped: bool,
     /// `-N`: memory-mapped flush mode.

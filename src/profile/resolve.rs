@@ -320,6 +320,7 @@ fn from_command_line(raw: &RawArgs) -> Result<Profile, ProfileError> {
         write_ratio: raw.write_ratio.unwrap_or(0),
         cache: raw.cache_mode.unwrap_or(CacheMode::Cached),
         write_through: raw.write_through.unwrap_or(false),
+        o_sync: raw.o_sync,
         memory_mapped: raw.memory_mapped,
         flush: raw.flush,
         write_buffer: write_buffer(raw, sizes)?,

@@ -50,6 +50,10 @@ pub struct Target {
     pub cache: CacheMode,
     /// `-Sw`: every write is durable before it completes (O_DSYNC).
     pub write_through: bool,
+    /// `--o-sync`: every write is durable with the metadata that finds it before it completes
+    /// (O_SYNC, fio's `sync=1`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub o_sync: bool,
     /// `-Sm`: memory-mapped I/O.
     pub memory_mapped: bool,
     /// `-N`: how memory-mapped writes are flushed.
@@ -124,6 +128,7 @@ impl Target {
             write_ratio: 0,
             cache: CacheMode::Cached,
             write_through: false,
+            o_sync: false,
             memory_mapped: false,
             flush: None,
             write_buffer: WriteBuffer::Pattern,

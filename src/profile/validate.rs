@@ -461,6 +461,11 @@ fn validate_target(profile: &Profile, target: &Target) -> Result<(), ProfileErro
             "unbuffered I/O (-Su or -Sh) cannot be used with memory-mapped I/O (-Sm); drop one",
         ));
     }
+    if target.memory_mapped && target.o_sync {
+        return Err(invalid(
+            "--o-sync opens the target O_SYNC, which memory-mapped I/O (-Sm) does not write through; use -Sw (an msync after each write) or drop -Sm",
+        ));
+    }
     if !target.memory_mapped && target.flush.is_some() {
         return Err(invalid(
             "a memory-mapped flush mode (-N) needs memory-mapped I/O (-Sm); add -Sm or drop -N",

@@ -530,6 +530,9 @@ fn open_for_io(target: &Target, anchor: &File, identity: Identity) -> Result<Fil
     if target.write_through && !target.memory_mapped {
         flags |= libc::O_DSYNC;
     }
+    if target.o_sync {
+        flags |= libc::O_SYNC;
+    }
     let reopen = |flags| crate::safety::open::reopen(anchor.as_fd(), flags, identity, &target.path);
     let file = match reopen(flags | libc::O_NOATIME) {
         Err(e) if e.raw_os_error() == Some(libc::EPERM) => reopen(flags),

@@ -80,6 +80,11 @@ const COMMAND_LINES: &[(&[&str], &str)] = &[
     (&["-T4K", "t.dat"], "one thread"),
     (&["--offset-increment=1M", "t.dat"], "has one thread"),
     (
+        &["-Sm", "--o-sync", "t.dat"],
+        "use -Sw (an msync after each write)",
+    ),
+    (&["--o-sync=1", "t.dat"], "takes no value"),
+    (
         &["-t2", "-T4K", "--offset-increment=1M", "t.dat"],
         "-T staggers",
     ),

@@ -239,3 +239,82 @@ fn the_text_and_xml_say_it_and_compare_names_a_different_cache_mode() {
         "{text}"
     );
 }
+
+/// `--o-sync` (fio's `sync=1`) opens the target O_SYNC — seen in the running process's own
+/// descriptor flags — and the fingerprint says so; fio's `sync=1` translates to it.
+#[test]
+fn o_sync_opens_the_target_o_sync() {
+    let dir = TempDir::new();
+    let target = dir.arg("t.dat");
+    let trace = dir.arg("t.trace");
+    let mut child = iospd()
+        .args(["-Rjson", "-c4M", "-w100", "-Su", "--o-sync", "-d600", "-W0"])
+        .args([&format!("--trace={trace}"), &target])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    // The flags of a descriptor of the process on the target, once it has one open for I/O.
+    let synced = || -> bool {
+        let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+            return false;
+        };
+        fds.flatten().any(|fd| {
+            let on_target = std::fs::read_link(fd.path()).is_ok_and(|l| l.ends_with("t.dat"));
+            let info = std::fs::read_to_string(format!(
+                "/proc/{pid}/fdinfo/{}",
+                fd.file_name().to_string_lossy()
+            ))
+            .unwrap_or_default();
+            let flags = info
+                .lines()
+                .find_map(|l| l.strip_prefix("flags:"))
+                .and_then(|f| u64::from_str_radix(f.trim(), 8).ok())
+                .unwrap_or(0);
+            on_target && flags & libc::O_SYNC as u64 == libc::O_SYNC as u64
+        })
+    };
+    // Polled until seen and the run has measured some writes; the bound only ends a run that
+    // never gets there.
+    let measured = crate::util::traced(&trace, 10);
+    let mut polls = 0;
+    while !synced() || !measured() {
+        assert!(
+            polls < 30_000 && child.try_wait().unwrap().is_none(),
+            "no O_SYNC descriptor on the target"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        polls += 1;
+    }
+    // SAFETY: a signal to our own child, not yet waited for.
+    unsafe { libc::kill(pid as i32, libc::SIGINT) };
+    let output = child.wait_with_output().unwrap();
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let r = &report["timespans"][0]["measured"]["reality"];
+    assert_eq!(
+        r["fingerprint"]["cache_modes"][0][1], "O_DIRECT+O_SYNC",
+        "{r}"
+    );
+    assert_eq!(
+        report["profile"]["timespans"][0]["targets"][0]["o_sync"],
+        true
+    );
+    let line = iospd()
+        .args([
+            "fio",
+            "-Rp",
+            "--name=j",
+            "--rw=write",
+            "--sync=1",
+            "--direct=1",
+        ])
+        .args(["--size=1m", "--filename=/tmp/iospd-o-sync.dat"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&line.stdout).contains(" -Su --o-sync "),
+        "{}",
+        String::from_utf8_lossy(&line.stdout)
+    );
+}

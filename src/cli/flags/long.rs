@@ -438,6 +438,17 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         },
     },
     LongFlag {
+        name: "o-sync",
+        usage: (
+            "--o-sync",
+            "open the targets O_SYNC: each write completes durable with the metadata that finds it (fio's sync=1); -Sw is O_DSYNC, the data alone",
+        ),
+        apply: |v, raw| {
+            no_long_value(v, "o-sync")?;
+            flag_once(&mut raw.o_sync)
+        },
+    },
+    LongFlag {
         name: "offset-increment",
         usage: (
             "--offset-increment=<size>",

@@ -343,6 +343,7 @@ const TARGET_ELEMENTS: &[&str] = &[
     "DisableOSCache",
     "DisableLocalCache",
     "WriteThrough",
+    "OSync",
     "DisableAllCache",
     "MemoryMappedIo",
     "FlushType",
@@ -408,6 +409,7 @@ fn target(el: &Element) -> Result<Target, XmlError> {
         CacheMode::Cached
     };
     t.write_through = el.flag("WriteThrough")? || all;
+    t.o_sync = el.flag("OSync")?;
     t.memory_mapped = el.flag("MemoryMappedIo")?;
     t.flush = match el.child("FlushType")? {
         None => None,

@@ -233,6 +233,9 @@ fn write_target(out: &mut Out, t: &Target) {
     if t.write_through {
         out.value("WriteThrough", true);
     }
+    if t.o_sync {
+        out.value("OSync", true);
+    }
     if t.memory_mapped {
         out.value("MemoryMappedIo", true);
     }

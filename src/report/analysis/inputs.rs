@@ -54,6 +54,9 @@ fn timespan(ts: &TimeSpan) -> String {
             if t.distribution.is_some() {
                 text.push_str(" -rd…");
             }
+            if t.o_sync {
+                text.push_str(" --o-sync");
+            }
             text
         })
         .collect();

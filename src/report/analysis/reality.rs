@@ -274,13 +274,17 @@ fn fingerprint(ts: &TimeSpan, facts: &RealityFacts, system: &SystemInfo) -> Fing
         .targets
         .iter()
         .map(|t| {
-            let mode = match (t.cache, t.write_through) {
+            let mode = match (t.cache, t.write_through || t.o_sync) {
                 (CacheMode::Cached, false) => "buffered",
                 (CacheMode::Cached, true) => "buffered+O_DSYNC",
                 (CacheMode::DisableOsCache, false) => "O_DIRECT",
                 (CacheMode::DisableOsCache, true) => "O_DIRECT+O_DSYNC",
             };
-            (t.path.display().to_string(), mode.to_string())
+            let mode = match t.o_sync {
+                true => mode.replace("O_DSYNC", "O_SYNC"),
+                false => mode.to_string(),
+            };
+            (t.path.display().to_string(), mode)
         })
         .collect();
     let mut f = Fingerprint {

@@ -165,6 +165,16 @@ fn workload_text(out: &mut String, ts: &crate::profile::TimeSpan, skew: bool) {
                 ),
             );
         }
+        if t.o_sync {
+            line(
+                out,
+                4,
+                format_args!(
+                    "--o-sync: {} (opened O_SYNC: each write durable with its metadata before it completes)",
+                    t.path.display()
+                ),
+            );
+        }
         if t.offset_increment > 0 {
             line(
                 out,
