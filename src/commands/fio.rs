@@ -307,12 +307,15 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
                         args.insert(1, "-D500".into());
                     }
                     let runner = &runner;
-                    let (delay, exit) = (t.start_delay_ms, t.exit);
+                    let (delay, exit, on_error) = (t.start_delay_ms, t.exit, t.exit_on_error);
                     scope.spawn(move || {
                         super::child::pause(std::time::Duration::from_millis(delay));
                         let report = runner.report_kept(&args);
-                        // exitall: the job's end ends the others of its group.
-                        if exit.is_some() && !super::child::group_ended() {
+                        // exitall: the job's end ends the others of its group;
+                        // exitall_on_error: its failure does.
+                        let failed = matches!(report, Err(ToolError::Failed { .. }));
+                        if (exit.is_some() || (on_error && failed)) && !super::child::group_ended()
+                        {
                             super::child::end_group();
                         }
                         report
@@ -327,6 +330,8 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
         ran += members.len();
         let ended = super::child::group_ended() && super::child::stopped().is_none();
         let (cut_before, unmeasured_before) = (cut.len(), unmeasured.len());
+        // The jobs whose failure ends everything (exitall_on_error).
+        let mut errored = Vec::new();
         for ((job, t), report) in members.iter().zip(reports) {
             // A job that fails as it runs leaves the others' results: they are printed, and the
             // failure is said after them.
@@ -352,6 +357,9 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
                     continue;
                 }
                 Err(ToolError::Failed { why, code, .. }) => {
+                    if t.exit_on_error {
+                        errored.push(format!("'{}' (exitall_on_error)", t.job));
+                    }
                     failed.push((
                         code,
                         format!(
@@ -376,14 +384,16 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
         }
         if ended {
             // What exitall ended is fio's normal course, not a stop: said, and the run goes on.
-            let by: Vec<String> = members
+            let mut by: Vec<String> = members
                 .iter()
                 .filter(|(_, t)| t.exit.is_some())
                 .map(|(_, t)| format!("'{}'", t.job))
                 .collect();
-            let all = members
-                .iter()
-                .any(|(_, t)| t.exit == Some(crate::fiojob::translate::ExitScope::All));
+            by.extend(errored.iter().cloned());
+            let all = !errored.is_empty()
+                || members
+                    .iter()
+                    .any(|(_, t)| t.exit == Some(crate::fiojob::translate::ExitScope::All));
             let later = lines.len() - ran;
             let mut note = format!("iospd: exitall: {} ended its group", by.join(" or "));
             let cut_now: Vec<String> = cut.drain(cut_before..).collect();
@@ -402,7 +412,7 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
             }
             if all && later > 0 {
                 note.push_str(&format!(
-                    "; exit_what=all: {later} later job{} not run",
+                    "; {later} later job{} not run",
                     if later == 1 { "" } else { "s" }
                 ));
             }

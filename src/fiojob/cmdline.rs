@@ -13,9 +13,9 @@ use super::{Job, JobError, Place, Setting};
 /// number from 1.
 pub const COMMAND_LINE: &str = "<command line>";
 
-/// fio's job options that take no value (`FIO_OPT_STR_SET`): `--time_based`, never
-/// `--time_based <value>`.
-const FLAGS: [&str; 13] = [
+/// fio's job options that take no value (`FIO_OPT_STR_SET`, fio's own and its Linux engines'):
+/// `--time_based`, never `--time_based <value>`.
+const FLAGS: [&str; 18] = [
     "bs_unaligned",
     "exitall",
     "exitall_on_error",
@@ -29,6 +29,11 @@ const FLAGS: [&str; 13] = [
     "verify_only",
     "zero_buffers",
     "wait_for_previous",
+    "hipri",
+    "fixedbufs",
+    "registerfiles",
+    "sqthread_poll",
+    "userspace_reap",
 ];
 
 /// fio's options that are not job options (output and running), and whether each takes a value.

@@ -64,6 +64,19 @@ pub const ACCEPTED: &[(&str, &str)] = &[
     ),
     ("iodepth_low", "iospd refills every free slot at once"),
     ("fixedbufs", "iospd registers its buffers with io_uring"),
+    (
+        "userspace_reap",
+        "iospd reaps completions from io_uring's ring in user space",
+    ),
+    ("clocksource", "iospd times each I/O with its own clock"),
+    (
+        "unified_rw_reporting",
+        "iospd reports reads, writes and their total apart (fio would add them into one block)",
+    ),
+    (
+        "allow_mounted_write",
+        "iospd's safety gate judges every write to a device, mounted or not",
+    ),
     ("registerfiles", "iospd registers its files with io_uring"),
     (
         "rate_min",
@@ -127,6 +140,18 @@ pub const CLOSEST: &[(&str, &str)] = &[
     ("opendir", "list the files as targets"),
     ("replay_redirect", "iospd replay <trace> <target>"),
     ("trim_percentage", "--trim=<percent>"),
+    (
+        "write_hist_log",
+        "--histlog=<file> (HdrHistogram's interval log)",
+    ),
+    (
+        "log_hist_msec",
+        "--histlog=<file> (HdrHistogram's interval log)",
+    ),
+    (
+        "log_hist_coarseness",
+        "--histlog=<file> (HdrHistogram's interval log)",
+    ),
 ];
 
 /// Accepted only with these values (fio's default, or what iospd does anyway), with what that

@@ -150,6 +150,10 @@ pub const MAPPED: &[(&str, &str)] = &[
         "when the job ends, the others of its group are stopped (their results kept)",
     ),
     (
+        "exitall_on_error",
+        "when the job fails, the others of its group are stopped and no later group runs",
+    ),
+    (
         "exit_what",
         "`group`, `stonewall`: the group's jobs; `all`: those, and no later group runs",
     ),

@@ -51,6 +51,9 @@ pub struct Translation {
     pub start_delay_ms: u64,
     /// `exitall`: when the job ends, what ends with it.
     pub exit: Option<ExitScope>,
+    /// `exitall_on_error`: when the job fails, the others of its group are stopped and no later
+    /// group runs.
+    pub exit_on_error: bool,
     /// `verify` on a job that writes: the `--verify-state` file `iospd verify` reads back after
     /// the run, as fio reads back what it wrote.
     pub read_back: Option<String>,
@@ -167,6 +170,7 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
     let unlink = r.flag("unlink")?.unwrap_or(false);
     let start_delay_ms = placement::start_delay(r)?;
     let exit = placement::exit(r)?;
+    let exit_on_error = r.flag("exitall_on_error")?.unwrap_or(false);
     let scheduler = r.value("ioscheduler").map(str::to_string);
     if let Some(s) = &scheduler {
         t.notes.push(format!("ioscheduler={s}: fio switches the targets' devices to it; iospd leaves a device as it is set, and runs the job only where it is {s} already"));
@@ -175,6 +179,7 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
         unlink,
         start_delay_ms,
         exit,
+        exit_on_error,
         read_back,
         scheduler,
         ..t
@@ -220,6 +225,7 @@ fn finish(
         unlink: false,
         start_delay_ms: 0,
         exit: None,
+        exit_on_error: false,
         read_back: None,
         scheduler: None,
     })

@@ -349,22 +349,7 @@ fn a_job_that_fails_as_it_runs_leaves_the_others_results() {
         "[global]\ntime_based\nruntime=10\nsize=1m\n\n[calm]\nioengine=psync\nrw=read\nrate_iops=10\nfilename=calm.dat\n\n[spin]\nioengine=null\nrw=read\niodepth=8\nfilename=spin.dat\n",
     )
     .unwrap();
-    let mut command = iospd();
-    command
-        .current_dir(dir.join(""))
-        .args(["fio", "-Rjson", "spin.fio"]);
-    // SAFETY: setrlimit is async-signal-safe; the child has not started yet.
-    unsafe {
-        command.pre_exec(|| {
-            let limit = libc::rlimit {
-                rlim_cur: 1,
-                rlim_max: libc::RLIM_INFINITY,
-            };
-            libc::setrlimit(libc::RLIMIT_CPU, &limit);
-            Ok(())
-        });
-    }
-    let output = command.output().unwrap();
+    let output = with_a_second_of_cpu(&dir, "spin.fio");
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(1), "{err}");
     let failure: Vec<&str> = err.lines().filter(|l| l.starts_with("iospd: ")).collect();
@@ -380,6 +365,53 @@ fn a_job_that_fails_as_it_runs_leaves_the_others_results() {
     assert!(
         report["command_line"].to_string().contains("calm.dat")
             || report.to_string().contains("calm.dat"),
+        "the calm job's report is kept"
+    );
+}
+
+/// `iospd fio <job file>` in `dir`, each process allowed one second of CPU (SIGXCPU after it):
+/// a job that spins fails as it runs.
+fn with_a_second_of_cpu(dir: &TempDir, job: &str) -> std::process::Output {
+    let mut command = iospd();
+    command
+        .current_dir(dir.join(""))
+        .args(["fio", "-Rjson", job]);
+    // SAFETY: setrlimit is async-signal-safe; the child has not started yet.
+    unsafe {
+        command.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: 1,
+                rlim_max: libc::RLIM_INFINITY,
+            };
+            libc::setrlimit(libc::RLIMIT_CPU, &limit);
+            Ok(())
+        });
+    }
+    command.output().unwrap()
+}
+
+/// `exitall_on_error`: a job that fails ends the others of its group (an hour-long one cut short,
+/// its results kept) and no later group runs.
+#[test]
+fn exitall_on_error_ends_everything_when_its_job_fails() {
+    let dir = TempDir::new();
+    fs::write(
+        dir.join("fail.fio"),
+        "[global]\nsize=1m\n\n[calm]\nioengine=psync\nrw=read\ntime_based\nruntime=3600\nrate_iops=10\nfilename=calm.dat\n\n[spin]\nexitall_on_error\nioengine=null\nrw=read\niodepth=8\ntime_based\nruntime=3600\nfilename=spin.dat\n\n[later]\nstonewall\nioengine=psync\nrw=read\nfilename=later.dat\n",
+    )
+    .unwrap();
+    let output = with_a_second_of_cpu(&dir, "fail.fio");
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("exitall: 'spin' (exitall_on_error) ended its group; 'calm' cut short (results up to then); 1 later job not run"),
+        "{err}"
+    );
+    assert!(err.contains("job 'spin': killed by SIGXCPU"), "{err}");
+    assert!(!dir.join("later.dat").exists(), "the later group ran");
+    let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert!(
+        report.to_string().contains("calm.dat"),
         "the calm job's report is kept"
     );
 }
