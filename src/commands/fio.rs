@@ -175,7 +175,7 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
     let mut lines = Vec::new();
     for (job, result) in jobs.iter().zip(&results) {
         match result {
-            Ok(t) => lines.push((job, t)),
+            Ok(clones) => lines.extend(clones.iter().map(|t| (job, t))),
             Err(refusal) => refusals.push(refusal.to_string()),
         }
     }
@@ -192,7 +192,12 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
         )));
     }
     // What the translations say, once nothing is refused (a refusal is one line alone).
-    for (_, t) in &lines {
+    // Once per job (clones that run apart say the same).
+    let mut said = std::collections::BTreeSet::new();
+    for (job, t) in &lines {
+        if !said.insert(job.number) {
+            continue;
+        }
         for note in &t.notes {
             crate::console::say(&format!("note: job '{}': {note}", t.job));
         }

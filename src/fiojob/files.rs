@@ -17,6 +17,9 @@ pub(super) struct Files {
     pub shared: bool,
     /// How many files one thread uses.
     pub per_thread: u64,
+    /// Each of several clones has several files of its own: each clone runs as a process of
+    /// its own (`names` holds them clone by clone).
+    pub apart: bool,
 }
 
 /// The targets: `filename` (every one, `:` lists, under `directory`), or `nrfiles` files per job
@@ -57,14 +60,8 @@ pub(super) fn files(r: &mut Reader, numjobs: u64) -> Result<Files, Box<Refusal>>
             names,
             shared: true,
             per_thread,
+            apart: false,
         });
-    }
-    if nrfiles > 1 && numjobs > 1 {
-        return Err(r.refuse(
-            r.last_of("nrfiles"),
-            "each of several clones with files of its own: iospd's pool threads share every target",
-            Some("filename=<a:b:…> (the clones share the files) or numjobs=1"),
-        ));
     }
     let format = r
         .value("filename_format")
@@ -86,6 +83,7 @@ pub(super) fn files(r: &mut Reader, numjobs: u64) -> Result<Files, Box<Refusal>>
         names,
         shared: false,
         per_thread: nrfiles,
+        apart: nrfiles > 1 && numjobs > 1,
     })
 }
 

@@ -109,7 +109,8 @@ pub(super) struct Draft {
 }
 
 /// Translates every job; jobs of one `stonewall` group share a group number.
-pub fn translate(jobs: &[Job]) -> Vec<Result<Translation, Refusal>> {
+/// A job is one command line, or one per clone where each clone has several files of its own.
+pub fn translate(jobs: &[Job]) -> Vec<Result<Vec<Translation>, Refusal>> {
     let mut group = 0;
     let mut out = Vec::with_capacity(jobs.len());
     for (i, job) in jobs.iter().enumerate() {
@@ -127,7 +128,7 @@ pub fn translate(jobs: &[Job]) -> Vec<Result<Translation, Refusal>> {
 /// One job, concept by concept (the table above, in order): each step reads its options and adds
 /// its arguments; whatever no step read is judged at the end against the accepted and refused
 /// lists.
-fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
+fn one(job: &Job, group: usize) -> Result<Vec<Translation>, Box<Refusal>> {
     let r = &mut Reader::new(job);
     let mut t = Draft::default();
     let engine = access::engine(r, &mut t)?;
@@ -149,7 +150,9 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
     let logs = logs::logs(r, &mut t)?;
     access::polling(r, &mut t)?;
     t.args.extend(placement::cpus(r)?);
-    let threads = files::threads(r, &files, numjobs, depth, time_based, &mut t.notes)?;
+    // A clone that runs apart is one thread over its files.
+    let clones = if files.apart { 1 } else { numjobs };
+    let threads = files::threads(r, &files, clones, depth, time_based, &mut t.notes)?;
     t.args.extend(threads);
     files::place(r, &files, numjobs, &m, &mut t)?;
     if let Some(s) = r.get("read_iolog") {
@@ -164,9 +167,9 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
         replay.push(s.value.clone().unwrap_or_default());
         replay.extend(files.names.iter().cloned());
         t.args = replay;
-        return finish(r, t, group, logs);
+        return finish(r, t, group, logs).map(|t| vec![t]);
     }
-    t.args.extend(files.names);
+    let targets = files.names;
     let unlink = r.flag("unlink")?.unwrap_or(false);
     let start_delay_ms = placement::start_delay(r)?;
     let exit = placement::exit(r)?;
@@ -175,7 +178,10 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
     if let Some(s) = &scheduler {
         t.notes.push(format!("ioscheduler={s}: fio switches the targets' devices to it; iospd leaves a device as it is set, and runs the job only where it is {s} already"));
     }
-    finish(r, t, group, logs).map(|t| Translation {
+    if files.apart {
+        t.notes.push(format!("each of the {numjobs} clones has {} files of its own: each runs as an iospd process of its own", files.per_thread));
+    }
+    let whole = finish(r, t, group, logs).map(|t| Translation {
         unlink,
         start_delay_ms,
         exit,
@@ -183,7 +189,34 @@ fn one(job: &Job, group: usize) -> Result<Translation, Box<Refusal>> {
         read_back,
         scheduler,
         ..t
-    })
+    })?;
+    let per_clone = match files.apart {
+        true => files.per_thread as usize,
+        false => targets.len(),
+    };
+    Ok(targets
+        .chunks(per_clone)
+        .enumerate()
+        .map(|(k, chunk)| clone(&whole, k, files.apart, chunk))
+        .collect())
+}
+
+/// The translation for clone `k` (all of the job unless `apart`) with its targets.
+fn clone(whole: &Translation, k: usize, apart: bool, targets: &[String]) -> Translation {
+    let mut t = whole.clone();
+    if apart && let Some(state) = &whole.read_back {
+        let own = state.replace(".verify-state", &format!(".{k}.verify-state"));
+        for arg in t
+            .args
+            .iter_mut()
+            .filter(|a| a.starts_with("--verify-state="))
+        {
+            *arg = format!("--verify-state={own}");
+        }
+        t.read_back = Some(own);
+    }
+    t.args.extend(targets.iter().cloned());
+    t
 }
 
 /// Checks that every setting was used, accepted or is refused with its closest; the translation.

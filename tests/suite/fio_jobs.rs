@@ -105,6 +105,8 @@ const EXPECTED: &[(&str, &[&str])] = &[
             "iospd -b4096 -s -w0 -Su --bytes=1048576 -W0 -C0 -L -n -F1 -O1 --file-service=sequential -c1048576 --keep-existing /tmp/iospd-fio-c.dat /tmp/iospd-fio-d.dat /tmp/iospd-fio-e.dat",
             "iospd -b4096 -r --random-map -w100 -Su -d10 -W0 -C0 -L -Z1048576 -n -F1 -O1 --file-service=roundrobin:8 -c4194304 --keep-existing /tmp/under-directory.0.0 /tmp/under-directory.0.1 /tmp/under-directory.0.2 /tmp/under-directory.0.3",
             "iospd -b4096 -r --random-map -w0 -Su --bytes=8388608 --ios=500 -W0 -C0 -L -n -F1 -O1 --file-service=random -c8388608 --keep-existing /tmp/each-sized.0.0 /tmp/each-sized.0.1",
+            "iospd -b4096 -r --random-map -w0 -Su --bytes=1048576 -W0 -C0 -L -n -F1 -O1 --file-service=roundrobin -c1048576 --keep-existing /tmp/own-per-clone.0.0 /tmp/own-per-clone.0.1",
+            "iospd -b4096 -r --random-map -w0 -Su --bytes=1048576 -W0 -C0 -L -n -F1 -O1 --file-service=roundrobin -c1048576 --keep-existing /tmp/own-per-clone.1.0 /tmp/own-per-clone.1.1",
         ],
     ),
     (
@@ -192,15 +194,14 @@ fn what_iospd_cannot_run_exactly_is_refused_by_option_job_and_line() {
     assert_eq!(output.status.code(), Some(3));
     let err = stderr(&output);
     for says in [
-        "iospd: 8 jobs refused:",
-        "refused-files.fio:8: job 'own-files-per-clone': nrfiles=2: each of several clones with files of its own",
-        "refused-files.fio:13: job 'sizes-from-a-range': filesize=1m-4m: files of sizes drawn from a range",
-        "refused-files.fio:17: job 'files-by-distribution': file_service_type=zipf:1.2: files chosen by a distribution",
-        "refused-files.fio:21: job 'timed-file-by-file': file_service_type=sequential: a time-based job served file by file",
-        "refused-files.fio:27: job 'uneven-count': number_ios=1000: 1000 I/Os, which do not split evenly between the thread's 3 files",
-        "refused-files.fio:32: job 'grown-by-writes': create_on_open=1: files made empty when opened and grown by the job's own writes",
-        "refused-files.fio:36: job 'increments-own-files': offset_increment=1m: clones each on files of their own",
-        "refused-files.fio:42: job 'increments-to-the-end': offset_increment=1g: clones whose regions run from their own offsets to the target's end",
+        "iospd: 7 jobs refused:",
+        "refused-files.fio:9: job 'sizes-from-a-range': filesize=1m-4m: files of sizes drawn from a range",
+        "refused-files.fio:13: job 'files-by-distribution': file_service_type=zipf:1.2: files chosen by a distribution",
+        "refused-files.fio:17: job 'timed-file-by-file': file_service_type=sequential: a time-based job served file by file",
+        "refused-files.fio:23: job 'uneven-count': number_ios=1000: 1000 I/Os, which do not split evenly between the thread's 3 files",
+        "refused-files.fio:28: job 'grown-by-writes': create_on_open=1: files made empty when opened and grown by the job's own writes",
+        "refused-files.fio:32: job 'increments-own-files': offset_increment=1m: clones each on files of their own",
+        "refused-files.fio:38: job 'increments-to-the-end': offset_increment=1g: clones whose regions run from their own offsets to the target's end",
     ] {
         assert!(err.contains(says), "{says}\n{err}");
     }
@@ -594,6 +595,45 @@ fn ioscheduler_runs_only_where_the_device_uses_it() {
     let output = run(&now);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert!(device.contents() != before);
+}
+
+/// Clones with several files of their own (`nrfiles` with `numjobs`, no `filename`) run each as a
+/// process of its own over its own files, as fio runs them: each lays out and moves its `size`.
+#[test]
+fn clones_with_files_of_their_own_each_run_over_theirs() {
+    let dir = TempDir::new();
+    let output = iospd()
+        .args([
+            "fio",
+            "--output-format=json",
+            "--name=per",
+            "--ioengine=psync",
+        ])
+        .args(["--rw=randwrite", "--nrfiles=2", "--numjobs=2", "--size=1m"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let entries: Vec<(&str, u64)> = doc["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            (
+                j["jobname"].as_str().unwrap(),
+                j["write"]["io_bytes"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(entries, [("per", 1 << 20), ("per", 1 << 20)]);
+    for file in ["per.0.0", "per.0.1", "per.1.0", "per.1.1"] {
+        assert_eq!(
+            std::fs::metadata(dir.join(file)).unwrap().len(),
+            512 << 10,
+            "{file}"
+        );
+    }
 }
 
 /// `log_offset=1` adds fio's offset column (0 for a window of many I/Os, as fio writes it)
