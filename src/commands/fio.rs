@@ -295,6 +295,7 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
         }
         type Kept = Result<(crate::report::Report, Option<i32>), ToolError>;
         super::child::begin_group();
+        let unfinished = Unfinished::new(members.iter().map(|(_, t)| t.job.clone()).collect());
         let reports: Vec<Kept> = std::thread::scope(|scope| {
             let handles: Vec<_> = members
                 .iter()
@@ -311,11 +312,15 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
                     {
                         args.insert(1, "-D500".into());
                     }
-                    let runner = &runner;
+                    let (runner, unfinished) = (&runner, &unfinished);
                     let (delay, exit, on_error) = (t.start_delay_ms, t.exit, t.exit_on_error);
                     scope.spawn(move || {
                         super::child::pause(std::time::Duration::from_millis(delay));
+                        if let Some(waitee) = &t.wait_for {
+                            unfinished.wait(waitee, &t.job);
+                        }
                         let report = runner.report_kept(&args);
+                        unfinished.finish(&t.job);
                         // exitall: the job's end ends the others of its group;
                         // exitall_on_error: its failure does.
                         let failed = matches!(report, Err(ToolError::Failed { .. }));
@@ -459,6 +464,48 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
 /// One line for what a stop by `signal` did: the jobs it `cut` short (their results above cover
 /// their measured windows up to it), those it stopped before their window began, and how many
 /// it kept from starting.
+/// The jobs of a group that have not finished, by name: `wait_for` holds a job back until every
+/// job of the name it gives has.
+struct Unfinished {
+    left: std::sync::Mutex<Vec<String>>,
+    changed: std::sync::Condvar,
+}
+
+impl Unfinished {
+    fn new(names: Vec<String>) -> Self {
+        Unfinished {
+            left: std::sync::Mutex::new(names),
+            changed: std::sync::Condvar::new(),
+        }
+    }
+
+    /// One job of this name has finished.
+    fn finish(&self, name: &str) {
+        let mut left = self.left.lock().expect("a job's thread panicked");
+        if let Some(i) = left.iter().position(|n| n == name) {
+            left.remove(i);
+        }
+        self.changed.notify_all();
+    }
+
+    /// Waits until no job named `waitee` (other than `me`'s clones, as fio skips its own name)
+    /// is unfinished, or a stop or the group's end comes.
+    fn wait(&self, waitee: &str, me: &str) {
+        let mut left = self.left.lock().expect("a job's thread panicked");
+        while waitee != me
+            && left.iter().any(|n| n == waitee)
+            && super::child::stopped().is_none()
+            && !super::child::group_ended()
+        {
+            left = self
+                .changed
+                .wait_timeout(left, std::time::Duration::from_millis(50))
+                .expect("a job's thread panicked")
+                .0;
+        }
+    }
+}
+
 /// fio's read-back of what a verified job wrote: `iospd verify` of its `--verify-state` after
 /// its run, said in one line; the state removed when every block is right, kept (and named) when
 /// one is not.

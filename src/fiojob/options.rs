@@ -150,6 +150,10 @@ pub const MAPPED: &[(&str, &str)] = &[
         "when the job ends, the others of its group are stopped (their results kept)",
     ),
     (
+        "wait_for",
+        "the job starts when the jobs of that name in its group have finished",
+    ),
+    (
         "exitall_on_error",
         "when the job fails, the others of its group are stopped and no later group runs",
     ),

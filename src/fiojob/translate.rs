@@ -51,6 +51,8 @@ pub struct Translation {
     pub start_delay_ms: u64,
     /// `exitall`: when the job ends, what ends with it.
     pub exit: Option<ExitScope>,
+    /// `wait_for`: the job starts when every job of this name in its group has finished.
+    pub wait_for: Option<String>,
     /// `exitall_on_error`: when the job fails, the others of its group are stopped and no later
     /// group runs.
     pub exit_on_error: bool,
@@ -122,6 +124,34 @@ pub fn translate(jobs: &[Job]) -> Vec<Result<Vec<Translation>, Refusal>> {
         }
         out.push(one(job, group).map_err(|refusal| *refusal));
     }
+    // wait_for a job of a later group: that group starts only when this one has ended.
+    let groups: Vec<(&str, usize)> = out
+        .iter()
+        .zip(jobs)
+        .filter_map(|(t, job)| Some((job.name.as_str(), t.as_ref().ok()?.first()?.group)))
+        .collect();
+    for (result, job) in out.iter_mut().zip(jobs) {
+        let Ok(clones) = result else {
+            continue;
+        };
+        let Some(t) = clones.first() else {
+            continue;
+        };
+        let later = t.wait_for.as_deref().is_some_and(|waitee| {
+            groups
+                .iter()
+                .any(|&(name, g)| name == waitee && g > t.group)
+        });
+        if let (true, Some(s)) = (later, job.get("wait_for")) {
+            *result = Err(Refusal {
+                option: format!("{}={}", s.written, s.value.as_deref().unwrap_or("")),
+                job: job.name.clone(),
+                place: s.place.clone(),
+                why: "a job of a later group, which starts only when this one has ended (fio would wait for ever)".into(),
+                closest: Some("the waited-for job earlier in the file, or stonewall between them".into()),
+            });
+        }
+    }
     out
 }
 
@@ -174,6 +204,7 @@ fn one(job: &Job, group: usize) -> Result<Vec<Translation>, Box<Refusal>> {
     let start_delay_ms = placement::start_delay(r)?;
     let exit = placement::exit(r)?;
     let exit_on_error = r.flag("exitall_on_error")?.unwrap_or(false);
+    let wait_for = r.value("wait_for").map(str::to_string);
     let scheduler = r.value("ioscheduler").map(str::to_string);
     if let Some(s) = &scheduler {
         t.notes.push(format!("ioscheduler={s}: fio switches the targets' devices to it; iospd leaves a device as it is set, and runs the job only where it is {s} already"));
@@ -186,6 +217,7 @@ fn one(job: &Job, group: usize) -> Result<Vec<Translation>, Box<Refusal>> {
         start_delay_ms,
         exit,
         exit_on_error,
+        wait_for,
         read_back,
         scheduler,
         ..t
@@ -259,6 +291,7 @@ fn finish(
         start_delay_ms: 0,
         exit: None,
         exit_on_error: false,
+        wait_for: None,
         read_back: None,
         scheduler: None,
     })

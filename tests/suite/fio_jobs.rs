@@ -636,6 +636,57 @@ fn clones_with_files_of_their_own_each_run_over_theirs() {
     }
 }
 
+/// `wait_for`: a job of the group starts when the job it names has finished (its measured
+/// window begins after the other's ended); one that names a job of a later group is refused, as
+/// fio would wait for ever.
+#[test]
+fn wait_for_starts_a_job_when_the_one_it_names_has_finished() {
+    let dir = TempDir::new();
+    std::fs::write(
+        dir.join("wf.fio"),
+        "[global]\nioengine=psync\nfilename=w.dat\nsize=4m\n[b]\nwait_for=a\nrw=read\n[a]\nrw=write\nrate_iops=4000\n",
+    )
+    .unwrap();
+    let output = iospd()
+        .args(["fio", "-Rjson", "wf.fio"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let reports: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let window = |i: usize| {
+        let ts = &reports[i]["timespans"][0];
+        let start = ts["start_unix_s"].as_f64().unwrap();
+        (
+            start,
+            start + ts["measured"]["duration_s"].as_f64().unwrap(),
+        )
+    };
+    let (b, a) = (window(0), window(1));
+    assert!(
+        b.0 >= a.1,
+        "'b' began at {} before 'a' ended at {}",
+        b.0,
+        a.1
+    );
+    std::fs::write(
+        dir.join("later.fio"),
+        "[global]\nioengine=psync\nfilename=w.dat\nsize=4m\n[b]\nwait_for=a\nrw=read\n[a]\nstonewall\nrw=write\n",
+    )
+    .unwrap();
+    let output = iospd()
+        .args(["fio", "-Rp", "later.fio"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("later.fio:6: job 'b': wait_for=a: a job of a later group"),
+        "{}",
+        stderr(&output)
+    );
+}
+
 /// `log_offset=1` adds fio's offset column (0 for a window of many I/Os, as fio writes it)
 /// before the priority.
 #[test]
