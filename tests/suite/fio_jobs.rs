@@ -347,11 +347,7 @@ fn a_jobs_logs_are_written_in_fios_format() {
         "[global]\nioengine=io_uring\ndirect=1\ntime_based\nruntime=2\nsize=8m\nfilename=t.dat\n\n[logged]\nrw=randread\nbs=4k\niodepth=4\nrate_iops=2000\nwrite_iops_log=run\nwrite_lat_log=run\nlog_avg_msec=500\n",
     )
     .unwrap();
-    let output = iospd()
-        .args(["fio", "-Rjson", "logged.fio"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    let output = fio_in(&dir, &["-Rjson", "logged.fio"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let iops = std::fs::read_to_string(dir.join("run_iops.1.log")).unwrap();
     let lines: Vec<Vec<u64>> = iops
@@ -518,11 +514,7 @@ fn a_verified_write_job_is_read_back_after_its_run() {
         )
     };
     std::fs::write(dir.join("vw.fio"), job("")).unwrap();
-    let output = iospd()
-        .args(["fio", "-Rjson", "vw.fio"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    let output = fio_in(&dir, &["-Rjson", "vw.fio"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let err = stderr(&output);
     assert!(
@@ -538,11 +530,7 @@ fn a_verified_write_job_is_read_back_after_its_run() {
         "the read-back is not measured: {totals}"
     );
     std::fs::write(dir.join("vt.fio"), job("time_based\nruntime=1\n")).unwrap();
-    let output = iospd()
-        .args(["fio", "-Rp", "vt.fio"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    let output = fio_in(&dir, &["-Rp", "vt.fio"]);
     assert!(
         !stdout(&output).contains("--verify-state"),
         "{}",
@@ -647,11 +635,7 @@ fn wait_for_starts_a_job_when_the_one_it_names_has_finished() {
         "[global]\nioengine=psync\nfilename=w.dat\nsize=4m\n[b]\nwait_for=a\nrw=read\n[a]\nrw=write\nrate_iops=4000\n",
     )
     .unwrap();
-    let output = iospd()
-        .args(["fio", "-Rjson", "wf.fio"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    let output = fio_in(&dir, &["-Rjson", "wf.fio"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let reports: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
     let window = |i: usize| {
@@ -674,11 +658,7 @@ fn wait_for_starts_a_job_when_the_one_it_names_has_finished() {
         "[global]\nioengine=psync\nfilename=w.dat\nsize=4m\n[b]\nwait_for=a\nrw=read\n[a]\nstonewall\nrw=write\n",
     )
     .unwrap();
-    let output = iospd()
-        .args(["fio", "-Rp", "later.fio"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    let output = fio_in(&dir, &["-Rp", "later.fio"]);
     assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
     assert!(
         stderr(&output).contains("later.fio:6: job 'b': wait_for=a: a job of a later group"),
@@ -697,11 +677,7 @@ fn log_offset_adds_fios_offset_column() {
         "[off]\nioengine=io_uring\ntime_based\nruntime=1\nsize=4m\nfilename=t.dat\nrw=randread\nrate_iops=500\nwrite_iops_log=o\nlog_offset=1\nlog_avg_msec=500\n",
     )
     .unwrap();
-    let output = iospd()
-        .args(["fio", "-Rjson", "offsets.fio"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    let output = fio_in(&dir, &["-Rjson", "offsets.fio"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let log = std::fs::read_to_string(dir.join("o_iops.1.log")).unwrap();
     assert_eq!(log.lines().count(), 2, "{log}");
@@ -710,6 +686,16 @@ fn log_offset_adds_fios_offset_column() {
         assert_eq!(fields.len(), 6, "{log}");
         assert_eq!(&fields[2..], ["0", "0", "0", "0"], "{log}");
     }
+}
+
+/// `iospd fio <args>` run in `dir`.
+fn fio_in(dir: &TempDir, args: &[&str]) -> Output {
+    iospd()
+        .arg("fio")
+        .args(args)
+        .current_dir(dir.path())
+        .output()
+        .unwrap()
 }
 
 /// A translated job runs: the line iospd printed, run by `iospd fio`, measures the job's I/O.
@@ -765,11 +751,7 @@ fn a_size_bound_job_reads_its_region_once_and_ends() {
         "[once]\nioengine=psync\nfilename=t.dat\nsize=4m\nrw=randread\nbs=4k\nwrite_iolog=once.trace\n",
     )
     .unwrap();
-    let output = iospd()
-        .args(["fio", "-Rjson", "once.fio"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    let output = fio_in(&dir, &["-Rjson", "once.fio"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
     let measured = &report["timespans"][0]["measured"];
@@ -1040,11 +1022,7 @@ fn jobs_of_a_group_sharing_a_file_lay_it_out_before_they_start() {
     std::fs::write(dir.join("shared.fio"), job).unwrap();
     for round in 0..3 {
         let _ = std::fs::remove_file(dir.join("shared.dat"));
-        let output = iospd()
-            .args(["fio", "-Rjson", "shared.fio"])
-            .current_dir(dir.path())
-            .output()
-            .unwrap();
+        let output = fio_in(&dir, &["-Rjson", "shared.fio"]);
         assert_eq!(
             output.status.code(),
             Some(0),
