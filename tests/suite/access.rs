@@ -75,7 +75,20 @@ fn check(distribution: &str, probability: impl Fn(u64) -> f64, closed_form: impl
     let dir = TempDir::new();
     let (hits, report) = skewed_run(&dir, distribution);
     let draws: u64 = hits.iter().sum();
-    assert_eq!(draws, 1_100_000, "{distribution}: offsets traced");
+    // Every offset is in the trace, or counted as dropped: on a busy machine the trace writer
+    // may fall behind and drop whole batches, which take offsets regardless of where they fell,
+    // so what is kept is drawn from the same distribution.
+    let trace = &report["timespans"][0]["trace"];
+    assert_eq!(trace["records"], draws, "{distribution}: {trace}");
+    assert_eq!(
+        draws + trace["dropped"].as_u64().unwrap(),
+        1_100_000,
+        "{distribution}: offsets traced or dropped: {trace}"
+    );
+    assert!(
+        draws >= 900_000,
+        "{distribution}: {draws} offsets traced: {trace}"
+    );
     let (mut chi, mut bins, mut pooled, mut pooled_hits) = (0.0, 0u64, 0.0, 0u64);
     for (block, &h) in hits.iter().enumerate() {
         let expected = probability(block as u64) * draws as f64;
