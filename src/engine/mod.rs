@@ -4,6 +4,7 @@
 //! the profile. The worker owns timestamps and accounting. The engine is chosen once per thread and
 //! the worker loop is generic over it, so there is no dynamic dispatch per I/O.
 
+mod files;
 mod mapped;
 mod null;
 mod psync;
@@ -18,6 +19,7 @@ use std::io;
 
 use crate::clock::Nanos;
 
+pub use files::{FileTarget, Files};
 pub use mapped::{MapSpec, Mapped};
 pub use null::Null;
 pub use psync::Psync;
@@ -200,6 +202,76 @@ pub enum EngineKind {
     Null,
     /// `-Sm`: memory-mapped targets, read and written with memcpy.
     Mapped,
+    /// Each I/O is one `stat(2)` of its target; no data moves.
+    Stat,
+    /// Each I/O is one `lstat(2)` of its target.
+    Lstat,
+    /// Each I/O is one `statx(2)` of its target (every field).
+    Statx,
+    /// Each I/O removes its target (`unlink(2)`): one per target.
+    Unlink,
+    /// Each I/O creates its target, empty (`open(O_CREAT|O_EXCL)` and `close`): one per target;
+    /// the file `-c` lays out is removed before the run.
+    Create,
+    /// Each write sets its target's length to the write's offset (`ftruncate(2)`); writes only.
+    Ftruncate,
+}
+
+impl EngineKind {
+    /// Its I/Os move data between the target and the buffers (not null, not a file engine).
+    pub const fn moves_data(self) -> bool {
+        matches!(
+            self,
+            EngineKind::IoUring | EngineKind::Psync | EngineKind::Mapped
+        )
+    }
+
+    /// Each I/O is a call on its target as a file, not a transfer.
+    pub const fn calls_files(self) -> bool {
+        matches!(
+            self,
+            EngineKind::Stat
+                | EngineKind::Lstat
+                | EngineKind::Statx
+                | EngineKind::Unlink
+                | EngineKind::Create
+                | EngineKind::Ftruncate
+        )
+    }
+
+    /// Its calls change the target whatever the I/O's direction (so the gate treats it as
+    /// written).
+    pub const fn changes_files(self) -> bool {
+        matches!(
+            self,
+            EngineKind::Unlink | EngineKind::Create | EngineKind::Ftruncate
+        )
+    }
+
+    /// A target takes one call: a second would fail (it is gone, or already there).
+    pub const fn once_per_target(self) -> bool {
+        matches!(self, EngineKind::Unlink | EngineKind::Create)
+    }
+
+    /// What each I/O is, for the report.
+    pub const fn describe(self) -> &'static str {
+        match self {
+            EngineKind::IoUring => "io_uring",
+            EngineKind::Psync => "synchronous I/O (pread/pwrite)",
+            EngineKind::Null => "null (no I/O is performed)",
+            EngineKind::Mapped => "memory-mapped I/O (mmap and memcpy)",
+            EngineKind::Stat => "stat (each I/O is one stat() of its target; no data moves)",
+            EngineKind::Lstat => "lstat (each I/O is one lstat() of its target; no data moves)",
+            EngineKind::Statx => "statx (each I/O is one statx() of its target; no data moves)",
+            EngineKind::Unlink => "unlink (each I/O removes its target; no data moves)",
+            EngineKind::Create => {
+                "create (each I/O creates its target, empty, and closes it; no data moves)"
+            }
+            EngineKind::Ftruncate => {
+                "ftruncate (each write sets its target's length to its offset; no data moves)"
+            }
+        }
+    }
 }
 
 impl fmt::Display for EngineKind {
@@ -209,6 +281,12 @@ impl fmt::Display for EngineKind {
             EngineKind::Psync => "psync",
             EngineKind::Null => "null",
             EngineKind::Mapped => "mmap",
+            EngineKind::Stat => "stat",
+            EngineKind::Lstat => "lstat",
+            EngineKind::Statx => "statx",
+            EngineKind::Unlink => "unlink",
+            EngineKind::Create => "create",
+            EngineKind::Ftruncate => "ftruncate",
         })
     }
 }

@@ -5,6 +5,7 @@
 //! been applied.
 
 mod block_split;
+mod file_engine;
 mod lossy;
 pub mod raw;
 pub mod replay;

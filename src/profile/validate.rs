@@ -23,6 +23,7 @@ pub fn validate(profile: &Profile) -> Result<Vec<String>, ProfileError> {
             "--verify checks the data the device returns, and --engine=null moves no data: every block would read as bad; drop --verify, or use --engine=io_uring or --engine=psync",
         ));
     }
+    super::file_engine::check(profile)?;
     for ts in &profile.timespans {
         validate_timespan(profile, ts, &mut warnings)?;
         if profile.verify.is_some() {

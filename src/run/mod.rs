@@ -321,7 +321,11 @@ pub fn execute<'s, C: Clock>(
         clock,
         stop,
         input.events.stop_on.as_deref(),
-        input.targets,
+        // A file engine that removes, creates or truncates its targets changes them on purpose.
+        match input.engine.changes_files() {
+            true => &[],
+            false => input.targets,
+        },
         collector,
         Progress::on_terminal(observers.progress),
         observers.peers,
@@ -569,7 +573,7 @@ fn control<C: Clock>(
         .map(|(d, _)| d)
         .collect();
     let device_clock = match input.device_clock {
-        Some(sampling) if !devices.is_empty() && input.engine != EngineKind::Null => {
+        Some(sampling) if !devices.is_empty() && input.engine.moves_data() => {
             host.device_clock(&devices, sampling).map(std::rc::Rc::new)
         }
         Some(_) => Err(String::new()),
@@ -769,6 +773,7 @@ impl RunInput<'_> {
 
 mod checkpoint;
 mod descriptors;
+mod file_calls;
 mod measure;
 pub mod memory;
 pub mod monitor;

@@ -6,7 +6,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::{Counting, RunError, RunInput, StartGate, ThreadOutcome};
 use crate::clock::Clock;
-use crate::engine::{Engine, EngineKind, EngineSetup, MapSpec, Mapped, Null, Psync, Slots, Uring};
+use crate::engine::{
+    Engine, EngineKind, EngineSetup, Files, MapSpec, Mapped, Null, Psync, Slots, Uring,
+};
 use crate::plan::ThreadPlan;
 use crate::profile::WriteBuffer;
 use crate::stats::ThreadResults;
@@ -163,6 +165,23 @@ pub(super) fn thread_main<C: Clock>(
         EngineKind::Null => {
             let engine = Ok((Null::new(slots), EngineSetup::plain(EngineKind::Null)));
             drive(engine, Worker::from_plan(worker, clock), plan, gate)
+        }
+        kind => {
+            let paths: Vec<&std::path::Path> = served.iter().map(|t| t.path.as_path()).collect();
+            let targets = super::file_calls::targets(kind, &paths, &fds);
+            let names = match (&targets, kind) {
+                (Ok(targets), EngineKind::Create) => super::file_calls::names(targets),
+                _ => Vec::new(),
+            };
+            let engine = targets
+                .map(|targets| {
+                    let engine = Files::create(kind, targets, slots).expect("a file engine");
+                    (engine, EngineSetup::plain(kind))
+                })
+                .map_err(setup("cannot reach its targets as files"));
+            let outcome = drive(engine, Worker::from_plan(worker, clock), plan, gate);
+            super::file_calls::mark_created(&names);
+            outcome
         }
     }
 }

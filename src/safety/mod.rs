@@ -216,7 +216,7 @@ pub fn check(profile: &Profile, view: &dyn SystemView) -> Result<Cleared, Safety
     let mut roles: HashMap<&Path, (bool, Option<u64>)> = HashMap::new();
     for t in profile.timespans.iter().flat_map(|ts| &ts.targets) {
         let role = roles.entry(t.path.as_path()).or_default();
-        role.0 |= t.modifies();
+        role.0 |= t.modifies() || profile.engine.changes_files();
         role.1 = role.1.max(t.create_size);
     }
     let mut cleared = Cleared::default();

@@ -316,7 +316,8 @@ fn describe(kind: Kind) -> &'static str {
     }
 }
 
-fn open_dir(path: &Path) -> io::Result<OwnedFd> {
+/// A descriptor for the directory at `path` that reads nothing (`O_PATH`).
+pub fn open_dir(path: &Path) -> io::Result<OwnedFd> {
     let c = open::c_path(path)?;
     // SAFETY: a NUL-terminated path; the descriptor is owned below.
     let fd = unsafe {

@@ -23,6 +23,7 @@ mod devices;
 mod diskspd_text;
 mod engines;
 mod faults;
+mod file_engines;
 mod fio_jobs;
 mod fio_json;
 mod formats;

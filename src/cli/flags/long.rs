@@ -42,17 +42,23 @@ pub const LONG_FLAGS: &[LongFlag] = &[
     LongFlag {
         name: "engine",
         usage: (
-            "--engine=<io_uring|psync|null>",
-            "I/O engine [default=io_uring; psync when io_uring is unavailable; null does no I/O]",
+            "--engine=<io_uring|psync|null|stat|lstat|statx|unlink|create|ftruncate>",
+            "I/O engine [default=io_uring; psync when io_uring is unavailable; null does no I/O; the file engines make one call per I/O on the target file: stat, lstat, statx, unlink (removes it), create (makes it anew, empty), ftruncate (to the write's offset)]",
         ),
         apply: |v, raw| {
             let engine = match v {
                 Some("io_uring") | Some("uring") => EngineKind::IoUring,
                 Some("psync") => EngineKind::Psync,
                 Some("null") => EngineKind::Null,
+                Some("stat") => EngineKind::Stat,
+                Some("lstat") => EngineKind::Lstat,
+                Some("statx") => EngineKind::Statx,
+                Some("unlink") => EngineKind::Unlink,
+                Some("create") => EngineKind::Create,
+                Some("ftruncate") => EngineKind::Ftruncate,
                 _ => {
                     return Err(
-                        "expects one of io_uring, psync, null; for example --engine=psync".into(),
+                        "expects one of io_uring, psync, null, stat, lstat, statx, unlink, create, ftruncate; for example --engine=psync".into(),
                     );
                 }
             };

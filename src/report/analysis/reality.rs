@@ -28,8 +28,9 @@ pub(crate) fn reality(
 ) -> Reality {
     let mut flags = Vec::new();
     let mut checked = Vec::new();
-    // The null engine does no I/O: its devices are not part of the measurement.
-    let no_io = engine == crate::engine::EngineKind::Null;
+    // The null engine and the file engines move no data: the devices' counts are not part of
+    // the measurement.
+    let no_io = !engine.moves_data();
     let issued = |path: &str| {
         m.targets
             .iter()

@@ -168,9 +168,7 @@ pub(super) fn engine_text(out: &mut String, ts: &TimeSpan, driven: Driven, spin:
             };
             line(out, 4, format_args!("engine: io_uring{registered}"));
         }
-        EngineKind::Psync => line(out, 4, "engine: synchronous I/O (pread/pwrite)"),
-        EngineKind::Null => line(out, 4, "engine: null (no I/O is performed)"),
-        EngineKind::Mapped => line(out, 4, "engine: memory-mapped I/O (mmap and memcpy)"),
+        other => line(out, 4, format_args!("engine: {}", other.describe())),
     }
     match (driven.spin_ns, spin) {
         // pread/pwrite, memcpy and the null engine complete each I/O inside its call.
