@@ -17,11 +17,35 @@ pub(super) struct Engine {
     synchronous: bool,
 }
 
+impl Engine {
+    /// filecreate: the run itself creates each file (`create_on_open` is its way).
+    pub(super) fn creates_files(&self) -> bool {
+        self.name == "filecreate"
+    }
+
+    /// fio's engines that open, stat or remove each file once per pass, timing that call
+    /// (filecreate, filestat, filedelete), and whether a second call on a file fails.
+    fn per_file(&self) -> Option<bool> {
+        match self.name.as_str() {
+            "filestat" => Some(false),
+            "filecreate" | "filedelete" => Some(true),
+            _ => None,
+        }
+    }
+}
+
 /// `ioengine`: the engine, or a refusal naming it.
 pub(super) fn engine(r: &mut Reader, t: &mut Draft) -> Result<Engine, Box<Refusal>> {
     let name = r.value("ioengine").unwrap_or("psync");
-    let (arg, synchronous, note) = engine_of(name).map_err(|why| {
-        let s = r.last["ioengine"];
+    let stat_type = match name {
+        "filestat" => r.value("stat_type"),
+        _ => None,
+    };
+    let (arg, synchronous, note) = engine_of(name, stat_type).map_err(|why| {
+        let s = match r.last.get("stat_type") {
+            Some(&s) if stat_type.is_some() => s,
+            _ => r.last["ioengine"],
+        };
         r.refuse(s, why, Some("--engine=io_uring or --engine=psync"))
     })?;
     t.notes.extend(note.map(str::to_string));
@@ -33,9 +57,31 @@ pub(super) fn engine(r: &mut Reader, t: &mut Draft) -> Result<Engine, Box<Refusa
 }
 
 /// The engines fio has that iospd's map onto, and those it refuses by name.
-fn engine_of(name: &str) -> Result<(Option<&'static str>, bool, Option<&'static str>), String> {
+fn engine_of(
+    name: &str,
+    stat_type: Option<&str>,
+) -> Result<(Option<&'static str>, bool, Option<&'static str>), String> {
     // (iospd engine option, synchronous (depth 1), note)
     Ok(match name {
+        "filestat" => match stat_type.unwrap_or("stat") {
+            "stat" => (Some("--engine=stat"), true, None),
+            "lstat" => (Some("--engine=lstat"), true, None),
+            "statx" => (Some("--engine=statx"), true, None),
+            other => {
+                return Err(format!(
+                    "stat_type={other} is not one of fio's (stat, lstat, statx)"
+                ));
+            }
+        },
+        "filedelete" => (Some("--engine=unlink"), true, None),
+        "filecreate" => (Some("--engine=create"), true, None),
+        "ftruncate" => (
+            Some("--engine=ftruncate"),
+            true,
+            Some(
+                "ftruncate: each write sets the file's length to its offset; bs only sets the offsets",
+            ),
+        ),
         "io_uring" => (None, false, None),
         "libaio" | "aio" | "posixaio" => (
             None,
@@ -47,10 +93,55 @@ fn engine_of(name: &str) -> Result<(Option<&'static str>, bool, Option<&'static 
         "null" => (Some("--engine=null"), false, None),
         other => {
             return Err(format!(
-                "the {other} engine has no counterpart in iospd (it runs io_uring, psync, mmap and null)"
+                "the {other} engine has no counterpart in iospd (it runs io_uring, psync, mmap, null and the file engines filestat, filecreate, filedelete, ftruncate)"
             ));
         }
     })
+}
+
+/// The engines that make one call per file (filestat, filecreate, filedelete): a job bounded by
+/// its work makes one call on each file per loop, `--ios=<loops>`, whatever its size (fio counts
+/// filesize/bs I/Os per file but times only the call). Removing or creating a file is done once:
+/// a time-based job or loops would call again on a file already gone or already there.
+pub(super) fn per_file_calls(
+    r: &mut Reader,
+    engine: &Engine,
+    time_based: bool,
+    t: &mut Draft,
+) -> Result<(), Box<Refusal>> {
+    let Some(once) = engine.per_file() else {
+        return Ok(());
+    };
+    let loops = r.parsed("loops", integer)?.unwrap_or(1).max(1);
+    let verb = match engine.name.as_str() {
+        "filedelete" => "removes",
+        _ => "creates",
+    };
+    if once && time_based {
+        return Err(r.refuse(
+            r.last["time_based"],
+            format!("time_based with the {} engine, which {verb} each file once (a second pass would fail on every file)", engine.name),
+            Some("time_based=0: one call per file"),
+        ));
+    }
+    if once && loops > 1 {
+        return Err(r.refuse(
+            r.last["loops"],
+            format!("loops with the {} engine, which {verb} each file once (a second pass would fail on every file)", engine.name),
+            Some("loops=1"),
+        ));
+    }
+    if time_based {
+        return Ok(());
+    }
+    t.args
+        .retain(|a| !a.starts_with("--bytes=") && !a.starts_with("--ios="));
+    t.args.push(format!("--ios={loops}"));
+    t.notes.push(format!(
+        "the {} engine: each call on a file is one I/O, {loops} per file (fio also counts filesize/bs I/Os per file, and times only the call)",
+        engine.name
+    ));
+    Ok(())
 }
 
 /// What `rw` asks for.

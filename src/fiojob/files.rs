@@ -275,12 +275,14 @@ fn increment(
     })
 }
 
-/// `offset`, the region (see [`region`]) and `create_on_open`: `-B`, `-c`/`-f`.
+/// `offset`, the region (see [`region`]) and `create_on_open` (`creates`: the filecreate engine
+/// makes each file in the run): `-B`, `-c`/`-f`.
 pub(super) fn place(
     r: &mut Reader,
     files: &Files,
     numjobs: u64,
     m: &Mode,
+    creates: bool,
     t: &mut Draft,
 ) -> Result<(), Box<Refusal>> {
     let offset = match r.parsed("offset", size)? {
@@ -298,14 +300,17 @@ pub(super) fn place(
     let region = region(r, files, offset, spread)?;
     t.args.extend(region);
     if r.flag("create_on_open")?.unwrap_or(false) {
-        if m.writes || m.trims {
+        if creates {
+            t.notes.push("create_on_open: the create engine makes each file in the run (the file -c lays out is removed first)".into());
+        } else if m.writes || m.trims {
             return Err(r.refuse(
                 r.last_of("create_on_open"),
                 "files made empty when opened and grown by the job's own writes: iospd lays out every file before the run, so its writes overwrite",
                 Some("create_on_open=0 (the layout fio makes by default)"),
             ));
+        } else {
+            t.notes.push("create_on_open: a read job reads laid-out files; iospd lays out a missing one before the run".into());
         }
-        t.notes.push("create_on_open: a read job reads laid-out files; iospd lays out a missing one before the run".into());
     }
     if offset > 0 {
         t.args.push(format!("-B{offset}"));

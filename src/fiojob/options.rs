@@ -40,7 +40,11 @@ pub const MAPPED: &[(&str, &str)] = &[
     ),
     (
         "ioengine",
-        "`--engine` (io_uring; libaio/posixaio on io_uring; psync family; mmap `-Sm`; null)",
+        "`--engine` (io_uring; libaio/posixaio on io_uring; psync family; mmap `-Sm`; null; filestat, filedelete, filecreate, ftruncate: the file engines, one call per file `--ios=<loops>`)",
+    ),
+    (
+        "stat_type",
+        "filestat's call: `--engine=stat`, `lstat` or `statx`",
     ),
     ("time_based", "`-d` from `runtime`"),
     ("runtime", "`-d`; a limit for a job bounded by its size"),
@@ -171,7 +175,7 @@ pub const MAPPED: &[(&str, &str)] = &[
     ),
     (
         "create_on_open",
-        "refused in a job that writes; noted in one that reads",
+        "the filecreate engine's way (`--engine=create`); refused in another job that writes; noted in one that reads",
     ),
 ];
 

@@ -14,6 +14,7 @@
 //! | random I/O (fio's random map), `norandommap` | `--random-map`, none |
 //! | `filename` (every one: `:` lists, repeated, `[global]`'s first), `nrfiles`, `directory`, `filename_format`, `file_service_type`, `openfiles`, `size`, `filesize`, `offset` | targets (`files.rs`): a thread per clone and file, or `-F<numjobs> -O<iodepth> --file-service=…` for several files per thread; a file's region `-c<offset+size/files> --keep-existing` (fio's layout: only a missing or short file is written), a device's `-f<offset+size>`; `-B<offset>` |
 //! | `ioengine` io_uring, libaio/aio/posixaio, psync/pvsync/pvsync2/sync, mmap, null | io_uring, io_uring, `--engine=psync`, `-Sm`, `--engine=null` |
+//! | `ioengine` filestat (`stat_type`), filedelete, filecreate, ftruncate | `--engine=stat`/`lstat`/`statx`, `unlink`, `create`, `ftruncate`; one call per file: `--ios=<loops>` |
 //! | `rate`, `rate_iops` (one value, or per direction; a mixed job's mix follows the rates), `thinktime` (+`thinktime_blocks`) | `-g<bytes/ms>` or `-g<bytes>/s`, `-g<n>i` (and `-w`), `-i`/`-j` |
 //! | `zero_buffers`, `refill_buffers`, `buffer_compress_percentage`, `dedupe_percentage`, `buffer_pattern` | `-Z`, `-Zr`, `--compress`, `--dedupe`, `--pattern` |
 //! | `random_distribution` zipf, pareto, normal, zoned, zoned_abs | `--distribution` (zoned: DiskSpd's `-rdpct`/`-rdabs`) |
@@ -171,6 +172,7 @@ fn one(job: &Job, group: usize) -> Result<Vec<Translation>, Box<Refusal>> {
     let numjobs = r.parsed("numjobs", integer)?.unwrap_or(1).max(1);
     let files = files::files(r, numjobs)?;
     let time_based = work::duration(r, files.per_thread, &mut t)?;
+    access::per_file_calls(r, &engine, time_based, &mut t)?;
     work::pace(r, &m, blocks.mixed, &mut t)?;
     data::write_data(r, &m, blocks.largest, &mut t)?;
     data::distribution(r, &mut t)?;
@@ -184,7 +186,7 @@ fn one(job: &Job, group: usize) -> Result<Vec<Translation>, Box<Refusal>> {
     let clones = if files.apart { 1 } else { numjobs };
     let threads = files::threads(r, &files, clones, depth, time_based, &mut t.notes)?;
     t.args.extend(threads);
-    files::place(r, &files, numjobs, &m, &mut t)?;
+    files::place(r, &files, numjobs, &m, engine.creates_files(), &mut t)?;
     if let Some(s) = r.get("read_iolog") {
         // A replay: the log's I/O onto the job's targets, at the job's depth and caching.
         let mut replay = vec!["replay".to_string(), format!("-o{depth}")];

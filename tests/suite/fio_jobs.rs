@@ -110,6 +110,16 @@ const EXPECTED: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "file-engines.fio",
+        &[
+            "iospd -b4096 -s -w0 --engine=stat -W0 -C0 -L --ios=1 -n -F1 -O1 --file-service=roundrobin -c4096 --keep-existing /tmp/stats.0.0 /tmp/stats.0.1 /tmp/stats.0.2",
+            "iospd -b4096 -s -w0 --engine=statx -W0 -C0 -L --ios=2 -n -F1 -O1 --file-service=roundrobin -c4096 --keep-existing /tmp/statx.0.0 /tmp/statx.0.1 /tmp/statx.0.2",
+            "iospd -b4096 -s -w0 --engine=unlink -W0 -C0 -L --ios=1 -n -F1 -O1 --file-service=roundrobin -c4096 --keep-existing /tmp/deletes.0.0 /tmp/deletes.0.1 /tmp/deletes.0.2",
+            "iospd -b4096 -s -w0 --engine=create -W0 -C0 -L --ios=1 -n -F1 -O1 --file-service=roundrobin -c4096 --keep-existing /tmp/creates.0.0 /tmp/creates.0.1 /tmp/creates.0.2",
+            "iospd -b4096 -r -w100 --engine=ftruncate --bytes=1048576 -W0 -C0 -L -Z1048576 -n -t1 -o1 -c1048576 --keep-existing /tmp/iospd-fio-truncate",
+        ],
+    ),
+    (
         "placement.fio",
         &[
             "iospd -b4096 -r --random-map -w0 -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
@@ -937,6 +947,42 @@ fn a_job_with_several_files_lays_out_each_and_moves_its_size_over_them() {
 
 /// `unlink`: the files a job's run made are removed when its group ends; a file that was there
 /// before stays, whoever made it.
+#[test]
+fn fios_file_engines_stat_remove_and_create_each_file_once() {
+    let dir = TempDir::new();
+    let job = dir.join("files.fio");
+    std::fs::write(
+        &job,
+        "[global]\nfilesize=4k\nnrfiles=5\n\n[made]\nioengine=filestat\nstat_type=lstat\n\n[gone]\nioengine=filedelete\nstonewall\nfilename_format=made.0.$filenum\n\n[again]\nioengine=filecreate\ncreate_on_open=1\nstonewall\nfilename_format=made.0.$filenum\n",
+    )
+    .unwrap();
+    let names: Vec<String> = (0..5).map(|k| format!("made.0.{k}")).collect();
+    let output = fio_in(&dir, &["-Rjson", "files.fio"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let out = stdout(&output);
+    // Three reports, one per job: five calls each, every one timed.
+    let reports: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+    assert_eq!(reports.len(), 3, "{out}");
+    for (report, engine) in reports.iter().zip(["lstat", "unlink", "create"]) {
+        let text = report.to_string();
+        assert!(
+            text.contains(&format!(r#""kind":"{engine}""#)),
+            "{engine}: {text}"
+        );
+        let read = &report["timespans"][0]["measured"]["totals"]["read"];
+        assert_eq!(read["ios"], 5, "{engine}");
+        assert_eq!(read["latency"]["count"], 5, "{engine}");
+    }
+    // Removed, then created anew: empty, where the stat job's files were 4 KiB.
+    for name in &names {
+        assert_eq!(
+            std::fs::metadata(dir.join(name)).unwrap().len(),
+            0,
+            "{name}"
+        );
+    }
+}
+
 #[test]
 fn unlink_removes_only_what_the_run_made() {
     let dir = TempDir::new();
