@@ -8,6 +8,7 @@
 use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::sync::Arc;
 
 use super::synchronous::{Perform, Synchronous};
 use super::{EngineKind, Io, Op, Slots};
@@ -18,8 +19,8 @@ pub type Files = Synchronous<FileCalls>;
 /// A target of a file engine.
 #[derive(Debug)]
 pub struct FileTarget {
-    /// Its directory.
-    pub dir: OwnedFd,
+    /// Its directory (shared by the targets in it).
+    pub dir: Arc<OwnedFd>,
     /// Its name there.
     pub name: CString,
     /// The descriptor the run opened it with (`ftruncate`).

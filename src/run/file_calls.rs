@@ -1,15 +1,18 @@
 //! The targets of a file engine (`--engine=stat|lstat|statx|unlink|create|ftruncate`), reached by
-//! their directory and name. Each name is checked to hold the very file the gate cleared and the
-//! run opened — not a symbolic link to it, not another file put there since — so an unlink or a
-//! create can only reach that file. For `create`, the file `-c` laid out is removed here, before the
-//! run, so each I/O creates its target anew; after the run, [`mark_created`] marks what the run
-//! created as iospd test files, which a later run may write or remove.
+//! their directory (one descriptor for the targets in it) and name. Each name is checked to hold
+//! the very file the gate cleared and the run opened — not a symbolic link to it, not another file
+//! put there since — so an unlink or a create can only reach that file. For `create`, the file
+//! `-c` laid out is removed here, before the run, so each I/O creates its target anew; after the
+//! run, [`mark_created`] marks what the run created as iospd test files, which a later run may
+//! write or remove.
 
+use std::collections::HashMap;
 use std::ffi::CString;
 use std::fs::File;
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::path::Path;
+use std::sync::Arc;
 
 use crate::engine::{EngineKind, FileTarget};
 use crate::safety::open::{Kind, c_path, facts, facts_at};
@@ -21,11 +24,21 @@ pub(super) fn targets(
     paths: &[&Path],
     fds: &[RawFd],
 ) -> io::Result<Vec<FileTarget>> {
+    let mut dirs: HashMap<&Path, Arc<OwnedFd>> = HashMap::new();
     paths
         .iter()
         .zip(fds)
         .map(|(path, &fd)| {
-            let target = locate(path, fd)?;
+            let parent = place::parent(path);
+            let dir = match dirs.get(parent) {
+                Some(dir) => Arc::clone(dir),
+                None => {
+                    let dir = Arc::new(place::open_dir(parent)?);
+                    dirs.insert(parent, Arc::clone(&dir));
+                    dir
+                }
+            };
+            let target = locate(path, fd, dir)?;
             if kind == EngineKind::Create {
                 // SAFETY: a directory descriptor and a NUL-terminated name, checked above to
                 // hold the file the run opened.
@@ -38,8 +51,8 @@ pub(super) fn targets(
         .collect()
 }
 
-/// `path`'s directory and name, where the name holds the file open at `fd`.
-fn locate(path: &Path, fd: RawFd) -> io::Result<FileTarget> {
+/// `path`'s directory (`dir`) and name, where the name holds the file open at `fd`.
+fn locate(path: &Path, fd: RawFd, dir: Arc<OwnedFd>) -> io::Result<FileTarget> {
     let shown = path.display();
     // SAFETY: the run holds `fd` open for the whole run.
     let opened = facts(unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) })?;
@@ -52,7 +65,6 @@ fn locate(path: &Path, fd: RawFd) -> io::Result<FileTarget> {
         .file_name()
         .ok_or_else(|| io::Error::other(format!("'{shown}' has no file name")))?;
     let name = c_path(Path::new(name))?;
-    let dir = place::open_dir(place::parent(path))?;
     let here = facts_at(dir.as_fd(), &name, false)?;
     if here.map(|f| f.identity) != Some(opened.identity) {
         return Err(io::Error::other(format!(
@@ -63,16 +75,16 @@ fn locate(path: &Path, fd: RawFd) -> io::Result<FileTarget> {
 }
 
 /// The directory and name of each target, kept to mark what `create` made.
-pub(super) fn names(targets: &[FileTarget]) -> Vec<(OwnedFd, CString)> {
+pub(super) fn names(targets: &[FileTarget]) -> Vec<(Arc<OwnedFd>, CString)> {
     targets
         .iter()
-        .filter_map(|t| Some((t.dir.try_clone().ok()?, t.name.clone())))
+        .map(|t| (Arc::clone(&t.dir), t.name.clone()))
         .collect()
 }
 
 /// Marks the files `create` made as iospd test files (a name the run did not get to holds
 /// nothing, and is passed by).
-pub(super) fn mark_created(names: &[(OwnedFd, CString)]) {
+pub(super) fn mark_created(names: &[(Arc<OwnedFd>, CString)]) {
     for (dir, name) in names {
         // SAFETY: a directory descriptor and a NUL-terminated name; the descriptor returned is
         // owned below.

@@ -1,5 +1,6 @@
 //! Memory checked before the run: the I/O buffers, and what the statistics keep — a latency
-//! histogram per thread, target and direction (two with pacing), `-D` buckets for the whole
+//! histogram per thread, target and direction (two with pacing; a few bytes where the target takes
+//! a few I/Os), `-D` buckets for the whole
 //! duration, the live interval slices, the trace's batches, the time series rows held in memory
 //! and `--verify`'s block tables — against what the process may really allocate (the memory cgroup's room in a container,
 //! otherwise `MemAvailable`).
@@ -49,7 +50,6 @@ pub fn needs(
     live: bool,
     trace: bool,
 ) -> Needs {
-    let histogram = LatencyHistogram::footprint() as u64;
     let buckets = ts.iops_interval_ms.map_or(0, |ms| {
         bucket_count(ts.duration_s as u64 * 1_000_000_000, ms) as u64
     });
@@ -66,6 +66,7 @@ pub fn needs(
         for tt in &plan.targets {
             let target = &ts.targets[tt.target];
             let paced = target.throughput.is_some() || target.burst.is_some();
+            let histogram = LatencyHistogram::footprint_for(samples(target)) as u64;
             let per_direction = histogram * (1 + paced as u64)
                 + buckets * size_of::<Interval>() as u64
                 + if live {
@@ -91,6 +92,19 @@ pub fn needs(
         needs.statistics += buckets.min(2 * crate::live::rows::IN_MEMORY as u64) * row as u64;
     }
     needs
+}
+
+/// The most samples a histogram of `target` holds (`--ios`, or `--bytes` in blocks), if bounded.
+fn samples(target: &crate::profile::Target) -> Option<u64> {
+    let work = target.work?;
+    let blocks = work
+        .bytes
+        .filter(|_| target.block_split.is_none() && work.range_percent.is_none())
+        .map(|b| b.div_ceil(target.block_size.max(1)));
+    match (work.ios, blocks) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
 }
 
 /// The bytes target `target`'s `-Z<size>` write source holds (none when it does not write).

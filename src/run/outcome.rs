@@ -14,7 +14,7 @@ pub fn ending(profile: &Profile, results: &RunResults) -> (u8, Vec<String>) {
         if let Some(failure) = &last.failure {
             lines.push(format!(
                 "iospd: {}",
-                describe_failure(failure, target(failure.target))
+                describe_failure(failure, target(failure.target), profile.engine)
             ));
             code = EXIT_RUN_ERROR;
         } else if let Some(lost) = &last.lost {
@@ -84,7 +84,11 @@ fn replay_ended(results: &crate::stats::TimeSpanResults) -> bool {
 }
 
 /// The failed or short I/O that stopped a run: what, where, by which thread, and the kernel's word.
-fn describe_failure(failure: &IoFailure, target: &Target) -> String {
+fn describe_failure(
+    failure: &IoFailure,
+    target: &Target,
+    engine: crate::engine::EngineKind,
+) -> String {
     let what = if failure.result == -libc::ETIMEDOUT {
         format!(
             "no answer {} s after the run stopped issuing (has the device stopped responding?); it was cancelled, and any I/O the kernel still holds keeps its buffers until iospd exits",
@@ -108,6 +112,13 @@ fn describe_failure(failure: &IoFailure, target: &Target) -> String {
             failure.result, failure.len
         )
     };
+    if engine.calls_files() {
+        return format!(
+            "the {engine} call on '{}' by thread {} failed: {what}; the run stopped and the results above cover the time before the failure",
+            target.path.display(),
+            failure.thread
+        );
+    }
     let op = failure.op.name();
     format!(
         "{op} of {} bytes at offset {} on '{}' by thread {} failed: {what}; the run stopped and the results above cover the time before the failure",

@@ -445,6 +445,9 @@ fn open_error(path: &Path, source: io::Error) -> SafetyError {
         Some(libc::ENOTDIR) => "; a part of the path is a file, not a directory: check the path",
         Some(libc::ENAMETOOLONG) => "; shorten the path",
         Some(libc::ELOOP) => "; the path has a symbolic link loop: check the path",
+        Some(libc::EMFILE) => {
+            "; iospd holds each target open for the run: raise the limit (ulimit -n) or name fewer targets"
+        }
         _ => "",
     };
     SafetyError::Open {

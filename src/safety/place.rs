@@ -67,10 +67,11 @@ impl Place {
                 "the directory '{dir_shown}' does not exist; create it first or check the path"
             ),
             Some(libc::ENOTDIR) => format!("'{dir_shown}' is not a directory; check the path"),
+            Some(libc::EMFILE) => cannot_look(&dir_shown, &e),
             _ => format!("cannot look at '{dir_shown}': {e}; check the path"),
         })?;
         let dir_identity = open::facts(dir.as_fd())
-            .map_err(|e| format!("cannot look at '{dir_shown}': {e}"))?
+            .map_err(|e| cannot_look(&dir_shown, &e))?
             .identity;
         let dot = CString::new(".").expect("no NUL");
         // SAFETY: a valid directory descriptor and a NUL-terminated name.
@@ -89,19 +90,16 @@ impl Place {
         }
         let name = CString::new(name.as_bytes()).map_err(|_| "the path contains a NUL byte")?;
         let look = |follow| {
-            open::facts_at(dir.as_fd(), &name, follow)
-                .map_err(|e| format!("cannot look at '{shown}': {e}"))
+            open::facts_at(dir.as_fd(), &name, follow).map_err(|e| cannot_look(&shown, &e))
         };
         let held = open_at(&dir, &name, libc::O_PATH | libc::O_NOFOLLOW)
             .map(Some)
             .or_else(|e| match e.raw_os_error() {
                 Some(libc::ENOENT) => Ok(None),
-                _ => Err(format!("cannot look at '{shown}': {e}")),
+                _ => Err(cannot_look(&shown, &e)),
             })?;
         let found = match &held {
-            Some(fd) => Some(
-                open::facts(fd.as_fd()).map_err(|e| format!("cannot look at '{shown}': {e}"))?,
-            ),
+            Some(fd) => Some(open::facts(fd.as_fd()).map_err(|e| cannot_look(&shown, &e))?),
             None => None,
         };
         let reached = match found.map(|f| f.kind) {
@@ -313,6 +311,16 @@ fn describe(kind: Kind) -> &'static str {
         Kind::BlockDevice => "a block device",
         Kind::Directory => "a directory",
         Kind::Other(what) => what,
+    }
+}
+
+/// Why `shown` cannot be looked at, with the fix when the process ran out of descriptors.
+fn cannot_look(shown: &dyn std::fmt::Display, e: &io::Error) -> String {
+    match e.raw_os_error() {
+        Some(libc::EMFILE) => format!(
+            "cannot look at '{shown}': {e}; iospd holds each target open for the run: raise the limit (ulimit -n) or name fewer targets"
+        ),
+        _ => format!("cannot look at '{shown}': {e}"),
     }
 }
 

@@ -45,20 +45,34 @@ pub fn restrict_cpus(cpus: &[u32]) -> Result<(), String> {
     }
 }
 
-/// Raises this process's soft limit on open files to its hard limit: every target is held open
-/// by the safety gate and again for I/O, so a run of thousands of targets needs more than the
-/// usual 1024.
+/// Raises this process's limit on open files as far as it may go: the hard limit, or for root the
+/// kernel's `fs.nr_open`. Every target is held open by the safety gate and again for I/O, so a run
+/// of thousands of targets (a fio job's nrfiles) needs more than the usual 1024.
 pub fn raise_open_file_limit() {
     let mut limit = libc::rlimit {
         rlim_cur: 0,
         rlim_max: 0,
     };
-    // SAFETY: getrlimit and setrlimit read and write one rlimit each.
-    unsafe {
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max
-        {
-            limit.rlim_cur = limit.rlim_max;
-            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+    // SAFETY: getrlimit writes one rlimit.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
+        return;
+    }
+    // Root (CAP_SYS_RESOURCE) may raise the hard limit too, up to the kernel's fs.nr_open.
+    let ceiling = std::fs::read_to_string("/proc/sys/fs/nr_open")
+        .ok()
+        .and_then(|t| t.trim().parse::<libc::rlim_t>().ok())
+        .filter(|&n| n > limit.rlim_max);
+    for max in ceiling.into_iter().chain([limit.rlim_max]) {
+        if limit.rlim_cur >= max {
+            return;
+        }
+        let raised = libc::rlimit {
+            rlim_cur: max,
+            rlim_max: max,
+        };
+        // SAFETY: setrlimit reads one rlimit; a refusal (EPERM) changes nothing.
+        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
+            return;
         }
     }
 }
