@@ -16,6 +16,31 @@ pub const ACCEPTED: &[(&str, &str)] = &[
         "iospd reports every thread and their total",
     ),
     ("new_group", "iospd reports every thread and their total"),
+    (
+        "disk_util",
+        "fio's disk utilisation lines: iospd reports each device's own counters",
+    ),
+    (
+        "significant_figures",
+        "the digits of fio's printed percentiles: iospd's are exact to the nanosecond",
+    ),
+    (
+        "error_dump",
+        "fio's dump of a failed I/O: iospd names the failed I/O, its offset and the kernel's error",
+    ),
+    (
+        "gtod_cpu",
+        "a CPU fio gives its clock: iospd's threads read the clock themselves",
+    ),
+    ("log_compression", "how fio keeps its logs in memory"),
+    (
+        "softrandommap",
+        "fio's fallback when its random map cannot be allocated: iospd's map is constant in memory",
+    ),
+    (
+        "create_serialize",
+        "the order fio lays out files in: iospd lays out each before the run either way",
+    ),
     ("clat_percentiles", "iospd reports latency percentiles (-L)"),
     ("lat_percentiles", "iospd reports latency percentiles (-L)"),
     ("slat_percentiles", "iospd reports latency percentiles (-L)"),
@@ -182,5 +207,55 @@ pub const ACCEPTED_VALUES: &[(&str, &[&str], &str)] = &[
         "allrandrepeat",
         &["1", "true"],
         "iospd's default seed repeats every random stream",
+    ),
+    (
+        "rate_process",
+        &["linear"],
+        "fio's default: rated I/O evenly spaced, as iospd's -g spaces it",
+    ),
+    (
+        "stats",
+        &["1", "true"],
+        "fio's default: the job is measured",
+    ),
+    (
+        "mem",
+        &["malloc", "shm", "mmap"],
+        "where fio takes its buffers from: iospd's are page-aligned anonymous memory, none of them huge pages",
+    ),
+    (
+        "iomem_align",
+        &["0", "512", "1k", "2k", "4k", "1024", "2048", "4096"],
+        "iospd's buffers are aligned to the page (4 KiB)",
+    ),
+    (
+        "file_append",
+        &["0", "false"],
+        "fio's default: offsets from the file's start",
+    ),
+    (
+        "offset_align",
+        &["0"],
+        "fio's default: offsets aligned to the block size",
+    ),
+    (
+        "unlink_each_loop",
+        &["0", "false"],
+        "fio's default: files stay between loops",
+    ),
+    (
+        "log_max_value",
+        &["0", "false"],
+        "fio's default: logs hold each window's mean",
+    ),
+    (
+        "log_unix_epoch",
+        &["0", "false"],
+        "fio's default: log times from the job's start",
+    ),
+    (
+        "log_alternate_epoch",
+        &["0", "false"],
+        "fio's default: log times from the job's start",
     ),
 ];
