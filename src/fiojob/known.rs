@@ -158,8 +158,6 @@ pub const CLOSEST: &[(&str, &str)] = &[
     ("thinktime_iotime", "-i<count> -j<ms>"),
     ("mem", "-l (large pages)"),
     ("hugepage-size", "-l (large pages)"),
-    ("prio", "-I<1|2|3>"),
-    ("prioclass", "-I<1|2|3>"),
     ("cmdprio_percentage", "-I<1|2|3> for all I/O"),
     ("zonemode", "none"),
     ("opendir", "list the files as targets"),

@@ -46,6 +46,8 @@ pub const MAPPED: &[(&str, &str)] = &[
         "stat_type",
         "filestat's call: `--engine=stat`, `lstat` or `statx`",
     ),
+    ("prioclass", "`-I1` for the idle class (3); others refused"),
+    ("prio", "`-I2` for best-effort level 7; others refused"),
     ("time_based", "`-d` from `runtime`"),
     ("runtime", "`-d`; a limit for a job bounded by its size"),
     ("ramp_time", "`-W`"),

@@ -1,9 +1,30 @@
 //! Where a job's threads run: `cpus_allowed`/`cpumask` with `cpus_allowed_policy`, and
-//! `numa_cpu_nodes` (the CPUs of those nodes, read from this host) with `numa_mem_policy`.
+//! `numa_cpu_nodes` (the CPUs of those nodes, read from this host) with `numa_mem_policy`; and at
+//! what I/O priority (`prioclass`, `prio`).
 
 use super::reader::{Reader, Refusal};
 use super::translate::ExitScope;
-use super::value::time_ns;
+use super::value::{integer, time_ns};
+
+/// `prioclass` and `prio`: DiskSpd's `-I` where it makes the same request: the idle class (`-I1`,
+/// whose level is unused), best-effort level 7 (`-I2`). Other classes and levels are refused.
+pub(super) fn priority(r: &mut Reader) -> Result<Option<String>, Box<Refusal>> {
+    let class = r.parsed("prioclass", integer)?;
+    let level = r.parsed("prio", integer)?;
+    match (class, level) {
+        (None, None) => Ok(None),
+        (Some(3), _) => Ok(Some("-I1".into())),
+        (None | Some(2), Some(7)) => Ok(Some("-I2".into())),
+        _ => {
+            let s = r.last.get("prioclass").or(r.last.get("prio")).copied();
+            Err(r.refuse(
+                s.expect("given"),
+                "an I/O priority iospd has no option for (it sets the idle class, -I1, and best-effort level 7, -I2)",
+                Some("prioclass=3 (-I1) or prio=7 (-I2)"),
+            ))
+        }
+    }
+}
 
 /// `cpus_allowed` (or `cpumask`, a number whose bits are CPUs): the threads run anywhere in the
 /// set (`--cpu-set`, fio's `shared` policy), or each on its own CPU of it (`-a`, `split`); with

@@ -24,6 +24,7 @@
 //! | `write_bw_log`/`write_iops_log`/`write_lat_log`, `write_iolog`, `read_iolog` | `--timeseries` (+`-D`), `--trace`, `iospd replay` |
 //! | `sqthread_poll`, `hipri` | `--sqpoll`, `--iopoll` |
 //! | `cpus_allowed`/`cpumask` (+`cpus_allowed_policy`), or neither | `--cpu-set` (shared), `-a` (split); `-n` |
+//! | `prioclass=3`, `prio=7` | `-I1` (idle), `-I2` (best-effort level 7) |
 //! | `startdelay`, `unlink` | the job's child starts that late; its group's new files removed after it |
 
 use super::known::{ACCEPTED, ACCEPTED_VALUES, CLOSEST};
@@ -182,6 +183,7 @@ fn one(job: &Job, group: usize) -> Result<Vec<Translation>, Box<Refusal>> {
     let logs = logs::logs(r, &mut t)?;
     access::polling(r, &mut t)?;
     t.args.extend(placement::cpus(r)?);
+    t.args.extend(placement::priority(r)?);
     // A clone that runs apart is one thread over its files.
     let clones = if files.apart { 1 } else { numjobs };
     let threads = files::threads(r, &files, clones, depth, time_based, &mut t.notes)?;

@@ -126,6 +126,8 @@ const EXPECTED: &[(&str, &[&str])] = &[
             "iospd -b4096 -r --random-map -w0 -d5 -W0 -C0 -L --cpu-set=0-1 -t1 -o1 /dev/sdz",
             "iospd -b4096 -r --random-map -w0 -d5 -W0 -C0 -L -a0,1 -t2 -o1 /dev/sdz",
             "iospd -b4096 -r --random-map -w0 -d5 -W0 -C0 -L --cpu-set=0-1 -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -d5 -W0 -C0 -L -n -I1 -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -d5 -W0 -C0 -L -n -I2 -t1 -o1 /dev/sdz",
             "iospd -b1048576 -s -w100 -d5 -W0 -C0 -L -Z2097152 -n -t4 -o1 --offset-increment=1073741824 -f4294967296 /dev/sdz",
         ],
     ),
@@ -188,7 +190,7 @@ fn what_iospd_cannot_run_exactly_is_refused_by_option_job_and_line() {
     assert!(stdout(&output).is_empty());
     let err = stderr(&output);
     for says in [
-        "iospd: 8 jobs refused:",
+        "iospd: 10 jobs refused:",
         "refused.fio:10: job 'split': bssplit=4k/50:64k/60: percentages that add up to 110, not 100",
         "refused.fio:16: job 'half-device': size=50%: 50% of the target as the job's region, whose size iospd takes in bytes; closest in iospd: -f<bytes>",
         "refused.fio:19: job 'http': ioengine=http: the http engine has no counterpart in iospd",
@@ -197,6 +199,8 @@ fn what_iospd_cannot_run_exactly_is_refused_by_option_job_and_line() {
         "refused.fio:35: job 'decimal-pattern': buffer_pattern=1234: not 0x and hex bytes, or a quoted string",
         "refused.fio:41: job 'partial-verify': verify_interval=512: a check every 512 bytes of a 4096-byte block",
         "refused.fio:46: job 'decimal-units': kb_base=1000: iospd has no equivalent; closest in iospd: sizes in powers of 1024",
+        "refused.fio:51: job 'realtime': prioclass=1: an I/O priority iospd has no option for (it sets the idle class, -I1, and best-effort level 7, -I2)",
+        "refused.fio:58: job 'file-once-timed': time_based: time_based with the filedelete engine, which removes each file once",
     ] {
         assert!(err.contains(says), "{says}\n{err}");
     }
