@@ -1,7 +1,7 @@
 //! The file engines: each I/O is one call on its target as a file — `stat`, `lstat`, `statx`,
-//! `unlink`, a create, or `ftruncate` to the I/O's offset — timed as the worker times any I/O.
+//! `unlink`, a create, `ftruncate` to the I/O's offset, or `fallocate` of its range — timed as the worker times any I/O.
 //! No data moves: a call that succeeds completes as a transfer of the I/O's length would, so rates
-//! count calls (fio's filestat, filedelete, filecreate and ftruncate engines). The calls that
+//! count calls (fio's filestat, filedelete, filecreate, ftruncate and falloc engines). The calls that
 //! name the file do so relative to its directory's descriptor, which the caller resolved and
 //! checked before the run, so a path changed during the run cannot send an unlink elsewhere.
 
@@ -76,6 +76,15 @@ impl FileCalls {
                 }
                 EngineKind::Ftruncate if io.op == Op::Write => {
                     libc::ftruncate(target.fd, io.offset as libc::off_t).into()
+                }
+                EngineKind::Fallocate if io.op.has_range() => {
+                    let mode = match io.op {
+                        Op::Write => 0,
+                        Op::Read => libc::FALLOC_FL_KEEP_SIZE,
+                        _ => libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                    };
+                    let (offset, len) = (io.offset as libc::off_t, libc::off_t::from(io.len));
+                    libc::fallocate(target.fd, mode, offset, len).into()
                 }
                 _ => {
                     *libc::__errno_location() = libc::EINVAL;

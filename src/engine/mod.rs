@@ -215,6 +215,9 @@ pub enum EngineKind {
     Create,
     /// Each write sets its target's length to the write's offset (`ftruncate(2)`); writes only.
     Ftruncate,
+    /// Each I/O allocates or frees its range (`fallocate(2)`): a write allocates it (the file may
+    /// grow), a read allocates it keeping the length, a trim punches it out.
+    Fallocate,
 }
 
 impl EngineKind {
@@ -236,6 +239,7 @@ impl EngineKind {
                 | EngineKind::Unlink
                 | EngineKind::Create
                 | EngineKind::Ftruncate
+                | EngineKind::Fallocate
         )
     }
 
@@ -244,7 +248,7 @@ impl EngineKind {
     pub const fn changes_files(self) -> bool {
         matches!(
             self,
-            EngineKind::Unlink | EngineKind::Create | EngineKind::Ftruncate
+            EngineKind::Unlink | EngineKind::Create | EngineKind::Ftruncate | EngineKind::Fallocate
         )
     }
 
@@ -270,6 +274,9 @@ impl EngineKind {
             EngineKind::Ftruncate => {
                 "ftruncate (each write sets its target's length to its offset; no data moves)"
             }
+            EngineKind::Fallocate => {
+                "fallocate (each write allocates its range, each read allocates it keeping the length, each trim punches it out; no data moves)"
+            }
         }
     }
 }
@@ -287,6 +294,7 @@ impl fmt::Display for EngineKind {
             EngineKind::Unlink => "unlink",
             EngineKind::Create => "create",
             EngineKind::Ftruncate => "ftruncate",
+            EngineKind::Fallocate => "fallocate",
         })
     }
 }

@@ -75,6 +75,13 @@ fn engine_of(
         },
         "filedelete" => (Some("--engine=unlink"), true, None),
         "filecreate" => (Some("--engine=create"), true, None),
+        "falloc" => (
+            Some("--engine=fallocate"),
+            true,
+            Some(
+                "falloc: each write allocates its range, each read allocates it keeping the length, each trim punches it out",
+            ),
+        ),
         "ftruncate" => (
             Some("--engine=ftruncate"),
             true,
@@ -92,8 +99,26 @@ fn engine_of(
         "mmap" => (Some("-Sm"), true, None),
         "null" => (Some("--engine=null"), false, None),
         other => {
+            let what = match other {
+                "exec" => "runs a program (a command fio would start), which iospd never does",
+                "cpuio" => "burns CPU and does no I/O",
+                "net" | "netsplice" => "moves data over the network, not to storage",
+                "e4defrag" => "moves file extents with ext4's EXT4_IOC_MOVE_EXT",
+                "splice" | "vmsplice" => "moves data through a pipe with splice(2)",
+                "sg" | "io_uring_cmd" | "xnvme" | "libzbc" | "mtd" | "dev-dax" | "libpmem"
+                | "pmemblk" | "rdma" | "libcufile" => "drives hardware iospd does not",
+                "rados" | "rbd" | "http" | "gfapi" | "gfapi_async" | "libhdfs" | "nfs" | "dfs"
+                | "nbd" | "libiscsi" | "ime_psync" | "ime_psyncv" | "ime_aio" => {
+                    "talks to a storage service through its own library"
+                }
+                n if n.starts_with("librpma") => "talks to remote persistent memory",
+                n if n.starts_with("external") || n.contains('/') || n == "cpp_null" => {
+                    "is a plugin fio loads"
+                }
+                _ => "is not one fio ships",
+            };
             return Err(format!(
-                "the {other} engine has no counterpart in iospd (it runs io_uring, psync, mmap, null and the file engines filestat, filecreate, filedelete, ftruncate)"
+                "the {other} engine {what}: it has no counterpart in iospd (io_uring, psync, mmap, null and the file engines filestat, filecreate, filedelete, ftruncate, falloc)"
             ));
         }
     })

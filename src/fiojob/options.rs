@@ -40,7 +40,7 @@ pub const MAPPED: &[(&str, &str)] = &[
     ),
     (
         "ioengine",
-        "`--engine` (io_uring; libaio/posixaio on io_uring; psync family; mmap `-Sm`; null; filestat, filedelete, filecreate, ftruncate: the file engines, one call per file `--ios=<loops>`)",
+        "`--engine` (io_uring; libaio/posixaio on io_uring; psync family; mmap `-Sm`; null; filestat, filedelete, filecreate, ftruncate, falloc: the file engines, one call per file `--ios=<loops>` for the first three)",
     ),
     (
         "stat_type",

@@ -14,7 +14,7 @@
 //! | random I/O (fio's random map), `norandommap` | `--random-map`, none |
 //! | `filename` (every one: `:` lists, repeated, `[global]`'s first), `nrfiles`, `directory`, `filename_format`, `file_service_type`, `openfiles`, `size`, `filesize`, `offset` | targets (`files.rs`): a thread per clone and file, or `-F<numjobs> -O<iodepth> --file-service=…` for several files per thread; a file's region `-c<offset+size/files> --keep-existing` (fio's layout: only a missing or short file is written), a device's `-f<offset+size>`; `-B<offset>` |
 //! | `ioengine` io_uring, libaio/aio/posixaio, psync/pvsync/pvsync2/sync, mmap, null | io_uring, io_uring, `--engine=psync`, `-Sm`, `--engine=null` |
-//! | `ioengine` filestat (`stat_type`), filedelete, filecreate, ftruncate | `--engine=stat`/`lstat`/`statx`, `unlink`, `create`, `ftruncate`; one call per file: `--ios=<loops>` |
+//! | `ioengine` filestat (`stat_type`), filedelete, filecreate, ftruncate, falloc | `--engine=stat`/`lstat`/`statx`, `unlink`, `create`, `ftruncate`, `fallocate`; one call per file: `--ios=<loops>` |
 //! | `rate`, `rate_iops` (one value, or per direction; a mixed job's mix follows the rates), `thinktime` (+`thinktime_blocks`) | `-g<bytes/ms>` or `-g<bytes>/s`, `-g<n>i` (and `-w`), `-i`/`-j` |
 //! | `zero_buffers`, `refill_buffers`, `buffer_compress_percentage`, `dedupe_percentage`, `buffer_pattern` | `-Z`, `-Zr`, `--compress`, `--dedupe`, `--pattern` |
 //! | `random_distribution` zipf, pareto, normal, zoned, zoned_abs | `--distribution` (zoned: DiskSpd's `-rdpct`/`-rdabs`) |

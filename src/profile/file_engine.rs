@@ -26,7 +26,8 @@ pub(super) fn check(profile: &Profile) -> Result<(), ProfileError> {
             if target.memory_mapped {
                 return refuse(format!("'{path}': -Sm maps the file for memcpy; drop -Sm"));
             }
-            if target.trim_percent > 0 || target.flush_every.is_some() {
+            let trims = engine == EngineKind::Fallocate;
+            if (target.trim_percent > 0 && !trims) || target.flush_every.is_some() {
                 return refuse(format!(
                     "'{path}': each I/O is one call on the file, not a trim or a flush; drop --trim, --fsync and --fdatasync"
                 ));

@@ -131,6 +131,28 @@ fn ftruncate_sets_the_length_to_each_writes_offset() {
 }
 
 #[test]
+fn fallocate_punches_with_trims_and_allocates_with_writes() {
+    let dir = TempDir::new();
+    let blocks = || fs::metadata(dir.join("f.dat")).unwrap().blocks() * 512;
+    let each = ["-b64K", "-s", "-W0", "--ios=16"];
+    run(
+        &dir,
+        &[&["--engine=fallocate", "-c1M", "--trim=100"], &each[..]].concat(),
+        &["f.dat"],
+    );
+    assert_eq!(blocks(), 0, "every 64 KiB of the 1 MiB punched out");
+    assert_eq!(fs::metadata(dir.join("f.dat")).unwrap().len(), 1 << 20);
+    // Without -c: the punched file as it is.
+    let report = run(
+        &dir,
+        &[&["--engine=fallocate", "-w100"], &each[..]].concat(),
+        &["f.dat"],
+    );
+    assert_eq!(totals(&report, "Write IO").ios, 16);
+    assert!(blocks() >= 1 << 20, "allocated again: {} bytes", blocks());
+}
+
+#[test]
 fn file_engine_misuse_is_refused_before_anything_is_made() {
     assert_refused_untouched(&[
         (

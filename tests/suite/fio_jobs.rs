@@ -117,6 +117,7 @@ const EXPECTED: &[(&str, &[&str])] = &[
             "iospd -b4096 -s -w0 --engine=unlink -W0 -C0 -L --ios=1 -n -F1 -O1 --file-service=roundrobin -c4096 --keep-existing /tmp/deletes.0.0 /tmp/deletes.0.1 /tmp/deletes.0.2",
             "iospd -b4096 -s -w0 --engine=create -W0 -C0 -L --ios=1 -n -F1 -O1 --file-service=roundrobin -c4096 --keep-existing /tmp/creates.0.0 /tmp/creates.0.1 /tmp/creates.0.2",
             "iospd -b4096 -r -w100 --engine=ftruncate --bytes=1048576 -W0 -C0 -L -Z1048576 -n -t1 -o1 -c1048576 --keep-existing /tmp/iospd-fio-truncate",
+            "iospd -b4096 -r --random-map --trim=100 --engine=fallocate --bytes=1048576 -W0 -C0 -L -n -t1 -o1 -c1048576 --keep-existing /tmp/iospd-fio-allocate",
         ],
     ),
     (
@@ -193,7 +194,7 @@ fn what_iospd_cannot_run_exactly_is_refused_by_option_job_and_line() {
         "iospd: 10 jobs refused:",
         "refused.fio:10: job 'split': bssplit=4k/50:64k/60: percentages that add up to 110, not 100",
         "refused.fio:16: job 'half-device': size=50%: 50% of the target as the job's region, whose size iospd takes in bytes; closest in iospd: -f<bytes>",
-        "refused.fio:19: job 'http': ioengine=http: the http engine has no counterpart in iospd",
+        "refused.fio:19: job 'http': ioengine=http: the http engine talks to a storage service through its own library: it has no counterpart in iospd",
         "refused.fio:25: job 'partial-arithmetic': iodepth=128*2: '128*2' is arithmetic without parentheses, of which fio reads only the leading number",
         "refused.fio:30: job 'mixed-rate': rate_iops=5000,: a limit on some directions of a job that mixes them",
         "refused.fio:35: job 'decimal-pattern': buffer_pattern=1234: not 0x and hex bytes, or a quoted string",

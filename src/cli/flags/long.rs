@@ -42,8 +42,8 @@ pub const LONG_FLAGS: &[LongFlag] = &[
     LongFlag {
         name: "engine",
         usage: (
-            "--engine=<io_uring|psync|null|stat|lstat|statx|unlink|create|ftruncate>",
-            "I/O engine [default=io_uring; psync when io_uring is unavailable; null does no I/O; the file engines make one call per I/O on the target file: stat, lstat, statx, unlink (removes it), create (makes it anew, empty), ftruncate (to the write's offset)]",
+            "--engine=<engine>",
+            "I/O engine: io_uring [default; psync when io_uring is unavailable], psync, null (no I/O), or a file engine, one call per I/O on the target file: stat, lstat, statx, unlink (removes it), create (makes it anew, empty), ftruncate (to the write's offset), fallocate (the I/O's range: a write allocates, a read allocates keeping the length, a trim punches a hole)",
         ),
         apply: |v, raw| {
             let engine = match v {
@@ -56,9 +56,10 @@ pub const LONG_FLAGS: &[LongFlag] = &[
                 Some("unlink") => EngineKind::Unlink,
                 Some("create") => EngineKind::Create,
                 Some("ftruncate") => EngineKind::Ftruncate,
+                Some("fallocate") => EngineKind::Fallocate,
                 _ => {
                     return Err(
-                        "expects one of io_uring, psync, null, stat, lstat, statx, unlink, create, ftruncate; for example --engine=psync".into(),
+                        "expects one of io_uring, psync, null, stat, lstat, statx, unlink, create, ftruncate, fallocate; for example --engine=psync".into(),
                     );
                 }
             };
