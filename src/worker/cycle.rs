@@ -55,7 +55,9 @@ impl<C: Clock> Worker<'_, C> {
             self.interval_ns
         };
         for target in &mut self.targets {
-            target.throttle.start_at(self.schedule.start);
+            target
+                .throttle
+                .start_at(self.schedule.start, self.schedule.warmup_end);
         }
         let mut acct = Accounting::new(self.schedule.warmup_end, window_end);
         let mut now = self.clock.now();

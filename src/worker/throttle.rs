@@ -1,6 +1,8 @@
 //! `-g` pacing and `-i`/`-j` bursts: each thread's I/O to a target is due at `start + n × cost`,
 //! with exact rational arithmetic in nanoseconds, so the long-run rate is exact and no millisecond
-//! tick is involved; after each burst the next I/O is due no earlier than the think time.
+//! tick is involved; after each burst the next I/O is due no earlier than the think time. The
+//! schedule starts again with the first I/O of the measured window, so time lost in warm-up (a
+//! late start, a thread kept off its CPU) is not made up by a burst the window would count.
 
 use crate::clock::Nanos;
 use crate::profile::Throughput;
@@ -13,6 +15,8 @@ pub struct Throttle {
     denominator: u128,
     issued: u64,
     due: Nanos,
+    /// When the schedule starts again (the measured window's start); `Nanos::MAX` once it has.
+    restart: Nanos,
     burst: u64,
     think_ns: Nanos,
     in_burst: u64,
@@ -34,16 +38,19 @@ impl Throttle {
             denominator,
             issued: 0,
             due: 0,
+            restart: Nanos::MAX,
             burst: burst.map_or(u64::MAX, |(n, _)| n.max(1)),
             think_ns: burst.map_or(0, |(_, ms)| ms * 1_000_000),
             in_burst: 0,
         }
     }
 
-    /// Starts the schedule at `start` (the beginning of warm-up).
-    pub fn start_at(&mut self, start: Nanos) {
+    /// Starts the schedule at `start` (the beginning of warm-up), and again with the first I/O
+    /// issued at or after `window` (the beginning of the measured window).
+    pub fn start_at(&mut self, start: Nanos, window: Nanos) {
         self.start = start;
         self.due = start;
+        self.restart = if window > start { window } else { Nanos::MAX };
     }
 
     /// Whether this pacer limits anything.
@@ -67,6 +74,11 @@ impl Throttle {
     #[inline]
     pub fn issued(&mut self, now: Nanos) {
         if self.numerator != 0 {
+            if now >= self.restart {
+                self.restart = Nanos::MAX;
+                self.start = now;
+                self.issued = 0;
+            }
             self.issued += 1;
             self.due =
                 self.start + (self.issued as u128 * self.numerator / self.denominator) as u64;
@@ -86,7 +98,7 @@ mod tests {
     #[test]
     fn unlimited_is_always_ready() {
         let mut t = Throttle::new(None, 4096, None);
-        t.start_at(1000);
+        t.start_at(1000, 1000);
         for _ in 0..10 {
             assert!(t.ready(1000));
             t.issued(1000);
@@ -97,7 +109,7 @@ mod tests {
     #[test]
     fn iops_schedule_is_exact() {
         let mut t = Throttle::new(Some(Throughput::Iops(3)), 4096, None);
-        t.start_at(0);
+        t.start_at(0, 0);
         let dues: Vec<Nanos> = (0..4)
             .map(|_| {
                 t.issued(0);
@@ -114,7 +126,7 @@ mod tests {
     fn bytes_per_ms() {
         // 4096 bytes per I/O at 4096 bytes/ms: one I/O per millisecond.
         let mut t = Throttle::new(Some(Throughput::BytesPerMs(4096)), 4096, None);
-        t.start_at(5);
+        t.start_at(5, 5);
         assert!(t.ready(5));
         t.issued(5);
         assert!(!t.ready(1_000_004));
@@ -124,7 +136,7 @@ mod tests {
     #[test]
     fn bursts_pause_for_the_think_time() {
         let mut t = Throttle::new(None, 4096, Some((3, 10)));
-        t.start_at(0);
+        t.start_at(0, 0);
         assert!(t.is_limited());
         for now in [0, 1, 2] {
             assert!(t.ready(now));
@@ -136,5 +148,26 @@ mod tests {
             t.ready(10_000_002),
             "think time after the last I/O of the burst"
         );
+    }
+
+    #[test]
+    fn time_lost_in_warm_up_is_not_made_up_in_the_window() {
+        // 1000 I/Os per second from 0, the window opening at 1 s: a thread that issued nothing
+        // until 1.5 s owes 1,500 I/Os by the old schedule, and may issue just one, then one per ms.
+        let mut t = Throttle::new(Some(Throughput::Iops(1000)), 4096, None);
+        t.start_at(0, 1_000_000_000);
+        let late = 1_500_000_000;
+        assert!(t.ready(late));
+        t.issued(late);
+        assert!(!t.ready(late + 999_999), "the debt of warm-up is forgiven");
+        assert!(t.ready(late + 1_000_000));
+        // Within the window the schedule is kept: time lost there is made up.
+        t.issued(late + 5_000_000);
+        assert_eq!(t.due(), late + 2_000_000);
+        // In warm-up, before the window, a late thread catches up as before.
+        let mut w = Throttle::new(Some(Throughput::Iops(1000)), 4096, None);
+        w.start_at(0, 1_000_000_000);
+        w.issued(500_000_000);
+        assert_eq!(w.due(), 1_000_000);
     }
 }

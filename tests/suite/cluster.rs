@@ -516,15 +516,18 @@ mod mpi {
             .unwrap();
         let report = json(&output);
         let m = measured(&report);
-        let expected = 4.0 * 1000.0;
-        let rate = m.totals.total.ios_per_s;
-        assert!(
-            rate <= expected * 1.02 && rate >= expected * 0.85,
-            "{rate} I/O per s across 4 ranks paced at 1000 each"
-        );
-        for r in &report.timespans[0].cluster.as_ref().unwrap().ranks {
+        // A rank kept off its CPU in warm-up does not make the time up inside the window.
+        let ranks = &report.timespans[0].cluster.as_ref().unwrap().ranks;
+        for r in ranks {
             assert!(r.ios_per_s <= 1000.0 * 1.02, "{r:?}");
         }
+        let expected = 4.0 * 1000.0;
+        let rate = m.totals.total.ios_per_s;
+        let each: Vec<f64> = ranks.iter().map(|r| r.ios_per_s).collect();
+        assert!(
+            rate <= expected * 1.02 && rate >= expected * 0.85,
+            "{rate} I/O per s across 4 ranks paced at 1000 each ({each:?})"
+        );
     }
 
     #[test]
