@@ -113,6 +113,24 @@ pub fn read_text(path: &Path, max: u64, what: &str) -> Result<String, String> {
     })
 }
 
+/// The size of a target a user names: a file's length, a block device's from sysfs; `None` when
+/// it is not there.
+pub fn size_of(path: &Path) -> Option<u64> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(path).ok()?;
+    if meta.file_type().is_block_device() {
+        let rdev = meta.rdev();
+        let sectors = std::fs::read_to_string(format!(
+            "/sys/dev/block/{}:{}/size",
+            libc::major(rdev),
+            libc::minor(rdev)
+        ))
+        .ok()?;
+        return sectors.trim().parse::<u64>().ok().map(|s| s * 512);
+    }
+    Some(meta.len())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,6 +19,9 @@ pub struct Blocks {
     pub largest: u64,
     /// Whether the sizes vary.
     pub mixed: bool,
+    /// The smallest size of any direction, used or not (fio's minimum block size, which
+    /// aligns the regions it takes as percentages).
+    pub smallest: u64,
 }
 
 /// One direction's sizes and weights, in iospd's syntax (bytes; an empty weight shares the rest
@@ -162,6 +165,12 @@ pub fn blocks(r: &mut Reader, m: &Mode) -> Result<Blocks, Box<Refusal>> {
             "writes and trims of different sizes; iospd's trims take the writes' sizes".into(),
         ));
     }
+    let smallest = [&read, &write, &trim]
+        .into_iter()
+        .flatten()
+        .map(|(size, _)| *size)
+        .min()
+        .unwrap_or(4096);
     let writes = if m.writes || !m.trims { write } else { trim };
     let reads = if m.reads { read } else { writes.clone() };
     let writes = if m.writes || m.trims {
@@ -170,7 +179,11 @@ pub fn blocks(r: &mut Reader, m: &Mode) -> Result<Blocks, Box<Refusal>> {
         reads.clone()
     };
     let sizes: Vec<u64> = reads.iter().chain(&writes).map(|(size, _)| *size).collect();
-    if let Some(bad) = sizes.iter().find(|&&s| s == 0 || s > u32::MAX as u64) {
+    if let Some(bad) = sizes
+        .iter()
+        .chain(&[smallest])
+        .find(|&&s| s == 0 || s > u32::MAX as u64)
+    {
         return Err(refuse(r, format!("{bad} is not a block size")));
     }
     let largest = sizes.iter().copied().max().unwrap_or(4096);
@@ -179,6 +192,7 @@ pub fn blocks(r: &mut Reader, m: &Mode) -> Result<Blocks, Box<Refusal>> {
             arg: format!("-b{largest}"),
             largest,
             mixed: false,
+            smallest,
         });
     }
     let list = |l: &List| {
@@ -196,6 +210,7 @@ pub fn blocks(r: &mut Reader, m: &Mode) -> Result<Blocks, Box<Refusal>> {
         arg,
         largest,
         mixed: true,
+        smallest,
     })
 }
 

@@ -4,10 +4,13 @@
 //! `-F`/`-O` pool that serves them in fio's `file_service_type` order; each file's region
 //! (`filesize`, or `size` split between the files, from `offset`) laid out with fio's rule.
 
+use std::path::Path;
+
+use super::Setting;
 use super::access::Mode;
 use super::reader::{Reader, Refusal};
 use super::translate::Draft;
-use super::value::{Size, integer, size};
+use super::value::{Size, bytes, integer, size};
 
 /// The job's targets.
 pub(super) struct Files {
@@ -170,6 +173,7 @@ pub(super) fn region(
     files: &Files,
     offset: u64,
     spread: u64,
+    smallest: u64,
 ) -> Result<Vec<String>, Box<Refusal>> {
     let devices = files.names.iter().all(|t| t.starts_with("/dev/"));
     if let Some(s) = r.get("filesize")
@@ -208,11 +212,34 @@ pub(super) fn region(
             "a file job without size or filesize, whose files are not all there (fio needs a size to lay one out)",
             Some("size=<bytes> (-c)"),
         )),
-        (Some(Size::Percent(p)), _) => Err(r.refuse(
-            setting.expect("given"),
-            format!("{p}% of the target as the job's region, whose size iospd takes in bytes"),
-            Some("-f<bytes>"),
-        )),
+        // fio: p % of the target's size from the offset, at most to its end, in whole blocks.
+        (Some(Size::Percent(p)), _) => {
+            let setting = setting.expect("given");
+            let real = target_size(r, files, setting)?;
+            let room = real.checked_sub(offset).filter(|&room| room > 0);
+            let room = room.ok_or_else(|| {
+                r.refuse(
+                    setting,
+                    format!("the region starts at {offset}, past the targets' end ({real} bytes)"),
+                    Some("a smaller offset"),
+                )
+            })?;
+            let b = (real / 100 * p + real % 100 * p / 100).min(room);
+            let b = b - b % smallest;
+            if b == 0 {
+                return Err(r.refuse(
+                    setting,
+                    format!("{p}% of {real} bytes holds no whole {smallest}-byte block"),
+                    None,
+                ));
+            }
+            Ok(vec![
+                if devices { "-f" } else { "-c" }.to_string() + &(offset + b).to_string(),
+            ]
+            .into_iter()
+            .chain((!devices).then(|| "--keep-existing".to_string()))
+            .collect())
+        }
         (Some(Size::Bytes(0)), _) => Err(r.refuse(
             setting.expect("given"),
             format!(
@@ -226,6 +253,32 @@ pub(super) fn region(
             Ok(vec![format!("-c{}", end(r, b)?), "--keep-existing".into()])
         }
     }
+}
+
+/// The one size every target of the job has: fio takes a percentage (`setting`) of each
+/// target's size, and iospd's region is the same on every target.
+fn target_size(r: &Reader, files: &Files, setting: &Setting) -> Result<u64, Box<Refusal>> {
+    let mut common: Option<(&str, u64)> = None;
+    for name in &files.names {
+        match (crate::input::size_of(Path::new(name)), common) {
+            (None | Some(0), _) => {
+                return Err(r.refuse(
+                    setting,
+                    format!("a percentage of '{name}', which is not there or empty (fio takes it of the target's size)"),
+                    Some("a size in bytes"),
+                ));
+            }
+            (Some(size), Some((first, common))) if size != common => {
+                return Err(r.refuse(
+                    setting,
+                    format!("a percentage of targets of different sizes ('{first}' {common} bytes, '{name}' {size}): iospd's region is the same on each"),
+                    Some("a size in bytes"),
+                ));
+            }
+            (Some(size), _) => common = Some((name, size)),
+        }
+    }
+    Ok(common.map_or(0, |(_, size)| size))
 }
 
 /// A regular file that is there and holds something: fio uses it whole without a size.
@@ -283,21 +336,36 @@ pub(super) fn place(
     numjobs: u64,
     m: &Mode,
     creates: bool,
+    smallest: u64,
     t: &mut Draft,
 ) -> Result<(), Box<Refusal>> {
+    let align = r.parsed("offset_align", bytes)?.filter(|&a| a > 0);
     let offset = match r.parsed("offset", size)? {
         None | Some(Size::Bytes(0)) => 0,
         Some(Size::Bytes(b)) => b,
-        Some(Size::Percent(_)) => {
-            return Err(r.refuse(
-                r.last["offset"],
-                "an offset as a percentage",
-                Some("-B<bytes>"),
-            ));
+        // fio: q % of the target's size, rounded up to the smallest block.
+        Some(Size::Percent(q)) => {
+            if let Some(a) = align.filter(|&a| a != smallest) {
+                return Err(r.refuse(
+                    r.last_of("offset_align"),
+                    format!("a percentage offset rounded up to {a} bytes, which fio itself applies to where the region ends but not to where its I/O starts (that offset is rounded to the {smallest}-byte block)"),
+                    Some("offset_align=<the smallest block>, or offset=<bytes>"),
+                ));
+            }
+            let real = target_size(r, files, r.last["offset"])?;
+            let raw = real / 100 * q + real % 100 * q / 100;
+            raw.div_ceil(smallest) * smallest
         }
     };
+    if let Some(a) = align
+        && !matches!(r.parsed("offset", size)?, Some(Size::Percent(_)))
+    {
+        t.notes.push(format!(
+            "offset_align={a}: fio aligns only an offset given as a percentage"
+        ));
+    }
     let spread = increment(r, files, numjobs, t)?;
-    let region = region(r, files, offset, spread)?;
+    let region = region(r, files, offset, spread, smallest)?;
     t.args.extend(region);
     if r.flag("create_on_open")?.unwrap_or(false) {
         if creates {

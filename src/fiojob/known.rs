@@ -232,11 +232,6 @@ pub const ACCEPTED_VALUES: &[(&str, &[&str], &str)] = &[
         "fio's default: offsets from the file's start",
     ),
     (
-        "offset_align",
-        &["0"],
-        "fio's default: offsets aligned to the block size",
-    ),
-    (
         "unlink_each_loop",
         &["0", "false"],
         "fio's default: files stay between loops",

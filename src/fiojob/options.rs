@@ -53,13 +53,20 @@ pub const MAPPED: &[(&str, &str)] = &[
     ("ramp_time", "`-W`"),
     (
         "size",
-        "the region: `--bytes` split between the files, `-c<offset+size> --keep-existing` (files) or `-f` (devices)",
+        "the region: `--bytes` split between the files, `-c<offset+size> --keep-existing` (files) or `-f` (devices); a percentage of the targets' size (all of one size), rounded down to the smallest block",
     ),
     ("io_size", "`--bytes`"),
     ("loops", "`--bytes` times the loops"),
     ("number_ios", "`--ios` (split between the files)"),
     ("filesize", "each file's `-c`"),
-    ("offset", "`-B`"),
+    (
+        "offset",
+        "`-B`; a percentage of the targets' size (all of one size), rounded up to the smallest block",
+    ),
+    (
+        "offset_align",
+        "the smallest block (what a percentage `offset` is rounded up to); no-op otherwise",
+    ),
     (
         "offset_increment",
         "`--offset-increment` (clones of one shared target; the region grows to hold the last)",

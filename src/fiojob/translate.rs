@@ -188,7 +188,15 @@ fn one(job: &Job, group: usize) -> Result<Vec<Translation>, Box<Refusal>> {
     let clones = if files.apart { 1 } else { numjobs };
     let threads = files::threads(r, &files, clones, depth, time_based, &mut t.notes)?;
     t.args.extend(threads);
-    files::place(r, &files, numjobs, &m, engine.creates_files(), &mut t)?;
+    files::place(
+        r,
+        &files,
+        numjobs,
+        &m,
+        engine.creates_files(),
+        blocks.smallest,
+        &mut t,
+    )?;
     if let Some(s) = r.get("read_iolog") {
         // A replay: the log's I/O onto the job's targets, at the job's depth and caching.
         let mut replay = vec!["replay".to_string(), format!("-o{depth}")];

@@ -115,10 +115,15 @@ fn work(r: &mut Reader, files: u64) -> Result<Vec<String>, Box<Refusal>> {
         )
     };
     // Bytes per file: the total split between the files, or each file's own size.
-    let per_file = match (io_size.or(region), each) {
-        (Some(Size::Bytes(b)), _) => Some(Size::Bytes(b / files)),
-        (Some(Size::Percent(p)), _) => Some(Size::Percent(p)),
-        (None, each) => each,
+    let per_file = match (io_size, region, each) {
+        (Some(Size::Bytes(b)), _, _) | (None, Some(Size::Bytes(b)), _) => {
+            Some(Size::Bytes(b / files))
+        }
+        // io_size=N%: that share of the region.
+        (Some(Size::Percent(p)), _, _) => Some(Size::Percent(p)),
+        // size=N%: the region is that share of the target, and a pass is the region.
+        (None, Some(Size::Percent(_)), _) => Some(Size::Percent(100)),
+        (None, None, each) => each,
     };
     let mut args = Vec::new();
     match per_file {

@@ -202,24 +202,6 @@ fn options(given: &[(String, String)]) -> Result<Options, ReplayError> {
     Ok(o)
 }
 
-/// The size of what `path` names: a file's length, a block device's from sysfs; `None` when it
-/// does not exist.
-fn size_of(path: &Path) -> Option<u64> {
-    use std::os::unix::fs::{FileTypeExt, MetadataExt};
-    let meta = std::fs::metadata(path).ok()?;
-    if meta.file_type().is_block_device() {
-        let rdev = meta.rdev();
-        let sectors = std::fs::read_to_string(format!(
-            "/sys/dev/block/{}:{}/size",
-            libc::major(rdev),
-            libc::minor(rdev)
-        ))
-        .ok()?;
-        return sectors.trim().parse::<u64>().ok().map(|s| s * 512);
-    }
-    Some(meta.len())
-}
-
 /// Why `path`, given where a trace goes, cannot be read as one: a pipe, a terminal, a directory
 /// (a block device is left to the message that asks for the trace before the targets).
 fn unreadable(path: &Path) -> Option<String> {
@@ -451,7 +433,7 @@ fn map_devices(
         .zip(targets)
         .map(|(key, target)| {
             let device = summary.devices.get(key).cloned().unwrap_or_default();
-            let size = match (size_of(target), created) {
+            let size = match (crate::input::size_of(target), created) {
                 (_, Some(c)) => c,
                 (Some(s), None) => s,
                 (None, None) => {

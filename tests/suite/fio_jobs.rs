@@ -193,7 +193,7 @@ fn what_iospd_cannot_run_exactly_is_refused_by_option_job_and_line() {
     for says in [
         "iospd: 10 jobs refused:",
         "refused.fio:10: job 'split': bssplit=4k/50:64k/60: percentages that add up to 110, not 100",
-        "refused.fio:16: job 'half-device': size=50%: 50% of the target as the job's region, whose size iospd takes in bytes; closest in iospd: -f<bytes>",
+        "refused.fio:16: job 'half-device': size=50%: a percentage of '/dev/sdz', which is not there or empty (fio takes it of the target's size)",
         "refused.fio:19: job 'http': ioengine=http: the http engine talks to a storage service through its own library: it has no counterpart in iospd",
         "refused.fio:25: job 'partial-arithmetic': iodepth=128*2: '128*2' is arithmetic without parentheses, of which fio reads only the leading number",
         "refused.fio:30: job 'mixed-rate': rate_iops=5000,: a limit on some directions of a job that mixes them",

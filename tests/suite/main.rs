@@ -26,6 +26,7 @@ mod faults;
 mod file_engines;
 mod fio_jobs;
 mod fio_json;
+mod fio_regions;
 mod formats;
 mod golden;
 mod hostile;
