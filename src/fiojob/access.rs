@@ -266,7 +266,7 @@ pub(super) fn offsets(
                 Some("-r (every offset random)"),
             ));
         }
-        match r.parsed("ba", bytes)? {
+        match r.bytes("ba")? {
             Some(align) => t.args.push(format!("-r{align}")),
             None => t.args.push("-r".into()),
         }
@@ -297,7 +297,8 @@ pub(super) fn offsets(
                 ));
             }
             Some(skip) => {
-                let gap = bytes(skip).map_err(|why| r.refuse(r.last["rw"], why, None))?;
+                let gap =
+                    bytes(skip, r.kb_base).map_err(|why| r.refuse(r.last["rw"], why, None))?;
                 t.args.push(format!("-s{}", blocks.largest + gap));
             }
             None => t.args.push("-s".into()),

@@ -5,7 +5,7 @@
 
 use super::access::Mode;
 use super::reader::{Reader, Refusal};
-use super::value::bytes;
+use super::value::{KbBase, bytes};
 
 /// The most multiples a `bsrange` may stand for: with its high end, a list of at most
 /// `--bssplit`'s [`MAX_SIZES`](crate::profile::MAX_SIZES).
@@ -31,28 +31,29 @@ type List = Vec<(u64, String)>;
 /// The lists for reads, writes and trims (a missing one is the first).
 fn per_direction(
     value: &str,
-    one: impl Fn(&str) -> Result<List, String>,
+    base: KbBase,
+    one: impl Fn(&str, KbBase) -> Result<List, String>,
 ) -> Result<[List; 3], String> {
     let parts: Vec<&str> = value.split(',').collect();
     if parts.len() > 3 {
         return Err("at most three lists: reads, writes, trims".into());
     }
-    let first = one(parts[0])?;
+    let first = one(parts[0], base)?;
     let at = |i: usize| match parts.get(i).filter(|p| !p.is_empty()) {
-        Some(p) => one(p),
+        Some(p) => one(p, base),
         None => Ok(first.clone()),
     };
     Ok([first.clone(), at(1)?, at(2)?])
 }
 
-fn single(text: &str) -> Result<List, String> {
-    Ok(vec![(bytes(text)?, "100".into())])
+fn single(text: &str, base: KbBase) -> Result<List, String> {
+    Ok(vec![(bytes(text, base)?, "100".into())])
 }
 
 /// fio's `bssplit` list: percentages that add up to 100, the ones left empty sharing what the
 /// others leave (fio's integer division, the last empty one taking what that leaves over); a
 /// 0 % size is never drawn.
-fn split(text: &str) -> Result<List, String> {
+fn split(text: &str, base: KbBase) -> Result<List, String> {
     let mut items: Vec<(u64, Option<u64>)> = Vec::new();
     for item in text.split(':').filter(|item| !item.is_empty()) {
         let (size, percent) = item.split_once('/').unwrap_or((item, ""));
@@ -63,7 +64,7 @@ fn split(text: &str) -> Result<List, String> {
                     .map_err(|_| format!("'{p}' is not a percentage"))?,
             ),
         };
-        items.push((bytes(size)?, percent));
+        items.push((bytes(size, base)?, percent));
     }
     let stated: u64 = items.iter().filter_map(|i| i.1).sum();
     let missing = items.iter().filter(|i| i.1.is_none()).count() as u64;
@@ -93,11 +94,11 @@ fn split(text: &str) -> Result<List, String> {
 /// fio's `bsrange=low-high` as fio draws it: `low + high × U` (U uniform in [0, 1)) rounded down
 /// to a multiple of `low` and capped at `high`. Each multiple of `low` up to `high` is as likely
 /// as the next; when `high` is not a multiple, `high` itself takes what rounds past it.
-fn range(text: &str) -> Result<List, String> {
+fn range(text: &str, base: KbBase) -> Result<List, String> {
     let (low, high) = text
         .split_once('-')
         .ok_or_else(|| format!("'{text}' is not a range low-high"))?;
-    let (low, high) = (bytes(low)?, bytes(high)?);
+    let (low, high) = (bytes(low, base)?, bytes(high, base)?);
     if low == 0 || high < low {
         return Err(format!("'{text}' is not a range of sizes from low to high"));
     }
@@ -134,19 +135,23 @@ pub fn blocks(r: &mut Reader, m: &Mode) -> Result<Blocks, Box<Refusal>> {
     let (setting, lists) = match (bssplit, bsrange, bs) {
         (Some(s), _, _) => (
             Some(s),
-            per_direction(s.value.as_deref().unwrap_or(""), split),
+            per_direction(s.value.as_deref().unwrap_or(""), r.kb_base, split),
         ),
         (None, Some(s), _) => (
             Some(s),
-            per_direction(s.value.as_deref().unwrap_or(""), range),
+            per_direction(s.value.as_deref().unwrap_or(""), r.kb_base, range),
         ),
         (None, None, Some(s)) => (
             Some(s),
-            per_direction(s.value.as_deref().unwrap_or(""), single),
+            per_direction(s.value.as_deref().unwrap_or(""), r.kb_base, single),
         ),
         (None, None, None) => (
             None,
-            Ok([single("4k").expect("a size"), Vec::new(), Vec::new()]),
+            Ok([
+                single("4096", r.kb_base).expect("a size"),
+                Vec::new(),
+                Vec::new(),
+            ]),
         ),
     };
     let refuse = |r: &Reader, why: String| match setting {
@@ -221,7 +226,7 @@ mod tests {
     #[test]
     fn lists_read_as_fio_reads_them() {
         let weights = |text: &str| -> Vec<String> {
-            split(text)
+            split(text, KbBase::default())
                 .unwrap()
                 .into_iter()
                 .map(|(s, w)| format!("{s}/{w}"))
@@ -232,21 +237,24 @@ mod tests {
         assert_eq!(weights("4k/10:8k/:16k/0"), ["4096/10", "8192/90"]);
         assert_eq!(weights("4k/100:8k/:16k/"), ["4096/100"]);
         for bad in ["4k/50:64k/60", "4k/50:64k/40", "4k/x", "4k/0"] {
-            assert!(split(bad).is_err(), "{bad}");
+            assert!(split(bad, KbBase::default()).is_err(), "{bad}");
         }
-        let sizes: Vec<String> = range("4k-16k")
+        let sizes: Vec<String> = range("4k-16k", KbBase::default())
             .unwrap()
             .into_iter()
             .map(|(s, w)| format!("{s}/{w}"))
             .collect();
         assert_eq!(sizes, ["4096/1", "8192/1", "12288/1", "16384/1"]);
         // 4k + 10k × U in [4k, 14k): 4k and 8k take 4k of it each, 12k and up (capped) 2k.
-        let sizes: Vec<String> = range("4k-10k")
+        let sizes: Vec<String> = range("4k-10k", KbBase::default())
             .unwrap()
             .into_iter()
             .map(|(s, w)| format!("{s}/{w}"))
             .collect();
         assert_eq!(sizes, ["4096/2", "8192/2", "10240/1"]);
-        assert!(range("16k-4k").is_err() && range("512-64m").is_err());
+        assert!(
+            range("16k-4k", KbBase::default()).is_err()
+                && range("512-64m", KbBase::default()).is_err()
+        );
     }
 }

@@ -5,7 +5,7 @@
 use super::access::Mode;
 use super::reader::{Reader, Refusal};
 use super::translate::Draft;
-use super::value::{bytes, integer};
+use super::value::integer;
 
 /// `buffer_pattern`, `refill_buffers`, `zero_buffers`, `buffer_compress_percentage` (with its
 /// chunk), `dedupe_percentage`; without any, fio's random data.
@@ -59,7 +59,7 @@ pub(super) fn write_data(
         // (A verified job writes iospd's self-describing blocks instead.)
         t.args.push(format!("-Z{}", (block * 2).max(1 << 20)));
     }
-    let chunk = r.parsed("buffer_compress_chunk", bytes)?;
+    let chunk = r.bytes("buffer_compress_chunk")?;
     if let Some(p) = r.parsed("buffer_compress_percentage", integer)? {
         if p >= 100 {
             return Err(r.refuse(
@@ -154,7 +154,7 @@ pub(super) fn verify(
     // verify_fatal ends the job at the first bad block; without verification it does nothing.
     let fatal = r.flag("verify_fatal")?.unwrap_or(false);
     // verify_interval: fio's default is the block; iospd checks each block whole.
-    if let Some(interval) = r.parsed("verify_interval", bytes)?
+    if let Some(interval) = r.bytes("verify_interval")?
         && verify.is_some()
         && do_verify
         && interval != block

@@ -10,7 +10,7 @@ use super::Setting;
 use super::access::Mode;
 use super::reader::{Reader, Refusal};
 use super::translate::Draft;
-use super::value::{Size, bytes, integer, size};
+use super::value::{Size, integer};
 
 /// The job's targets.
 pub(super) struct Files {
@@ -185,8 +185,8 @@ pub(super) fn region(
             Some("filesize=<one size>"),
         ));
     }
-    let per_file = r.parsed("filesize", size)?;
-    let total = r.parsed("size", size)?;
+    let per_file = r.size("filesize")?;
+    let total = r.size("size")?;
     let setting = r.last.get("filesize").or(r.last.get("size")).copied();
     let chosen = match (per_file, total) {
         (Some(each), _) => Some(each),
@@ -294,7 +294,7 @@ fn increment(
     numjobs: u64,
     t: &mut Draft,
 ) -> Result<u64, Box<Refusal>> {
-    let increment = match r.parsed("offset_increment", size)? {
+    let increment = match r.size("offset_increment")? {
         None | Some(Size::Bytes(0)) => return Ok(0),
         Some(Size::Bytes(b)) => b,
         Some(Size::Percent(_)) => {
@@ -339,8 +339,8 @@ pub(super) fn place(
     smallest: u64,
     t: &mut Draft,
 ) -> Result<(), Box<Refusal>> {
-    let align = r.parsed("offset_align", bytes)?.filter(|&a| a > 0);
-    let offset = match r.parsed("offset", size)? {
+    let align = r.bytes("offset_align")?.filter(|&a| a > 0);
+    let offset = match r.size("offset")? {
         None | Some(Size::Bytes(0)) => 0,
         Some(Size::Bytes(b)) => b,
         // fio: q % of the target's size, rounded up to the smallest block.
@@ -358,7 +358,7 @@ pub(super) fn place(
         }
     };
     if let Some(a) = align
-        && !matches!(r.parsed("offset", size)?, Some(Size::Percent(_)))
+        && !matches!(r.size("offset")?, Some(Size::Percent(_)))
     {
         t.notes.push(format!(
             "offset_align={a}: fio aligns only an offset given as a percentage"

@@ -122,10 +122,6 @@ pub const ACCEPTED: &[(&str, &str)] = &[
 pub const CLOSEST: &[(&str, &str)] = &[
     ("bs_unaligned", "-b<size>"),
     (
-        "kb_base",
-        "sizes in powers of 1024 (write bytes: 4000 where kb_base=1000 reads 4k)",
-    ),
-    (
         "latency_target",
         "iospd sweep --slo (the most load whose latency percentile stays under a target)",
     ),
@@ -186,11 +182,6 @@ pub const ACCEPTED_VALUES: &[(&str, &[&str], &str)] = &[
         "iospd gives the kernel no access-pattern hint unless -f<r|s> asks",
     ),
     ("nowait", &["0", "false"], "fio's default: I/O may block"),
-    (
-        "kb_base",
-        &["1024"],
-        "fio's default: sizes in powers of 1024, as iospd's",
-    ),
     (
         "io_submit_mode",
         &["inline"],

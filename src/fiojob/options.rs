@@ -9,6 +9,10 @@ use super::known::{ACCEPTED, ACCEPTED_VALUES, CLOSEST};
 /// Mapped: each fio option and what it becomes.
 pub const MAPPED: &[(&str, &str)] = &[
     (
+        "kb_base",
+        "how every size of the job is read: `k`, `kb`, `ki` are kb_base, `kib` the other (fio's rule)",
+    ),
+    (
         "rw",
         "`-r`, `-s` (`-s<stride>` for `read:<skip>`), `-w`, `--trim=100`",
     ),

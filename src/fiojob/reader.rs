@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::value::boolean;
+use super::value::{KbBase, Size, boolean, bytes, size};
 use super::{Job, Place, Setting};
 
 /// A job iospd does not run.
@@ -28,6 +28,8 @@ pub(super) struct Reader<'a> {
     pub(super) job: &'a Job,
     pub(super) last: BTreeMap<&'a str, &'a Setting>,
     pub(super) used: Vec<&'a str>,
+    /// How the job's sizes read (`kb_base`).
+    pub(super) kb_base: KbBase,
 }
 
 impl<'a> Reader<'a> {
@@ -40,6 +42,7 @@ impl<'a> Reader<'a> {
             job,
             last,
             used: Vec::new(),
+            kb_base: KbBase::default(),
         }
     }
 
@@ -114,6 +117,32 @@ impl<'a> Reader<'a> {
         parse(s.value.as_deref().unwrap_or(""))
             .map(Some)
             .map_err(|why| self.refuse(s, why, None))
+    }
+
+    /// The size `key` gives (bytes or a percentage), read in the job's `kb_base`.
+    pub(super) fn size(&mut self, key: &'a str) -> Result<Option<Size>, Box<Refusal>> {
+        let base = self.kb_base;
+        self.parsed(key, |v| size(v, base))
+    }
+
+    /// The bytes `key` gives, read in the job's `kb_base`.
+    pub(super) fn bytes(&mut self, key: &'a str) -> Result<Option<u64>, Box<Refusal>> {
+        let base = self.kb_base;
+        self.parsed(key, |v| bytes(v, base))
+    }
+
+    /// Reads `kb_base` (1024, fio's default, or 1000), which every size of the job is read in.
+    pub(super) fn units(&mut self) -> Result<(), Box<Refusal>> {
+        match self.parsed("kb_base", |v| {
+            super::value::integer(v).and_then(|n| match n {
+                1000 | 1024 => Ok(n),
+                _ => Err(format!("'{v}': fio's kb_base is 1000 or 1024")),
+            })
+        })? {
+            Some(n) => self.kb_base = KbBase(n),
+            None => self.kb_base = KbBase::default(),
+        }
+        Ok(())
     }
 
     pub(super) fn flag(&mut self, key: &'a str) -> Result<Option<bool>, Box<Refusal>> {

@@ -163,6 +163,7 @@ pub fn translate(jobs: &[Job]) -> Vec<Result<Vec<Translation>, Refusal>> {
 fn one(job: &Job, group: usize) -> Result<Vec<Translation>, Box<Refusal>> {
     let r = &mut Reader::new(job);
     let mut t = Draft::default();
+    r.units()?;
     let engine = access::engine(r, &mut t)?;
     let m = access::mode(r)?;
     let blocks = blocks::blocks(r, &m)?;

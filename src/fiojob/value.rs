@@ -1,5 +1,4 @@
-//! fio's value grammars: sizes (`4k`, `1GiB`, `0x1000`, `100%`, with 1024 as fio's default
-//! `kb_base`), times (`runtime=30`, `500ms`, `2m`, `1h`; seconds by default), integers, booleans,
+//! fio's value grammars: sizes (`4k`, `1GiB`, `0x1000`, `100%`, read in the job's `kb_base`), times (`runtime=30`, `500ms`, `2m`, `1h`; seconds by default), integers, booleans,
 //! and the arithmetic fio evaluates in parentheses (`(4*1024)`; time in µs there). A value fio
 //! would read only in part — arithmetic without parentheses, `iodepth=128*4`, of which fio takes
 //! 128 — is refused, never guessed.
@@ -127,9 +126,21 @@ pub fn integer(value: &str) -> Result<u64, String> {
         .map_err(|_| format!("'{v}' is not a whole number"))
 }
 
-/// A size: a number with an optional unit (k, m, g, t, p; with or without `i`/`b`; any case; all
-/// powers of 1024 as fio's default `kb_base`), hex, a percentage, or parenthesised arithmetic.
-pub fn size(value: &str) -> Result<Size, String> {
+/// How fio reads a size's unit: `kb_base`, 1024 (its default) or 1000. `k`, `kb`, `ki` (any
+/// case) are `kb_base`; `kib` is the other one — so by default `4KiB` is 4000 bytes and `4k`
+/// 4096, and with `kb_base=1000` the reverse, as fio's own parser reads them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KbBase(pub u64);
+
+impl Default for KbBase {
+    fn default() -> Self {
+        KbBase(1024)
+    }
+}
+
+/// A size: a number with an optional unit (k, m, g, t, p; with or without `i`/`b`/`ib`; any
+/// case; read in `base`), hex, a percentage, or parenthesised arithmetic.
+pub fn size(value: &str, base: KbBase) -> Result<Size, String> {
     let v = value.trim();
     if v.starts_with('(') {
         return integer_expression(v)
@@ -160,27 +171,43 @@ pub fn size(value: &str) -> Result<Size, String> {
     let n: u64 = number
         .parse()
         .map_err(|_| format!("'{v}' is not a size (a number and k, m, g, t: 4k, 1g)"))?;
-    let mult: u64 = match unit.to_ascii_lowercase().as_str() {
-        "" | "b" => 1,
-        "k" | "kb" | "ki" | "kib" => 1 << 10,
-        "m" | "mb" | "mi" | "mib" => 1 << 20,
-        "g" | "gb" | "gi" | "gib" => 1 << 30,
-        "t" | "tb" | "ti" | "tib" => 1 << 40,
-        "p" | "pb" | "pi" | "pib" => 1 << 50,
-        _ => {
-            return Err(format!(
-                "'{v}': '{unit}' is not a size unit (k, m, g, t, p, with or without i/b)"
-            ));
+    let other = if base.0 == 1000 { 1024 } else { 1000 };
+    let unit = unit.to_ascii_lowercase();
+    let (power, mult) = match unit.as_str() {
+        "" | "b" => (Some(0), 1),
+        u if u.len() == 3 && u.ends_with("ib") => (power_of(&u[..1]), other),
+        u if matches!(u.len(), 1 | 2) && (u.len() == 1 || u.ends_with(['b', 'i'])) => {
+            (power_of(&u[..1]), base.0)
         }
+        _ => (None, 1),
     };
-    n.checked_mul(mult)
+    let Some(power) = power else {
+        return Err(format!(
+            "'{v}': '{unit}' is not a size unit (k, m, g, t, p, with or without i/b/ib)"
+        ));
+    };
+    (0..power)
+        .try_fold(1u64, |m, _| m.checked_mul(mult))
+        .and_then(|mult| n.checked_mul(mult))
         .map(Size::Bytes)
         .ok_or_else(|| format!("'{v}' is too large"))
 }
 
+/// The power of a unit's letter (`k` 1 … `p` 5).
+fn power_of(letter: &str) -> Option<u32> {
+    Some(match letter {
+        "k" => 1,
+        "m" => 2,
+        "g" => 3,
+        "t" => 4,
+        "p" => 5,
+        _ => return None,
+    })
+}
+
 /// A size that must be bytes, not a percentage.
-pub fn bytes(value: &str) -> Result<u64, String> {
-    match size(value)? {
+pub fn bytes(value: &str, base: KbBase) -> Result<u64, String> {
+    match size(value, base)? {
         Size::Bytes(b) => Ok(b),
         Size::Percent(_) => Err(format!("'{value}': give a size here, not a percentage")),
     }
@@ -238,13 +265,43 @@ mod tests {
 
     #[test]
     fn sizes_times_and_numbers_read_as_fio_reads_them() {
-        assert_eq!(size("4k"), Ok(Size::Bytes(4096)));
-        assert_eq!(size("1GiB"), Ok(Size::Bytes(1 << 30)));
-        assert_eq!(size("64KB"), Ok(Size::Bytes(64 << 10)));
-        assert_eq!(size("0x1000"), Ok(Size::Bytes(4096)));
-        assert_eq!(size("100%"), Ok(Size::Percent(100)));
-        assert_eq!(size("(4*1024)"), Ok(Size::Bytes(4096)));
-        assert!(size("4q").is_err());
+        let base = KbBase::default();
+        // fio's kb_base=1024: k, kb, ki (any case) are 1024; kib is 1000 (its parser's rule,
+        // checked against fio 3.33's I/O log: bs=4KiB issues 4000-byte reads).
+        let fio_1024 = [
+            ("4k", 4096),
+            ("4K", 4096),
+            ("64KB", 64 << 10),
+            ("4ki", 4096),
+            ("1Gi", 1 << 30),
+            ("4KiB", 4000),
+            ("1MiB", 1_000_000),
+            ("1gib", 1_000_000_000),
+            ("2t", 2 << 40),
+            ("1p", 1 << 50),
+            ("512b", 512),
+            ("512", 512),
+        ];
+        for (text, bytes) in fio_1024 {
+            assert_eq!(size(text, base), Ok(Size::Bytes(bytes)), "{text}");
+        }
+        // kb_base=1000: the reverse.
+        let fio_1000 = [
+            ("4k", 4000),
+            ("4kB", 4000),
+            ("4KiB", 4096),
+            ("1MiB", 1 << 20),
+        ];
+        for (text, bytes) in fio_1000 {
+            assert_eq!(size(text, KbBase(1000)), Ok(Size::Bytes(bytes)), "{text}");
+        }
+        assert_eq!(size("0x1000", base), Ok(Size::Bytes(4096)));
+        assert_eq!(size("100%", base), Ok(Size::Percent(100)));
+        assert_eq!(size("(4*1024)", base), Ok(Size::Bytes(4096)));
+        for bad in ["4q", "4kq", "4kibb", "4bib", "4ib"] {
+            assert!(size(bad, base).is_err(), "{bad}");
+        }
+        assert!(size("16384p", base).is_err(), "past 2^64");
         assert_eq!(time_ns("30", 1_000_000_000), Ok(30_000_000_000));
         assert_eq!(time_ns("2m", 1_000_000_000), Ok(120_000_000_000));
         assert_eq!(time_ns("500ms", 1_000_000_000), Ok(500_000_000));

@@ -95,9 +95,12 @@ pub(super) fn pace(
 /// job with neither goes once over its whole targets, `loops` times.
 fn work(r: &mut Reader, files: u64) -> Result<Vec<String>, Box<Refusal>> {
     let loops = r.parsed("loops", integer)?.unwrap_or(1).max(1);
-    let io_size = r.parsed("io_size", size)?;
-    let setting =
-        |r: &Reader, key: &str| r.last.get(key).and_then(|s| size(s.value.as_deref()?).ok());
+    let io_size = r.size("io_size")?;
+    let setting = |r: &Reader, key: &str| {
+        r.last
+            .get(key)
+            .and_then(|s| size(s.value.as_deref()?, r.kb_base).ok())
+    };
     let region = setting(r, "size");
     let each = setting(r, "filesize");
     let ios = r.parsed("number_ios", integer)?.filter(|&n| n > 0);
@@ -178,7 +181,7 @@ fn limits(
         match part.trim() {
             "" | "0" => Ok(None),
             v if per_io => integer(v).map(Some),
-            v => bytes(v).map(Some),
+            v => bytes(v, r.kb_base).map(Some),
         }
     };
     let parts: Vec<&str> = value.split(',').collect();

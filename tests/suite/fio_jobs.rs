@@ -160,6 +160,13 @@ const EXPECTED: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "units.fio",
+        &[
+            "iospd -b4000 -s -w0 --engine=psync --bytes=1000000000 -W0 -C0 -L -n -t1 -o1 -f1073741824 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 --engine=psync --bytes=2000000000 -W0 -C0 -L -g1000 -n -t1 -o1 -f2000000000 /dev/sdz",
+        ],
+    ),
+    (
         "keywords.fio",
         &["iospd -b4096 -r --random-map -w0 -Su -d60 -W0 -C0 -L -n -tNCPUS -o32 /dev/sdz"],
     ),
@@ -199,7 +206,7 @@ fn what_iospd_cannot_run_exactly_is_refused_by_option_job_and_line() {
         "refused.fio:30: job 'mixed-rate': rate_iops=5000,: a limit on some directions of a job that mixes them",
         "refused.fio:35: job 'decimal-pattern': buffer_pattern=1234: not 0x and hex bytes, or a quoted string",
         "refused.fio:41: job 'partial-verify': verify_interval=512: a check every 512 bytes of a 4096-byte block",
-        "refused.fio:46: job 'decimal-units': kb_base=1000: iospd has no equivalent; closest in iospd: sizes in powers of 1024",
+        "refused.fio:46: job 'decimal-units': kb_base=1001: '1001': fio's kb_base is 1000 or 1024",
         "refused.fio:51: job 'realtime': prioclass=1: an I/O priority iospd has no option for (it sets the idle class, -I1, and best-effort level 7, -I2)",
         "refused.fio:58: job 'file-once-timed': time_based: time_based with the filedelete engine, which removes each file once",
     ] {

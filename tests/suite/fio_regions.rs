@@ -44,7 +44,11 @@ fn percentages_of_a_target_are_taken_of_its_size_as_fio_takes_them() {
             9_998_336,
         ),
         (&["--rw=randread", "--size=50%"], 0, 4_997_120),
-        (&["--rw=randread", "--offset=30%", "--size=20%"], 3_002_368, 5_001_216),
+        (
+            &["--rw=randread", "--offset=30%", "--size=20%"],
+            3_002_368,
+            5_001_216,
+        ),
         (
             &["--rw=read", "--offset=25%", "--size=1m"],
             2_502_656,
