@@ -13,6 +13,7 @@ use super::child::{Child, MAX_CHILDREN};
 use super::fio_files::{
     absent_targets, check_outputs, laid_out_first, other_schedulers, remove_made, write_logs,
 };
+use super::fio_json::FioOutput;
 use crate::fiojob::cmdline;
 use crate::fiojob::origin::in_job_terms;
 use crate::fiojob::read::{Context, Keywords, environment, read_files};
@@ -33,8 +34,8 @@ struct RunOptions {
     show: bool,
     /// `--readonly`: refuse every job that writes or trims.
     readonly: bool,
-    /// `--output-format=json` (false) or `json+` (true): fio's JSON results.
-    fio_json: Option<bool>,
+    /// `--output-format=json|json+|terse` (`--minimal`): fio's results in fio's format.
+    fio: Option<FioOutput>,
 }
 
 /// fio's `--output-format` (or `--minimal`) as iospd's format, and the other run options.
@@ -44,6 +45,7 @@ fn run_options(
 ) -> Result<(Option<ResultFormat>, RunOptions), ToolError> {
     let mut options = RunOptions::default();
     let mut chosen = format;
+    let mut terse_version = None;
     for (name, value) in given {
         let value = value.as_deref().unwrap_or("");
         let fio_format = match name.as_str() {
@@ -65,6 +67,18 @@ fn run_options(
                 options.readonly = true;
                 None
             }
+            "terse-version" => {
+                let version = value
+                    .parse()
+                    .ok()
+                    .filter(|v| crate::report::render::fio_terse::VERSIONS.contains(v));
+                terse_version = Some(version.ok_or_else(|| {
+                    ToolError::Usage(format!(
+                        "--terse-version={value}: fio's terse versions are 2, 3, 4 and 5"
+                    ))
+                })?);
+                None
+            }
             // The progress line shows the run on a terminal; fio's status options change nothing
             // that is measured.
             _ => None,
@@ -74,22 +88,20 @@ fn run_options(
         };
         let format = match fio_format {
             "normal" => ResultFormat::Text,
-            "json" | "json+" => {
-                if options
-                    .fio_json
-                    .is_some_and(|plus| plus != (fio_format == "json+"))
-                {
-                    return Err(ToolError::Usage(
-                        "--output-format is given twice, as json and json+; give one".into(),
-                    ));
+            "json" | "json+" | "terse" => {
+                let asked = match fio_format {
+                    "terse" => FioOutput::Terse(3),
+                    _ => FioOutput::Json {
+                        plus: fio_format == "json+",
+                    },
+                };
+                if options.fio.is_some_and(|given| given != asked) {
+                    return Err(ToolError::Usage(format!(
+                        "--{name} asks for fio's {fio_format} output after another of fio's formats; give one"
+                    )));
                 }
-                options.fio_json = Some(fio_format == "json+");
+                options.fio = Some(asked);
                 continue;
-            }
-            "terse" => {
-                return Err(ToolError::Usage(format!(
-                    "--{name}: fio's terse output has no counterpart in iospd; use --output-format=json or normal"
-                )));
             }
             other if other.contains(',') => {
                 return Err(ToolError::Usage(format!(
@@ -109,10 +121,20 @@ fn run_options(
         }
         chosen = Some(format);
     }
-    if options.fio_json.is_some() && chosen.is_some() {
+    if options.fio.is_some() && chosen.is_some() {
         return Err(ToolError::Usage(
-            "--output-format=json (fio's JSON) and -R or --output-format=normal ask for different formats; give one".into(),
+            "--output-format=json or terse (fio's formats) and -R or --output-format=normal ask for different formats; give one".into(),
         ));
+    }
+    if let Some(version) = terse_version {
+        match &mut options.fio {
+            Some(FioOutput::Terse(v)) => *v = version,
+            _ => {
+                return Err(ToolError::Usage(
+                    "--terse-version: fio's terse output is not asked for; add --minimal or --output-format=terse".into(),
+                ));
+            }
+        }
     }
     Ok((chosen, options))
 }
@@ -245,7 +267,7 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
     let groups = lines.last().map_or(0, |(_, t)| t.group + 1);
     let mut kept = Results {
         format,
-        fio_json: options.fio_json,
+        fio: options.fio,
         rendered: Vec::new(),
         reports: Vec::new(),
     };
@@ -305,7 +327,7 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
                     args.insert(at, "-Rjson".into());
                     // fio's bandwidth and IOPS samples: one per 500 ms (its bw_avg_time), where
                     // the job has a length to count them over.
-                    if options.fio_json.is_some()
+                    if options.fio.is_some()
                         && at == 0
                         && args.iter().any(|a| a.starts_with("-d"))
                         && !args.iter().any(|a| a.starts_with("-D"))
@@ -569,17 +591,17 @@ fn stopped_jobs(signal: i32, cut: &[String], unmeasured: &[String], not_started:
 struct Results<'a> {
     /// iospd's format (`-R`, `--output-format=normal`).
     format: ResultFormat,
-    /// `--output-format=json` (false) or `json+` (true): fio's JSON instead.
-    fio_json: Option<bool>,
+    /// `--output-format=json|json+|terse`: fio's results instead.
+    fio: Option<FioOutput>,
     /// Each job's name, command line and report in `format`.
     rendered: Vec<(String, String, String)>,
-    /// Under `fio_json`: each job, its group and its report.
+    /// Under `fio`: each job, its group and its report.
     reports: Vec<(&'a crate::fiojob::Job, usize, crate::report::Report)>,
 }
 
 impl<'a> Results<'a> {
     fn add(&mut self, job: &'a crate::fiojob::Job, t: &Translation, report: crate::report::Report) {
-        match self.fio_json {
+        match self.fio {
             Some(_) => self.reports.push((job, t.group, report)),
             None => self
                 .rendered
@@ -590,11 +612,11 @@ impl<'a> Results<'a> {
     /// The reports as one document on stdout or in fio's `--output` file (nothing when there
     /// are none).
     fn print(&self, output: Option<&std::path::Path>) -> Result<(), ToolError> {
-        let text = match self.fio_json {
+        let text = match self.fio {
             _ if self.rendered.is_empty() && self.reports.is_empty() => return Ok(()),
-            Some(plus) => {
+            Some(output) => {
                 let ran: Vec<_> = self.reports.iter().map(|(j, g, r)| (*j, *g, r)).collect();
-                super::fio_json::render(&ran, plus)
+                super::fio_json::render(&ran, output)
             }
             None => documents(self.format, &self.rendered),
         };

@@ -1,4 +1,4 @@
-//! `iospd fio --output-format=json|json+`: fio's JSON results from the jobs' reports, each job
+//! `iospd fio --output-format=json|json+|terse`: fio's results from the jobs' reports, each job
 //! with its options as written and its percentile list (fio's own when it names none). Jobs are
 //! in fio's reporting groups (a `stonewall` or `new_group` starts one); with `group_reporting`
 //! a group's jobs are one entry, their reports merged as runs at the same time are.
@@ -7,10 +7,28 @@ use crate::fiojob::Job;
 use crate::fiojob::value::boolean;
 use crate::report::Report;
 use crate::report::analysis::fio::{FIO_PERCENTILES, FioJobRun, document};
-use crate::report::render::fio_json;
+use crate::report::fio::FioDocument;
+use crate::report::render::{fio_json, fio_terse};
 
-/// The document for the jobs that ran (job, its `stonewall` group, its report), in order.
-pub fn render(ran: &[(&Job, usize, &Report)], plus: bool) -> String {
+/// How fio's results are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FioOutput {
+    /// `--output-format=json` (`plus`: `json+`, every latency bin).
+    Json { plus: bool },
+    /// `--output-format=terse` or `--minimal`, in `--terse-version` (3 by default).
+    Terse(u8),
+}
+
+/// The jobs that ran (job, its `stonewall` group, its report), in order, as `output` asks.
+pub fn render(ran: &[(&Job, usize, &Report)], output: FioOutput) -> String {
+    match output {
+        FioOutput::Json { plus } => fio_json::render(&document_of(ran, plus)),
+        FioOutput::Terse(version) => fio_terse::render(&document_of(ran, false), version),
+    }
+}
+
+/// The document for the jobs that ran, in order; `plus` adds every latency bin.
+fn document_of(ran: &[(&Job, usize, &Report)], plus: bool) -> FioDocument {
     let groups = reporting_groups(ran);
     // A group reported as one: its reports merged (separate entries if they cannot be).
     let merged: Vec<Option<Report>> = groups
@@ -30,7 +48,7 @@ pub fn render(ran: &[(&Job, usize, &Report)], plus: bool) -> String {
             None => runs.extend(members.iter().map(|&i| run(ran[i].0, id, ran[i].2))),
         }
     }
-    fio_json::render(&document(&runs, plus, std::time::SystemTime::now()))
+    document(&runs, plus, std::time::SystemTime::now())
 }
 
 /// The jobs of each reporting group, in order: a job in a later `stonewall` group, or with

@@ -37,10 +37,11 @@ const FLAGS: [&str; 18] = [
 ];
 
 /// fio's options that are not job options (output and running), and whether each takes a value.
-const RUN_OPTIONS: [(&str, bool); 13] = [
+const RUN_OPTIONS: [(&str, bool); 14] = [
     ("output", true),
     ("output-format", true),
     ("minimal", false),
+    ("terse-version", true),
     ("eta", true),
     ("eta-interval", true),
     ("eta-newline", true),

@@ -27,6 +27,7 @@ mod file_engines;
 mod fio_jobs;
 mod fio_json;
 mod fio_regions;
+mod fio_terse;
 mod formats;
 mod golden;
 mod hostile;

@@ -3,6 +3,7 @@
 
 pub mod csv;
 pub mod fio_json;
+pub mod fio_terse;
 pub mod html;
 pub mod json;
 pub mod slo;
