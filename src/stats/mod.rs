@@ -304,6 +304,19 @@ pub struct WaitStats {
     /// scheduler statistics); `None` where the kernel keeps none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_delay_ns: Option<u64>,
+    /// The thread's context switches over the window, voluntary and not.
+    #[serde(default)]
+    pub context_switches: u64,
+    /// Its page faults over the window served without I/O.
+    #[serde(default)]
+    pub minor_faults: u64,
+    /// And with I/O.
+    #[serde(default)]
+    pub major_faults: u64,
+    /// I/Os submitted in the window by the depth in flight once submitted, at fio's levels: 1,
+    /// 2–3, 4–7, 8–15, 16–31, 32–63, 64 and more.
+    #[serde(default)]
+    pub submitted_at_depth: [u64; 7],
 }
 
 impl WaitStats {
@@ -334,6 +347,16 @@ impl WaitStats {
         self.spin_ns += other.spin_ns;
         self.cpu_user_ns += other.cpu_user_ns;
         self.cpu_system_ns += other.cpu_system_ns;
+        self.context_switches += other.context_switches;
+        self.minor_faults += other.minor_faults;
+        self.major_faults += other.major_faults;
+        for (mine, theirs) in self
+            .submitted_at_depth
+            .iter_mut()
+            .zip(other.submitted_at_depth)
+        {
+            *mine += theirs;
+        }
         self.run_delay_ns = match (self.run_delay_ns, other.run_delay_ns) {
             (Some(a), Some(b)) => Some(a + b),
             (a, b) => a.or(b),

@@ -1,20 +1,26 @@
 //! Where a worker thread's measured time went, from the clock reads the loop already makes: the
 //! time-weighted number of I/Os in flight (the achieved queue depth), the time inside the engine's
-//! submit-and-wait calls versus in the loop itself (filling and recording), and, from the kernel,
-//! the thread's CPU time over the window. No clock read is added to the loop.
+//! submit-and-wait calls versus in the loop itself (filling and recording), the I/Os submitted at
+//! each depth (fio's `iodepth_level`), and, from the kernel, the thread's CPU time, context
+//! switches and page faults over the window. No clock read is added to the loop.
 
 use crate::clock::Nanos;
 use crate::stats::WaitStats;
 
-/// The thread's user and system CPU time so far, ns.
-fn thread_cpu() -> (u64, u64) {
-    // SAFETY: getrusage writes one rusage into the zeroed struct it is given.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    if unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) } != 0 {
-        return (0, 0);
-    }
-    let ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1_000;
-    (ns(usage.ru_utime), ns(usage.ru_stime))
+/// What the kernel counts of the thread so far.
+#[derive(Debug, Default, Clone, Copy)]
+struct ThreadTimes {
+    /// User and system CPU time, ns.
+    user: u64,
+    system: u64,
+    /// Context switches, voluntary and not.
+    switches: u64,
+    /// Page faults served without I/O, and with it.
+    minor_faults: u64,
+    major_faults: u64,
+    /// Time waiting on a run queue for a CPU, ns; `None` where the kernel keeps no scheduler
+    /// statistics.
+    run_delay: Option<u64>,
 }
 
 /// The thread's time waiting on a run queue for a CPU so far, ns (the second field of
@@ -24,9 +30,36 @@ fn thread_run_delay() -> Option<u64> {
     text.split_whitespace().nth(1)?.parse().ok()
 }
 
-/// The thread's CPU time (user, system) and run-queue wait so far.
-fn thread_times() -> ((u64, u64), Option<u64>) {
-    (thread_cpu(), thread_run_delay())
+/// The thread's CPU time, switches and faults (`getrusage`) and run-queue wait so far.
+fn thread_times() -> ThreadTimes {
+    let run_delay = thread_run_delay();
+    // SAFETY: getrusage writes one rusage into the zeroed struct it is given.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) } != 0 {
+        return ThreadTimes {
+            run_delay,
+            ..ThreadTimes::default()
+        };
+    }
+    let ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1_000;
+    ThreadTimes {
+        user: ns(usage.ru_utime),
+        system: ns(usage.ru_stime),
+        switches: (usage.ru_nvcsw + usage.ru_nivcsw) as u64,
+        minor_faults: usage.ru_minflt as u64,
+        major_faults: usage.ru_majflt as u64,
+        run_delay,
+    }
+}
+
+/// fio's depth levels (`io_u_mark_depth`): the I/Os in flight once a batch is submitted, 1, 2–3,
+/// 4–7, 8–15, 16–31, 32–63, 64 and more.
+#[inline]
+fn depth_level(depth: usize) -> usize {
+    match depth {
+        0..=1 => 0,
+        d => (usize::BITS - 1 - d.leading_zeros()).min(6) as usize,
+    }
 }
 
 /// Running totals over the measured window `[start, end)`.
@@ -38,8 +71,10 @@ pub struct Accounting {
     last: Nanos,
     /// When the thread last returned from the engine.
     left_engine: Nanos,
-    cpu_at_start: Option<((u64, u64), Option<u64>)>,
-    cpu_at_end: Option<((u64, u64), Option<u64>)>,
+    cpu_at_start: Option<ThreadTimes>,
+    cpu_at_end: Option<ThreadTimes>,
+    /// I/Os submitted at each of fio's depth levels.
+    at_depth: [u64; 7],
     /// ns × I/Os in flight.
     depth_area: u128,
     in_engine: Nanos,
@@ -83,6 +118,15 @@ impl Accounting {
         }
     }
 
+    /// A batch of `n` I/Os is submitted at `now` with `inflight` already in flight.
+    #[inline]
+    pub fn submitting(&mut self, now: Nanos, inflight: usize, n: usize) {
+        self.in_flight(now, inflight);
+        if now >= self.start && now < self.end {
+            self.at_depth[depth_level(inflight + n)] += n as u64;
+        }
+    }
+
     /// The thread entered the engine at `entered` and came back at `now`.
     #[inline]
     pub fn engine_call(&mut self, entered: Nanos, now: Nanos) {
@@ -102,11 +146,11 @@ impl Accounting {
         if self.cpu_at_start.is_some() && self.cpu_at_end.is_none() {
             self.cpu_at_end = Some(thread_times());
         }
-        let ((start, delay_start), (end, delay_end)) = (
+        let (start, end) = (
             self.cpu_at_start.unwrap_or_default(),
             self.cpu_at_end.unwrap_or_default(),
         );
-        waits.run_delay_ns = match (delay_start, delay_end) {
+        waits.run_delay_ns = match (start.run_delay, end.run_delay) {
             (Some(a), Some(b)) => Some(b.saturating_sub(a)),
             _ => None,
         };
@@ -114,8 +158,12 @@ impl Accounting {
         waits.in_engine_ns = self.in_engine;
         waits.in_loop_ns = self.in_loop;
         waits.spin_ns = self.spinning;
-        waits.cpu_user_ns = end.0.saturating_sub(start.0);
-        waits.cpu_system_ns = end.1.saturating_sub(start.1);
+        waits.cpu_user_ns = end.user.saturating_sub(start.user);
+        waits.cpu_system_ns = end.system.saturating_sub(start.system);
+        waits.context_switches = end.switches.saturating_sub(start.switches);
+        waits.minor_faults = end.minor_faults.saturating_sub(start.minor_faults);
+        waits.major_faults = end.major_faults.saturating_sub(start.major_faults);
+        waits.submitted_at_depth = self.at_depth;
     }
 }
 
@@ -135,5 +183,23 @@ mod tests {
         a.finish(&mut w);
         assert_eq!(w.depth_ns, 4 * 50 + 2 * 50);
         assert_eq!((w.in_loop_ns, w.in_engine_ns), (40, 60));
+    }
+
+    #[test]
+    fn submissions_count_at_fios_depth_levels_inside_the_window() {
+        let levels: Vec<usize> = [1, 2, 3, 4, 7, 8, 15, 16, 31, 32, 63, 64, 1000]
+            .iter()
+            .map(|&d| depth_level(d))
+            .collect();
+        assert_eq!(levels, [0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6]);
+        let mut a = Accounting::new(100, 200);
+        a.submitting(50, 0, 8); // before the window
+        a.submitting(100, 0, 1); // depth 1
+        a.submitting(110, 1, 2); // depth 3
+        a.submitting(120, 3, 29); // depth 32
+        a.submitting(200, 0, 4); // past it
+        let mut w = WaitStats::default();
+        a.finish(&mut w);
+        assert_eq!(w.submitted_at_depth, [1, 2, 0, 0, 0, 29, 0]);
     }
 }

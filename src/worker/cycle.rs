@@ -125,7 +125,7 @@ impl<C: Clock> Worker<'_, C> {
                 for &slot in &batch {
                     started[slot as usize] = stamp;
                 }
-                acct.in_flight(stamp, inflight);
+                acct.submitting(stamp, inflight, batch.len());
                 inflight += batch.len();
                 batch.clear();
                 entered = stamp;

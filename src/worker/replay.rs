@@ -129,7 +129,7 @@ impl<C: Clock> Worker<'_, C> {
             // 2. Stamp the batch and hand it over at once.
             if !batch.is_empty() {
                 let stamp = self.clock.now();
-                acct.in_flight(stamp, inflight);
+                acct.submitting(stamp, inflight, batch.len());
                 for &slot in &batch {
                     let s = slot as usize;
                     started[s] = stamp;

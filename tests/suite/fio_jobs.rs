@@ -1192,7 +1192,12 @@ fn fio_command_lines_translate_as_fio_reads_them() {
             "command line argument 2: --bs needs a value: --bs=<value>",
         ),
         (
-            vec!["--name=t", "--size=1m", "--output-format=terse", "--terse-version=1"],
+            vec![
+                "--name=t",
+                "--size=1m",
+                "--output-format=terse",
+                "--terse-version=1",
+            ],
             "fio's terse versions are 2, 3, 4 and 5",
         ),
         (

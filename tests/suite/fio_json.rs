@@ -74,6 +74,13 @@ fn fio_json_holds_the_measured_numbers_in_fios_units() {
     let sized = &jobs[0];
     assert_eq!(sized["job options"]["rw"], "randread");
     assert_eq!(sized["job options"]["iodepth"], "1");
+    // One I/O at a time: every one submitted at depth 1.
+    let levels = &sized["iodepth_level"];
+    assert_eq!(number(&levels["1"]), 100.0, "{levels}");
+    assert_eq!(number(&levels[">=64"]), 0.0, "{levels}");
+    for key in ["ctx", "majf", "minf"] {
+        assert!(sized[key].is_u64(), "{key}: {}", sized[key]);
+    }
     let read = &sized["read"];
     assert_eq!(read["total_ios"], 1024);
     assert_eq!(read["io_bytes"], 4 << 20);
@@ -421,4 +428,40 @@ fn fio_plot_and_fio_jsonplus_clat2csv_read_it() {
         drawn.starts_with(b"\x89PNG") && drawn.len() > 10_000,
         "{said}"
     );
+}
+
+/// fio's `iodepth_level`: each I/O counted at the depth in flight once it was submitted. A job
+/// that keeps 8 in flight submits all but its last few at 8 (fio's level "8": 8 to 15).
+#[test]
+fn iodepth_levels_count_the_depth_each_io_was_submitted_at() {
+    let dir = TempDir::new();
+    let output = iospd()
+        .args([
+            "fio",
+            "--output-format=json",
+            "--name=deep",
+            "--ioengine=io_uring",
+            "--iodepth=8",
+            "--rw=randread",
+            "--bs=4k",
+            "--size=4m",
+            "--filename=deep.dat",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let doc: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let levels = &doc["jobs"][0]["iodepth_level"];
+    let shares: Vec<f64> = ["1", "2", "4", "8", "16", "32", ">=64"]
+        .iter()
+        .map(|k| number(&levels[*k]))
+        .collect();
+    assert!(
+        (shares.iter().sum::<f64>() - 100.0).abs() < 1e-6,
+        "{levels}"
+    );
+    // 1,024 I/Os: at most the last 7 go in below 8.
+    assert!(shares[3] >= 100.0 * 1017.0 / 1024.0, "{levels}");
+    assert_eq!(shares[4..], [0.0, 0.0, 0.0], "{levels}");
 }

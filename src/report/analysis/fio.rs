@@ -111,6 +111,10 @@ fn entry(run: &FioJobRun, plus: bool, measured: Option<(&Measured, Part)>) -> Fi
         job_runtime: 0,
         usr_cpu: 0.0,
         sys_cpu: 0.0,
+        ctx: 0,
+        majf: 0,
+        minf: 0,
+        iodepth_level: depth_levels(&[0; 7]),
         latency_ns: Ordered::default(),
         latency_us: Ordered::default(),
         latency_ms: Ordered::default(),
@@ -162,6 +166,17 @@ fn entry(run: &FioJobRun, plus: bool, measured: Option<(&Measured, Part)>) -> Fi
         job.usr_cpu = cpu(|w| w.cpu_user_ns);
         job.sys_cpu = cpu(|w| w.cpu_system_ns);
     }
+    let waits = part.threads.iter().map(|t| &t.waits);
+    job.ctx = waits.clone().map(|w| w.context_switches).sum();
+    job.majf = waits.clone().map(|w| w.major_faults).sum();
+    job.minf = waits.clone().map(|w| w.minor_faults).sum();
+    let mut at_depth = [0u64; 7];
+    for w in waits {
+        for (sum, n) in at_depth.iter_mut().zip(w.submitted_at_depth) {
+            *sum += n;
+        }
+    }
+    job.iodepth_level = depth_levels(&at_depth);
     let latencies: Vec<&Latency> = [Some(&totals.read), Some(&totals.write)]
         .into_iter()
         .chain([totals.trim.as_ref()])
@@ -170,6 +185,25 @@ fn entry(run: &FioJobRun, plus: bool, measured: Option<(&Measured, Part)>) -> Fi
         .collect();
     (job.latency_ns, job.latency_us, job.latency_ms) = latency_ranges(&latencies);
     job
+}
+
+/// fio's `iodepth_level`: the share of I/Os submitted at each depth level, percent.
+fn depth_levels(at_depth: &[u64; 7]) -> Ordered<f64> {
+    let total: u64 = at_depth.iter().sum();
+    let names = ["1", "2", "4", "8", "16", "32", ">=64"];
+    Ordered(
+        names
+            .iter()
+            .zip(at_depth)
+            .map(|(name, &n)| {
+                let share = match total {
+                    0 => 0.0,
+                    _ => n as f64 * 100.0 / total as f64,
+                };
+                (name.to_string(), share)
+            })
+            .collect(),
+    )
 }
 
 /// What a job's latency blocks hold.

@@ -48,6 +48,15 @@ pub struct FioJob {
     pub usr_cpu: f64,
     /// Their system CPU time, the same way.
     pub sys_cpu: f64,
+    /// Their context switches over the window.
+    pub ctx: u64,
+    /// Their page faults that needed I/O.
+    pub majf: u64,
+    /// And that did not.
+    pub minf: u64,
+    /// The share of I/Os submitted with 1, 2–3, 4–7, … 32–63, 64 or more in flight, percent
+    /// (keys `1`, `2`, `4`, `8`, `16`, `32`, `>=64`).
+    pub iodepth_level: Ordered<f64>,
     /// The share of I/Os (all directions) in each latency range below 1 µs, by the range's top.
     pub latency_ns: Ordered<f64>,
     /// The same from 1 µs to 1 ms.

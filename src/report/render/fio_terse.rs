@@ -2,8 +2,8 @@
 //! one `;`-separated line per entry of the document fio's JSON is written from
 //! ([`crate::report::analysis::fio`]), in fio's field order, so scripts that split fio's terse
 //! lines read iospd's. What iospd does not measure is written as fio writes a statistic it did
-//! not gather, 0: submission latency, context switches and page faults, and the I/O depth
-//! distribution; no disk utilisation fields follow (fio's own line without `disk_util`).
+//! not gather, 0: submission latency; no disk utilisation fields follow (fio's own line without
+//! `disk_util`).
 
 use std::fmt::Write;
 
@@ -40,10 +40,16 @@ fn line(out: &mut String, fio_version: &str, job: &FioJob, version: u8) {
     if matches!(version, 2 | 4 | 5) {
         direction(out, &job.trim, version);
     }
-    // CPU: user, system; context switches, major and minor faults (not measured).
-    let _ = write!(out, ";{:.6}%;{:.6}%;0;0;0", job.usr_cpu, job.sys_cpu);
-    // The I/O depth distribution at 1, 2, 4, 8, 16, 32, >=64 (not measured).
-    out.push_str(&";0.0%".repeat(7));
+    // CPU: user, system; context switches, major and minor faults.
+    let _ = write!(
+        out,
+        ";{:.6}%;{:.6}%;{};{};{}",
+        job.usr_cpu, job.sys_cpu, job.ctx, job.majf, job.minf
+    );
+    // The I/O depth distribution at 1, 2, 4, 8, 16, 32, >=64.
+    for (_, share) in &job.iodepth_level.0 {
+        let _ = write!(out, ";{share:.1}%");
+    }
     for (_, share) in job.latency_us.0.iter().chain(&job.latency_ms.0) {
         let _ = write!(out, ";{share:.2}%");
     }
@@ -176,6 +182,15 @@ mod tests {
                 job_runtime: 1000,
                 usr_cpu: 1.5,
                 sys_cpu: 60.0,
+                ctx: 7,
+                majf: 0,
+                minf: 11,
+                iodepth_level: Ordered(
+                    ["1", "2", "4", "8", "16", "32", ">=64"]
+                        .iter()
+                        .map(|k| (k.to_string(), if *k == "1" { 100.0 } else { 0.0 }))
+                        .collect(),
+                ),
                 latency_ns: ranges(&[]),
                 latency_us: ranges(&us),
                 latency_ms: ranges(&ms),
@@ -201,7 +216,10 @@ mod tests {
             ),
             "{text}"
         );
-        assert!(text.contains(";1.500000%;60.000000%;0;0;0;0.0%;"), "{text}");
+        assert!(
+            text.contains(";1.500000%;60.000000%;7;0;11;100.0%;0.0%;"),
+            "{text}"
+        );
         assert!(text.ends_with(";0.00%;two words\n"), "{text}");
     }
 }

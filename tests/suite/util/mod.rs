@@ -192,6 +192,9 @@ pub fn golden_report(args: &[&str], dir: &TempDir) -> Report {
         thread.waits.cpu_user_ns = 0;
         thread.waits.cpu_system_ns = 0;
         thread.waits.run_delay_ns = None;
+        thread.waits.context_switches = 0;
+        thread.waits.minor_faults = 0;
+        thread.waits.major_faults = 0;
     }
     // "Is this real" reads the real machine's devices and times the data generator: leave it out
     // (tests/suite/reality.rs checks it).
