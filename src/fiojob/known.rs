@@ -115,7 +115,7 @@ pub const ACCEPTED: &[(&str, &str)] = &[
     ("stonewall", "the next jobs wait for this group"),
     ("bwavgtime", "iospd's interval is -D"),
     ("iopsavgtime", "iospd's interval is -D"),
-    ("nice", "iospd threads run at the default priority"),
+    ("rwmixcycle", "deprecated: fio reads and ignores it"),
 ];
 
 /// Refused, with iospd's closest option.
@@ -152,8 +152,6 @@ pub const CLOSEST: &[(&str, &str)] = &[
         "-i<count> -j<ms> (think time without spinning)",
     ),
     ("thinktime_iotime", "-i<count> -j<ms>"),
-    ("mem", "-l (large pages)"),
-    ("hugepage-size", "-l (large pages)"),
     ("cmdprio_percentage", "-I<1|2|3> for all I/O"),
     ("zonemode", "none"),
     ("opendir", "list the files as targets"),
@@ -183,6 +181,16 @@ pub const ACCEPTED_VALUES: &[(&str, &[&str], &str)] = &[
     ),
     ("nowait", &["0", "false"], "fio's default: I/O may block"),
     (
+        "nice",
+        &["0"],
+        "fio's default: iospd's threads run at the default CPU priority",
+    ),
+    (
+        "nonvectored",
+        &["-1", "1"],
+        "iospd's io_uring reads and writes are non-vectored (IORING_OP_READ/WRITE or their fixed-buffer forms), fio's default where the kernel has them",
+    ),
+    (
         "io_submit_mode",
         &["inline"],
         "fio's default: each thread submits its own I/O, as iospd's do",
@@ -206,11 +214,6 @@ pub const ACCEPTED_VALUES: &[(&str, &[&str], &str)] = &[
         "stats",
         &["1", "true"],
         "fio's default: the job is measured",
-    ),
-    (
-        "mem",
-        &["malloc", "shm", "mmap"],
-        "where fio takes its buffers from: iospd's are page-aligned anonymous memory, none of them huge pages",
     ),
     (
         "iomem_align",

@@ -9,6 +9,14 @@ use super::known::{ACCEPTED, ACCEPTED_VALUES, CLOSEST};
 /// Mapped: each fio option and what it becomes.
 pub const MAPPED: &[(&str, &str)] = &[
     (
+        "mem",
+        "`-l` for `mmaphuge`/`shmhuge` (2 MiB huge pages); malloc, shm, mmap: iospd's own buffers",
+    ),
+    (
+        "hugepage-size",
+        "2 MiB, the huge page `-l` takes (a no-op without huge-page `mem`)",
+    ),
+    (
         "kb_base",
         "how every size of the job is read: `k`, `kb`, `ki` are kb_base, `kib` the other (fio's rule)",
     ),

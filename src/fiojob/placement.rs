@@ -1,10 +1,62 @@
 //! Where a job's threads run: `cpus_allowed`/`cpumask` with `cpus_allowed_policy`, and
 //! `numa_cpu_nodes` (the CPUs of those nodes, read from this host) with `numa_mem_policy`; and at
-//! what I/O priority (`prioclass`, `prio`).
+//! what I/O priority (`prioclass`, `prio`); and what memory the buffers take (`mem`,
+//! `hugepage-size`).
 
 use super::reader::{Reader, Refusal};
 use super::translate::ExitScope;
 use super::value::{integer, time_ns};
+
+/// The huge page iospd's `-l` buffers take (the kernel's default size on x86-64, `MAP_HUGETLB`).
+const HUGE_PAGE: u64 = 2 << 20;
+
+/// `mem` (or `iomem`) and `hugepage-size`: fio's huge-page buffers (`mmaphuge`, `shmhuge`, of
+/// 2 MiB pages) are `-l`; malloc, shm and mmap buffers are ordinary pages as iospd's are (said
+/// in `notes`); others are refused.
+pub(super) fn memory(
+    r: &mut Reader,
+    notes: &mut Vec<String>,
+) -> Result<Option<String>, Box<Refusal>> {
+    let mem = r.get("mem");
+    let value = mem.and_then(|s| s.value.as_deref()).unwrap_or("malloc");
+    let (kind, file) = value.split_once(':').unwrap_or((value, ""));
+    let huge = match kind {
+        "malloc" | "shm" | "mmap" => false,
+        "mmaphuge" | "shmhuge" => true,
+        _ => {
+            return Err(r.refuse(
+                mem.expect("a value other than the default"),
+                "buffers iospd cannot take (GPU or shared mappings)",
+                Some("mem=malloc, or mem=mmaphuge (-l)"),
+            ));
+        }
+    };
+    let size = r.bytes("hugepage-size")?;
+    if let Some(size) = size.filter(|&s| s != HUGE_PAGE) {
+        if huge {
+            return Err(r.refuse(
+                r.last_of("hugepage-size"),
+                format!("huge pages of {size} bytes: iospd's -l takes the kernel's 2 MiB pages"),
+                Some("hugepage-size=2m"),
+            ));
+        }
+        notes.push(format!(
+            "hugepage-size={size}: fio uses it only for mem=mmaphuge or shmhuge"
+        ));
+    }
+    if mem.is_some() {
+        notes.push(match (huge, file) {
+            (true, "") => format!("mem={kind}: iospd's buffers are 2 MiB huge pages (-l)"),
+            (true, _) => format!(
+                "mem={value}: iospd's buffers are anonymous 2 MiB huge pages (-l), not a file"
+            ),
+            (false, _) => format!(
+                "mem={value}: iospd's buffers are page-aligned anonymous memory, as fio's from {kind}"
+            ),
+        });
+    }
+    Ok(huge.then(|| "-l".to_string()))
+}
 
 /// `prioclass` and `prio`: DiskSpd's `-I` where it makes the same request: the idle class (`-I1`,
 /// whose level is unused), best-effort level 7 (`-I2`). Other classes and levels are refused.

@@ -185,6 +185,7 @@ fn one(job: &Job, group: usize) -> Result<Vec<Translation>, Box<Refusal>> {
     access::polling(r, &mut t)?;
     t.args.extend(placement::cpus(r)?);
     t.args.extend(placement::priority(r)?);
+    t.args.extend(placement::memory(r, &mut t.notes)?);
     // A clone that runs apart is one thread over its files.
     let clones = if files.apart { 1 } else { numjobs };
     let threads = files::threads(r, &files, clones, depth, time_based, &mut t.notes)?;

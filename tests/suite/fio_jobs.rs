@@ -129,6 +129,7 @@ const EXPECTED: &[(&str, &[&str])] = &[
             "iospd -b4096 -r --random-map -w0 -d5 -W0 -C0 -L --cpu-set=0-1 -t1 -o1 /dev/sdz",
             "iospd -b4096 -r --random-map -w0 -d5 -W0 -C0 -L -n -I1 -t1 -o1 /dev/sdz",
             "iospd -b4096 -r --random-map -w0 -d5 -W0 -C0 -L -n -I2 -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -d5 -W0 -C0 -L -n -l -t1 -o1 /dev/sdz",
             "iospd -b1048576 -s -w100 -d5 -W0 -C0 -L -Z2097152 -n -t4 -o1 --offset-increment=1073741824 -f4294967296 /dev/sdz",
         ],
     ),
