@@ -146,7 +146,6 @@ pub const CLOSEST: &[(&str, &str)] = &[
         "continue_on_error",
         "none: iospd stops at the first failed I/O",
     ),
-    ("rate_process", "-g<rate> (evenly spaced)"),
     (
         "thinktime_spin",
         "-i<count> -j<ms> (think time without spinning)",
@@ -191,11 +190,6 @@ pub const ACCEPTED_VALUES: &[(&str, &[&str], &str)] = &[
         "iospd's io_uring reads and writes are non-vectored (IORING_OP_READ/WRITE or their fixed-buffer forms), fio's default where the kernel has them",
     ),
     (
-        "io_submit_mode",
-        &["inline"],
-        "fio's default: each thread submits its own I/O, as iospd's do",
-    ),
-    (
         "continue_on_error",
         &["none", "0", "false"],
         "fio's default: the job ends at its first failed I/O, as iospd's run does",
@@ -204,11 +198,6 @@ pub const ACCEPTED_VALUES: &[(&str, &[&str], &str)] = &[
         "allrandrepeat",
         &["1", "true"],
         "iospd's default seed repeats every random stream",
-    ),
-    (
-        "rate_process",
-        &["linear"],
-        "fio's default: rated I/O evenly spaced, as iospd's -g spaces it",
     ),
     (
         "stats",

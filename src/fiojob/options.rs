@@ -17,6 +17,14 @@ pub const MAPPED: &[(&str, &str)] = &[
         "2 MiB, the huge page `-l` takes (a no-op without huge-page `mem`)",
     ),
     (
+        "rate_process",
+        "`--rate-process=poisson` (exponential gaps at the rate's mean); linear: `-g` as it is",
+    ),
+    (
+        "io_submit_mode",
+        "inline, or offload (noted: iospd's threads keep their schedule themselves)",
+    ),
+    (
         "kb_base",
         "how every size of the job is read: `k`, `kb`, `ki` are kb_base, `kib` the other (fio's rule)",
     ),

@@ -63,7 +63,35 @@ pub(super) fn pace(
     t: &mut Draft,
 ) -> Result<(), Box<Refusal>> {
     let (limit, share) = limits(r, m, mixed_sizes, &mut t.notes)?;
+    let paced = !limit.is_empty();
     t.args.extend(limit);
+    match r.value("rate_process") {
+        None | Some("linear") => {}
+        Some("poisson") if paced => t.args.push("--rate-process=poisson".into()),
+        Some("poisson") => t.notes.push(
+            "rate_process=poisson: the job has no rate for it to space (fio ignores it too)".into(),
+        ),
+        Some(_) => {
+            return Err(r.refuse(
+                r.last_of("rate_process"),
+                "not one of fio's rate processes (linear, poisson)",
+                Some("--rate-process=linear|poisson"),
+            ));
+        }
+    }
+    match r.value("io_submit_mode") {
+        None | Some("inline") => {}
+        Some("offload") => t.notes.push(
+            "io_submit_mode=offload: iospd's threads submit their own I/O, each on its open-loop schedule (-g) whatever the completions do; fio's offload threads are how fio keeps such a schedule".into(),
+        ),
+        Some(_) => {
+            return Err(r.refuse(
+                r.last_of("io_submit_mode"),
+                "not one of fio's submit modes (inline, offload)",
+                None,
+            ));
+        }
+    }
     if let Some(share) = share {
         for arg in t.args.iter_mut().filter(|a| a.starts_with("-w")) {
             *arg = format!("-w{share}");

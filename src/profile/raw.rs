@@ -100,6 +100,8 @@ pub struct RawArgs {
     pub work_percent: Option<u32>,
     /// `--random-map`: random offsets without replacement.
     pub random_map: bool,
+    /// `--rate-process=poisson`: `-g`'s I/Os arrive as a Poisson process.
+    pub poisson: bool,
     /// `--bssplit=<sizes>`: mixed block sizes.
     pub block_split: Option<crate::profile::BlockSplit>,
     /// `--distribution=zipf|pareto|normal`: skewed random offsets.

@@ -332,6 +332,7 @@ fn from_command_line(raw: &RawArgs) -> Result<Profile, ProfileError> {
         random_map: raw.random_map,
         block_split: raw.block_split.clone(),
         throughput: raw.throughput,
+        poisson: raw.poisson,
         burst: burst(raw)?,
         io_priority: raw.io_priority.unwrap_or(super::IoPriority::Normal),
         hints: raw.hints.unwrap_or_default(),

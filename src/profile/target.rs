@@ -86,6 +86,10 @@ pub struct Target {
     pub random_map: bool,
     /// `-g`: rate cap per thread.
     pub throughput: Option<Throughput>,
+    /// `--rate-process=poisson`: the `-g` rate's I/Os are due at exponentially distributed gaps
+    /// (a Poisson process, fio's `rate_process=poisson`), not evenly spaced.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub poisson: bool,
     /// `-i`/`-j`: bursts of I/O separated by think time.
     pub burst: Option<Burst>,
     /// `-I`: I/O priority.
@@ -140,6 +144,7 @@ impl Target {
             block_split: None,
             random_map: false,
             throughput: None,
+            poisson: false,
             burst: None,
             io_priority: IoPriority::Normal,
             hints: Hints::default(),

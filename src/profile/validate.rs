@@ -163,6 +163,16 @@ fn validate_work(ts: &TimeSpan) -> Result<(), ProfileError> {
     for target in ts.targets.iter() {
         validate_split(ts, target)?;
     }
+    if let Some(target) = ts
+        .targets
+        .iter()
+        .find(|t| t.poisson && t.throughput.is_none())
+    {
+        return Err(invalid(format!(
+            "'{}': --rate-process=poisson spaces the I/Os of a rate, and none is set; add -g<rate>",
+            target.path.display()
+        )));
+    }
     for target in ts.targets.iter().filter(|t| t.random_map) {
         let path = target.path.display();
         let why = match (target.access, &target.distribution, target.skew) {

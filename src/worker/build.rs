@@ -146,7 +146,12 @@ impl<'a, C: Clock> Worker<'a, C> {
                     )
                     .with_skew(target.skew)
                     .with_random_map(target.random_map, &mut rng),
-                    throttle: Throttle::new(target.throughput, target.block_size, burst),
+                    throttle: Throttle::new(
+                        target.throughput,
+                        target.block_size,
+                        burst,
+                        target.poisson.then(|| rng.next_u64()),
+                    ),
                     fill: write_fill(ts, target, prepared),
                     write_ratio: target.write_ratio,
                     trim_percent: target.trim_percent,

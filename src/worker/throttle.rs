@@ -1,11 +1,15 @@
 //! `-g` pacing and `-i`/`-j` bursts: each thread's I/O to a target is due at `start + n × cost`,
 //! with exact rational arithmetic in nanoseconds, so the long-run rate is exact and no millisecond
-//! tick is involved; after each burst the next I/O is due no earlier than the think time. The
+//! tick is involved; under `--rate-process=poisson` each gap is instead drawn from the exponential
+//! distribution of the same mean, from the last due time (fio's `rate_process=poisson`), so the
+//! long-run rate is the asked one; after each burst the next I/O is due no earlier than the think
+//! time. The
 //! schedule starts again with the first I/O of the measured window, so time lost in warm-up (a
 //! late start, a thread kept off its CPU) is not made up by a burst the window would count.
 
 use crate::clock::Nanos;
 use crate::profile::Throughput;
+use crate::rng::Rng;
 
 /// When the next I/O to one target may be issued.
 #[derive(Debug, Clone)]
@@ -20,12 +24,19 @@ pub struct Throttle {
     burst: u64,
     think_ns: Nanos,
     in_burst: u64,
+    /// `--rate-process=poisson`: the generator of its gaps.
+    poisson: Option<Rng>,
 }
 
 impl Throttle {
     /// A pacer for one thread and target; `None` never holds I/O back. `burst` is this thread's
-    /// share of a `-i`/`-j` burst: (I/Os, think time in ms).
-    pub fn new(rate: Option<Throughput>, block: u64, burst: Option<(u64, u64)>) -> Self {
+    /// share of a `-i`/`-j` burst: (I/Os, think time in ms); `poisson` seeds exponential gaps.
+    pub fn new(
+        rate: Option<Throughput>,
+        block: u64,
+        burst: Option<(u64, u64)>,
+        poisson: Option<u64>,
+    ) -> Self {
         let (numerator, denominator) = match rate {
             None => (0, 1),
             Some(Throughput::BytesPerMs(bytes)) => (block as u128 * 1_000_000, bytes as u128),
@@ -42,6 +53,7 @@ impl Throttle {
             burst: burst.map_or(u64::MAX, |(n, _)| n.max(1)),
             think_ns: burst.map_or(0, |(_, ms)| ms * 1_000_000),
             in_burst: 0,
+            poisson: poisson.filter(|_| rate.is_some()).map(Rng::new),
         }
     }
 
@@ -78,10 +90,20 @@ impl Throttle {
                 self.restart = Nanos::MAX;
                 self.start = now;
                 self.issued = 0;
+                self.due = now;
             }
             self.issued += 1;
-            self.due =
-                self.start + (self.issued as u128 * self.numerator / self.denominator) as u64;
+            self.due = match &mut self.poisson {
+                // -ln(1 − U), U uniform in [0, 1): an exponential gap of mean 1.
+                Some(rng) => {
+                    let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+                    let mean = self.numerator as f64 / self.denominator as f64;
+                    self.due + (-(1.0 - u).ln() * mean) as Nanos
+                }
+                None => {
+                    self.start + (self.issued as u128 * self.numerator / self.denominator) as u64
+                }
+            };
         }
         self.in_burst += 1;
         if self.in_burst == self.burst {
@@ -97,7 +119,7 @@ mod tests {
 
     #[test]
     fn unlimited_is_always_ready() {
-        let mut t = Throttle::new(None, 4096, None);
+        let mut t = Throttle::new(None, 4096, None, None);
         t.start_at(1000, 1000);
         for _ in 0..10 {
             assert!(t.ready(1000));
@@ -108,7 +130,7 @@ mod tests {
 
     #[test]
     fn iops_schedule_is_exact() {
-        let mut t = Throttle::new(Some(Throughput::Iops(3)), 4096, None);
+        let mut t = Throttle::new(Some(Throughput::Iops(3)), 4096, None, None);
         t.start_at(0, 0);
         let dues: Vec<Nanos> = (0..4)
             .map(|_| {
@@ -125,7 +147,7 @@ mod tests {
     #[test]
     fn bytes_per_ms() {
         // 4096 bytes per I/O at 4096 bytes/ms: one I/O per millisecond.
-        let mut t = Throttle::new(Some(Throughput::BytesPerMs(4096)), 4096, None);
+        let mut t = Throttle::new(Some(Throughput::BytesPerMs(4096)), 4096, None, None);
         t.start_at(5, 5);
         assert!(t.ready(5));
         t.issued(5);
@@ -135,7 +157,7 @@ mod tests {
 
     #[test]
     fn bursts_pause_for_the_think_time() {
-        let mut t = Throttle::new(None, 4096, Some((3, 10)));
+        let mut t = Throttle::new(None, 4096, Some((3, 10)), None);
         t.start_at(0, 0);
         assert!(t.is_limited());
         for now in [0, 1, 2] {
@@ -154,7 +176,7 @@ mod tests {
     fn time_lost_in_warm_up_is_not_made_up_in_the_window() {
         // 1000 I/Os per second from 0, the window opening at 1 s: a thread that issued nothing
         // until 1.5 s owes 1,500 I/Os by the old schedule, and may issue just one, then one per ms.
-        let mut t = Throttle::new(Some(Throughput::Iops(1000)), 4096, None);
+        let mut t = Throttle::new(Some(Throughput::Iops(1000)), 4096, None, None);
         t.start_at(0, 1_000_000_000);
         let late = 1_500_000_000;
         assert!(t.ready(late));
@@ -165,9 +187,46 @@ mod tests {
         t.issued(late + 5_000_000);
         assert_eq!(t.due(), late + 2_000_000);
         // In warm-up, before the window, a late thread catches up as before.
-        let mut w = Throttle::new(Some(Throughput::Iops(1000)), 4096, None);
+        let mut w = Throttle::new(Some(Throughput::Iops(1000)), 4096, None, None);
         w.start_at(0, 1_000_000_000);
         w.issued(500_000_000);
         assert_eq!(w.due(), 1_000_000);
+    }
+
+    #[test]
+    fn poisson_gaps_keep_the_mean_rate_and_vary() {
+        // 1000 I/Os per second: gaps of 1 ms on average, exponentially distributed.
+        let mut t = Throttle::new(Some(Throughput::Iops(1000)), 4096, None, Some(7));
+        t.start_at(0, 0);
+        let n = 100_000u64;
+        let mut gaps = Vec::with_capacity(n as usize);
+        let mut last = 0;
+        for _ in 0..n {
+            t.issued(t.due());
+            gaps.push(t.due() - last);
+            last = t.due();
+        }
+        let mean = last as f64 / n as f64;
+        assert!((mean - 1e6).abs() < 1e6 * 0.02, "mean gap {mean} ns");
+        // An exponential's median is ln 2 of its mean, and e^-2 of its gaps exceed twice it.
+        gaps.sort_unstable();
+        let median = gaps[gaps.len() / 2] as f64;
+        assert!(
+            (median / 1e6 - std::f64::consts::LN_2).abs() < 0.02,
+            "{median}"
+        );
+        let long = gaps.iter().filter(|&&g| g > 2_000_000).count() as f64 / n as f64;
+        assert!((long - (-2f64).exp()).abs() < 0.01, "{long}");
+        // The same seed, the same schedule; another seed, another.
+        assert_eq!(gaps_first(7), gaps_first(7));
+        assert_ne!(gaps_first(7), gaps_first(8));
+    }
+
+    /// The first due time of a 1000 I/O/s Poisson pacer seeded `seed`.
+    fn gaps_first(seed: u64) -> Nanos {
+        let mut t = Throttle::new(Some(Throughput::Iops(1000)), 4096, None, Some(seed));
+        t.start_at(0, 0);
+        t.issued(0);
+        t.due()
     }
 }

@@ -341,6 +341,65 @@ fn pacing_is_exact_over_the_run() {
     assert!(total["latency_from_intended"]["count"].as_u64() == total["latency"]["count"].as_u64());
 }
 
+/// `--rate-process=poisson`: the same mean rate, its I/Os at exponential gaps, so the count per
+/// interval varies as a Poisson count does (variance about its mean; an even pacer's barely does).
+#[test]
+fn poisson_pacing_keeps_the_rate_and_varies_the_gaps() {
+    let dir = TempDir::new();
+    let target = dir.arg("t.dat");
+    let output = iospd()
+        .args([
+            "-c16M",
+            "-d3",
+            "-W0",
+            "-b4K",
+            "-o8",
+            "-r",
+            "-g1000i",
+            "--rate-process=poisson",
+            "-D100",
+            "-Rjson",
+            &target,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let measured = &report["timespans"][0]["measured"];
+    let rate = measured["totals"]["total"]["ios_per_s"].as_f64().unwrap();
+    // 3,000 arrivals expected: their count's deviation is about 55 (1.8 %).
+    assert!((rate - 1000.0).abs() <= 100.0, "long-run rate {rate}");
+    let counts: Vec<f64> = measured["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["all"]["total"]["ios"].as_f64().unwrap())
+        .collect();
+    let mean = counts.iter().sum::<f64>() / counts.len() as f64;
+    let variance = counts.iter().map(|c| (c - mean).powi(2)).sum::<f64>() / counts.len() as f64;
+    assert!(
+        variance / mean > 0.4,
+        "{counts:?}: dispersion {}",
+        variance / mean
+    );
+    let echo = iospd()
+        .args([
+            "-c16M",
+            "--ios=10",
+            "-g1000i",
+            "--rate-process=poisson",
+            "-Rtext",
+            &target,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&echo).contains("--rate-process=poisson:"),
+        "{}",
+        stdout(&echo)
+    );
+}
+
 /// A long series (here 5,000 intervals of 1 ms) is kept on disk past what memory holds, and the
 /// report gets every row back, in order, adding up to the totals.
 #[test]

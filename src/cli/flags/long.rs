@@ -484,6 +484,20 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         },
     },
     LongFlag {
+        name: "rate-process",
+        usage: (
+            "--rate-process=<linear|poisson>",
+            "how -g spaces I/Os: evenly (linear, the default) or as a Poisson process, exponential gaps at the same mean rate (fio's rate_process)",
+        ),
+        apply: |v, raw| match v.unwrap_or_default() {
+            "linear" => Ok(()),
+            "poisson" => flag_once(&mut raw.poisson),
+            other => Err(format!(
+                "'{other}' is not a rate process; give --rate-process=linear or --rate-process=poisson"
+            )),
+        },
+    },
+    LongFlag {
         name: "fsync",
         usage: (
             "--fsync=<N>",

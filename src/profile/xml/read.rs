@@ -365,6 +365,7 @@ const TARGET_ELEMENTS: &[&str] = &[
     "ByteCount",
     "RangePercent",
     "RandomMap",
+    "RateProcess",
     "BlockSplit",
 ];
 
@@ -512,6 +513,16 @@ fn iospd_options(el: &Element, t: &mut Target) -> Result<(), XmlError> {
         range_percent,
     });
     t.random_map = el.flag("RandomMap")?;
+    t.poisson = match el.child("RateProcess")? {
+        None => false,
+        Some(p) => match p.text.trim() {
+            "linear" => false,
+            "poisson" => true,
+            other => {
+                return Err(p.error(format!("<RateProcess> is linear or poisson, not '{other}'")));
+            }
+        },
+    };
     t.block_split = parsed(el, "BlockSplit")?;
     for (name, data_only) in [("Fsync", false), ("Fdatasync", true)] {
         if let Some(f) = el.child(name)? {

@@ -367,6 +367,9 @@ fn write_target(out: &mut Out, t: &Target) {
     if t.random_map {
         out.value("RandomMap", "true");
     }
+    if t.poisson {
+        out.value("RateProcess", "poisson");
+    }
     if t.offset_increment > 0 {
         out.value("OffsetIncrement", t.offset_increment);
     }

@@ -197,6 +197,16 @@ fn workload_text(out: &mut String, ts: &crate::profile::TimeSpan, skew: bool) {
                 ),
             );
         }
+        if t.poisson {
+            line(
+                out,
+                4,
+                format_args!(
+                    "--rate-process=poisson: {} (the -g rate's I/Os due at exponential gaps of its mean)",
+                    t.path.display()
+                ),
+            );
+        }
         if let Some(skew) = t.skew.filter(|_| skew) {
             line(
                 out,
