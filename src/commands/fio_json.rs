@@ -6,7 +6,7 @@
 use crate::fiojob::Job;
 use crate::fiojob::value::boolean;
 use crate::report::Report;
-use crate::report::analysis::fio::{FIO_PERCENTILES, FioJobRun, document};
+use crate::report::analysis::fio::{FIO_PERCENTILES, FioJobRun, Unified, document};
 use crate::report::fio::FioDocument;
 use crate::report::render::{fio_json, fio_terse};
 
@@ -80,6 +80,14 @@ fn run<'a>(job: &'a Job, group: usize, report: &'a Report) -> FioJobRun<'a> {
         percentiles: percentiles(job),
         lat_percentiles: set(job, "lat_percentiles"),
         clones: !set(job, "group_reporting"),
+        unified: match job
+            .get("unified_rw_reporting")
+            .and_then(|s| s.value.as_deref())
+        {
+            Some("1" | "mixed") => Unified::Mixed,
+            Some("2" | "both") => Unified::Both,
+            _ => Unified::Apart,
+        },
         report,
     }
 }

@@ -95,10 +95,6 @@ pub const ACCEPTED: &[(&str, &str)] = &[
     ),
     ("clocksource", "iospd times each I/O with its own clock"),
     (
-        "unified_rw_reporting",
-        "iospd reports reads, writes and their total apart (fio would add them into one block)",
-    ),
-    (
         "allow_mounted_write",
         "iospd's safety gate judges every write to a device, mounted or not",
     ),
@@ -179,6 +175,11 @@ pub const ACCEPTED_VALUES: &[(&str, &[&str], &str)] = &[
         "iospd gives the kernel no access-pattern hint unless -f<r|s> asks",
     ),
     ("nowait", &["0", "false"], "fio's default: I/O may block"),
+    (
+        "unified_rw_reporting",
+        &["0", "none", "1", "mixed", "2", "both"],
+        "iospd's own reports keep reads, writes and their total apart; fio's JSON and terse output add them into fio's mixed direction as fio does",
+    ),
     (
         "nice",
         &["0"],

@@ -465,3 +465,77 @@ fn iodepth_levels_count_the_depth_each_io_was_submitted_at() {
     assert!(shares[3] >= 100.0 * 1017.0 / 1024.0, "{levels}");
     assert_eq!(shares[4..], [0.0, 0.0, 0.0], "{levels}");
 }
+
+/// `unified_rw_reporting`: `mixed` (1) puts reads and writes into one `mixed` direction in place
+/// of the others, `both` (2) adds it after them, in fio's JSON and terse lines as fio 3.33 does.
+#[test]
+fn unified_rw_reporting_adds_the_directions_into_mixed_as_fio_does() {
+    let test = "unified_rw_reporting_adds_the_directions_into_mixed_as_fio_does";
+    let fio = tools::optional(test, "fio", "the directions and terse fields against fio's");
+    let job = |unified: &str, format: &str| {
+        vec![
+            format.to_string(),
+            "--name=a".into(),
+            "--rw=randrw".into(),
+            "--bs=4k".into(),
+            "--size=2m".into(),
+            "--ioengine=psync".into(),
+            "--filename=u.dat".into(),
+            format!("--unified_rw_reporting={unified}"),
+        ]
+    };
+    let directions = |doc: &Value| -> Vec<String> {
+        let keys = ["read", "write", "trim", "sync", "mixed"];
+        let entry = doc["jobs"][0].as_object().unwrap();
+        keys.iter()
+            .filter(|k| entry.contains_key(**k))
+            .map(|k| k.to_string())
+            .collect()
+    };
+    for (unified, want) in [
+        ("mixed", &["mixed"][..]),
+        ("both", &["read", "write", "trim", "sync", "mixed"][..]),
+    ] {
+        let dir = TempDir::new();
+        let output = iospd()
+            .arg("fio")
+            .args(job(unified, "--output-format=json"))
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let doc: Value = serde_json::from_str(&stdout(&output)).unwrap();
+        assert_eq!(directions(&doc), want, "{unified}");
+        let mixed = &doc["jobs"][0]["mixed"];
+        assert_eq!(mixed["io_bytes"], 2 << 20, "{unified}: {mixed}");
+        assert_eq!(mixed["clat_ns"]["N"], 512, "{unified}");
+        let terse = iospd()
+            .arg("fio")
+            .args(job(unified, "--minimal"))
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(terse.status.code(), Some(0), "{}", stderr(&terse));
+        let ours = stdout(&terse).trim_end().split(';').count();
+        let Some(fio) = &fio else { continue };
+        let theirs_dir = TempDir::new();
+        let run = |format: &str| {
+            let output = fio
+                .command("fio")
+                .args(job(unified, format))
+                .arg("--disk_util=0")
+                .current_dir(theirs_dir.path())
+                .output()
+                .unwrap();
+            assert!(output.status.success(), "{}", stderr(&output));
+            stdout(&output)
+        };
+        let theirs: Value = serde_json::from_str(&run("--output-format=json")).unwrap();
+        assert_eq!(directions(&theirs), want, "fio, {unified}");
+        assert_eq!(
+            run("--minimal").trim_end().split(';').count(),
+            ours,
+            "terse fields, {unified}"
+        );
+    }
+}

@@ -16,6 +16,18 @@ pub const FIO_PERCENTILES: [f64; 17] = [
     99.99,
 ];
 
+/// fio's `unified_rw_reporting`: directions apart (0), added into one `mixed` (1), or both (2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Unified {
+    /// Reads, writes and trims apart (fio's default).
+    #[default]
+    Apart,
+    /// One `mixed` direction instead.
+    Mixed,
+    /// Apart, and `mixed` as well.
+    Both,
+}
+
 /// One job that ran: what fio's JSON says of it besides its numbers, and its report.
 pub struct FioJobRun<'a> {
     /// The job's name.
@@ -30,6 +42,8 @@ pub struct FioJobRun<'a> {
     pub lat_percentiles: bool,
     /// An entry per clone (fio without `group_reporting`), where each clone is one thread.
     pub clones: bool,
+    /// `unified_rw_reporting`.
+    pub unified: Unified,
     /// Its report.
     pub report: &'a Report,
 }
@@ -104,10 +118,11 @@ fn entry(run: &FioJobRun, plus: bool, measured: Option<(&Measured, Part)>) -> Fi
         error: 0,
         elapsed: 0,
         job_options: Ordered(run.options.clone()),
-        read: FioDirection::default(),
-        write: FioDirection::default(),
-        trim: FioDirection::default(),
-        sync: FioSync::default(),
+        read: None,
+        write: None,
+        trim: None,
+        sync: None,
+        mixed: None,
         job_runtime: 0,
         usr_cpu: 0.0,
         sys_cpu: 0.0,
@@ -119,7 +134,15 @@ fn entry(run: &FioJobRun, plus: bool, measured: Option<(&Measured, Part)>) -> Fi
         latency_us: Ordered::default(),
         latency_ms: Ordered::default(),
     };
+    let apart = run.unified != Unified::Mixed;
     let Some((m, part)) = measured else {
+        if apart {
+            job.read = Some(FioDirection::default());
+            job.write = Some(FioDirection::default());
+            job.trim = Some(FioDirection::default());
+            job.sync = Some(FioSync::default());
+        }
+        job.mixed = (run.unified != Unified::Apart).then(FioDirection::default);
         (job.latency_ns, job.latency_us, job.latency_ms) = latency_ranges(&[]);
         return job;
     };
@@ -147,16 +170,23 @@ fn entry(run: &FioJobRun, plus: bool, measured: Option<(&Measured, Part)>) -> Fi
             .collect::<Vec<_>>(),
     };
     let totals = part.totals;
-    job.read = direction(&totals.read, m, &samples(|d| &d.read), &spec);
-    job.write = direction(&totals.write, m, &samples(|d| &d.write), &spec);
-    if let Some(trim) = &totals.trim {
-        job.trim = direction(trim, m, &[], &spec);
+    if apart {
+        job.read = Some(direction(&totals.read, m, &samples(|d| &d.read), &spec));
+        job.write = Some(direction(&totals.write, m, &samples(|d| &d.write), &spec));
+        job.trim = Some(match &totals.trim {
+            Some(trim) => direction(trim, m, &[], &spec),
+            None => FioDirection::default(),
+        });
+        job.sync = Some(match &totals.flush {
+            Some(flush) => FioSync {
+                total_ios: flush.ios,
+                lat_ns: latency(flush.latency.as_ref(), None, false),
+            },
+            None => FioSync::default(),
+        });
     }
-    if let Some(flush) = &totals.flush {
-        job.sync = FioSync {
-            total_ios: flush.ios,
-            lat_ns: latency(flush.latency.as_ref(), None, false),
-        };
+    if run.unified != Unified::Apart {
+        job.mixed = Some(direction(&totals.total, m, &samples(|d| &d.total), &spec));
     }
     let window_ns = m.duration_s * 1e9;
     if window_ns > 0.0 {
@@ -350,15 +380,19 @@ fn latency_ranges(latencies: &[&Latency]) -> (Ordered<f64>, Ordered<f64>, Ordere
 /// Each job's bandwidth as a share of its group's (fio's `bw_agg`), where it has samples.
 fn share_of_group(jobs: &mut [FioJob]) {
     let groups: Vec<usize> = jobs.iter().map(|j| j.groupid).collect();
-    let pick: [fn(&mut FioJob) -> &mut FioDirection; 3] =
-        [|j| &mut j.read, |j| &mut j.write, |j| &mut j.trim];
+    let pick: [fn(&mut FioJob) -> Option<&mut FioDirection>; 4] = [
+        |j| j.read.as_mut(),
+        |j| j.write.as_mut(),
+        |j| j.trim.as_mut(),
+        |j| j.mixed.as_mut(),
+    ];
     for which in pick {
         let mut totals: std::collections::HashMap<usize, u64> = Default::default();
         for (job, group) in jobs.iter_mut().zip(&groups) {
-            *totals.entry(*group).or_default() += which(job).bw_bytes;
+            *totals.entry(*group).or_default() += which(job).map_or(0, |d| d.bw_bytes);
         }
         for (job, group) in jobs.iter_mut().zip(&groups) {
-            let d = which(job);
+            let Some(d) = which(job) else { continue };
             let total = totals[group] as f64 / 1024.0;
             if d.bw_samples > 0 && total > 0.0 {
                 d.bw_agg = d.bw_mean / total * 100.0;

@@ -34,14 +34,22 @@ pub struct FioJob {
     /// Its options as written (the `[global]` ones in force, then its own).
     #[serde(rename = "job options")]
     pub job_options: Ordered<String>,
-    /// Reads.
-    pub read: FioDirection,
+    /// Reads (absent, with writes, trims and flushes, when `unified_rw_reporting=mixed` adds
+    /// them into `mixed`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read: Option<FioDirection>,
     /// Writes.
-    pub write: FioDirection,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write: Option<FioDirection>,
     /// Trims.
-    pub trim: FioDirection,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trim: Option<FioDirection>,
     /// `fsync`/`fdatasync`: the flushes.
-    pub sync: FioSync,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sync: Option<FioSync>,
+    /// `unified_rw_reporting=mixed|both`: reads and writes as one direction.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mixed: Option<FioDirection>,
     /// Milliseconds the job ran.
     pub job_runtime: u64,
     /// The job's threads' user CPU time, as a share of its runtime.

@@ -35,10 +35,21 @@ fn line(out: &mut String, fio_version: &str, job: &FioJob, version: u8) {
         ),
     }
     .expect("writing to a String");
-    direction(out, &job.read, version);
-    direction(out, &job.write, version);
-    if matches!(version, 2 | 4 | 5) {
-        direction(out, &job.trim, version);
+    // Reads, or (`unified_rw_reporting=mixed`) every direction as one in their place; then
+    // writes and trims, and (`both`) the mixed direction after them.
+    let none = FioDirection::default();
+    match &job.read {
+        Some(read) => {
+            direction(out, read, version);
+            direction(out, job.write.as_ref().unwrap_or(&none), version);
+            if matches!(version, 2 | 4 | 5) {
+                direction(out, job.trim.as_ref().unwrap_or(&none), version);
+            }
+            if let Some(mixed) = &job.mixed {
+                direction(out, mixed, version);
+            }
+        }
+        None => direction(out, job.mixed.as_ref().unwrap_or(&none), version),
     }
     // CPU: user, system; context switches, major and minor faults.
     let _ = write!(
@@ -175,10 +186,11 @@ mod tests {
                 error: 0,
                 elapsed: 1,
                 job_options: Ordered(vec![("description".into(), "two words".into())]),
-                read,
-                write: FioDirection::default(),
-                trim: FioDirection::default(),
-                sync: FioSync::default(),
+                read: Some(read),
+                write: Some(FioDirection::default()),
+                trim: Some(FioDirection::default()),
+                sync: Some(FioSync::default()),
+                mixed: None,
                 job_runtime: 1000,
                 usr_cpu: 1.5,
                 sys_cpu: 60.0,
