@@ -364,7 +364,12 @@ fn poisson_pacing_keeps_the_rate_and_varies_the_gaps() {
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    crate::util::validate_json(&stdout(&output));
     let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(
+        report["profile"]["timespans"][0]["targets"][0]["poisson"],
+        true
+    );
     let measured = &report["timespans"][0]["measured"];
     let rate = measured["totals"]["total"]["ios_per_s"].as_f64().unwrap();
     // 3,000 arrivals expected: their count's deviation is about 55 (1.8 %).
@@ -397,6 +402,25 @@ fn poisson_pacing_keeps_the_rate_and_varies_the_gaps() {
         stdout(&echo).contains("--rate-process=poisson:"),
         "{}",
         stdout(&echo)
+    );
+    // The profile keeps it: in the XML results (valid against doc/iospd.xsd) and read back.
+    let xml = iospd()
+        .args([
+            "-c16M",
+            "--ios=10",
+            "-g1000i",
+            "--rate-process=poisson",
+            "-Rxml",
+            &target,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(xml.status.code(), Some(0), "{}", stderr(&xml));
+    let xml = stdout(&xml);
+    assert!(xml.contains("<RateProcess>poisson</RateProcess>"), "{xml}");
+    crate::util::validate_xml(
+        &[("poisson", &xml)],
+        "poisson_pacing_keeps_the_rate_and_varies_the_gaps",
     );
 }
 
