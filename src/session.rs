@@ -193,10 +193,15 @@ fn measure(template: &Profile, warnings: Vec<String>, cluster: &Cluster) -> Resu
     }
     let report = Report::new(profile, &host.system_info(), &results);
     let (mut code, mut lines) = run::ending(profile, &results);
-    // A sweep that stopped early reports the points that finished and fails.
+    // A sweep that stopped early reports the points that finished and fails: with a signal's
+    // own status (128 + its number) when a signal stopped it, wherever in a point it came (a
+    // single run a signal stops before its window fails, having measured nothing).
     if let Some(stopped) = report.sweep.as_ref().and_then(|s| s.stopped_at()) {
         lines.push(format!("iospd: {stopped}; the report above holds those"));
-        code = code.max(EXIT_RUN_ERROR);
+        code = match run::STOP_SIGNAL.load(std::sync::atomic::Ordering::SeqCst) {
+            0 => code.max(EXIT_RUN_ERROR),
+            signal => crate::exit::interrupted_status(signal),
+        };
     }
     let finished = cluster
         .finish(template, report, code, lines)

@@ -26,13 +26,7 @@ pub fn ending(profile: &Profile, results: &RunResults) -> (u8, Vec<String>) {
             code = EXIT_RUN_ERROR;
         } else if last.window.is_none() {
             lines.push("iospd: interrupted before the measured window began; no results".into());
-            // A signal's own status (128 + its number) whenever it came, so a script tells an
-            // interrupted run from a failed one.
-            let signal = STOP_SIGNAL.load(std::sync::atomic::Ordering::SeqCst);
-            code = match signal {
-                0 => EXIT_RUN_ERROR,
-                signal => crate::exit::interrupted_status(signal),
-            };
+            code = EXIT_RUN_ERROR;
         } else if let Some(by) = results.timespans.iter().find_map(|t| t.stopped_by.as_ref()) {
             lines.push(format!(
                 "iospd: {by} cut the run short; the results cover the measured window up to it"
