@@ -4,8 +4,9 @@
 //! own (see `cluster::reduce`), and rank 0 receives one series whatever the number of ranks,
 //! instead of one per rank.
 //!
-//! Intervals are on the common timeline: a series begins `first` intervals after the agreed start
-//! (0 unless a rank began more than half an interval late), and adding two lines them up.
+//! Intervals are on the common timeline: every rank counts its intervals from the agreed start
+//! (and warm-up), however late its threads began (a late rank's first intervals are empty), so
+//! adding two lines them up interval by interval.
 
 use super::intervals::Interval;
 use super::timeline::Row;
@@ -18,9 +19,7 @@ pub const KINDS: usize = 4;
 pub struct Series {
     /// The length of an interval, ms.
     pub interval_ms: f64,
-    /// The interval of the common timeline the series begins at.
-    pub first: usize,
-    /// Per kind (read, write, trim, flush): the buckets from `first` on; `None` for a kind the
+    /// Per kind (read, write, trim, flush): the buckets from the window's start; `None` for a kind the
     /// run did not do (trims and flushes).
     pub kinds: [Option<Vec<Interval>>; KINDS],
     /// The rows, their `start_ms` on the common timeline.
@@ -30,47 +29,25 @@ pub struct Series {
 impl Series {
     /// Adds another rank's series, interval by interval.
     pub fn add(&mut self, other: Series) {
-        let first = self.first.min(other.first);
         for (mine, theirs) in self.kinds.iter_mut().zip(other.kinds) {
             let Some(theirs) = theirs else { continue };
             let mine = mine.get_or_insert_with(Vec::new);
-            let (a, b) = (self.first - first, other.first - first);
-            let len = (a + mine.len()).max(b + theirs.len());
-            let mut sum = vec![Interval::default(); len];
-            for (i, bucket) in mine.iter().enumerate() {
-                sum[a + i].merge(bucket);
+            if mine.len() < theirs.len() {
+                mine.resize(theirs.len(), Interval::default());
             }
-            for (i, bucket) in theirs.iter().enumerate() {
-                sum[b + i].merge(bucket);
+            for (sum, bucket) in mine.iter_mut().zip(&theirs) {
+                sum.merge(bucket);
             }
-            *mine = sum;
         }
-        // A kind only this one had begins where it began.
-        self.first = first;
         let mut rows = std::mem::take(&mut self.timeline);
         rows.extend(other.timeline);
         rows.sort_by(|a, b| a.start_ms.total_cmp(&b.start_ms));
         self.timeline = Row::merge_coinciding(rows);
     }
 
-    /// The series moved so that the earliest interval any rank measured is interval 0: the
-    /// buckets and rows as one run that started then has them.
-    pub fn from_earliest(mut self) -> Series {
-        let skip = self.first as f64 * self.interval_ms;
-        for row in &mut self.timeline {
-            row.start_ms -= skip;
-        }
-        self.first = 0;
-        self
-    }
-
     /// The series as bytes.
     pub fn encode(&self) -> Vec<u8> {
-        let mut words = vec![
-            self.interval_ms.to_bits(),
-            self.first as u64,
-            self.timeline.len() as u64,
-        ];
+        let mut words = vec![self.interval_ms.to_bits(), self.timeline.len() as u64];
         for kind in &self.kinds {
             match kind {
                 None => words.push(u64::MAX),
@@ -97,7 +74,6 @@ impl Series {
             .chunks_exact(8)
             .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")));
         let interval_ms = f64::from_bits(words.next()?);
-        let first = usize::try_from(words.next()?).ok()?;
         let rows = usize::try_from(words.next()?).ok()?;
         let mut kinds: [Option<Vec<Interval>>; KINDS] = Default::default();
         for kind in &mut kinds {
@@ -125,7 +101,6 @@ impl Series {
         }
         Some(Series {
             interval_ms,
-            first,
             kinds,
             timeline,
         })
@@ -145,7 +120,7 @@ mod tests {
         b
     }
 
-    fn series(first: usize, counts: &[u64], latency: u64) -> Series {
+    fn series(counts: &[u64], latency: u64) -> Series {
         let buckets: Vec<Interval> = counts.iter().map(|&n| bucket(n, latency)).collect();
         let timeline = counts
             .iter()
@@ -155,12 +130,11 @@ mod tests {
                 for _ in 0..n {
                     ops[0].read.record(4096, latency);
                 }
-                Row::new(((first + i) as u64) * 100_000_000, 100_000_000, &ops)
+                Row::new(i as u64 * 100_000_000, 100_000_000, &ops)
             })
             .collect();
         Series {
             interval_ms: 100.0,
-            first,
             kinds: [
                 Some(buckets),
                 Some(vec![Interval::default(); counts.len()]),
@@ -173,8 +147,8 @@ mod tests {
 
     #[test]
     fn ranks_add_interval_by_interval_on_the_common_timeline() {
-        let mut sum = series(0, &[1, 2, 3], 1_000);
-        sum.add(series(1, &[10, 20, 30], 5_000));
+        let mut sum = series(&[1, 2, 3], 1_000);
+        sum.add(series(&[0, 10, 20, 30], 5_000));
         let read = sum.kinds[0].as_ref().unwrap();
         assert_eq!(
             read.iter().map(|b| b.count).collect::<Vec<_>>(),
@@ -185,26 +159,17 @@ mod tests {
         assert!(sum.kinds[2].is_none());
         let ios: Vec<u64> = sum.timeline.iter().map(|r| r.all.total.ios).collect();
         assert_eq!(ios, [1, 12, 23, 30]);
+        let starts: Vec<f64> = sum.timeline.iter().map(|r| r.start_ms).collect();
+        assert_eq!(starts, [0.0, 100.0, 200.0, 300.0]);
         // In any order, the same.
-        let mut other = series(1, &[10, 20, 30], 5_000);
-        other.add(series(0, &[1, 2, 3], 1_000));
+        let mut other = series(&[0, 10, 20, 30], 5_000);
+        other.add(series(&[1, 2, 3], 1_000));
         assert_eq!(other, sum);
     }
 
     #[test]
-    fn the_earliest_interval_becomes_the_first() {
-        let mut sum = series(2, &[1, 2], 1_000);
-        sum.add(series(3, &[4], 1_000));
-        let sum = sum.from_earliest();
-        assert_eq!(sum.first, 0);
-        assert_eq!(sum.timeline[0].start_ms, 0.0);
-        assert_eq!(sum.timeline[1].start_ms, 100.0);
-        assert_eq!(sum.timeline[1].all.total.ios, 6);
-    }
-
-    #[test]
     fn a_series_survives_the_trip_and_damage_is_refused() {
-        let mut s = series(1, &[3, 0, 7], 2_500);
+        let mut s = series(&[3, 0, 7], 2_500);
         s.kinds[3] = Some(vec![bucket(2, u64::MAX / 4)]);
         let bytes = s.encode();
         assert_eq!(Series::decode(&bytes), Some(s));

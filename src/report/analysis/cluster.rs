@@ -423,35 +423,26 @@ pub fn take_series(report: &mut Report) -> Result<Vec<Option<Series>>, String> {
     for (index, ts) in report.timespans.iter_mut().enumerate() {
         let profile = report.profile.timespans.get(index);
         let interval_ms = profile.and_then(|t| t.iops_interval_ms);
-        let warmup_ns = profile.map_or(0, |t| t.warmup_s as u64 * 1_000_000_000);
-        let lateness_ns = ts.start.as_ref().map_or(0, |s| s.lateness_ns);
         let Some(m) = ts.measured.as_mut() else {
             all.push(None);
             continue;
         };
+        // A rank counts its intervals and rows from the agreed start (and warm-up), however late
+        // its threads began: they are on the common timeline as they are.
         let series = match interval_ms {
             Some(ms) => {
-                let interval_ns = ms as u64 * 1_000_000;
-                // How many intervals after the agreed start (and warm-up) this rank's window began.
-                let late = warmup_ns.max(lateness_ns) - warmup_ns;
-                let first = ((late + interval_ns / 2) / interval_ns.max(1)) as usize;
                 let t = &m.totals;
                 let kind =
                     |d: Option<&crate::report::Direction>| d.map(|d| d.buckets()).transpose();
-                let mut timeline = std::mem::take(&mut m.timeline);
-                for row in &mut timeline {
-                    row.start_ms += first as f64 * ms as f64;
-                }
                 Some(Series {
                     interval_ms: ms as f64,
-                    first,
                     kinds: [
                         kind(Some(&t.read))?,
                         kind(Some(&t.write))?,
                         kind(t.trim.as_ref())?,
                         kind(t.flush.as_ref())?,
                     ],
-                    timeline,
+                    timeline: std::mem::take(&mut m.timeline),
                 })
             }
             None => None,
