@@ -144,9 +144,9 @@ pub const CLOSEST: &[(&str, &str)] = &[
     ),
     (
         "thinktime_spin",
-        "-i<count> -j<ms> (think time without spinning)",
+        "-i<count> -j<ms>|-j<n>us (think time without spinning)",
     ),
-    ("thinktime_iotime", "-i<count> -j<ms>"),
+    ("thinktime_iotime", "-i<count> -j<ms>|-j<n>us"),
     ("cmdprio_percentage", "-I<1|2|3> for all I/O"),
     ("zonemode", "none"),
     ("opendir", "list the files as targets"),

@@ -124,7 +124,7 @@ pub const MAPPED: &[(&str, &str)] = &[
         "`-g<bytes per ms>` or `-g<size>/s`; per direction, `-w` from the rates",
     ),
     ("rate_iops", "`-g<n>i`; per direction, `-w` from the rates"),
-    ("thinktime", "`-j<ms>`"),
+    ("thinktime", "`-j<ms>` or `-j<n>us`"),
     ("thinktime_blocks", "`-i<count>`"),
     ("zero_buffers", "`-Z`"),
     ("refill_buffers", "`-Zr`"),

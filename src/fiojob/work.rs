@@ -101,16 +101,19 @@ pub(super) fn pace(
         let ns = time_ns(s.value.as_deref().unwrap_or(""), 1_000)
             .map_err(|why| r.refuse(s, why, None))?;
         if ns > 0 {
-            if ns % 1_000_000 != 0 {
+            if ns % 1_000 != 0 || ns / 1_000 > u32::MAX as u64 {
                 return Err(r.refuse(
                     s,
-                    "iospd's think time is whole milliseconds",
-                    Some("-j<ms>"),
+                    "iospd's think time is whole microseconds, at most 4294967295",
+                    Some("-j<n>us"),
                 ));
             }
             let blocks = r.parsed("thinktime_blocks", integer)?.unwrap_or(1).max(1);
             t.args.push(format!("-i{blocks}"));
-            t.args.push(format!("-j{}", ns / 1_000_000));
+            t.args.push(match ns % 1_000_000 {
+                0 => format!("-j{}", ns / 1_000_000),
+                _ => format!("-j{}us", ns / 1_000),
+            });
         }
     }
     r.get("thinktime_blocks");

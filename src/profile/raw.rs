@@ -142,8 +142,8 @@ pub struct RawArgs {
     pub throughput: Option<Throughput>,
     /// `-i`: I/Os per burst.
     pub burst_size: Option<u32>,
-    /// `-j`: milliseconds between bursts.
-    pub think_time: Option<u32>,
+    /// `-j`: microseconds between bursts.
+    pub think_time: Option<u64>,
     /// `-I`: I/O priority.
     pub io_priority: Option<IoPriority>,
     /// `-f<r|s|t>`: access hints.

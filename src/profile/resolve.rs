@@ -481,7 +481,7 @@ fn write_buffer(raw: &RawArgs, sizes: Sizes) -> Result<WriteBuffer, ProfileError
 /// `-i` and `-j`, which come together.
 fn burst(raw: &RawArgs) -> Result<Option<Burst>, ProfileError> {
     match (raw.burst_size, raw.think_time) {
-        (Some(size), Some(think_ms)) => Ok(Some(Burst { size, think_ms })),
+        (Some(size), Some(think_us)) => Ok(Some(Burst { size, think_us })),
         (None, None) => Ok(None),
         _ => Err(ProfileError::Conflict {
             first: "-i",

@@ -517,13 +517,42 @@ pub enum Throughput {
     Iops(u64),
 }
 
-/// `-i`/`-j`: issue `size` I/Os, then pause `think_ms`.
+/// `-i`/`-j`: issue `size` I/Os, then pause `think_us`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Burst {
     /// I/Os per burst (split between the threads sharing the target).
     pub size: u32,
-    /// Milliseconds between bursts.
-    pub think_ms: u32,
+    /// Microseconds between bursts; in results as `think_ms`, milliseconds with a fraction
+    /// where the pause is not whole milliseconds (`-j250us`).
+    #[serde(rename = "think_ms", with = "micros_as_ms")]
+    pub think_us: u64,
+}
+
+impl Burst {
+    /// The think time in whole milliseconds, when it is (DiskSpd's `-j` and `<ThinkTime>`).
+    pub fn whole_ms(&self) -> Option<u64> {
+        (self.think_us % 1_000 == 0).then_some(self.think_us / 1_000)
+    }
+}
+
+/// Microseconds written as milliseconds: an integer when whole, a fraction otherwise.
+mod micros_as_ms {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(us: &u64, s: S) -> Result<S::Ok, S::Error> {
+        match us % 1_000 {
+            0 => s.serialize_u64(us / 1_000),
+            _ => s.serialize_f64(*us as f64 / 1e3),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+        let ms = f64::deserialize(d)?;
+        if !(ms >= 0.0 && ms <= u32::MAX as f64) {
+            return Err(serde::de::Error::custom("think_ms is not a time in ms"));
+        }
+        Ok((ms * 1e3).round() as u64)
+    }
 }
 
 /// `-I`: DiskSpd's I/O priority hint, mapped to Linux I/O priorities.

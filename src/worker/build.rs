@@ -130,7 +130,7 @@ impl<'a, C: Clock> Worker<'a, C> {
                 let burst = target.burst.map(|b| {
                     (
                         (b.size as u64 / tt.sharing_threads.max(1) as u64).max(1),
-                        b.think_ms as u64,
+                        b.think_us,
                     )
                 });
                 WorkerTarget {

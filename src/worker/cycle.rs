@@ -59,6 +59,10 @@ impl<C: Clock> Worker<'_, C> {
                 .throttle
                 .start_at(self.schedule.start, self.schedule.warmup_end);
         }
+        if self.targets.iter().any(|t| t.throttle.is_limited()) {
+            // Paced I/O is due at its time, not up to 50 µs after (a -j250us pause).
+            super::precise_timers();
+        }
         let mut acct = Accounting::new(self.schedule.warmup_end, window_end);
         let mut now = self.clock.now();
         loop {

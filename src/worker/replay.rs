@@ -38,9 +38,7 @@ impl<C: Clock> Worker<'_, C> {
         engine: &mut E,
         replaying: &mut Replaying,
     ) -> io::Result<Option<IoFailure>> {
-        // Timed sleeps end within 1 µs of their deadline instead of the default 50 µs of slack.
-        // SAFETY: PR_SET_TIMERSLACK takes a value and changes only this thread's timers.
-        unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1_000 as libc::c_ulong) };
+        super::precise_timers();
         let slots = engine.slots().len() as usize;
         let timed = !replaying.stats.as_fast_as_possible;
         // Time zero of the schedule: when this loop begins, so the setup between the start

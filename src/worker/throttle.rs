@@ -30,7 +30,7 @@ pub struct Throttle {
 
 impl Throttle {
     /// A pacer for one thread and target; `None` never holds I/O back. `burst` is this thread's
-    /// share of a `-i`/`-j` burst: (I/Os, think time in ms); `poisson` seeds exponential gaps.
+    /// share of a `-i`/`-j` burst: (I/Os, think time in µs); `poisson` seeds exponential gaps.
     pub fn new(
         rate: Option<Throughput>,
         block: u64,
@@ -51,7 +51,7 @@ impl Throttle {
             due: 0,
             restart: Nanos::MAX,
             burst: burst.map_or(u64::MAX, |(n, _)| n.max(1)),
-            think_ns: burst.map_or(0, |(_, ms)| ms * 1_000_000),
+            think_ns: burst.map_or(0, |(_, us)| us * 1_000),
             in_burst: 0,
             poisson: poisson.filter(|_| rate.is_some()).map(Rng::new),
         }
@@ -157,7 +157,7 @@ mod tests {
 
     #[test]
     fn bursts_pause_for_the_think_time() {
-        let mut t = Throttle::new(None, 4096, Some((3, 10)), None);
+        let mut t = Throttle::new(None, 4096, Some((3, 10_000)), None);
         t.start_at(0, 0);
         assert!(t.is_limited());
         for now in [0, 1, 2] {
@@ -170,6 +170,16 @@ mod tests {
             t.ready(10_000_002),
             "think time after the last I/O of the burst"
         );
+    }
+
+    #[test]
+    fn think_time_is_microseconds() {
+        let mut t = Throttle::new(None, 4096, Some((1, 250)), None);
+        t.start_at(0, 0);
+        assert!(t.ready(0));
+        t.issued(0);
+        assert!(!t.ready(249_999));
+        assert!(t.ready(250_000), "250 µs after the I/O");
     }
 
     #[test]

@@ -159,6 +159,8 @@ const EXPECTED: &[(&str, &[&str])] = &[
             "iospd -b65536 -s -w0 -d5 -W0 -C0 -L -g1048576/s -n -t1 -o1 /dev/sdz",
             "iospd -b4096 -s -w100 -d5 -W0 -C0 -L -g2097152/s -Z1048576 -n -t1 -o1 /dev/sdz",
             "iospd -b4096 -r --random-map -w0 -d5 -W0 -C0 -L -g500i --rate-process=poisson -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -d5 -W0 -C0 -L -i4 -j250us -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -s -w0 -d5 -W0 -C0 -L -i1 -j2 -n -t1 -o1 /dev/sdz",
         ],
     ),
     (

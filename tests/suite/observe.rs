@@ -592,3 +592,37 @@ fn the_slowest_ios_listed_are_the_slowest_the_trace_holds() {
         stdout(&text)
     );
 }
+
+/// `-j<n>us`: a think time under a millisecond (fio's `thinktime` is in microseconds). Each I/O
+/// waits 500 µs after the one before completes, so 200 of them, one at a time, cannot take less
+/// than 199 pauses however fast the machine; the results say `think_ms` 0.5 and validate.
+#[test]
+fn think_time_in_microseconds_holds_each_burst_back() {
+    let dir = TempDir::new();
+    let target = dir.arg("t.dat");
+    let output = iospd()
+        .args([
+            "-c1M",
+            "--ios=200",
+            "-W0",
+            "-b4K",
+            "-o1",
+            "-t1",
+            "-r",
+            "-i1",
+            "-j500us",
+            "-Rjson",
+            &target,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    crate::util::validate_json(&stdout(&output));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let burst = &report["profile"]["timespans"][0]["targets"][0]["burst"];
+    assert_eq!(burst["think_ms"].as_f64(), Some(0.5), "{burst}");
+    let measured = &report["timespans"][0]["measured"];
+    assert_eq!(measured["totals"]["total"]["ios"].as_u64(), Some(200));
+    let seconds = measured["duration_s"].as_f64().unwrap();
+    assert!(seconds >= 199.0 * 500e-6, "{seconds} s for 200 I/Os");
+}

@@ -46,6 +46,7 @@ const LINES: &[&str] = &[
     "-b4K -r -w20 -g5000i -L paced.dat",
     "-b4K -r -g4096 paced.dat",
     "-b4K -r -i50 -j10 burst.dat",
+    "-b4K -r -i4 -j250us short-think.dat",
     "-b4K -r -I1 idle.dat",
     "-b4K -r -frs hinted.dat",
     "-b4K -r -ft temp.dat",
@@ -200,6 +201,13 @@ fn xml_profile_errors_name_the_element_and_line() {
                 "<Path>t.dat</Path>\n          <Bogus>1</Bogus>",
             ),
             "line 7, <Bogus>",
+        ),
+        (
+            &MINIMAL.replace(
+                "<Path>t.dat</Path>",
+                "<Path>t.dat</Path>\n          <BurstSize>4</BurstSize>\n          <ThinkTime unit=\"s\">1</ThinkTime>",
+            ),
+            "<ThinkTime>: unit=\"s\" is not ms or us",
         ),
         (
             &MINIMAL.replace(

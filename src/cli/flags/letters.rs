@@ -341,14 +341,17 @@ pub const FLAGS: &[Flag] = &[
         group: Group::General,
         forms: &[],
         usage: &[(
-            "-j<ms>",
-            "think time between bursts in milliseconds; needs -i",
+            "-j<ms>|-j<n>us",
+            "think time between bursts in milliseconds, or microseconds with us; needs -i",
         )],
         apply: |v, raw| {
-            once(
-                &mut raw.think_time,
-                parse_in_range(v, 1, u32::MAX as u64).map_err(|e| unit(e, "-j10"))? as u32,
-            )
+            let (number, scale) = match v.strip_suffix("us") {
+                Some(us) => (us, 1),
+                None => (v.strip_suffix("ms").unwrap_or(v), 1_000),
+            };
+            let n = parse_in_range(number, 1, u32::MAX as u64)
+                .map_err(|e| unit(e, "-j10 (ms) or -j250us"))?;
+            once(&mut raw.think_time, n * scale)
         },
     },
     Flag {

@@ -446,7 +446,11 @@ fn counters() {
 fn bursts_priority_large_pages() {
     assert_eq!(apply("-i100").unwrap().burst_size, Some(100));
     assert!(apply("-i0").is_err());
-    assert_eq!(apply("-j10").unwrap().think_time, Some(10));
+    assert_eq!(apply("-j10").unwrap().think_time, Some(10_000));
+    assert_eq!(apply("-j10ms").unwrap().think_time, Some(10_000));
+    assert_eq!(apply("-j250us").unwrap().think_time, Some(250));
+    assert!(apply("-j0us").is_err());
+    assert!(apply("-j1.5").is_err());
     assert!(apply("-j").is_err());
     assert_eq!(apply("-I1").unwrap().io_priority, Some(IoPriority::VeryLow));
     assert_eq!(apply("-I3").unwrap().io_priority, Some(IoPriority::Normal));

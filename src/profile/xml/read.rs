@@ -429,11 +429,23 @@ fn target(el: &Element) -> Result<Target, XmlError> {
         return Err(bypass.error("Windows BypassIO has no Linux equivalent; remove it (the closest is DisableOSCache on a raw block device)"));
     }
     t.write_buffer = write_buffer(el)?;
-    t.burst = match (el.number_of("BurstSize")?, el.number_of("ThinkTime")?) {
+    // DiskSpd's <ThinkTime> is milliseconds; iospd writes unit="us" for a shorter pause.
+    let think_us = match el.child("ThinkTime")? {
+        None => None,
+        Some(j) => {
+            let n = j.number_in(0, u32::MAX as u64)?;
+            match j.attr("unit").unwrap_or("ms") {
+                "ms" => Some(n * 1_000),
+                "us" => Some(n),
+                other => return Err(j.error(format!("unit=\"{other}\" is not ms or us"))),
+            }
+        }
+    };
+    t.burst = match (el.number_of("BurstSize")?, think_us) {
         (None, None) | (Some(0), Some(0)) | (Some(0), None) | (None, Some(0)) => None,
-        (Some(size), Some(think)) if size > 0 && think > 0 => Some(Burst {
+        (Some(size), Some(think_us)) if size > 0 && think_us > 0 => Some(Burst {
             size: size as u32,
-            think_ms: think as u32,
+            think_us,
         }),
         _ => return Err(el.error("<BurstSize> and <ThinkTime> go together; give both, non-zero")),
     };

@@ -272,7 +272,13 @@ fn write_target(out: &mut Out, t: &Target) {
     out.value("ParallelAsyncIO", parallel);
     if let Some(burst) = t.burst {
         out.value("BurstSize", burst.size);
-        out.value("ThinkTime", burst.think_ms);
+        match burst.whole_ms() {
+            Some(ms) => out.value("ThinkTime", ms),
+            None => out.line(&format!(
+                "<ThinkTime unit=\"us\">{}</ThinkTime>",
+                burst.think_us
+            )),
+        }
     }
     if let Some(size) = t.create_size {
         out.value("FileSize", size);

@@ -210,7 +210,9 @@ fn target_text(out: &mut String, t: &Target, ts: &TimeSpan, replay: Option<&Repl
     } else {
         line(out, 4, format_args!("path: '{}'", t.path.display()));
     }
-    let (think, burst) = t.burst.map_or((0, 0), |b| (b.think_ms, b.size));
+    let (think, burst) = t
+        .burst
+        .map_or((0.0, 0), |b| (b.think_us as f64 / 1e3, b.size));
     line(out, 6, format_args!("think time: {think}ms"));
     line(out, 6, format_args!("burst size: {burst}"));
     caching_text(out, t);
