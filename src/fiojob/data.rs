@@ -153,16 +153,25 @@ pub(super) fn verify(
     let do_verify = r.flag("do_verify")?.unwrap_or(true);
     // verify_fatal ends the job at the first bad block; without verification it does nothing.
     let fatal = r.flag("verify_fatal")?.unwrap_or(false);
-    // verify_interval: fio's default is the block; iospd checks each block whole.
-    if let Some(interval) = r.bytes("verify_interval")?
+    // verify_interval: fio's default is the block. iospd's blocks carry their offset and
+    // generation in every 512-byte sector and a checksum of the whole block, so a check every
+    // whole number of sectors that divides the block is one iospd makes at least as finely.
+    let interval = r.bytes("verify_interval")?;
+    if let Some(interval) = interval
         && verify.is_some()
         && do_verify
         && interval != block
     {
-        return Err(r.refuse(
-            r.last_of("verify_interval"),
-            format!("a check every {interval} bytes of a {block}-byte block: iospd checks each block whole"),
-            Some(&format!("verify_interval={block} (the block, fio's default)")),
+        let sector = crate::verify::format::SECTOR as u64;
+        if interval == 0 || interval % sector != 0 || block % interval != 0 {
+            return Err(r.refuse(
+                r.last_of("verify_interval"),
+                format!("a check every {interval} bytes of a {block}-byte block: iospd checks every {sector}-byte sector of a block (its offset and generation) and the block whole"),
+                Some(&format!("verify_interval={block} (the block, fio's default), or a multiple of {sector} that divides it")),
+            ));
+        }
+        t.notes.push(format!(
+            "verify_interval={interval}: iospd stamps every {sector}-byte sector of a block with its offset and generation and checks the whole block's checksum, so each {interval}-byte interval is checked at least as finely"
         ));
     }
     if verify.is_none() || !do_verify {

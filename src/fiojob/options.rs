@@ -139,7 +139,7 @@ pub const MAPPED: &[(&str, &str)] = &[
     ("verify_fatal", "`--verify=stop`"),
     (
         "verify_interval",
-        "the block (fio's default); smaller is refused",
+        "the block (fio's default), or whole 512-byte sectors that divide it (iospd stamps every sector); others refused",
     ),
     (
         "percentile_list",

@@ -139,6 +139,7 @@ const EXPECTED: &[(&str, &[&str])] = &[
             "iospd -b4096 -r --random-map -w100 -d5 -W0 -C0 -L --pattern=0xdeadbeef -n -t1 -o1 /dev/sdz",
             "iospd -b4096 -r --random-map -w50 -d5 -W0 -C0 -L --pattern=0x696f737064 -n -t1 -o1 /dev/sdz",
             "iospd -b4096 -r --random-map -w0 -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w100 -d5 -W0 -C0 -L --verify -n -t1 -o1 /dev/sdz",
         ],
     ),
     (
@@ -209,7 +210,7 @@ fn what_iospd_cannot_run_exactly_is_refused_by_option_job_and_line() {
         "refused.fio:25: job 'partial-arithmetic': iodepth=128*2: '128*2' is arithmetic without parentheses, of which fio reads only the leading number",
         "refused.fio:30: job 'mixed-rate': rate_iops=5000,: a limit on some directions of a job that mixes them",
         "refused.fio:35: job 'decimal-pattern': buffer_pattern=1234: not 0x and hex bytes, or a quoted string",
-        "refused.fio:41: job 'partial-verify': verify_interval=512: a check every 512 bytes of a 4096-byte block",
+        "refused.fio:41: job 'partial-verify': verify_interval=1000: a check every 1000 bytes of a 4096-byte block: iospd checks every 512-byte sector",
         "refused.fio:46: job 'decimal-units': kb_base=1001: '1001': fio's kb_base is 1000 or 1024",
         "refused.fio:51: job 'realtime': prioclass=1: an I/O priority iospd has no option for (it sets the idle class, -I1, and best-effort level 7, -I2)",
         "refused.fio:58: job 'file-once-timed': time_based: time_based with the filedelete engine, which removes each file once",
