@@ -258,7 +258,13 @@ pub(super) fn offsets(
     blocks: &Blocks,
     t: &mut Draft,
 ) -> Result<(), Box<Refusal>> {
-    if m.random {
+    let random_percent = random_percent(r, m)?;
+    if m.random && random_percent == 0 {
+        // fio's random workload with none of it random: each I/O follows the last.
+        t.notes
+            .push("percentage_random=0: every I/O follows the last, as -s".into());
+    }
+    if m.random && (random_percent > 0 || m.skip.is_some()) {
         if let Some(skip) = &m.skip {
             return Err(r.refuse(
                 r.last["rw"],
@@ -270,9 +276,16 @@ pub(super) fn offsets(
             Some(align) => t.args.push(format!("-r{align}")),
             None => t.args.push("-r".into()),
         }
+        if random_percent < 100 {
+            // DiskSpd's -rs: a random offset for that share of the I/Os, else the next after
+            // the last, as fio's percentage_random does.
+            t.args.push(format!("-rs{random_percent}"));
+        }
         // fio's random map is on unless norandommap; a distribution draws its own offsets.
         let no_map = r.flag("norandommap")?.unwrap_or(false);
-        if !no_map && !r.last.contains_key("random_distribution") {
+        if random_percent < 100 && !no_map {
+            t.notes.push(format!("percentage_random={random_percent}: iospd draws the random offsets among sequential runs with replacement (fio's random map marks them)"));
+        } else if !no_map && !r.last.contains_key("random_distribution") {
             if blocks.mixed {
                 t.notes.push("fio's random map marks the blocks each I/O of mixed sizes covers; iospd draws offsets for mixed sizes with replacement (norandommap)".into());
             } else {
@@ -310,6 +323,39 @@ pub(super) fn offsets(
         t.args.push(format!("-w{}", m.write_pct));
     }
     Ok(())
+}
+
+/// fio's `percentage_random` of a random job (one value, or one per direction: those of the
+/// directions the job does must agree, as iospd's `-rs` is one share); 100 when not given. A
+/// sequential job ignores it, as fio does.
+fn random_percent(r: &mut Reader, m: &Mode) -> Result<u64, Box<Refusal>> {
+    let Some(s) = r.get("percentage_random") else {
+        return Ok(100);
+    };
+    let value = s.value.as_deref().unwrap_or("");
+    let parts: Vec<&str> = value.split(',').collect();
+    let percent = |i: usize| -> Result<u64, Box<Refusal>> {
+        let part = parts.get(i).filter(|p| !p.is_empty()).unwrap_or(&parts[0]);
+        match integer(part) {
+            Ok(p) if p <= 100 => Ok(p),
+            _ => Err(r.refuse(s, format!("'{part}' is not a percentage 0..100"), None)),
+        }
+    };
+    let done = [m.reads, m.writes, m.trims];
+    let mut shares = Vec::new();
+    for (i, _) in done.iter().enumerate().filter(|(_, d)| **d) {
+        shares.push(percent(i)?);
+    }
+    shares.dedup();
+    match shares.as_slice() {
+        _ if !m.random => Ok(100),
+        [one] => Ok(*one),
+        _ => Err(r.refuse(
+            s,
+            "a different share of random I/O per direction: iospd's -rs is one share for the target",
+            Some("one percentage_random for every direction"),
+        )),
+    }
 }
 
 /// The engine's option and the page cache: `direct`/`buffered`, `sync`, the mmap engine's `-Sm`.

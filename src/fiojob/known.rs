@@ -5,6 +5,10 @@
 /// Accepted: what each means for an iospd run.
 pub const ACCEPTED: &[(&str, &str)] = &[
     ("name", "a label"),
+    (
+        "thinktime_spin",
+        "iospd's thread sleeps for the whole think time where fio spins through its first part: the same pauses, with the thread's CPU free during them",
+    ),
     ("description", "a label"),
     ("thread", "iospd always runs threads"),
     (
@@ -141,10 +145,6 @@ pub const CLOSEST: &[(&str, &str)] = &[
     (
         "continue_on_error",
         "none: iospd stops at the first failed I/O",
-    ),
-    (
-        "thinktime_spin",
-        "-i<count> -j<ms>|-j<n>us (think time without spinning)",
     ),
     ("thinktime_iotime", "-i<count> -j<ms>|-j<n>us"),
     ("cmdprio_percentage", "-I<1|2|3> for all I/O"),

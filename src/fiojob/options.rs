@@ -114,6 +114,10 @@ pub const MAPPED: &[(&str, &str)] = &[
         "no `--random-map` (random jobs get it otherwise)",
     ),
     (
+        "percentage_random",
+        "`-rs<percent>` for a random job (one share for every direction it does; 0 is `-s`)",
+    ),
+    (
         "random_distribution",
         "`--distribution` (zipf, pareto, normal, zoned, zoned_abs)",
     ),

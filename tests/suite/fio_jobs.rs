@@ -69,6 +69,9 @@ const EXPECTED: &[(&str, &[&str])] = &[
             "iospd -b4096 -s17829888 -w0 -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
             "iospd -b65536 -s -w100 -d5 -W0 -C0 -L -Z1048576 -n -t1 -o1 /dev/sdz",
             "iospd --bssplit=4096/100,65536/100 -r -w50 -d5 -W0 -C0 -L -Z1048576 -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r -rs20 -w0 -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -s -w50 -d5 -W0 -C0 -L -Z1048576 -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -s -w0 -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
         ],
     ),
     (
@@ -203,7 +206,7 @@ fn what_iospd_cannot_run_exactly_is_refused_by_option_job_and_line() {
     assert!(stdout(&output).is_empty());
     let err = stderr(&output);
     for says in [
-        "iospd: 10 jobs refused:",
+        "iospd: 11 jobs refused:",
         "refused.fio:10: job 'split': bssplit=4k/50:64k/60: percentages that add up to 110, not 100",
         "refused.fio:16: job 'half-device': size=50%: a percentage of '/dev/sdz', which is not there or empty (fio takes it of the target's size)",
         "refused.fio:19: job 'http': ioengine=http: the http engine talks to a storage service through its own library: it has no counterpart in iospd",
@@ -214,6 +217,7 @@ fn what_iospd_cannot_run_exactly_is_refused_by_option_job_and_line() {
         "refused.fio:46: job 'decimal-units': kb_base=1001: '1001': fio's kb_base is 1000 or 1024",
         "refused.fio:51: job 'realtime': prioclass=1: an I/O priority iospd has no option for (it sets the idle class, -I1, and best-effort level 7, -I2)",
         "refused.fio:58: job 'file-once-timed': time_based: time_based with the filedelete engine, which removes each file once",
+        "refused.fio:64: job 'random-share-per-direction': percentage_random=30,40: a different share of random I/O per direction",
     ] {
         assert!(err.contains(says), "{says}\n{err}");
     }
