@@ -17,6 +17,7 @@ pub mod console;
 pub mod counters;
 pub mod data;
 pub mod engine;
+pub mod errno;
 mod error;
 pub mod events;
 mod exit;

@@ -142,10 +142,6 @@ pub const CLOSEST: &[(&str, &str)] = &[
         "verify_only",
         "iospd verify (re-reads what a --verify run wrote)",
     ),
-    (
-        "continue_on_error",
-        "none: iospd stops at the first failed I/O",
-    ),
     ("thinktime_iotime", "-i<count> -j<ms>|-j<n>us"),
     ("cmdprio_percentage", "-I<1|2|3> for all I/O"),
     ("zonemode", "none"),
@@ -189,11 +185,6 @@ pub const ACCEPTED_VALUES: &[(&str, &[&str], &str)] = &[
         "nonvectored",
         &["-1", "1"],
         "iospd's io_uring reads and writes are non-vectored (IORING_OP_READ/WRITE or their fixed-buffer forms), fio's default where the kernel has them",
-    ),
-    (
-        "continue_on_error",
-        &["none", "0", "false"],
-        "fio's default: the job ends at its first failed I/O, as iospd's run does",
     ),
     (
         "allrandrepeat",

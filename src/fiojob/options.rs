@@ -114,6 +114,14 @@ pub const MAPPED: &[(&str, &str)] = &[
         "no `--random-map` (random jobs get it otherwise)",
     ),
     (
+        "continue_on_error",
+        "`--continue-on-error=read|write|io:ERR,…` (`all` and `1` are io; none, 0, verify: iospd's default), passing fio's EIO and EILSEQ",
+    ),
+    (
+        "ignore_error",
+        "the errors `--continue-on-error` passes (one list for reads and writes); without continue_on_error a no-op, noted",
+    ),
+    (
         "percentage_random",
         "`-rs<percent>` for a random job (one share for every direction it does; 0 is `-s`)",
     ),

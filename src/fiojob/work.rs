@@ -6,6 +6,7 @@ use super::access::Mode;
 use super::reader::{Reader, Refusal, whole_seconds};
 use super::translate::Draft;
 use super::value::{Size, bytes, integer, size, time_ns};
+use crate::profile::{ContinueOn, Continued};
 
 /// Time, or work: a time-based job runs for its runtime; any other ends when it has done its
 /// size (or io_size) times loops, or number_ios, or at its runtime if that comes first. Then the
@@ -118,6 +119,97 @@ pub(super) fn pace(
     }
     r.get("thinktime_blocks");
     Ok(())
+}
+
+/// `continue_on_error` (with `ignore_error`): which failed I/Os the job counts and goes on past
+/// (`--continue-on-error`). fio passes only the errors of each kind's list: `EIO` and `EILSEQ`
+/// unless `ignore_error` gives the kind its own (reads, writes, verification, `,`-separated;
+/// errors `:`-separated). iospd's `--verify` never stops at a bad block before the run's end (it
+/// counts them all, as fio does without `verify_fatal`), so `verify` asks nothing more.
+pub(super) fn errors(r: &mut Reader, m: &Mode, t: &mut Draft) -> Result<(), Box<Refusal>> {
+    let lists = match r.get("ignore_error") {
+        None => Vec::new(),
+        Some(s) => {
+            ignore_lists(s.value.as_deref().unwrap_or("")).map_err(|why| r.refuse(s, why, None))?
+        }
+    };
+    let Some(s) = r.get("continue_on_error") else {
+        if !lists.is_empty() {
+            t.notes.push("ignore_error: fio passes errors only of the kinds continue_on_error names, and it names none".into());
+        }
+        return Ok(());
+    };
+    let value = s.value.as_deref().unwrap_or("").to_ascii_lowercase();
+    let (ops, kinds): (_, &[usize]) = match value.as_str() {
+        "none" | "0" | "false" => return Ok(()),
+        "read" => (Continued::Read, &[0]),
+        "write" => (Continued::Write, &[1]),
+        "io" | "all" | "1" | "true" => (Continued::Io, &[0, 1]),
+        "verify" => {
+            t.notes.push("continue_on_error=verify: iospd's --verify counts every bad block and goes on to the run's end".into());
+            return Ok(());
+        }
+        _ => {
+            return Err(r.refuse(
+                s,
+                "not one of fio's none, read, write, io, verify, all (0, 1)",
+                None,
+            ));
+        }
+    };
+    let list = |kind: usize| match lists.get(kind).filter(|l| !l.is_empty()) {
+        Some(own) => own.clone(),
+        None => vec![libc::EIO, libc::EILSEQ],
+    };
+    // Only the kinds of I/O the job does: a write job's read list passes nothing.
+    let done: Vec<usize> = kinds
+        .iter()
+        .copied()
+        .filter(|&k| if k == 0 { m.reads } else { m.writes || m.trims })
+        .collect();
+    let Some(&first) = done.first() else {
+        t.notes.push(format!(
+            "continue_on_error={value}: of a kind of I/O the job does not do"
+        ));
+        return Ok(());
+    };
+    let errors = list(first);
+    if done.iter().any(|&k| list(k) != errors) {
+        return Err(r.refuse(
+            r.last_of("ignore_error"),
+            "different errors passed for reads and for writes: iospd's --continue-on-error passes one list",
+            Some("one ignore_error list for reads and writes"),
+        ));
+    }
+    let on = ContinueOn::new(ops, errors);
+    t.args.push(format!("--continue-on-error={}", on.text()));
+    t.notes.push(format!(
+        "continue_on_error={value}: iospd counts the I/Os that fail with {} (fio's total_err), names the first, and goes on",
+        on.text().split_once(':').map_or("", |(_, e)| e)
+    ));
+    Ok(())
+}
+
+/// fio's `ignore_error` lists: per kind (reads, writes, verification), the errors by name or
+/// number.
+fn ignore_lists(value: &str) -> Result<Vec<Vec<i32>>, String> {
+    let kinds: Vec<&str> = value.split(',').collect();
+    if kinds.len() > 3 {
+        return Err("at most three lists: reads, writes, verification".into());
+    }
+    kinds
+        .iter()
+        .map(|list| {
+            list.split(':')
+                .filter(|e| !e.trim().is_empty())
+                .map(|e| {
+                    crate::errno::parse(e).ok_or_else(|| {
+                        format!("'{e}' is not an error name (EIO, ENOSPC …) or a positive number")
+                    })
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// What ends a job that is not time-based: `--bytes` from `io_size` (or else `size`, the region;

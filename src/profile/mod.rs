@@ -26,9 +26,10 @@ use crate::engine::EngineKind;
 pub use block_split::{BlockSplit, MAX_SIZES, SizeShare};
 pub use resolve::{Resolved, resolve};
 pub use target::{
-    Access, Burst, CacheMode, Compress, DEFAULT_DEDUPE_SETS, Dedupe, DedupeSets, Distribution,
-    DistributionKind, DistributionRange, FlushEvery, FlushMode, Hints, IoPriority, Skew, Target,
-    ThreadTarget, Throughput, Work, WriteBuffer, parse_pattern, pattern_bytes,
+    Access, Burst, CacheMode, Compress, ContinueOn, Continued, DEFAULT_DEDUPE_SETS, Dedupe,
+    DedupeSets, Distribution, DistributionKind, DistributionRange, FlushEvery, FlushMode, Hints,
+    IoPriority, Skew, Target, ThreadTarget, Throughput, Work, WriteBuffer, parse_pattern,
+    pattern_bytes,
 };
 pub use validate::validate;
 

@@ -102,6 +102,8 @@ pub struct RawArgs {
     pub random_map: bool,
     /// `--rate-process=poisson`: `-g`'s I/Os arrive as a Poisson process.
     pub poisson: bool,
+    /// `--continue-on-error[=read|write|io]`.
+    pub continue_on_error: Option<super::ContinueOn>,
     /// `--bssplit=<sizes>`: mixed block sizes.
     pub block_split: Option<crate::profile::BlockSplit>,
     /// `--distribution=zipf|pareto|normal`: skewed random offsets.

@@ -333,6 +333,7 @@ fn from_command_line(raw: &RawArgs) -> Result<Profile, ProfileError> {
         block_split: raw.block_split.clone(),
         throughput: raw.throughput,
         poisson: raw.poisson,
+        continue_on_error: raw.continue_on_error.clone(),
         burst: burst(raw)?,
         io_priority: raw.io_priority.unwrap_or(super::IoPriority::Normal),
         hints: raw.hints.unwrap_or_default(),

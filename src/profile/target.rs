@@ -90,6 +90,10 @@ pub struct Target {
     /// (a Poisson process, fio's `rate_process=poisson`), not evenly spaced.
     #[serde(default, skip_serializing_if = "is_false")]
     pub poisson: bool,
+    /// `--continue-on-error`: the failed I/Os of these directions are counted and the run goes
+    /// on, instead of stopping at the first (fio's `continue_on_error`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub continue_on_error: Option<ContinueOn>,
     /// `-i`/`-j`: bursts of I/O separated by think time.
     pub burst: Option<Burst>,
     /// `-I`: I/O priority.
@@ -145,6 +149,7 @@ impl Target {
             random_map: false,
             throughput: None,
             poisson: false,
+            continue_on_error: None,
             burst: None,
             io_priority: IoPriority::Normal,
             hints: Hints::default(),
@@ -515,6 +520,82 @@ pub enum Throughput {
     /// `-g<n>i`: I/Os per second.
     #[serde(rename = "ios_per_s")]
     Iops(u64),
+}
+
+/// `--continue-on-error`: which failed I/Os a run counts and goes on past: those of some
+/// directions that end with one of some errors (by default `EIO`, the device's own report of a
+/// failed transfer, as fio's `continue_on_error` passes). Others still stop the run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContinueOn {
+    /// The directions.
+    pub ops: Continued,
+    /// The errors passed (positive numbers, sorted, at least one).
+    pub errors: Vec<i32>,
+}
+
+/// The directions `--continue-on-error` passes failures of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Continued {
+    /// Reads.
+    Read,
+    /// Writes, trims and flushes.
+    Write,
+    /// Every I/O.
+    Io,
+}
+
+impl ContinueOn {
+    /// `[io|read|write][:ERR,…]`: the directions (every I/O when left out) and the errors, by
+    /// name or number (`EIO` when left out).
+    pub fn parse(text: &str) -> Result<ContinueOn, String> {
+        let (ops, errors) = text.split_once(':').unwrap_or((text, ""));
+        let ops = match ops {
+            "" | "io" => Continued::Io,
+            "read" => Continued::Read,
+            "write" => Continued::Write,
+            other => return Err(format!("'{other}' is not io, read or write")),
+        };
+        let mut numbers = Vec::new();
+        for e in errors.split(',').filter(|e| !e.is_empty()) {
+            numbers.push(crate::errno::parse(e).ok_or_else(|| {
+                format!("'{e}' is not an error name (EIO, ENOSPC …) or a positive number")
+            })?);
+        }
+        Ok(ContinueOn::new(ops, numbers))
+    }
+
+    /// Failures of `ops` ending with `errors` (EIO when empty).
+    pub fn new(ops: Continued, mut errors: Vec<i32>) -> ContinueOn {
+        if errors.is_empty() {
+            errors.push(libc::EIO);
+        }
+        errors.sort_unstable();
+        errors.dedup();
+        ContinueOn { ops, errors }
+    }
+
+    /// The form `parse` reads: `write:EIO,ENOSPC`.
+    pub fn text(&self) -> String {
+        let ops = match self.ops {
+            Continued::Read => "read",
+            Continued::Write => "write",
+            Continued::Io => "io",
+        };
+        let errors: Vec<String> = self.errors.iter().map(|&e| crate::errno::name(e)).collect();
+        format!("{ops}:{}", errors.join(","))
+    }
+
+    /// Whether an I/O of `op` that ended with `result` (a negative errno, or a short count) is
+    /// counted and passed.
+    pub fn covers(&self, op: crate::engine::Op, result: i32) -> bool {
+        let direction = match self.ops {
+            Continued::Io => true,
+            Continued::Read => op == crate::engine::Op::Read,
+            Continued::Write => op != crate::engine::Op::Read,
+        };
+        direction && result < 0 && self.errors.contains(&-result)
+    }
 }
 
 /// `-i`/`-j`: issue `size` I/Os, then pause `think_us`.

@@ -27,6 +27,7 @@ pub fn partial(
             depth: plan.slots(),
             replay: None,
             slowest: Default::default(),
+            failed: Default::default(),
         })
         .collect();
     let mut partial = input.results(

@@ -95,8 +95,7 @@ fn describe_failure(
             crate::worker::DRAIN_LIMIT / 1_000_000_000
         )
     } else if failure.result < 0 {
-        let error = std::io::Error::from_raw_os_error(-failure.result);
-        let mut text = error.to_string();
+        let mut text = failure.what();
         if failure.result == -libc::EINVAL && target.cache == CacheMode::DisableOsCache {
             text.push_str(" (O_DIRECT needs offsets, sizes and buffers aligned to the device's logical block size)");
         }
@@ -107,10 +106,7 @@ fn describe_failure(
         }
         text
     } else {
-        format!(
-            "short transfer: {} of {} bytes (has the target shrunk?)",
-            failure.result, failure.len
-        )
+        failure.what()
     };
     if engine.calls_files() {
         return format!(

@@ -211,6 +211,7 @@ fn drive<E: Engine, C: Clock>(
                 targets: worker.stats,
                 waits: worker.waits,
                 slowest: worker.slowest,
+                failed: worker.failed,
                 depth: plan.slots(),
                 replay: worker.replay.map(|r| {
                     let side = r.feed.finish();

@@ -385,9 +385,87 @@ pub struct ThreadResults {
     pub replay: Option<Box<replay::ReplayStats>>,
     /// Its slowest I/Os in the measured window.
     pub slowest: slowest::Slowest,
+    /// `--continue-on-error`: the failed I/Os it counted and went on past.
+    pub failed: FailedIos,
 }
 
-/// A failed I/O that ended the run.
+/// `--continue-on-error`: the failed I/Os a run counted and went on past, over the whole
+/// timespan (warm-up and cool-down too: a failure is one wherever it falls). They count toward
+/// `--ios`/`--bytes` (a failed write of a full device is work done, or the run would not end),
+/// never toward IOPS, bytes or latency.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FailedIos {
+    /// Failed reads.
+    pub reads: u64,
+    /// Failed writes.
+    pub writes: u64,
+    /// Failed trims.
+    pub trims: u64,
+    /// Failed flushes.
+    pub flushes: u64,
+    /// The first of them: when it completed (ns after the timespan's start) and what it was.
+    pub first: Option<FirstFailed>,
+}
+
+/// The first failed I/O a run went on past.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FirstFailed {
+    /// When it completed, ns after the timespan's start.
+    pub at_ns: u64,
+    /// The I/O and the kernel's result.
+    #[serde(flatten)]
+    pub io: IoFailure,
+}
+
+impl IoFailure {
+    /// The kernel's word for it: the error's text, or the short transfer.
+    pub fn what(&self) -> String {
+        if self.result < 0 {
+            std::io::Error::from_raw_os_error(-self.result).to_string()
+        } else {
+            format!(
+                "short transfer: {} of {} bytes (has the target shrunk?)",
+                self.result, self.len
+            )
+        }
+    }
+}
+
+impl FailedIos {
+    /// Counts a failed I/O seen `at_ns` after the timespan's start.
+    #[cold]
+    pub fn count(&mut self, at_ns: u64, io: IoFailure) {
+        *match io.op {
+            Op::Read => &mut self.reads,
+            Op::Write => &mut self.writes,
+            Op::Trim => &mut self.trims,
+            Op::Fsync | Op::Fdatasync => &mut self.flushes,
+        } += 1;
+        if self.first.as_ref().is_none_or(|f| at_ns < f.at_ns) {
+            self.first = Some(FirstFailed { at_ns, io });
+        }
+    }
+
+    /// Adds another thread's (or run's) counts; the first is the earlier.
+    pub fn add(&mut self, other: &FailedIos) {
+        self.reads += other.reads;
+        self.writes += other.writes;
+        self.trims += other.trims;
+        self.flushes += other.flushes;
+        if let Some(f) = &other.first
+            && self.first.as_ref().is_none_or(|mine| f.at_ns < mine.at_ns)
+        {
+            self.first = Some(f.clone());
+        }
+    }
+
+    /// Every failed I/O counted.
+    pub fn total(&self) -> u64 {
+        self.reads + self.writes + self.trims + self.flushes
+    }
+}
+
+/// A failed I/O: the one that ended the run, or the first a run went on past.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IoFailure {
     /// Global thread number.

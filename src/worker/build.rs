@@ -173,6 +173,7 @@ impl<'a, C: Clock> Worker<'a, C> {
                         range.usable,
                     )),
                     sizes: target.block_split.as_ref().map(super::sizes::SizeDraw::new),
+                    continue_on: target.continue_on_error.clone(),
                 }
             })
             .collect();
@@ -212,6 +213,7 @@ impl<'a, C: Clock> Worker<'a, C> {
                 })
                 .collect(),
             waits: WaitStats::default(),
+            failed: Default::default(),
             slowest: Default::default(),
             served: None,
             feed: plan.feed,

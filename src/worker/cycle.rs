@@ -255,7 +255,18 @@ impl<C: Clock> Worker<'_, C> {
                         filling = false;
                     }
                 }
-                if !completed {
+                if !completed
+                    && self.targets[t]
+                        .continue_on
+                        .as_ref()
+                        .is_some_and(|c| c.covers(ops[slot], completion.result))
+                {
+                    // Counted and passed: the work it was stays done (`--ios`/`--bytes`).
+                    let io = (ops[slot], offsets[slot], len);
+                    let failed = self.failure(t, io, completion.result);
+                    self.failed
+                        .count(now.saturating_sub(self.schedule.start), failed);
+                } else if !completed {
                     if failure.is_none() {
                         let io = (ops[slot], offsets[slot], len);
                         failure = Some(self.failure(t, io, completion.result));

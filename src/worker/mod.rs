@@ -134,6 +134,8 @@ pub struct WorkerTarget<'a> {
     pub budget: budget::Budget,
     /// `--bssplit`: the sizes its I/Os draw from; `None`: every I/O is `block` bytes.
     pub sizes: Option<sizes::SizeDraw>,
+    /// `--continue-on-error`: the failed I/Os counted and passed.
+    pub continue_on: Option<crate::profile::ContinueOn>,
 }
 
 /// `--fsync=<N>`/`--fdatasync=<N>`: counts a thread's writes to a target and owes a flush after
@@ -268,6 +270,8 @@ pub struct Worker<'a, C: Clock> {
     pub replay: Option<replay::Replaying>,
     /// When every target of the thread is bounded by work: where it says it has finished.
     pub finishing: Option<&'a budget::Finishing>,
+    /// `--continue-on-error`: the failed I/Os this thread counted and went on past.
+    pub failed: crate::stats::FailedIos,
 }
 
 impl<C: Clock> Worker<'_, C> {

@@ -476,3 +476,124 @@ fn too_few_open_files_for_the_threads_is_refused_before_the_run() {
     );
     assert!(!target.exists(), "nothing was created");
 }
+
+/// `--continue-on-error`: random writes to a 16 MiB sparse file on a 1 MiB tmpfs fail with ENOSPC
+/// once it is full. Without the option the run stops at the first (exit 1, naming it); so it does
+/// with the option's default (EIO only) and with reads' ENOSPC (a write is not a read); passing
+/// writes' ENOSPC, the run does all 2,000 I/Os asked, counts the failed ones apart from the
+/// measured ones (the two add up to 2,000), names the first, and exits 0; JSON and XML validate.
+#[test]
+fn failed_writes_are_counted_and_passed_with_continue_on_error() {
+    let test = "failed_writes_are_counted_and_passed_with_continue_on_error";
+    let Some(tools) = crate::util::machine::mounts(test, &[]) else {
+        return;
+    };
+    let mount =
+        crate::util::machine::Mount::new(&tools, "tmpfs", "tmpfs", "size=1m").expect("mount tmpfs");
+    let path = mount.join("full.dat");
+    let run = |extra: &[&str], format: &str| {
+        // A fresh sparse file each time: nothing of the last run's blocks left allocated.
+        let _ = std::fs::remove_file(&path);
+        std::fs::File::create(&path)
+            .unwrap()
+            .set_len(16 << 20)
+            .unwrap();
+        iospd()
+            .args([
+                "--ios=2000",
+                "-b4K",
+                "-r",
+                "-w100",
+                "-W0",
+                "-t1",
+                "-o4",
+                "--force",
+            ])
+            .args(extra)
+            .arg(format!("-R{format}"))
+            .arg(&path)
+            .output()
+            .unwrap()
+    };
+    for extra in [
+        &[][..],
+        &["--continue-on-error"][..],
+        &["--continue-on-error=read:ENOSPC"][..],
+    ] {
+        let stopped = run(extra, "text");
+        let err = stderr(&stopped);
+        assert_eq!(stopped.status.code(), Some(1), "{extra:?}: {err}");
+        assert!(err.contains("No space left on device"), "{err}");
+    }
+    let output = run(&["--continue-on-error=:ENOSPC"], "json");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    crate::util::validate_json(&stdout(&output));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let ts = &report["timespans"][0];
+    let failed = &ts["failed_ios"];
+    let writes = failed["writes"].as_u64().unwrap();
+    let measured = ts["measured"]["totals"]["write"]["ios"].as_u64().unwrap();
+    assert!(writes > 0, "{failed}");
+    assert_eq!(writes + measured, 2000, "{failed}");
+    assert_eq!(failed["reads"].as_u64(), Some(0));
+    assert_eq!(
+        failed["first"]["result"].as_i64(),
+        Some(-(libc::ENOSPC as i64))
+    );
+    assert_eq!(failed["first"]["op"], "write");
+    assert!(ts["failure"].is_null(), "{}", ts["failure"]);
+    let text = run(&["--continue-on-error=write:28"], "text");
+    assert_eq!(text.status.code(), Some(0), "{}", stderr(&text));
+    let report = stdout(&text);
+    assert!(report.contains("writes failed:"), "{report}");
+    assert!(report.contains("No space left on device"), "{report}");
+    let xml = run(&["--continue-on-error=io:EIO,ENOSPC"], "xml");
+    assert_eq!(xml.status.code(), Some(0), "{}", stderr(&xml));
+    let xml = stdout(&xml);
+    assert!(xml.contains("<FailedIOs Reads=\"0\" Writes=\""), "{xml}");
+    assert!(
+        xml.contains("<ContinueOnError>io:EIO,ENOSPC</ContinueOnError>"),
+        "{xml}"
+    );
+    crate::util::validate_xml(&[("failed", &xml)], test);
+    // fio's continue_on_error with ENOSPC in writes' ignore_error list: fio's total_err and
+    // first_error in its JSON, on a test file of iospd's grown sparse past the tmpfs.
+    let _ = std::fs::remove_file(&path);
+    let made = iospd()
+        .args(["-c256K", "--ios=1", "-W0"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(made.status.code(), Some(0), "{}", stderr(&made));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(16 << 20)
+        .unwrap();
+    let fio = iospd()
+        .args([
+            "fio",
+            "--output-format=json",
+            "--name=full",
+            &format!("--filename={}", path.display()),
+            "--rw=randwrite",
+            "--bs=4k",
+            "--number_ios=2000",
+            "--continue_on_error=write",
+            "--ignore_error=,ENOSPC",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(fio.status.code(), Some(0), "{}", stderr(&fio));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&fio)).unwrap();
+    let job = &doc["jobs"][0];
+    let total_err = job["total_err"].as_u64().unwrap();
+    assert!(total_err > 0, "{job}");
+    assert_eq!(job["first_error"].as_i64(), Some(libc::ENOSPC as i64));
+    assert_eq!(
+        total_err + job["write"]["total_ios"].as_u64().unwrap(),
+        2000,
+        "{job}"
+    );
+}

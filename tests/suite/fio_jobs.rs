@@ -143,6 +143,9 @@ const EXPECTED: &[(&str, &[&str])] = &[
             "iospd -b4096 -r --random-map -w50 -d5 -W0 -C0 -L --pattern=0x696f737064 -n -t1 -o1 /dev/sdz",
             "iospd -b4096 -r --random-map -w0 -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
             "iospd -b4096 -r --random-map -w100 -d5 -W0 -C0 -L --verify -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w100 -d5 -W0 -C0 -L --continue-on-error=io:EIO,EILSEQ -Z1048576 -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -d5 -W0 -C0 -L --continue-on-error=read:EIO,EILSEQ -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
         ],
     ),
     (
@@ -206,7 +209,7 @@ fn what_iospd_cannot_run_exactly_is_refused_by_option_job_and_line() {
     assert!(stdout(&output).is_empty());
     let err = stderr(&output);
     for says in [
-        "iospd: 11 jobs refused:",
+        "iospd: 12 jobs refused:",
         "refused.fio:10: job 'split': bssplit=4k/50:64k/60: percentages that add up to 110, not 100",
         "refused.fio:16: job 'half-device': size=50%: a percentage of '/dev/sdz', which is not there or empty (fio takes it of the target's size)",
         "refused.fio:19: job 'http': ioengine=http: the http engine talks to a storage service through its own library: it has no counterpart in iospd",
@@ -218,6 +221,7 @@ fn what_iospd_cannot_run_exactly_is_refused_by_option_job_and_line() {
         "refused.fio:51: job 'realtime': prioclass=1: an I/O priority iospd has no option for (it sets the idle class, -I1, and best-effort level 7, -I2)",
         "refused.fio:58: job 'file-once-timed': time_based: time_based with the filedelete engine, which removes each file once",
         "refused.fio:64: job 'random-share-per-direction': percentage_random=30,40: a different share of random I/O per direction",
+        "refused.fio:70: job 'errors-per-direction': ignore_error=EAGAIN,ENOSPC:122: different errors passed for reads and for writes",
     ] {
         assert!(err.contains(says), "{says}\n{err}");
     }

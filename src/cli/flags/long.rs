@@ -498,6 +498,19 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         },
     },
     LongFlag {
+        name: "continue-on-error",
+        usage: (
+            "--continue-on-error[=io|read|write][:ERR,…]",
+            "count the I/Os (all, reads, or writes, trims and flushes) that fail with one of the errors (names or numbers; EIO when none is given) and go on; other failures still stop the run; the report counts them and names the first",
+        ),
+        apply: |v, raw| {
+            let which = crate::profile::ContinueOn::parse(v.unwrap_or("")).map_err(|why| {
+                format!("{why}; for example --continue-on-error=write:EIO,ENOSPC")
+            })?;
+            super::once(&mut raw.continue_on_error, which)
+        },
+    },
+    LongFlag {
         name: "fsync",
         usage: (
             "--fsync=<N>",

@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 use super::XmlError;
 use super::tree::{Element, Optional, parse};
 use crate::profile::{
-    Access, Affinity, Batch, BufferSeparation, Burst, CacheMode, Counters, CpuOrder, Distribution,
-    DistributionKind, DistributionRange, Efficiency, EtwTimer, FlushMode, Hints, IoPriority,
-    IoRing, Precreate, Profile, ResultFormat, Target, ThreadTarget, Throughput, TimeSpan,
-    WriteBuffer,
+    Access, Affinity, Batch, BufferSeparation, Burst, CacheMode, ContinueOn, Counters, CpuOrder,
+    Distribution, DistributionKind, DistributionRange, Efficiency, EtwTimer, FlushMode, Hints,
+    IoPriority, IoRing, Precreate, Profile, ResultFormat, Target, ThreadTarget, Throughput,
+    TimeSpan, WriteBuffer,
 };
 
 /// Reads and maps a profile file.
@@ -534,6 +534,13 @@ fn iospd_options(el: &Element, t: &mut Target) -> Result<(), XmlError> {
                 return Err(p.error(format!("<RateProcess> is linear or poisson, not '{other}'")));
             }
         },
+    };
+    t.continue_on_error = match el.child("ContinueOnError")? {
+        None => None,
+        Some(c) => Some(
+            ContinueOn::parse(c.text.trim())
+                .map_err(|why| c.error(format!("<ContinueOnError>: {why}")))?,
+        ),
     };
     t.block_split = parsed(el, "BlockSplit")?;
     for (name, data_only) in [("Fsync", false), ("Fdatasync", true)] {

@@ -376,6 +376,9 @@ fn write_target(out: &mut Out, t: &Target) {
     if t.poisson {
         out.value("RateProcess", "poisson");
     }
+    if let Some(c) = &t.continue_on_error {
+        out.value("ContinueOnError", c.text());
+    }
     if t.offset_increment > 0 {
         out.value("OffsetIncrement", t.offset_increment);
     }

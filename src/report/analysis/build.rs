@@ -63,6 +63,17 @@ impl Report {
                 interrupted: r.interrupted,
                 stopped_by: r.stopped_by.clone(),
                 failure: r.failure.clone(),
+                failed_ios: ts
+                    .targets
+                    .iter()
+                    .any(|t| t.continue_on_error.is_some())
+                    .then(|| {
+                        let mut all = crate::stats::FailedIos::default();
+                        for t in &r.threads {
+                            all.add(&t.failed);
+                        }
+                        all
+                    }),
                 lost_target: r.lost.clone(),
                 trace: r.trace.clone(),
                 start: r.lateness_ns.map(|lateness_ns| crate::report::StartReport {

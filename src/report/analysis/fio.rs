@@ -133,6 +133,8 @@ fn entry(run: &FioJobRun, plus: bool, measured: Option<(&Measured, Part)>) -> Fi
         latency_ns: Ordered::default(),
         latency_us: Ordered::default(),
         latency_ms: Ordered::default(),
+        total_err: None,
+        first_error: None,
     };
     let apart = run.unified != Unified::Mixed;
     let Some((m, part)) = measured else {
@@ -146,6 +148,18 @@ fn entry(run: &FioJobRun, plus: bool, measured: Option<(&Measured, Part)>) -> Fi
         (job.latency_ns, job.latency_us, job.latency_ms) = latency_ranges(&[]);
         return job;
     };
+    // continue_on_error: the job's failed I/Os, for an entry of the whole job (the report keeps
+    // no count per thread, so a clone's entry has none rather than its job's).
+    if part.threads.len() == m.threads.len()
+        && let Some(f) = run
+            .report
+            .timespans
+            .iter()
+            .find_map(|t| t.failed_ios.as_ref())
+    {
+        job.total_err = Some(f.total());
+        job.first_error = Some(f.first.as_ref().map_or(0, |f| f.io.result.min(0).abs()));
+    }
     let runtime_ms = (m.duration_s * 1000.0).round() as u64;
     job.elapsed = m.duration_s.ceil() as u64;
     job.job_runtime = runtime_ms;

@@ -316,6 +316,16 @@ fn outcome(parts: &[(&Report, &TimeSpanReport)]) -> TimeSpanReport {
         interrupted: parts.iter().any(|(_, t)| t.interrupted),
         stopped_by: parts.iter().find_map(|(_, t)| t.stopped_by.clone()),
         failure: parts.iter().find_map(|(_, t)| t.failure.clone()),
+        // Counts add; the first is the earliest after its run's start (the ranks of a run
+        // across hosts share theirs).
+        failed_ios: parts
+            .iter()
+            .filter_map(|(_, t)| t.failed_ios.as_ref())
+            .fold(None, |sum: Option<crate::stats::FailedIos>, f| {
+                let mut sum = sum.unwrap_or_default();
+                sum.add(f);
+                Some(sum)
+            }),
         lost_target: parts.iter().find_map(|(_, t)| t.lost_target.clone()),
         trace: None,
         start: parts

@@ -71,6 +71,12 @@ pub struct FioJob {
     pub latency_us: Ordered<f64>,
     /// The same from 1 ms, the last range open-ended (`>=2000`).
     pub latency_ms: Ordered<f64>,
+    /// `continue_on_error`: the failed I/Os the job counted and went on past.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_err: Option<u64>,
+    /// `continue_on_error`: the first one's error number (0: none failed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_error: Option<i32>,
 }
 
 /// One direction of a job.

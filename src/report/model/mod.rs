@@ -86,6 +86,9 @@ pub struct TimeSpanReport {
     pub stopped_by: Option<String>,
     /// The I/O that failed and stopped the run.
     pub failure: Option<IoFailure>,
+    /// `--continue-on-error`: the failed I/Os the run counted and went on past.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed_ios: Option<crate::stats::FailedIos>,
     /// The file target that was removed or truncated and stopped the run.
     pub lost_target: Option<LostTarget>,
     /// `--trace`: records written and dropped.

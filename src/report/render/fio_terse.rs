@@ -64,6 +64,9 @@ fn line(out: &mut String, fio_version: &str, job: &FioJob, version: u8) {
     for (_, share) in job.latency_us.0.iter().chain(&job.latency_ms.0) {
         let _ = write!(out, ";{share:.2}%");
     }
+    if let (Some(total), Some(first)) = (job.total_err, job.first_error) {
+        let _ = write!(out, ";{total};{first}");
+    }
     let description = job
         .job_options
         .0
@@ -206,6 +209,8 @@ mod tests {
                 latency_ns: ranges(&[]),
                 latency_us: ranges(&us),
                 latency_ms: ranges(&ms),
+                total_err: None,
+                first_error: None,
             }],
         }
     }
@@ -233,5 +238,11 @@ mod tests {
             "{text}"
         );
         assert!(text.ends_with(";0.00%;two words\n"), "{text}");
+        // continue_on_error: the errors and the first's number before the description.
+        let mut failed = document();
+        failed.jobs[0].total_err = Some(12);
+        failed.jobs[0].first_error = Some(28);
+        let text = render(&failed, 3);
+        assert!(text.ends_with(";0.00%;12;28;two words\n"), "{text}");
     }
 }

@@ -225,6 +225,9 @@ fn timespan(out: &mut Out, report: &Report, index: usize, ts: &TimeSpanReport) {
         reality(out, r);
     }
     slowest(out, &m.slowest);
+    if let Some(f) = &ts.failed_ios {
+        failed(out, profile_ts, f);
+    }
     if let Some(v) = &ts.verify {
         verify(out, profile_ts, v);
     }
@@ -407,6 +410,35 @@ fn latency(out: &mut Out, d: &Directions) {
         out.close("Bucket");
     }
     out.close("Latency");
+}
+
+/// `--continue-on-error`: the failed I/Os counted by kind, and the first.
+fn failed(out: &mut Out, ts: &crate::profile::TimeSpan, f: &crate::stats::FailedIos) {
+    out.open_with(
+        "FailedIOs",
+        &format!(
+            "Reads=\"{}\" Writes=\"{}\" Trims=\"{}\" Flushes=\"{}\"",
+            f.reads, f.writes, f.trims, f.flushes
+        ),
+    );
+    if let Some(first) = &f.first {
+        let io = &first.io;
+        let path = ts
+            .targets
+            .get(io.target)
+            .map_or(String::new(), |t| escape(&t.path.display().to_string()));
+        out.line(&format!(
+            "<First Op=\"{}\" Path=\"{path}\" Offset=\"{}\" Length=\"{}\" Thread=\"{}\" AtNs=\"{}\" Result=\"{}\" Error=\"{}\"/>",
+            io.op.name(),
+            io.offset,
+            io.len,
+            io.thread,
+            first.at_ns,
+            io.result,
+            escape(&io.what())
+        ));
+    }
+    out.close("FailedIOs");
 }
 
 /// `--verify`: the counts, failures by kind, the first bad blocks.

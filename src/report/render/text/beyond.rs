@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use super::profile::{engine_text, given_timespans};
-use super::{Driven, cluster, extra, line, results, verify};
+use super::{Driven, cluster, extra, failed, line, results, verify};
 use crate::engine::EngineSetup;
 use crate::profile::Profile;
 use crate::report::{DedupeReport, Measured, Report, SkewReport};
@@ -31,6 +31,9 @@ pub(super) fn report_text(out: &mut String, report: &Report, ran: &[Driven]) {
         workload_text(out, spec, false);
         if let Some(m) = &ts.measured {
             measured_text(out, profile, spec.measure_latency, m);
+        }
+        if let Some(f) = &ts.failed_ios {
+            failed::failed_text(out, spec, f);
         }
         if let Some(v) = &ts.verify {
             verify::verify_text(out, spec, v);
@@ -203,6 +206,17 @@ fn workload_text(out: &mut String, ts: &crate::profile::TimeSpan, skew: bool) {
                 4,
                 format_args!(
                     "--rate-process=poisson: {} (the -g rate's I/Os due at exponential gaps of its mean)",
+                    t.path.display()
+                ),
+            );
+        }
+        if let Some(c) = &t.continue_on_error {
+            line(
+                out,
+                4,
+                format_args!(
+                    "--continue-on-error={}: {} (failed I/Os counted, the run goes on)",
+                    c.text(),
                     t.path.display()
                 ),
             );

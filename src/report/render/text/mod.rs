@@ -8,6 +8,7 @@
 pub mod beyond;
 mod cluster;
 mod extra;
+mod failed;
 mod profile;
 mod repetitions;
 pub(crate) mod replay;
