@@ -366,6 +366,7 @@ const TARGET_ELEMENTS: &[&str] = &[
     "RangePercent",
     "RandomMap",
     "RateProcess",
+    "ContinueOnError",
     "BlockSplit",
 ];
 
