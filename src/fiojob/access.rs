@@ -23,6 +23,12 @@ impl Engine {
         self.name == "filecreate"
     }
 
+    /// An engine that moves data through the page cache or around it (io_uring, libaio, the
+    /// sync family, mmap), on whose files fio's `fadvise_hint` advises the kernel.
+    fn moves_data(&self) -> bool {
+        matches!(self.arg, None | Some("--engine=psync" | "-Sm"))
+    }
+
     /// fio's engines that open, stat or remove each file once per pass, timing that call
     /// (filecreate, filestat, filedelete), and whether a second call on a file fails.
     fn per_file(&self) -> Option<bool> {
@@ -321,6 +327,36 @@ pub(super) fn offsets(
         t.args.push("--trim=100".into());
     } else {
         t.args.push(format!("-w{}", m.write_pct));
+    }
+    Ok(())
+}
+
+/// `fadvise_hint`: fio's default (1) advises the kernel of the job's pattern on every file it
+/// opens, `POSIX_FADV_RANDOM` for a random job and `POSIX_FADV_SEQUENTIAL` otherwise, which
+/// for buffered I/O turns readahead off or up: iospd's `-fr`/`-fs` make the same call. 0 makes
+/// none; `random` and `sequential` name the advice.
+pub(super) fn advice(
+    r: &mut Reader,
+    m: &Mode,
+    engine: &Engine,
+    t: &mut Draft,
+) -> Result<(), Box<Refusal>> {
+    let value = r.value("fadvise_hint").unwrap_or("1");
+    let random = match value {
+        "0" | "false" => return Ok(()),
+        "1" | "true" => m.random,
+        "random" => true,
+        "sequential" => false,
+        _ => {
+            return Err(r.refuse(
+                r.last_of("fadvise_hint"),
+                "not one of fio's 0, 1, random, sequential",
+                None,
+            ));
+        }
+    };
+    if engine.moves_data() {
+        t.args.push(if random { "-fr" } else { "-fs" }.into());
     }
     Ok(())
 }

@@ -165,11 +165,6 @@ pub const CLOSEST: &[(&str, &str)] = &[
 /// Accepted only with these values (fio's default, or what iospd does anyway), with what that
 /// means here; any other value is refused as having no equivalent.
 pub const ACCEPTED_VALUES: &[(&str, &[&str], &str)] = &[
-    (
-        "fadvise_hint",
-        &["0", "1", "false", "true"],
-        "iospd gives the kernel no access-pattern hint unless -f<r|s> asks",
-    ),
     ("nowait", &["0", "false"], "fio's default: I/O may block"),
     (
         "unified_rw_reporting",

@@ -114,6 +114,10 @@ pub const MAPPED: &[(&str, &str)] = &[
         "no `--random-map` (random jobs get it otherwise)",
     ),
     (
+        "fadvise_hint",
+        "`-fr` for a random job, `-fs` otherwise (fio's default 1, the same posix_fadvise call on every file); `random`, `sequential`: `-fr`, `-fs`; 0: none",
+    ),
+    (
         "continue_on_error",
         "`--continue-on-error=read|write|io:ERR,…` (`all` and `1` are io; none, 0, verify: iospd's default), passing fio's EIO and EILSEQ",
     ),

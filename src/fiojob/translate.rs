@@ -169,6 +169,7 @@ fn one(job: &Job, group: usize) -> Result<Vec<Translation>, Box<Refusal>> {
     let blocks = blocks::blocks(r, &m)?;
     t.args.push(blocks.arg.clone());
     access::offsets(r, &m, &blocks, &mut t)?;
+    access::advice(r, &m, &engine, &mut t)?;
     access::caching(r, &engine, &mut t)?;
     let depth = access::depth(r, &engine, &mut t)?;
     let numjobs = r.parsed("numjobs", integer)?.unwrap_or(1).max(1);

@@ -43,44 +43,46 @@ const EXPECTED: &[(&str, &[&str])] = &[
     (
         "comments-aliases.fio",
         &[
-            "iospd -b8192 -r --random-map -w30 -Su -d30 -W0 -C0 -L -Z1048576 -n -t4 -o16 /dev/nvme0n1",
+            "iospd -b8192 -r --random-map -w30 -fr -Su -d30 -W0 -C0 -L -Z1048576 -n -t4 -o16 /dev/nvme0n1",
         ],
     ),
     (
         "env-vars.fio",
-        &["iospd -b4096 -r --random-map -w0 -Su -d30 -W0 -C0 -L -n -t1 -o32 /dev/sdz"],
+        &["iospd -b4096 -r --random-map -w0 -fr -Su -d30 -W0 -C0 -L -n -t1 -o32 /dev/sdz"],
     ),
     (
         "globals-repeated.fio",
         &[
-            "iospd -b65536 -s -w100 --engine=psync -d10 -W0 -C0 -L -Z1048576 -n -t1 -o1 -c16777216 --keep-existing /tmp/stage.0.0 /tmp/stage.1.0",
-            "iospd -b4096 -r --random-map -w0 --engine=psync -d10 -W0 -C0 -L -n -t1 -o1 -c16777216 --keep-existing /tmp/stage.0.0",
+            "iospd -b65536 -s -w100 -fs --engine=psync -d10 -W0 -C0 -L -Z1048576 -n -t1 -o1 -c16777216 --keep-existing /tmp/stage.0.0 /tmp/stage.1.0",
+            "iospd -b4096 -r --random-map -w0 -fr --engine=psync -d10 -W0 -C0 -L -n -t1 -o1 -c16777216 --keep-existing /tmp/stage.0.0",
         ],
     ),
     (
         "includes.fio",
         &[
-            "iospd -b131072 -s -w0 -Su -d20 -W0 -C0 -L -n -t1 -o32 -c67108864 --keep-existing /tmp/iospd-fio-seq.dat",
+            "iospd -b131072 -s -w0 -fs -Su -d20 -W0 -C0 -L -n -t1 -o32 -c67108864 --keep-existing /tmp/iospd-fio-seq.dat",
         ],
     ),
     (
         "skips-and-directions.fio",
         &[
-            "iospd -b4096 -s17829888 -w0 -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
-            "iospd -b65536 -s -w100 -d5 -W0 -C0 -L -Z1048576 -n -t1 -o1 /dev/sdz",
-            "iospd --bssplit=4096/100,65536/100 -r -w50 -d5 -W0 -C0 -L -Z1048576 -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r -rs20 -w0 -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -s -w50 -d5 -W0 -C0 -L -Z1048576 -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -s -w0 -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -s17829888 -w0 -fs -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
+            "iospd -b65536 -s -w100 -fs -d5 -W0 -C0 -L -Z1048576 -n -t1 -o1 /dev/sdz",
+            "iospd --bssplit=4096/100,65536/100 -r -w50 -fr -d5 -W0 -C0 -L -Z1048576 -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r -rs20 -w0 -fr -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -s -w50 -fr -d5 -W0 -C0 -L -Z1048576 -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -s -w0 -fs -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -fs -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -s -w0 -fr -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
         ],
     ),
     (
         "block-sizes.fio",
         &[
-            "iospd --bssplit=4096/50:16384/25:65536/25 -r -w0 -Su -d10 -W0 -C0 -L -n -t1 -o8 /dev/sdz",
-            "iospd --bssplit=4096/70:8192/30,131072/100 -r -w30 -Su -d10 -W0 -C0 -L -Z1048576 -n -t1 -o1 /dev/sdz",
-            "iospd --bssplit=4096/1:8192/1:12288/1:16384/1 -s -w100 -Su -d10 -W0 -C0 -L -Z1048576 -n -t1 -o1 /dev/sdz",
-            "iospd --bssplit=8192/50:32768/50 -r4096 -w0 -Su -d10 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
+            "iospd --bssplit=4096/50:16384/25:65536/25 -r -w0 -fr -Su -d10 -W0 -C0 -L -n -t1 -o8 /dev/sdz",
+            "iospd --bssplit=4096/70:8192/30,131072/100 -r -w30 -fr -Su -d10 -W0 -C0 -L -Z1048576 -n -t1 -o1 /dev/sdz",
+            "iospd --bssplit=4096/1:8192/1:12288/1:16384/1 -s -w100 -fs -Su -d10 -W0 -C0 -L -Z1048576 -n -t1 -o1 /dev/sdz",
+            "iospd --bssplit=8192/50:32768/50 -r4096 -w0 -fr -Su -d10 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
         ],
     ),
     (
@@ -93,23 +95,23 @@ const EXPECTED: &[(&str, &[&str])] = &[
     (
         "size-bound.fio",
         &[
-            "iospd -b4096 -r --random-map -w0 -Su --bytes=67108864 -W0 -C0 -L -n -t1 -o16 -c67108864 --keep-existing /tmp/iospd-fio-region.dat",
-            "iospd -b1048576 -s -w100 -Su --bytes=50331648 -W0 -C0 -L -Z2097152 -n -t1 -o1 -c67108864 --keep-existing /tmp/iospd-fio-loops.dat",
-            "iospd -b4096 -r -w100 -Su --bytes=67108864 --ios=5000 -d20 -W0 -C0 -L -Z1048576 -n -t1 -o1 -c67108864 --keep-existing /tmp/iospd-fio-count.dat",
-            "iospd -b131072 -s -w0 -Su --bytes=200% -W0 -C0 -L -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -s -w0 -Su --bytes=8388608 -W0 -C0 -L -n -t1 -o1 -c25165824 --keep-existing -B16777216 /tmp/iospd-fio-offset.dat",
-            "iospd -b4096 -r --random-map -w0 -Su --bytes=268435456 -W0 -C0 -L -n -t1 -o1 -f1342177280 -B1073741824 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -fr -Su --bytes=67108864 -W0 -C0 -L -n -t1 -o16 -c67108864 --keep-existing /tmp/iospd-fio-region.dat",
+            "iospd -b1048576 -s -w100 -fs -Su --bytes=50331648 -W0 -C0 -L -Z2097152 -n -t1 -o1 -c67108864 --keep-existing /tmp/iospd-fio-loops.dat",
+            "iospd -b4096 -r -w100 -fr -Su --bytes=67108864 --ios=5000 -d20 -W0 -C0 -L -Z1048576 -n -t1 -o1 -c67108864 --keep-existing /tmp/iospd-fio-count.dat",
+            "iospd -b131072 -s -w0 -fs -Su --bytes=200% -W0 -C0 -L -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -s -w0 -fs -Su --bytes=8388608 -W0 -C0 -L -n -t1 -o1 -c25165824 --keep-existing -B16777216 /tmp/iospd-fio-offset.dat",
+            "iospd -b4096 -r --random-map -w0 -fr -Su --bytes=268435456 -W0 -C0 -L -n -t1 -o1 -f1342177280 -B1073741824 /dev/sdz",
         ],
     ),
     (
         "many-files.fio",
         &[
-            "iospd -b4096 -r --random-map -w0 -Su --bytes=33554432 -W0 -C0 -L -n -F2 -O8 --file-service=roundrobin -c33554432 --keep-existing /tmp/iospd-fio-a.dat /tmp/iospd-fio-b.dat",
-            "iospd -b4096 -s -w0 -Su --bytes=1048576 -W0 -C0 -L -n -F1 -O1 --file-service=sequential -c1048576 --keep-existing /tmp/iospd-fio-c.dat /tmp/iospd-fio-d.dat /tmp/iospd-fio-e.dat",
-            "iospd -b4096 -r --random-map -w100 -Su -d10 -W0 -C0 -L -Z1048576 -n -F1 -O1 --file-service=roundrobin:8 -c4194304 --keep-existing /tmp/under-directory.0.0 /tmp/under-directory.0.1 /tmp/under-directory.0.2 /tmp/under-directory.0.3",
-            "iospd -b4096 -r --random-map -w0 -Su --bytes=8388608 --ios=500 -W0 -C0 -L -n -F1 -O1 --file-service=random -c8388608 --keep-existing /tmp/each-sized.0.0 /tmp/each-sized.0.1",
-            "iospd -b4096 -r --random-map -w0 -Su --bytes=1048576 -W0 -C0 -L -n -F1 -O1 --file-service=roundrobin -c1048576 --keep-existing /tmp/own-per-clone.0.0 /tmp/own-per-clone.0.1",
-            "iospd -b4096 -r --random-map -w0 -Su --bytes=1048576 -W0 -C0 -L -n -F1 -O1 --file-service=roundrobin -c1048576 --keep-existing /tmp/own-per-clone.1.0 /tmp/own-per-clone.1.1",
+            "iospd -b4096 -r --random-map -w0 -fr -Su --bytes=33554432 -W0 -C0 -L -n -F2 -O8 --file-service=roundrobin -c33554432 --keep-existing /tmp/iospd-fio-a.dat /tmp/iospd-fio-b.dat",
+            "iospd -b4096 -s -w0 -fs -Su --bytes=1048576 -W0 -C0 -L -n -F1 -O1 --file-service=sequential -c1048576 --keep-existing /tmp/iospd-fio-c.dat /tmp/iospd-fio-d.dat /tmp/iospd-fio-e.dat",
+            "iospd -b4096 -r --random-map -w100 -fr -Su -d10 -W0 -C0 -L -Z1048576 -n -F1 -O1 --file-service=roundrobin:8 -c4194304 --keep-existing /tmp/under-directory.0.0 /tmp/under-directory.0.1 /tmp/under-directory.0.2 /tmp/under-directory.0.3",
+            "iospd -b4096 -r --random-map -w0 -fr -Su --bytes=8388608 --ios=500 -W0 -C0 -L -n -F1 -O1 --file-service=random -c8388608 --keep-existing /tmp/each-sized.0.0 /tmp/each-sized.0.1",
+            "iospd -b4096 -r --random-map -w0 -fr -Su --bytes=1048576 -W0 -C0 -L -n -F1 -O1 --file-service=roundrobin -c1048576 --keep-existing /tmp/own-per-clone.0.0 /tmp/own-per-clone.0.1",
+            "iospd -b4096 -r --random-map -w0 -fr -Su --bytes=1048576 -W0 -C0 -L -n -F1 -O1 --file-service=roundrobin -c1048576 --keep-existing /tmp/own-per-clone.1.0 /tmp/own-per-clone.1.1",
         ],
     ),
     (
@@ -126,60 +128,60 @@ const EXPECTED: &[(&str, &[&str])] = &[
     (
         "placement.fio",
         &[
-            "iospd -b4096 -r --random-map -w0 -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r --random-map -w0 -d5 -W0 -C0 -L --cpu-set=0-1 -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r --random-map -w0 -d5 -W0 -C0 -L -a0,1 -t2 -o1 /dev/sdz",
-            "iospd -b4096 -r --random-map -w0 -d5 -W0 -C0 -L --cpu-set=0-1 -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r --random-map -w0 -d5 -W0 -C0 -L -n -I1 -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r --random-map -w0 -d5 -W0 -C0 -L -n -I2 -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r --random-map -w0 -d5 -W0 -C0 -L -n -l -t1 -o1 /dev/sdz",
-            "iospd -b1048576 -s -w100 -d5 -W0 -C0 -L -Z2097152 -n -t4 -o1 --offset-increment=1073741824 -f4294967296 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -fr -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -fr -d5 -W0 -C0 -L --cpu-set=0-1 -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -fr -d5 -W0 -C0 -L -a0,1 -t2 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -fr -d5 -W0 -C0 -L --cpu-set=0-1 -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -fr -d5 -W0 -C0 -L -n -I1 -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -fr -d5 -W0 -C0 -L -n -I2 -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -fr -d5 -W0 -C0 -L -n -l -t1 -o1 /dev/sdz",
+            "iospd -b1048576 -s -w100 -fs -d5 -W0 -C0 -L -Z2097152 -n -t4 -o1 --offset-increment=1073741824 -f4294967296 /dev/sdz",
         ],
     ),
     (
         "write-data.fio",
         &[
-            "iospd -b4096 -r --random-map -w100 -d5 -W0 -C0 -L --pattern=0xdeadbeef -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r --random-map -w50 -d5 -W0 -C0 -L --pattern=0x696f737064 -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r --random-map -w0 -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r --random-map -w100 -d5 -W0 -C0 -L --verify -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r --random-map -w100 -d5 -W0 -C0 -L --continue-on-error=io:EIO,EILSEQ -Z1048576 -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r --random-map -w0 -d5 -W0 -C0 -L --continue-on-error=read:EIO,EILSEQ -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r --random-map -w0 -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w100 -fr -d5 -W0 -C0 -L --pattern=0xdeadbeef -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w50 -fr -d5 -W0 -C0 -L --pattern=0x696f737064 -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -fr -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w100 -fr -d5 -W0 -C0 -L --verify -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w100 -fr -d5 -W0 -C0 -L --continue-on-error=io:EIO,EILSEQ -Z1048576 -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -fr -d5 -W0 -C0 -L --continue-on-error=read:EIO,EILSEQ -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -fr -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
         ],
     ),
     (
         "distributions.fio",
         &[
-            "iospd -b4096 -r -w0 -d5 -W0 -C0 -L --distribution=zipf:1.2 -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r -w0 -d5 -W0 -C0 -L --distribution=pareto:0.2 -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r -w0 -d5 -W0 -C0 -L --distribution=zoned:50/5:30/15:20/80 -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r -w0 -d5 -W0 -C0 -L --distribution=zoned_abs:60/10g:40/100g -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r -w0 -fr -d5 -W0 -C0 -L --distribution=zipf:1.2 -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r -w0 -fr -d5 -W0 -C0 -L --distribution=pareto:0.2 -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r -w0 -fr -d5 -W0 -C0 -L --distribution=zoned:50/5:30/15:20/80 -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r -w0 -fr -d5 -W0 -C0 -L --distribution=zoned_abs:60/10g:40/100g -n -t1 -o1 /dev/sdz",
         ],
     ),
     (
         "rates.fio",
         &[
-            "iospd -b4096 -r --random-map -w0 -d5 -W0 -C0 -L -g2000i -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r --random-map -w50 -d5 -W0 -C0 -L -g2000i -Z1048576 -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r --random-map -w25 -d5 -W0 -C0 -L -g1000i -Z1048576 -n -t1 -o1 /dev/sdz",
-            "iospd -b65536 -s -w0 -d5 -W0 -C0 -L -g1048576/s -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -s -w100 -d5 -W0 -C0 -L -g2097152/s -Z1048576 -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r --random-map -w0 -d5 -W0 -C0 -L -g500i --rate-process=poisson -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r --random-map -w0 -d5 -W0 -C0 -L -i4 -j250us -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -s -w0 -d5 -W0 -C0 -L -i1 -j2 -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -fr -d5 -W0 -C0 -L -g2000i -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w50 -fr -d5 -W0 -C0 -L -g2000i -Z1048576 -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w25 -fr -d5 -W0 -C0 -L -g1000i -Z1048576 -n -t1 -o1 /dev/sdz",
+            "iospd -b65536 -s -w0 -fs -d5 -W0 -C0 -L -g1048576/s -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -s -w100 -fs -d5 -W0 -C0 -L -g2097152/s -Z1048576 -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -fr -d5 -W0 -C0 -L -g500i --rate-process=poisson -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -fr -d5 -W0 -C0 -L -i4 -j250us -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -s -w0 -fs -d5 -W0 -C0 -L -i1 -j2 -n -t1 -o1 /dev/sdz",
         ],
     ),
     (
         "units.fio",
         &[
-            "iospd -b4000 -s -w0 --engine=psync --bytes=1000000000 -W0 -C0 -L -n -t1 -o1 -f1073741824 /dev/sdz",
-            "iospd -b4096 -r --random-map -w0 --engine=psync --bytes=2000000000 -W0 -C0 -L -g1000 -n -t1 -o1 -f2000000000 /dev/sdz",
+            "iospd -b4000 -s -w0 -fs --engine=psync --bytes=1000000000 -W0 -C0 -L -n -t1 -o1 -f1073741824 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -fr --engine=psync --bytes=2000000000 -W0 -C0 -L -g1000 -n -t1 -o1 -f2000000000 /dev/sdz",
         ],
     ),
     (
         "keywords.fio",
-        &["iospd -b4096 -r --random-map -w0 -Su -d60 -W0 -C0 -L -n -tNCPUS -o32 /dev/sdz"],
+        &["iospd -b4096 -r --random-map -w0 -fr -Su -d60 -W0 -C0 -L -n -tNCPUS -o32 /dev/sdz"],
     ),
 ];
 
@@ -1146,7 +1148,7 @@ fn fio_command_lines_translate_as_fio_reads_them() {
             "--filename=/dev/sdz",
         ]),
         [
-            "iospd -b4096 -r --random-map -w0 -Su --bytes=1073741824 -W0 -C0 -L -n -t4 -o32 -f1073741824 /dev/sdz"
+            "iospd -b4096 -r --random-map -w0 -fr -Su --bytes=1073741824 -W0 -C0 -L -n -t4 -o32 -f1073741824 /dev/sdz"
         ]
     );
     // io_uring's own flags take no value, last on the line too.
@@ -1159,7 +1161,7 @@ fn fio_command_lines_translate_as_fio_reads_them() {
             "--sqthread_poll",
             "--hipri",
         ]),
-        ["iospd -b4096 -s -w0 --bytes=100% -W0 -C0 -L --sqpoll --iopoll -n -t1 -o1 /dev/sdz"]
+        ["iospd -b4096 -s -w0 -fs --bytes=100% -W0 -C0 -L --sqpoll --iopoll -n -t1 -o1 /dev/sdz"]
     );
     assert_eq!(
         lines(&[
@@ -1183,8 +1185,8 @@ fn fio_command_lines_translate_as_fio_reads_them() {
             "--size=4m",
         ]),
         [
-            "iospd -b4096 -r --random-map -w0 -Su -d3 -W0 -C0 -L -n -t1 -o1 -c8388608 --keep-existing /tmp/iospd-fio-a.dat",
-            "iospd -b4096 -s -w100 -Su --bytes=4194304 -W0 -C0 -L -Z1048576 -n -t1 -o1 -c4194304 --keep-existing /tmp/iospd-fio-b.dat",
+            "iospd -b4096 -r --random-map -w0 -fr -Su -d3 -W0 -C0 -L -n -t1 -o1 -c8388608 --keep-existing /tmp/iospd-fio-a.dat",
+            "iospd -b4096 -s -w100 -fs -Su --bytes=4194304 -W0 -C0 -L -Z1048576 -n -t1 -o1 -c4194304 --keep-existing /tmp/iospd-fio-b.dat",
         ]
     );
     // A default from the command line under a job file's own settings, one section kept.
@@ -1196,7 +1198,7 @@ fn fio_command_lines_translate_as_fio_reads_them() {
             "--section=region"
         ]),
         [
-            "iospd -b4096 -r --random-map -w0 -Su --bytes=67108864 -d30 -W0 -C0 -L -n -t1 -o16 -c67108864 --keep-existing /tmp/iospd-fio-region.dat"
+            "iospd -b4096 -r --random-map -w0 -fr -Su --bytes=67108864 -d30 -W0 -C0 -L -n -t1 -o16 -c67108864 --keep-existing /tmp/iospd-fio-region.dat"
         ]
     );
     for (args, says) in [
