@@ -187,6 +187,16 @@ pub(super) fn region(
     }
     let per_file = r.size("filesize")?;
     let total = r.size("size")?;
+    // fill_device: without a size fio writes until ENOSPC, which on a device is its end (the
+    // whole device, as without a size here); a file it grows until its file system is full.
+    let fill = r.flag("fill_device")?.unwrap_or(false);
+    if fill && per_file.is_none() && total.is_none() && !devices {
+        return Err(r.refuse(
+            r.last_of("fill_device"),
+            "files grown until their file system is full: iospd lays out each file at a size before the run",
+            Some("size=<bytes> (-c) of the free space, or a block device"),
+        ));
+    }
     let setting = r.last.get("filesize").or(r.last.get("size")).copied();
     let chosen = match (per_file, total) {
         (Some(each), _) => Some(each),
@@ -367,6 +377,9 @@ pub(super) fn place(
     let spread = increment(r, files, numjobs, t)?;
     let region = region(r, files, offset, spread, smallest)?;
     t.args.extend(region);
+    if r.flag("fill_device")?.unwrap_or(false) {
+        t.notes.push("fill_device: the job's region is written to its end (a whole device without a size); fio would also end quietly at ENOSPC, where iospd's run stops with the error".into());
+    }
     if r.flag("create_on_open")?.unwrap_or(false) {
         if creates {
             t.notes.push("create_on_open: the create engine makes each file in the run (the file -c lays out is removed first)".into());

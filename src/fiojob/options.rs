@@ -114,6 +114,10 @@ pub const MAPPED: &[(&str, &str)] = &[
         "no `--random-map` (random jobs get it otherwise)",
     ),
     (
+        "fill_device",
+        "a device's whole region without a size (fio writes to ENOSPC, its end); with a size, that size; on files without one refused",
+    ),
+    (
         "fadvise_hint",
         "`-fr` for a random job, `-fs` otherwise (fio's default 1, the same posix_fadvise call on every file); `random`, `sequential`: `-fr`, `-fs`; 0: none",
     ),

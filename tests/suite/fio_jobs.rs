@@ -101,6 +101,7 @@ const EXPECTED: &[(&str, &[&str])] = &[
             "iospd -b131072 -s -w0 -fs -Su --bytes=200% -W0 -C0 -L -n -t1 -o1 /dev/sdz",
             "iospd -b4096 -s -w0 -fs -Su --bytes=8388608 -W0 -C0 -L -n -t1 -o1 -c25165824 --keep-existing -B16777216 /tmp/iospd-fio-offset.dat",
             "iospd -b4096 -r --random-map -w0 -fr -Su --bytes=268435456 -W0 -C0 -L -n -t1 -o1 -f1342177280 -B1073741824 /dev/sdz",
+            "iospd -b131072 -s -w100 -fs -Su --bytes=100% -W0 -C0 -L -Z1048576 -n -t1 -o1 /dev/sdz",
         ],
     ),
     (
@@ -211,7 +212,7 @@ fn what_iospd_cannot_run_exactly_is_refused_by_option_job_and_line() {
     assert!(stdout(&output).is_empty());
     let err = stderr(&output);
     for says in [
-        "iospd: 12 jobs refused:",
+        "iospd: 13 jobs refused:",
         "refused.fio:10: job 'split': bssplit=4k/50:64k/60: percentages that add up to 110, not 100",
         "refused.fio:16: job 'half-device': size=50%: a percentage of '/dev/sdz', which is not there or empty (fio takes it of the target's size)",
         "refused.fio:19: job 'http': ioengine=http: the http engine talks to a storage service through its own library: it has no counterpart in iospd",
@@ -224,6 +225,7 @@ fn what_iospd_cannot_run_exactly_is_refused_by_option_job_and_line() {
         "refused.fio:58: job 'file-once-timed': time_based: time_based with the filedelete engine, which removes each file once",
         "refused.fio:64: job 'random-share-per-direction': percentage_random=30,40: a different share of random I/O per direction",
         "refused.fio:70: job 'errors-per-direction': ignore_error=EAGAIN,ENOSPC:122: different errors passed for reads and for writes",
+        "refused.fio:76: job 'fill-a-file-system': fill_device=1: files grown until their file system is full",
     ] {
         assert!(err.contains(says), "{says}\n{err}");
     }
