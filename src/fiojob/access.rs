@@ -301,19 +301,34 @@ pub(super) fn offsets(
     } else {
         r.get("ba");
         match &m.skip {
-            Some(skip) if skip.starts_with('-') => {
-                return Err(r.refuse(
-                    r.last["rw"],
-                    "a negative skip (moving backwards through the target) has no counterpart",
-                    Some("-s (forwards)"),
-                ));
-            }
             Some(skip) if blocks.mixed => {
                 return Err(r.refuse(
                     r.last["rw"],
                     format!("a gap of {skip} after each I/O of mixed sizes has no counterpart (iospd's sequential I/O of mixed sizes follows the last)"),
                     Some("-s (no gap)"),
                 ));
+            }
+            Some(skip) if skip.starts_with('-') => {
+                // Each I/O starts |skip| before the end of the last: down by |skip| − bs.
+                let back = bytes(&skip[1..], r.kb_base)
+                    .map_err(|why| r.refuse(r.last["rw"], why, None))?;
+                match back.cmp(&blocks.largest) {
+                    std::cmp::Ordering::Greater => {
+                        t.args.push(format!("-s{}", back - blocks.largest));
+                        t.args.push("--backwards".into());
+                        t.notes.push(format!("rw=...:{skip}: iospd goes down from the top block by {} bytes; fio reads the region's first block before it turns to the top, and not the top block (the same bytes)", back - blocks.largest));
+                    }
+                    std::cmp::Ordering::Equal => {
+                        return Err(r.refuse(
+                            r.last["rw"],
+                            format!("a skip of {skip} after each {}-byte I/O reads one block over and over", blocks.largest),
+                            None,
+                        ));
+                    }
+                    std::cmp::Ordering::Less => {
+                        t.args.push(format!("-s{}", blocks.largest - back));
+                    }
+                }
             }
             Some(skip) => {
                 let gap =

@@ -100,6 +100,8 @@ pub struct RawArgs {
     pub work_percent: Option<u32>,
     /// `--random-map`: random offsets without replacement.
     pub random_map: bool,
+    /// `--backwards`: sequential offsets move down.
+    pub backwards: bool,
     /// `--rate-process=poisson`: `-g`'s I/Os arrive as a Poisson process.
     pub poisson: bool,
     /// `--continue-on-error[=read|write|io]`.

@@ -330,6 +330,7 @@ fn from_command_line(raw: &RawArgs) -> Result<Profile, ProfileError> {
         flush_every: raw.flush_every,
         work: work(raw, sizes)?,
         random_map: raw.random_map,
+        backwards: raw.backwards,
         block_split: raw.block_split.clone(),
         throughput: raw.throughput,
         poisson: raw.poisson,

@@ -84,6 +84,10 @@ pub struct Target {
     /// over the range (fio's random map).
     #[serde(default, skip_serializing_if = "is_false")]
     pub random_map: bool,
+    /// `--backwards`: sequential I/O moves down through the target by its stride, from the top,
+    /// wrapping to the top again (fio's `rw=read:-<skip>`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub backwards: bool,
     /// `-g`: rate cap per thread.
     pub throughput: Option<Throughput>,
     /// `--rate-process=poisson`: the `-g` rate's I/Os are due at exponentially distributed gaps
@@ -147,6 +151,7 @@ impl Target {
             work: None,
             block_split: None,
             random_map: false,
+            backwards: false,
             throughput: None,
             poisson: false,
             continue_on_error: None,

@@ -173,6 +173,19 @@ fn validate_work(ts: &TimeSpan) -> Result<(), ProfileError> {
             target.path.display()
         )));
     }
+    for target in ts.targets.iter().filter(|t| t.backwards) {
+        let why = match target.access {
+            Access::Random { .. } => "sequential I/O; use -s",
+            _ if target.block_split.is_some() => {
+                "one block size (sequential I/O of mixed sizes follows the last)"
+            }
+            _ => continue,
+        };
+        return Err(invalid(format!(
+            "'{}': --backwards needs {why}",
+            target.path.display()
+        )));
+    }
     for target in ts.targets.iter().filter(|t| t.random_map) {
         let path = target.path.display();
         let why = match (target.access, &target.distribution, target.skew) {

@@ -145,7 +145,8 @@ impl<'a, C: Clock> Worker<'a, C> {
                         (ts.threads_per_target(target) > 1).then(|| &shared_offsets[tt.target]),
                     )
                     .with_skew(target.skew)
-                    .with_random_map(target.random_map, &mut rng),
+                    .with_random_map(target.random_map, &mut rng)
+                    .backwards(target.backwards),
                     throttle: Throttle::new(
                         target.throughput,
                         target.block_size,

@@ -63,6 +63,9 @@ pub struct OffsetGen<'a> {
     spans: Vec<Span>,
     random_percent: u64,
     skew: Option<SkewDraw>,
+    /// `--backwards`: sequential offsets are `mirror − o` of the forward ones, the same positions
+    /// in the reverse order.
+    mirror: Option<u64>,
 }
 
 impl<'a> OffsetGen<'a> {
@@ -113,7 +116,29 @@ impl<'a> OffsetGen<'a> {
             spans,
             random_percent,
             skew: None,
+            mirror: None,
         }
+    }
+
+    /// With `--backwards`: sequential offsets (each thread's, each lane's, or the shared ticket's)
+    /// in the reverse order, from the top of the range down, wrapping to the top (the profile
+    /// refuses it with random offsets and with mixed sizes).
+    pub fn backwards(mut self, on: bool) -> Self {
+        let positions = |from: u64| {
+            (self.last_start - from)
+                .checked_div(self.align)
+                .unwrap_or(0)
+        };
+        self.mirror = match self.kind {
+            _ if !on => None,
+            // Forward: wrap_to + j × align for j in 0..=n; mirrored, wrap_to + (n − j) × align.
+            Kind::Sequential | Kind::Parallel => {
+                Some(2 * self.wrap_to + positions(self.wrap_to) * self.align)
+            }
+            Kind::Interlocked(_) => Some((self.positions - 1) * self.align),
+            _ => None,
+        };
+        self
     }
 
     /// Random offsets drawn with this skew (`--distribution`) instead of uniformly.
@@ -197,6 +222,7 @@ impl<'a> OffsetGen<'a> {
                 }
             }
         };
+        let relative = self.mirror.map_or(relative, |top| top - relative);
         (self.base + relative, fresh)
     }
 
@@ -323,6 +349,65 @@ mod tests {
             take(&mut g, 4),
             vec![base + 8192, base + 12288, base, base + 4096]
         );
+    }
+
+    #[test]
+    fn backwards_visits_the_same_offsets_from_the_top_down() {
+        let range = Range {
+            base: 1 << 20,
+            usable: 16384 + 1000,
+        };
+        let base = range.base;
+        // Stride 4 KiB over 16 KiB and a bit: the top block starts at 12 KiB, as forwards.
+        let mut g = plain(seq(4096), 4096, range, 0).backwards(true);
+        assert_eq!(
+            take(&mut g, 6),
+            [12288, 8192, 4096, 0, 12288, 8192].map(|o| base + o)
+        );
+        // A thread that starts 4 KiB in goes down from 4 KiB below the top.
+        let mut g = plain(seq(4096), 4096, range, 4096).backwards(true);
+        assert_eq!(take(&mut g, 4), [8192, 4096, 0, 12288].map(|o| base + o));
+        // A start off the stride keeps its phase: 1 KiB + multiples of 4 KiB that fit (13 KiB
+        // would pass the end), reversed.
+        let mut g = plain(seq(4096), 4096, range, 1024).backwards(true);
+        assert_eq!(
+            take(&mut g, 5),
+            [9216, 5120, 1024, 9216, 5120].map(|o| base + o)
+        );
+        // The shared ticket of -si, reversed.
+        let counter = AtomicU64::new(0);
+        let interlocked = Access::Sequential {
+            stride: 4096,
+            interlocked: true,
+            parallel: false,
+        };
+        let mut g =
+            OffsetGen::new(interlocked, 4096, range, 0, 1, &[], Some(&counter)).backwards(true);
+        assert_eq!(
+            take(&mut g, 5),
+            [12288, 8192, 4096, 0, 12288].map(|o| base + o)
+        );
+        // Random offsets are not moved.
+        let mut forward = plain(
+            Access::Random {
+                align: 4096,
+                ratio: 100,
+            },
+            4096,
+            range,
+            0,
+        );
+        let mut back = plain(
+            Access::Random {
+                align: 4096,
+                ratio: 100,
+            },
+            4096,
+            range,
+            0,
+        )
+        .backwards(true);
+        assert_eq!(take(&mut forward, 8), take(&mut back, 8));
     }
 
     #[test]

@@ -74,6 +74,8 @@ const EXPECTED: &[(&str, &[&str])] = &[
             "iospd -b4096 -s -w0 -fs -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
             "iospd -b4096 -r --random-map -w0 -fs -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
             "iospd -b4096 -s -w0 -fr -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -s4096 --backwards -w0 -fs -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -s3072 -w0 -fs -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
         ],
     ),
     (
@@ -212,7 +214,7 @@ fn what_iospd_cannot_run_exactly_is_refused_by_option_job_and_line() {
     assert!(stdout(&output).is_empty());
     let err = stderr(&output);
     for says in [
-        "iospd: 13 jobs refused:",
+        "iospd: 14 jobs refused:",
         "refused.fio:10: job 'split': bssplit=4k/50:64k/60: percentages that add up to 110, not 100",
         "refused.fio:16: job 'half-device': size=50%: a percentage of '/dev/sdz', which is not there or empty (fio takes it of the target's size)",
         "refused.fio:19: job 'http': ioengine=http: the http engine talks to a storage service through its own library: it has no counterpart in iospd",
@@ -226,6 +228,7 @@ fn what_iospd_cannot_run_exactly_is_refused_by_option_job_and_line() {
         "refused.fio:64: job 'random-share-per-direction': percentage_random=30,40: a different share of random I/O per direction",
         "refused.fio:70: job 'errors-per-direction': ignore_error=EAGAIN,ENOSPC:122: different errors passed for reads and for writes",
         "refused.fio:76: job 'fill-a-file-system': fill_device=1: files grown until their file system is full",
+        "refused.fio:80: job 'one-block-forever': rw=read:-4k: a skip of -4k after each 4096-byte I/O reads one block over and over",
     ] {
         assert!(err.contains(says), "{says}\n{err}");
     }

@@ -192,6 +192,20 @@ const COMMAND_LINES: &[(&[&str], &str)] = &[
     (&["-i", "t.dat"], "a value is missing"),
     (&["-i0", "-j10", "t.dat"], "out of range"),
     (&["-i4", "-j0", "t.dat"], "out of range"),
+    (&["-i4", "-j5s", "t.dat"], "not a whole number"),
+    (
+        &["-r", "--backwards", "t.dat"],
+        "--backwards needs sequential I/O",
+    ),
+    (&["--backwards=1", "t.dat"], "backwards"),
+    (
+        &["--continue-on-error=both", "t.dat"],
+        "is not io, read or write",
+    ),
+    (
+        &["--continue-on-error=io:ENOPE", "t.dat"],
+        "is not an error name",
+    ),
     (&["-zx", "t.dat"], "not a whole number"),
     (&["-z99999999999999999999999", "t.dat"], "too large"),
     (&["-Zx", "t.dat"], "not a whole number"),

@@ -331,10 +331,10 @@ fn a_job_file_runs_all_of_itself_or_nothing() {
         .env("LOAD_FACTOR", "2")
         .output()
         .unwrap();
-    assert_one_line_refusal(&output, "13 jobs refused: ", "refused.fio");
+    assert_one_line_refusal(&output, "14 jobs refused: ", "refused.fio");
     assert_eq!(
         stderr(&output).matches(" | ").count(),
-        12,
+        13,
         "{}",
         stderr(&output)
     );

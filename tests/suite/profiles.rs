@@ -48,6 +48,7 @@ const LINES: &[&str] = &[
     "-b4K -r -i50 -j10 burst.dat",
     "-b4K -r -i4 -j250us short-think.dat",
     "-b4K -r -w50 --continue-on-error=write:EIO,ENOSPC keep-going.dat",
+    "-b4K -s --backwards down.dat",
     "-b4K -r -I1 idle.dat",
     "-b4K -r -frs hinted.dat",
     "-b4K -r -ft temp.dat",

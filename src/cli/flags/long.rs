@@ -473,6 +473,17 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         },
     },
     LongFlag {
+        name: "backwards",
+        usage: (
+            "--backwards",
+            "sequential I/O (-s) moves down through each target by its stride, from the top, and starts at the top again (fio's rw=read:-<skip>)",
+        ),
+        apply: |v, raw| {
+            no_long_value(v, "backwards")?;
+            flag_once(&mut raw.backwards)
+        },
+    },
+    LongFlag {
         name: "random-map",
         usage: (
             "--random-map",

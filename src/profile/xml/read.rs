@@ -367,6 +367,7 @@ const TARGET_ELEMENTS: &[&str] = &[
     "RandomMap",
     "RateProcess",
     "ContinueOnError",
+    "Backwards",
     "BlockSplit",
 ];
 
@@ -526,6 +527,7 @@ fn iospd_options(el: &Element, t: &mut Target) -> Result<(), XmlError> {
         range_percent,
     });
     t.random_map = el.flag("RandomMap")?;
+    t.backwards = el.flag("Backwards")?;
     t.poisson = match el.child("RateProcess")? {
         None => false,
         Some(p) => match p.text.trim() {

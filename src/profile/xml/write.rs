@@ -373,6 +373,9 @@ fn write_target(out: &mut Out, t: &Target) {
     if t.random_map {
         out.value("RandomMap", "true");
     }
+    if t.backwards {
+        out.value("Backwards", "true");
+    }
     if t.poisson {
         out.value("RateProcess", "poisson");
     }

@@ -190,6 +190,16 @@ fn workload_text(out: &mut String, ts: &crate::profile::TimeSpan, skew: bool) {
                 ),
             );
         }
+        if t.backwards {
+            line(
+                out,
+                4,
+                format_args!(
+                    "--backwards: {} (sequential offsets move down by the stride, from the top)",
+                    t.path.display()
+                ),
+            );
+        }
         if t.random_map {
             line(
                 out,
