@@ -375,9 +375,23 @@ fn compare_of_repeated_runs_gives_the_change_with_its_interval() {
         std::fs::write(&path, output.stdout).unwrap();
         path.display().to_string()
     };
-    // 1000 I/O per second, paced, against the unpaced device.
-    let slow = run("slow.json", &["-o1", "-g4096"]);
+    // The unpaced device, then a run paced at a quarter of its slowest repetition: slower
+    // however busy the machine is (a cap is an upper bound; a stall only lowers it further).
     let fast = run("fast.json", &["-o4"]);
+    let recorded: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&fast).unwrap()).unwrap();
+    let slowest = recorded["timespans"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            t["measured"]["totals"]["total"]["ios_per_s"]
+                .as_f64()
+                .unwrap()
+        })
+        .fold(f64::INFINITY, f64::min);
+    let cap = format!("-g{}i", ((slowest / 4.0) as u64).max(1));
+    let slow = run("slow.json", &["-o1", &cap]);
     let compared = iospd().args(["compare", &slow, &fast]).output().unwrap();
     assert_eq!(compared.status.code(), Some(0), "{}", stderr(&compared));
     let text = stdout(&compared);
