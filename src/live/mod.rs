@@ -230,6 +230,8 @@ pub struct Collector<'s> {
     /// Where the measured window ended, once known (a stop can cut it short).
     window_ns: Option<Nanos>,
     sinks: &'s mut [Box<dyn Sink>],
+    /// `--steady-state`: the rule judged on each interval.
+    steady: Option<crate::stats::steady::SteadyWatch>,
     /// Per sink: why and after how many intervals it stopped.
     failed: Vec<Option<(u64, io::Error)>>,
     /// Rows kept for the report (with `-D`), in bounded memory.
@@ -290,6 +292,7 @@ pub fn channels<'s>(
         window_ns: None,
         failed: sinks.iter().map(|_| None).collect(),
         sinks,
+        steady: None,
         kept: keep_rows.then(rows::RowStore::new),
         latest: None,
         totals: None,
@@ -308,6 +311,8 @@ pub struct Collected {
     pub rows: Vec<Row>,
     /// Each sink that failed: it stopped there, and the run went on without it.
     pub errors: Vec<String>,
+    /// `--steady-state`: what the rule found.
+    pub steady: Option<crate::stats::steady::SteadyOutcome>,
 }
 
 impl Collector<'_> {
@@ -322,6 +327,16 @@ impl Collector<'_> {
                 *failed = Some((self.next, error));
             }
         }
+    }
+
+    /// Judges `rule` on the intervals of a timespan whose window starts after `warmup_s`.
+    pub fn watch_steady(&mut self, rule: crate::profile::steady::SteadyRule, warmup_s: u32) {
+        self.steady = Some(crate::stats::steady::SteadyWatch::new(rule, warmup_s));
+    }
+
+    /// The `--steady-state` rule was met.
+    pub fn steady_attained(&self) -> bool {
+        self.steady.as_ref().is_some_and(|s| s.attained())
     }
 
     /// Length of an interval.
@@ -425,7 +440,11 @@ impl Collector<'_> {
                 rows.len()
             ));
         }
-        Collected { rows, errors }
+        Collected {
+            rows,
+            errors,
+            steady: self.steady.as_ref().map(|w| w.outcome()),
+        }
     }
 
     fn take(&mut self, mut slice: Box<Slice>) {
@@ -544,6 +563,9 @@ impl Collector<'_> {
             }
             if let Some(kept) = &mut self.kept {
                 kept.push(row.clone());
+            }
+            if let Some(watch) = &mut self.steady {
+                watch.interval(&row);
             }
             self.latest = Some(row);
             for target in &mut ops {

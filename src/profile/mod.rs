@@ -11,6 +11,7 @@ pub mod raw;
 pub mod replay;
 mod resolve;
 pub mod spec;
+pub mod steady;
 mod target;
 mod validate;
 mod verifiable;
@@ -440,6 +441,9 @@ pub struct TimeSpan {
     /// `--file-service`: how the I/Os of a `-O` pool choose their target.
     #[serde(default, skip_serializing_if = "FileService::is_weighted")]
     pub file_service: FileService,
+    /// `--steady-state`: the timespan ends once its throughput holds steady by this rule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady_state: Option<steady::SteadyRule>,
     /// The targets, in order.
     pub targets: Vec<Target>,
 }
@@ -465,6 +469,7 @@ impl TimeSpan {
             completion_depth: None,
             buffer_separation: None,
             file_service: FileService::Weighted,
+            steady_state: None,
             targets: Vec::new(),
         }
     }

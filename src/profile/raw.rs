@@ -70,6 +70,8 @@ pub struct RawArgs {
     pub requests_per_thread: Option<u32>,
     /// `--file-service=`: how a `-O` pool's I/Os choose their target.
     pub file_service: Option<super::FileService>,
+    /// `--steady-state=`: end the timespan once its throughput holds steady.
+    pub steady_state: Option<super::steady::SteadyRule>,
     /// `-t`: threads per target.
     pub threads_per_target: Option<u32>,
     /// `-F`: total threads, each serving every target.

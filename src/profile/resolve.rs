@@ -350,6 +350,7 @@ fn from_command_line(raw: &RawArgs) -> Result<Profile, ProfileError> {
         thread_count: raw.total_threads,
         request_count: raw.requests_per_thread,
         file_service: raw.file_service.unwrap_or_default(),
+        steady_state: raw.steady_state,
         affinity: affinity(raw),
         measure_latency: raw.measure_latency,
         iops_interval_ms: raw.iops_interval_ms,

@@ -112,6 +112,7 @@ fn validate_timespan(
         )));
     }
     validate_work(ts)?;
+    validate_steady(ts, warnings)?;
     let pool = ts.thread_count.is_some() && ts.request_count.is_some();
     for target in &ts.targets {
         let path = target.path.display();
@@ -127,6 +128,28 @@ fn validate_timespan(
         validate_trim_and_flush(target)?;
         validate_access(target, threads, warnings)?;
         validate_target(profile, target)?;
+    }
+    Ok(())
+}
+
+/// `--steady-state` sums the intervals into seconds: `-D` must divide one, and the window must
+/// fit in the timespan (else the rule can never be met: said, as fio runs such a job to its end).
+fn validate_steady(ts: &TimeSpan, warnings: &mut Vec<String>) -> Result<(), ProfileError> {
+    let Some(rule) = &ts.steady_state else {
+        return Ok(());
+    };
+    if let Some(ms) = ts.iops_interval_ms.filter(|ms| 1000 % ms != 0) {
+        return Err(invalid(format!(
+            "--steady-state takes one sample a second, and -D{ms} intervals do not divide a second; give -D1000, -D500, -D250, -D100 or another divisor of 1000"
+        )));
+    }
+    let seconds = u64::from(ts.warmup_s) + u64::from(ts.duration_s);
+    let needed = u64::from(rule.ramp_s.max(ts.warmup_s)) + u64::from(rule.window_s);
+    if ts.duration_s > 0 && needed > seconds {
+        warnings.push(format!(
+            "--steady-state={rule} needs {needed}s before it can judge a window, and the timespan lasts {seconds}s (-W{} -d{}), so it will run to its end; lengthen -d or shorten the window",
+            ts.warmup_s, ts.duration_s
+        ));
     }
     Ok(())
 }

@@ -487,8 +487,12 @@ impl<C: Clock> Runner<'_, C> {
             .or(saves_state.then_some(verifying::SAVE_PERIOD_S))
             .map(|s| s * 1_000_000_000);
         let checkpoints = profile.observe.checkpoint_s.is_some();
-        let interval_ns = (keep_rows || progress || period.is_some() || !self.sinks.is_empty())
-            .then(|| timespan.iops_interval_ms.unwrap_or(1000) as u64 * 1_000_000);
+        let interval_ns = (keep_rows
+            || progress
+            || period.is_some()
+            || !self.sinks.is_empty()
+            || timespan.steady_state.is_some())
+        .then(|| timespan.iops_interval_ms.unwrap_or(1000) as u64 * 1_000_000);
         let (host, checkpoint) = (self.host, self.checkpoint);
         let run_verify = &mut self.verify;
         let mut write_checkpoint = |collector: &crate::live::Collector<'_>,

@@ -243,6 +243,8 @@ struct StartGate {
     /// The threads whose every target is bounded by work (`--ios`, `--bytes`) and that have not
     /// finished it.
     finishing: Arc<Finishing>,
+    /// `--steady-state`: when the rule was met (0 until then); the threads end there.
+    steady_end: Arc<AtomicU64>,
 }
 
 impl StartGate {
@@ -303,6 +305,7 @@ pub fn execute<'s, C: Clock>(
         schedule: OnceLock::new(),
         served: OnceLock::new(),
         finishing: Arc::new(Finishing::new(bounded_threads(input))),
+        steady_end: Arc::new(AtomicU64::new(0)),
     };
     let shared_offsets: Vec<AtomicU64> = ts.targets.iter().map(|_| AtomicU64::new(0)).collect();
     let intervals = ts.iops_interval_ms.map_or(0, |ms| {
@@ -337,6 +340,10 @@ pub fn execute<'s, C: Clock>(
         monitor.show_phase(metrics);
     }
     monitor.ends_with_work(Arc::clone(&gate.finishing));
+    if let (Some(rule), Some(collector)) = (ts.steady_state, monitor.collector()) {
+        collector.watch_steady(rule, ts.warmup_s);
+        monitor.ends_when_steady(Arc::clone(&gate.steady_end));
+    }
     if let Some((period, action)) = observers.periodic {
         monitor.every(period, action);
         if let Some(collector) = monitor.collector() {
@@ -414,7 +421,12 @@ pub fn execute<'s, C: Clock>(
         .iter()
         .any(|t| t.replay.as_ref().is_some_and(|r| r.ended));
     // So does a run whose every thread finished its work, unless a request came first.
-    let (stop_at, ended_by_work) = match (stop.load(Ordering::SeqCst), gate.finishing.end()) {
+    // So does a timespan whose throughput held steady (`--steady-state`).
+    let done = match (gate.finishing.end(), gate.steady_end.load(Ordering::SeqCst)) {
+        (0, at) | (at, 0) => at,
+        (a, b) => a.min(b),
+    };
+    let (stop_at, ended_by_work) = match (stop.load(Ordering::SeqCst), done) {
         (stop_at, done) if done != 0 && (stop_at == 0 || done <= stop_at) => (done, true),
         (stop_at, _) => (stop_at, false),
     };
@@ -431,6 +443,7 @@ pub fn execute<'s, C: Clock>(
         lost,
         trace,
         observer_errors: collected.errors,
+        steady: collected.steady,
         lateness_ns,
         reality: reality::facts(
             input.timespan,
@@ -756,6 +769,7 @@ impl RunInput<'_> {
             lost: None,
             interrupted: false,
             stopped_by: None,
+            steady: None,
             trace: None,
             observer_errors: Vec::new(),
             target_sizes: self.targets.iter().map(|t| t.size).collect(),

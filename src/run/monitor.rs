@@ -69,6 +69,8 @@ pub struct Monitor<'a, C: Clock> {
     device_clock: Option<(Rc<DeviceClock>, u64)>,
     /// The threads bounded by work: the window ends when the last finishes.
     finishing: Option<Arc<Finishing>>,
+    /// `--steady-state`: set to the time the collector's rule was met, which ends the window.
+    steady_end: Option<Arc<AtomicU64>>,
 }
 
 /// How often a new io_uring worker of a pinned thread is looked for.
@@ -104,6 +106,7 @@ impl<'a, C: Clock> Monitor<'a, C> {
             metrics: None,
             device_clock: None,
             finishing: None,
+            steady_end: None,
         }
     }
 
@@ -112,15 +115,26 @@ impl<'a, C: Clock> Monitor<'a, C> {
         self.finishing = Some(finishing);
     }
 
-    /// When the measured window was asked to end: the stop request's time or the time the last
-    /// thread bounded by work finished, whichever came first; 0 while neither has.
+    /// Ends the window when the collector's `--steady-state` rule is met, setting `end` then.
+    pub fn ends_when_steady(&mut self, end: Arc<AtomicU64>) {
+        self.steady_end = Some(end);
+    }
+
+    /// When the measured window was asked to end: the stop request's time, the time the last
+    /// thread bounded by work finished or the time the steady state was reached, whichever came
+    /// first; 0 while none has.
     pub fn end_request(&self) -> Nanos {
         let stop = self.stop.load(Ordering::Relaxed);
         let done = self.finishing.as_ref().map_or(0, |f| f.end());
-        match (stop, done) {
-            (0, at) | (at, 0) => at,
-            (a, b) => a.min(b),
-        }
+        let steady = self
+            .steady_end
+            .as_ref()
+            .map_or(0, |s| s.load(Ordering::Relaxed));
+        [stop, done, steady]
+            .into_iter()
+            .filter(|&at| at != 0)
+            .min()
+            .unwrap_or(0)
     }
 
     /// Shows the run's phase in `metrics` from now on.
@@ -346,6 +360,12 @@ impl<'a, C: Clock> Monitor<'a, C> {
                 );
             }
             collector.poll();
+            if let Some(end) = &self.steady_end
+                && collector.steady_attained()
+                && end.load(Ordering::Relaxed) == 0
+            {
+                end.store(now.max(1), Ordering::SeqCst);
+            }
         }
         if let Some(metrics) = self.metrics {
             self.peers.share(metrics, false);

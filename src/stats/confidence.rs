@@ -188,6 +188,20 @@ pub struct SteadyState {
     pub reached: bool,
 }
 
+/// The least-squares slope of `values` against their positions 0, 1, 2 …; 0 for fewer than two.
+pub fn slope(values: &[f64]) -> f64 {
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    let x_mean = (n - 1.0) / 2.0;
+    let (mut sxy, mut sxx) = (0.0, 0.0);
+    for (i, y) in values.iter().enumerate() {
+        let dx = i as f64 - x_mean;
+        sxy += dx * (y - mean);
+        sxx += dx * dx;
+    }
+    if sxx > 0.0 { sxy / sxx } else { 0.0 }
+}
+
 /// The steady-state test of the last five values of `series`; `None` with fewer.
 pub fn steady_state(series: &[f64]) -> Option<SteadyState> {
     let window = series.get(series.len().checked_sub(STEADY_WINDOW)?..)?;
@@ -197,14 +211,7 @@ pub fn steady_state(series: &[f64]) -> Option<SteadyState> {
     if average <= 0.0 {
         return None;
     }
-    let x_mean = (n - 1.0) / 2.0;
-    let (mut sxy, mut sxx) = (0.0, 0.0);
-    for (i, y) in window.iter().enumerate() {
-        let dx = i as f64 - x_mean;
-        sxy += dx * (y - average);
-        sxx += dx * dx;
-    }
-    let slope = sxy / sxx;
+    let slope = slope(window);
     let max = window.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let min = window.iter().copied().fold(f64::INFINITY, f64::min);
     let share = |v: f64| v / average;

@@ -11,6 +11,7 @@ pub mod replay;
 pub mod series;
 pub mod sizes;
 pub mod slowest;
+pub mod steady;
 pub mod timeline;
 
 use std::time::SystemTime;
@@ -561,6 +562,8 @@ pub struct TimeSpanResults {
     pub interrupted: bool,
     /// What stopped the run before the measured window's end (`SIGINT`, the `-yp` event …).
     pub stopped_by: Option<String>,
+    /// `--steady-state`: what the rule found.
+    pub steady: Option<crate::stats::steady::SteadyOutcome>,
     /// Size in bytes of each target of the timespan.
     pub target_sizes: Vec<u64>,
     /// The completion polling budget the threads used, in nanoseconds.

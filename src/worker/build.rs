@@ -100,6 +100,8 @@ pub struct Plan<'a> {
     pub replay: Option<&'a crate::profile::replay::Replay>,
     /// The threads bounded by work still working (see [`super::budget::Finishing`]).
     pub finishing: &'a super::budget::Finishing,
+    /// `--steady-state`: when the timespan's rule was met (0 until then).
+    pub steady_end: &'a AtomicU64,
 }
 
 impl<'a, C: Clock> Worker<'a, C> {
@@ -187,6 +189,7 @@ impl<'a, C: Clock> Worker<'a, C> {
             rng,
             schedule: Schedule::new(0, 0, 0, 0),
             stop: plan.stop,
+            steady_end: plan.steady_end,
             interval_ns: ts.iops_interval_ms.map_or(0, |ms| ms as u64 * 1_000_000),
             progress_every: plan.progress,
             spin_ns: if ring.is_some() { 0 } else { plan.spin_ns },

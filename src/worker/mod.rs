@@ -239,6 +239,8 @@ pub struct Worker<'a, C: Clock> {
     pub schedule: Schedule,
     /// Set (to the time of the request) when the run must stop early.
     pub stop: &'a AtomicU64,
+    /// Set (to the time) when the timespan's `--steady-state` rule was met: it ends there.
+    pub steady_end: &'a AtomicU64,
     /// `-D` interval in nanoseconds; 0 without `-D`.
     pub interval_ns: Nanos,
     /// `-P`: print a dot every this many completions; 0 for never.
@@ -375,7 +377,10 @@ impl<C: Clock> Worker<'_, C> {
     /// Whether to keep issuing, and where the measured window ends, as of `now`.
     #[inline]
     fn phase(&self, now: Nanos, filling: bool, window_end: Nanos) -> (bool, Nanos) {
-        let stop_at = self.stop.load(Ordering::Relaxed);
+        let stop_at = match self.stop.load(Ordering::Relaxed) {
+            0 => self.steady_end.load(Ordering::Relaxed),
+            at => at,
+        };
         if stop_at != 0 {
             return (false, window_end.min(stop_at));
         }

@@ -49,6 +49,7 @@ mod shared_machine;
 mod signatures;
 #[cfg(feature = "mpi")]
 mod slurm;
+mod steady;
 mod tools;
 mod trim_flush;
 mod verdicts;

@@ -445,6 +445,18 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         },
     },
     LongFlag {
+        name: "steady-state",
+        usage: (
+            "--steady-state=<iops|bw>[_slope]:<limit>[%]:<window>[:<ramp>]",
+            "end each timespan once its throughput holds steady (fio's ss): after <ramp> seconds from its start, each second's IOPS or bandwidth is a sample, and the timespan ends when the last <window> samples deviate from their mean (or slope, with _slope) by less than <limit> (a percentage of the mean with %); the report says whether and when it was reached",
+        ),
+        apply: |v, raw| {
+            let rule = crate::profile::steady::SteadyRule::parse(v.unwrap_or_default())
+                .map_err(|why| format!("{why}; for example --steady-state=iops:5%:30s"))?;
+            once(&mut raw.steady_state, rule)
+        },
+    },
+    LongFlag {
         name: "o-sync",
         usage: (
             "--o-sync",

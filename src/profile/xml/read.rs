@@ -145,6 +145,7 @@ const TIMESPAN_ELEMENTS: &[&str] = &[
     "ThreadCount",
     "RequestCount",
     "FileService",
+    "SteadyState",
     "DisableAffinity",
     "GroupAffinity",
     "Affinity",
@@ -195,6 +196,13 @@ fn timespan(el: &Element) -> Result<TimeSpan, XmlError> {
         file_service: match el.child("FileService")? {
             Some(f) => f.text.trim().parse().map_err(|e: String| f.error(e))?,
             None => Default::default(),
+        },
+        steady_state: match el.child("SteadyState")? {
+            Some(s) => Some(
+                crate::profile::steady::SteadyRule::parse(s.text.trim())
+                    .map_err(|why| s.error(format!("<SteadyState>: {why}")))?,
+            ),
+            None => None,
         },
         affinity: affinity(el)?,
         measure_latency: el.flag("MeasureLatency")?,

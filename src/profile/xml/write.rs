@@ -158,6 +158,9 @@ fn timespan(out: &mut Out, ts: &TimeSpan) {
     if ts.file_service != crate::profile::FileService::Weighted {
         out.value("FileService", ts.file_service);
     }
+    if let Some(rule) = &ts.steady_state {
+        out.value("SteadyState", rule);
+    }
     out.value("IoBucketDuration", ts.iops_interval_ms.unwrap_or(1000));
     out.value("RandSeed", ts.seed);
     if ts.random_write_data {

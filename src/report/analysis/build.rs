@@ -74,6 +74,7 @@ impl Report {
                         }
                         all
                     }),
+                steady_stop: r.steady.clone(),
                 lost_target: r.lost.clone(),
                 trace: r.trace.clone(),
                 start: r.lateness_ns.map(|lateness_ns| crate::report::StartReport {

@@ -326,6 +326,8 @@ fn outcome(parts: &[(&Report, &TimeSpanReport)]) -> TimeSpanReport {
                 sum.add(f);
                 Some(sum)
             }),
+        // Each run judged its own throughput: the first run's verdict stands for the timespan.
+        steady_stop: first.steady_stop.clone(),
         lost_target: parts.iter().find_map(|(_, t)| t.lost_target.clone()),
         trace: None,
         start: parts

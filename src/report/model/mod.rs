@@ -89,6 +89,9 @@ pub struct TimeSpanReport {
     /// `--continue-on-error`: the failed I/Os the run counted and went on past.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failed_ios: Option<crate::stats::FailedIos>,
+    /// `--steady-state`: whether the rule was met, when, and the window it judged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady_stop: Option<crate::stats::steady::SteadyOutcome>,
     /// The file target that was removed or truncated and stopped the run.
     pub lost_target: Option<LostTarget>,
     /// `--trace`: records written and dropped.

@@ -228,6 +228,9 @@ fn timespan(out: &mut Out, report: &Report, index: usize, ts: &TimeSpanReport) {
     if let Some(f) = &ts.failed_ios {
         failed(out, profile_ts, f);
     }
+    if let Some(s) = &ts.steady_stop {
+        steady_stop(out, s);
+    }
     if let Some(v) = &ts.verify {
         verify(out, profile_ts, v);
     }
@@ -439,6 +442,28 @@ fn failed(out: &mut Out, ts: &crate::profile::TimeSpan, f: &crate::stats::Failed
         ));
     }
     out.close("FailedIOs");
+}
+
+/// `--steady-state`: the rule, whether and when it was met, the last judgement and its window.
+fn steady_stop(out: &mut Out, s: &crate::stats::steady::SteadyOutcome) {
+    let mut attrs = format!("Rule=\"{}\" Attained=\"{}\"", s.rule, s.attained);
+    if let Some(at) = s.attained_at_s {
+        attrs.push_str(&format!(" AttainedAtSeconds=\"{at}\""));
+    }
+    if let Some(c) = s.criterion.filter(|c| c.is_finite()) {
+        attrs.push_str(&format!(" Criterion=\"{c:.6}\""));
+    }
+    attrs.push_str(&format!(
+        " MaxDeviation=\"{:.3}\" Slope=\"{:.6}\"",
+        s.max_deviation, s.slope
+    ));
+    out.open_with("SteadyStop", &attrs);
+    for (iops, bw) in s.iops.iter().zip(&s.bw) {
+        out.line(&format!(
+            "<Sample Iops=\"{iops}\" BytesPerSecond=\"{bw}\"/>"
+        ));
+    }
+    out.close("SteadyStop");
 }
 
 /// `--verify`: the counts, failures by kind, the first bad blocks.

@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use super::profile::{engine_text, given_timespans};
-use super::{Driven, cluster, extra, failed, line, results, verify};
+use super::{Driven, cluster, extra, failed, line, results, steady, verify};
 use crate::engine::EngineSetup;
 use crate::profile::Profile;
 use crate::report::{DedupeReport, Measured, Report, SkewReport};
@@ -34,6 +34,9 @@ pub(super) fn report_text(out: &mut String, report: &Report, ran: &[Driven]) {
         }
         if let Some(f) = &ts.failed_ios {
             failed::failed_text(out, spec, f);
+        }
+        if let Some(s) = &ts.steady_stop {
+            steady::steady_text(out, s);
         }
         if let Some(v) = &ts.verify {
             verify::verify_text(out, spec, v);
@@ -64,8 +67,8 @@ pub fn profile_text(out: &mut String, profile: &Profile) {
     }
 }
 
-/// Where the threads run (`--cpu-set`) and how a pool's I/Os choose their target
-/// (`--file-service`), when not by DiskSpd's rules.
+/// Where the threads run (`--cpu-set`), how a pool's I/Os choose their target
+/// (`--file-service`), when not by DiskSpd's rules, and when the timespan ends early (`--steady-state`).
 fn placement_text(out: &mut String, profile: &Profile, ts: &crate::profile::TimeSpan) {
     if !profile.cpu_set.is_empty() {
         line(
@@ -89,6 +92,20 @@ fn placement_text(out: &mut String, profile: &Profile, ts: &crate::profile::Time
                         "one after the other, each until its work is done",
                     _ => "in turn",
                 }
+            ),
+        );
+    }
+    if let Some(rule) = &ts.steady_state {
+        line(
+            out,
+            4,
+            format_args!(
+                "--steady-state={rule}: the timespan ends once its {} holds steady over {}s",
+                match rule.metric {
+                    crate::profile::steady::SteadyMetric::Iops => "IOPS",
+                    crate::profile::steady::SteadyMetric::Bandwidth => "bandwidth",
+                },
+                rule.window_s
             ),
         );
     }

@@ -13,6 +13,7 @@ mod profile;
 mod repetitions;
 pub(crate) mod replay;
 mod results;
+mod steady;
 mod sweep;
 mod system;
 pub mod verify;
