@@ -130,6 +130,15 @@ pub const MAPPED: &[(&str, &str)] = &[
         "the errors `--continue-on-error` passes (one list for reads and writes); without continue_on_error a no-op, noted",
     ),
     (
+        "ss",
+        "`--steady-state=<criterion>:<limit>:<ss_dur>:<ss_ramp>` (an absolute bandwidth in bytes per second); a job of several clones needs `group_reporting`, a group of several jobs `group_reporting` off; without ss_dur a no-op, noted",
+    ),
+    (
+        "ss_dur",
+        "the `--steady-state` window (whole seconds); alone, fio's default criterion `iops_slope:0.01%`",
+    ),
+    ("ss_ramp", "the `--steady-state` ramp (whole seconds)"),
+    (
         "percentage_random",
         "`-rs<percent>` for a random job (one share for every direction it does; 0 is `-s`)",
     ),

@@ -154,7 +154,56 @@ pub fn translate(jobs: &[Job]) -> Vec<Result<Vec<Translation>, Refusal>> {
             });
         }
     }
+    steady_groups(jobs, &mut out);
     out
+}
+
+/// `ss` across a group (a group begins at each `stonewall` or `new_group`): fio rejects a job
+/// whose steady-state options differ from those of the others of its group (at run time), and
+/// with `group_reporting` judges the group's jobs together, where `iospd fio` runs each job as a
+/// run of its own that judges its own threads. Either is refused here.
+fn steady_groups(jobs: &[Job], out: &mut [Result<Vec<Translation>, Refusal>]) {
+    let set = |job: &Job, key: &str| {
+        job.get(key)
+            .is_some_and(|s| boolean(s.value.as_deref()).unwrap_or(true))
+    };
+    let mut groups = Vec::with_capacity(jobs.len());
+    for (i, job) in jobs.iter().enumerate() {
+        let previous = groups.last().copied().unwrap_or(0);
+        let starts = i > 0 && (set(job, "stonewall") || set(job, "new_group"));
+        groups.push(previous + usize::from(starts));
+    }
+    let rule = |result: &Result<Vec<Translation>, Refusal>| -> Option<String> {
+        let clones = result.as_ref().ok()?;
+        clones
+            .iter()
+            .flat_map(|t| &t.args)
+            .find(|a| a.starts_with("--steady-state="))
+            .cloned()
+    };
+    let rules: Vec<Option<String>> = out.iter().map(rule).collect();
+    for (i, job) in jobs.iter().enumerate() {
+        let Some(s) = job.get("ss_dur").or_else(|| job.get("ss")) else {
+            continue;
+        };
+        let group: Vec<usize> = (0..jobs.len())
+            .filter(|&k| groups[k] == groups[i])
+            .collect();
+        let why = if group.iter().any(|&k| rules[k] != rules[i]) {
+            "steady-state options that differ from another job's of its group, which fio rejects (\"steadystate options must be consistent within reporting groups\")"
+        } else if rules[i].is_some() && group.len() > 1 && set(job, "group_reporting") {
+            "with group_reporting fio judges the steady state of every job of the group together, and iospd runs each job apart"
+        } else {
+            continue;
+        };
+        out[i] = Err(Refusal {
+            option: format!("{}={}", s.written, s.value.as_deref().unwrap_or("")),
+            job: job.name.clone(),
+            place: s.place.clone(),
+            why: why.into(),
+            closest: Some("stonewall or new_group before the job (a group of its own)".into()),
+        });
+    }
 }
 
 /// One job, concept by concept (the table above, in order): each step reads its options and adds
@@ -178,6 +227,7 @@ fn one(job: &Job, group: usize) -> Result<Vec<Translation>, Box<Refusal>> {
     access::per_file_calls(r, &engine, time_based, &mut t)?;
     work::pace(r, &m, blocks.mixed, &mut t)?;
     work::errors(r, &m, &mut t)?;
+    work::steady(r, numjobs, &mut t)?;
     data::write_data(r, &m, blocks.largest, &mut t)?;
     data::distribution(r, &mut t)?;
     data::flushes(r, &m, &mut t)?;

@@ -1,5 +1,6 @@
 //! How long a job runs and how fast: time-based (`runtime`), or bounded by its work (`size`,
-//! `io_size`, `loops`, `number_ios`); its warm-up; its rate limits and think time.
+//! `io_size`, `loops`, `number_ios`); its warm-up; its rate limits and think time; when it ends
+//! early at a steady state (`ss`).
 
 use super::Setting;
 use super::access::Mode;
@@ -361,4 +362,71 @@ fn limits(
         writes * 100 / total
     ));
     Ok((vec![option(total)?], Some(writes * 100 / total)))
+}
+
+/// `ss`, `ss_dur`, `ss_ramp`: fio judges steady state only with a duration (`ss` alone does
+/// nothing; `ss_dur` alone judges fio's default `iops_slope:0.01%`), over the job's threads (with
+/// `group_reporting`) or each clone on its own. iospd judges one run's threads together, so a job
+/// of several clones needs `group_reporting` (the group's other jobs are checked by the caller).
+pub(super) fn steady(r: &mut Reader, numjobs: u64, t: &mut Draft) -> Result<(), Box<Refusal>> {
+    let criterion = r.get("ss");
+    let seconds = |r: &mut Reader, key: &'static str, what: &str| match r.get(key) {
+        Some(s) => {
+            let ns = time_ns(s.value.as_deref().unwrap_or(""), 1_000_000_000)
+                .map_err(|why| r.refuse(s, why, None))?;
+            whole_seconds(r, s, ns, what).map(Some)
+        }
+        None => Ok(None),
+    };
+    let duration = seconds(r, "ss_dur", "steady-state window")?;
+    let ramp = seconds(r, "ss_ramp", "steady-state ramp")?.unwrap_or(0);
+    let Some(window) = duration.filter(|&d| d > 0) else {
+        if criterion.is_some() {
+            t.notes.push(
+                "ss: fio judges steady state only with ss_dur, which the job does not set".into(),
+            );
+        }
+        return Ok(());
+    };
+    let written = criterion
+        .and_then(|s| s.value.as_deref())
+        .unwrap_or("iops_slope:0.01%");
+    let (name, limit) = written.split_once(':').unwrap_or((written, ""));
+    let name = name.trim().to_ascii_lowercase();
+    let limit = limit.trim();
+    let limit = match limit.strip_suffix('%') {
+        Some(_) => limit.to_string(),
+        // fio reads an absolute bandwidth as a size (kb_base), in bytes per second.
+        None if name.starts_with("bw") => {
+            let bytes = bytes(limit, r.kb_base).map_err(|why| {
+                r.refuse(criterion.expect("a written bandwidth limit"), why, None)
+            })?;
+            bytes.to_string()
+        }
+        None => limit.to_string(),
+    };
+    let text = format!("{name}:{limit}:{window}s:{ramp}s");
+    let rule = crate::profile::steady::SteadyRule::parse(&text).map_err(|why| match criterion {
+        Some(s) => r.refuse(s, why, None),
+        None => r.refuse(r.last_of("ss_dur"), why, None),
+    })?;
+    let grouped = r
+        .job
+        .get("group_reporting")
+        .is_some_and(|g| super::value::boolean(g.value.as_deref()).unwrap_or(true));
+    if numjobs > 1 && !grouped {
+        return Err(r.refuse(
+            criterion.unwrap_or_else(|| r.last_of("ss_dur")),
+            format!("without group_reporting fio judges each of the {numjobs} clones on its own and stops it alone; iospd judges the job's threads together"),
+            Some("group_reporting (the clones judged together)"),
+        ));
+    }
+    t.args.push(format!("--steady-state={rule}"));
+    t.notes.push(format!(
+        "ss={}, ss_dur={window}s{}: the run ends once the job's {} samples (one a second) hold steady over {window}s (fio's steadystate in the results)",
+        written,
+        if ramp > 0 { format!(", ss_ramp={ramp}s") } else { String::new() },
+        if rule.metric == crate::profile::steady::SteadyMetric::Iops { "IOPS" } else { "bandwidth" }
+    ));
+    Ok(())
 }

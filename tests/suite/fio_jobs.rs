@@ -183,6 +183,16 @@ const EXPECTED: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "steady-state.fio",
+        &[
+            "iospd -b4096 -r --random-map -w0 -fr -d300 -W0 -C0 -L --steady-state=iops:10%:30s:10s -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -s -w0 -fs -d300 -W0 -C0 -L --steady-state=iops_slope:0.01%:20s -n -t1 -o1 /dev/sdz",
+            "iospd -b65536 -s -w100 -fs -d300 -W0 -C0 -L --steady-state=bw:10485760:60s -Z1048576 -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -fr -d300 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -fr -d300 -W0 -C0 -L --steady-state=bw_slope:1%:5s -n -t2 -o1 /dev/sdz",
+        ],
+    ),
+    (
         "keywords.fio",
         &["iospd -b4096 -r --random-map -w0 -fr -Su -d60 -W0 -C0 -L -n -tNCPUS -o32 /dev/sdz"],
     ),
@@ -244,6 +254,20 @@ fn what_iospd_cannot_run_exactly_is_refused_by_option_job_and_line() {
         "refused-files.fio:28: job 'grown-by-writes': create_on_open=1: files made empty when opened and grown by the job's own writes",
         "refused-files.fio:32: job 'increments-own-files': offset_increment=1m: clones each on files of their own",
         "refused-files.fio:38: job 'increments-to-the-end': offset_increment=1g: clones whose regions run from their own offsets to the target's end",
+    ] {
+        assert!(err.contains(says), "{says}\n{err}");
+    }
+    let output = print(&[&corpus("refused-steady.fio")]);
+    assert_eq!(output.status.code(), Some(3));
+    let err = stderr(&output);
+    for says in [
+        "iospd: 6 jobs refused:",
+        "refused-steady.fio:11: job 'clones-apart': ss=iops:5%: without group_reporting fio judges each of the 2 clones on its own",
+        "refused-steady.fio:18: job 'judged-together': ss_dur=10: with group_reporting fio judges the steady state of every job of the group together",
+        "refused-steady.fio:23: job 'with-its-partner': ss_dur=10: with group_reporting",
+        "refused-steady.fio:28: job 'one-rule': ss_dur=10: steady-state options that differ from another job's of its group, which fio rejects",
+        "refused-steady.fio:32: job 'another-rule': ss_dur=10: steady-state options that differ",
+        "refused-steady.fio:36: job 'part-of-a-second': ss_dur=2500ms: iospd's steady-state window is whole seconds",
     ] {
         assert!(err.contains(says), "{says}\n{err}");
     }
