@@ -539,3 +539,74 @@ fn unified_rw_reporting_adds_the_directions_into_mixed_as_fio_does() {
         );
     }
 }
+
+/// `ss` with `ss_dur`: a paced job ends once its window of one-second samples holds steady, and
+/// its entry has fio's `steadystate` object, key for key and kind for kind as fio 3.33 writes it.
+#[test]
+fn a_steady_state_job_ends_there_and_has_fios_steadystate_object() {
+    let test = "a_steady_state_job_ends_there_and_has_fios_steadystate_object";
+    let Some(fio) = tools::need(test, &["fio"]) else {
+        return;
+    };
+    let dir = TempDir::new();
+    let file = dir.arg("ss.dat");
+    // 400 I/Os a second, within 30 % over 3 s: met within seconds; 60 s is only a bound.
+    let args = [
+        "--name=ss".to_string(),
+        format!("--filename={file}"),
+        "--size=8m".into(),
+        "--rw=randread".into(),
+        "--time_based".into(),
+        "--runtime=60".into(),
+        "--rate_iops=400".into(),
+        "--ss=iops:30%".into(),
+        "--ss_dur=3".into(),
+        "--output-format=json".into(),
+    ];
+    let ours = iospd().arg("fio").args(&args).output().unwrap();
+    assert_eq!(ours.status.code(), Some(0), "{}", stderr(&ours));
+    let ours: Value = serde_json::from_str(&stdout(&ours)).unwrap();
+    let job = &ours["jobs"][0];
+    let ss = &job["steadystate"];
+    assert_eq!(ss["ss"], "iops:30.000000%", "{ss}");
+    assert_eq!(
+        (ss["duration"].as_u64(), ss["attained"].as_u64()),
+        (Some(3), Some(1)),
+        "{ss}"
+    );
+    let iops: Vec<u64> = ss["data"]["iops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    assert_eq!(iops.len(), 3, "{ss}");
+    assert_eq!(
+        ss["data"]["iops_mean"].as_u64().unwrap(),
+        iops.iter().sum::<u64>() / 3,
+        "{ss}"
+    );
+    // It ended where the rule was met, long before its runtime.
+    assert!(job["job_runtime"].as_u64().unwrap() < 30_000, "{job}");
+    let output = fio.command("fio").args(&args).output().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let theirs: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let (mut our_paths, mut their_paths) = (BTreeSet::new(), BTreeSet::new());
+    paths(&job["steadystate"], "", &mut our_paths);
+    paths(&theirs["jobs"][0]["steadystate"], "", &mut their_paths);
+    assert_eq!(our_paths, their_paths);
+    for key in [
+        "ss",
+        "duration",
+        "attained",
+        "criterion",
+        "max_deviation",
+        "slope",
+    ] {
+        assert_eq!(
+            std::mem::discriminant(&ss[key]),
+            std::mem::discriminant(&theirs["jobs"][0]["steadystate"][key]),
+            "{key}"
+        );
+    }
+}

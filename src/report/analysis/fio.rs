@@ -135,6 +135,7 @@ fn entry(run: &FioJobRun, plus: bool, measured: Option<(&Measured, Part)>) -> Fi
         latency_ms: Ordered::default(),
         total_err: None,
         first_error: None,
+        steadystate: None,
     };
     let apart = run.unified != Unified::Mixed;
     let Some((m, part)) = measured else {
@@ -159,6 +160,16 @@ fn entry(run: &FioJobRun, plus: bool, measured: Option<(&Measured, Part)>) -> Fi
     {
         job.total_err = Some(f.total());
         job.first_error = Some(f.first.as_ref().map_or(0, |f| f.io.result.min(0).abs()));
+    }
+    // ss: the run judged every thread of the job together (a clone's entry has none).
+    if part.threads.len() == m.threads.len()
+        && let Some(s) = run
+            .report
+            .timespans
+            .iter()
+            .find_map(|t| t.steady_stop.as_ref())
+    {
+        job.steadystate = Some(steady_state(s));
     }
     let runtime_ms = (m.duration_s * 1000.0).round() as u64;
     job.elapsed = m.duration_s.ceil() as u64;
@@ -472,5 +483,29 @@ mod tests {
         let text = ctime(0);
         assert_eq!(text.len(), 24, "{text}");
         assert!(text.ends_with("1970") || text.ends_with("1969"), "{text}");
+    }
+}
+
+/// fio's `steadystate` object from the run's `--steady-state` outcome (fio's formats: `%f`).
+fn steady_state(
+    s: &crate::stats::steady::SteadyOutcome,
+) -> crate::report::model::fio::FioSteadyState {
+    let pct = if s.rule.percent { "%" } else { "" };
+    crate::report::model::fio::FioSteadyState {
+        ss: format!("{}:{:.6}{pct}", s.rule.criterion(), s.rule.limit),
+        duration: s.rule.window_s,
+        attained: u8::from(s.attained),
+        criterion: format!(
+            "{:.6}{pct}",
+            s.criterion.filter(|c| c.is_finite()).unwrap_or(0.0)
+        ),
+        max_deviation: s.max_deviation,
+        slope: s.slope,
+        data: crate::report::model::fio::FioSteadyData {
+            bw_mean: s.bw_mean() as u64,
+            iops_mean: s.iops_mean() as u64,
+            iops: s.iops.clone(),
+            bw: s.bw.clone(),
+        },
     }
 }

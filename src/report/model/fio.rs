@@ -77,6 +77,41 @@ pub struct FioJob {
     /// `continue_on_error`: the first one's error number (0: none failed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub first_error: Option<i32>,
+    /// `ss`: the steady-state rule, whether it was met and the window it judged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steadystate: Option<FioSteadyState>,
+}
+
+/// fio's `steadystate` object.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct FioSteadyState {
+    /// The criterion and limit as fio prints them (`iops:10.000000%`).
+    pub ss: String,
+    /// The window, seconds.
+    pub duration: u32,
+    /// 1 when the rule was met (the job ended there).
+    pub attained: u8,
+    /// The last judgement (`1.270000%`).
+    pub criterion: String,
+    /// The window's largest deviation from its mean.
+    pub max_deviation: f64,
+    /// The window's least-squares slope per second.
+    pub slope: f64,
+    /// The window's samples.
+    pub data: FioSteadyData,
+}
+
+/// The samples of fio's `steadystate` window, oldest first.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct FioSteadyData {
+    /// Mean bytes per second (whole).
+    pub bw_mean: u64,
+    /// Mean I/Os per second (whole).
+    pub iops_mean: u64,
+    /// I/Os each second.
+    pub iops: Vec<u64>,
+    /// Bytes each second.
+    pub bw: Vec<u64>,
 }
 
 /// One direction of a job.
