@@ -442,6 +442,30 @@ fn ctime(seconds: u64) -> String {
         .to_string()
 }
 
+/// fio's `steadystate` object from the run's `--steady-state` outcome (fio's formats: `%f`).
+fn steady_state(
+    s: &crate::stats::steady::SteadyOutcome,
+) -> crate::report::model::fio::FioSteadyState {
+    let pct = if s.rule.percent { "%" } else { "" };
+    crate::report::model::fio::FioSteadyState {
+        ss: format!("{}:{:.6}{pct}", s.rule.criterion(), s.rule.limit),
+        duration: s.rule.window_s,
+        attained: u8::from(s.attained),
+        criterion: format!(
+            "{:.6}{pct}",
+            s.criterion.filter(|c| c.is_finite()).unwrap_or(0.0)
+        ),
+        max_deviation: s.max_deviation,
+        slope: s.slope,
+        data: crate::report::model::fio::FioSteadyData {
+            bw_mean: s.bw_mean() as u64,
+            iops_mean: s.iops_mean() as u64,
+            iops: s.iops.clone(),
+            bw: s.bw.clone(),
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -483,29 +507,5 @@ mod tests {
         let text = ctime(0);
         assert_eq!(text.len(), 24, "{text}");
         assert!(text.ends_with("1970") || text.ends_with("1969"), "{text}");
-    }
-}
-
-/// fio's `steadystate` object from the run's `--steady-state` outcome (fio's formats: `%f`).
-fn steady_state(
-    s: &crate::stats::steady::SteadyOutcome,
-) -> crate::report::model::fio::FioSteadyState {
-    let pct = if s.rule.percent { "%" } else { "" };
-    crate::report::model::fio::FioSteadyState {
-        ss: format!("{}:{:.6}{pct}", s.rule.criterion(), s.rule.limit),
-        duration: s.rule.window_s,
-        attained: u8::from(s.attained),
-        criterion: format!(
-            "{:.6}{pct}",
-            s.criterion.filter(|c| c.is_finite()).unwrap_or(0.0)
-        ),
-        max_deviation: s.max_deviation,
-        slope: s.slope,
-        data: crate::report::model::fio::FioSteadyData {
-            bw_mean: s.bw_mean() as u64,
-            iops_mean: s.iops_mean() as u64,
-            iops: s.iops.clone(),
-            bw: s.bw.clone(),
-        },
     }
 }
