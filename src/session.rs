@@ -105,6 +105,20 @@ fn create_only(template: &Profile, warnings: Vec<String>, cluster: &Cluster) -> 
     for line in &said {
         say(line);
     }
+    // -Rjson: a report of the profile and the machine with no timespan measured, for what reads
+    // iospd's JSON (`iospd fio`'s create_only job has fio's entry of zeros).
+    if profile.result_format == crate::profile::ResultFormat::Json {
+        let nothing = crate::stats::RunResults {
+            timespans: Vec::new(),
+            aborted: None,
+            unsaved: None,
+        };
+        let report = Report::new(profile, &LinuxHost.system_info(), &nothing);
+        if let Err(error) = out(&report.render(crate::profile::ResultFormat::Json)) {
+            say(&format!("iospd: cannot write to standard output: {error}"));
+            return Ok(EXIT_RUN_ERROR);
+        }
+    }
     Ok(0)
 }
 

@@ -37,17 +37,19 @@ pub(super) fn write_data(
         }
         None => None,
     };
+    // Both read, whatever the others say: `zero_buffers=0` is fio's default, not a refusal.
+    let refill = r.flag("refill_buffers")?.unwrap_or(false);
+    let zeros = r.flag("zero_buffers")?.unwrap_or(false);
     if let Some(hex) = pattern {
         // fio fills every buffer with the pattern, refilled or not.
-        r.get("refill_buffers");
-        r.get("zero_buffers");
         if m.writes {
             t.args.push(format!("--pattern=0x{hex}"));
         }
-    } else if r.flag("refill_buffers")?.unwrap_or(false) {
-        t.args.push("-Zr".into());
-    } else if r.flag("zero_buffers")?.unwrap_or(false) {
+    } else if zeros {
+        // fio fills a buffer with zeros however often it refills it.
         t.args.push("-Z".into());
+    } else if refill {
+        t.args.push("-Zr".into());
     } else if m.writes
         && !r.last.contains_key("buffer_compress_percentage")
         && !r.last.contains_key("dedupe_percentage")

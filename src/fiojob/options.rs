@@ -155,8 +155,12 @@ pub const MAPPED: &[(&str, &str)] = &[
     ("rate_iops", "`-g<n>i`; per direction, `-w` from the rates"),
     ("thinktime", "`-j<ms>` or `-j<n>us`"),
     ("thinktime_blocks", "`-i<count>`"),
-    ("zero_buffers", "`-Z`"),
+    ("zero_buffers", "`-Z` (zeros however often refilled)"),
     ("refill_buffers", "`-Zr`"),
+    (
+        "create_only",
+        "`--create-only`: the job's files laid out, nothing measured (fio's entry of zeros); a job that lays out nothing is refused",
+    ),
     ("buffer_compress_percentage", "`--compress`"),
     ("buffer_compress_chunk", "`--compress=<ratio>:<chunk>`"),
     ("dedupe_percentage", "`--dedupe`"),

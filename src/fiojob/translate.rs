@@ -251,6 +251,17 @@ fn one(job: &Job, group: usize) -> Result<Vec<Translation>, Box<Refusal>> {
         blocks.smallest,
         &mut t,
     )?;
+    // create_only: fio lays out the job's files and runs none of its I/O.
+    if r.flag("create_only")?.unwrap_or(false) {
+        if !t.args.iter().any(|a| a.starts_with("-c")) {
+            return Err(r.refuse(
+                r.last_of("create_only"),
+                "the job's targets are devices (or files it does not lay out): fio has nothing to do for it",
+                Some("remove the job"),
+            ));
+        }
+        t.args.push("--create-only".into());
+    }
     if let Some(s) = r.get("read_iolog") {
         // A replay: the log's I/O onto the job's targets, at the job's depth and caching.
         let mut replay = vec!["replay".to_string(), format!("-o{depth}")];

@@ -516,18 +516,12 @@ fn check_conflicts(raw: &RawArgs) -> Result<(), ProfileError> {
     let interlocked = raw.sequential.is_some_and(|s| s.interlocked);
     let random = raw.random.is_some() || raw.random_ratio.is_some();
     let split = raw.block_split.is_some();
-    let rules: [(bool, &'static str, &'static str, &'static str); 15] = [
+    let rules: [(bool, &'static str, &'static str, &'static str); 14] = [
         (
             raw.cpu_set.is_some() && raw.affinity_given,
             "--cpu-set",
             "-a",
             "--cpu-set lets the threads run anywhere in the set, -a pins each to one CPU; use one",
-        ),
-        (
-            raw.create_only && raw.dry_run,
-            "--create-only",
-            "--dry-run",
-            "one lays out the files, the other writes nothing; give one",
         ),
         (
             raw.create_only && raw.verify.is_some(),

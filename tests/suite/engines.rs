@@ -159,11 +159,14 @@ fn create_only_lays_out_and_keep_existing_keeps_what_is_long_enough() {
     assert_eq!(output.status.code(), Some(3));
     assert!(stderr(&output).contains("it holds 4MiB, less than the 8MiB"));
     assert!(fs::read(&foreign).unwrap() == bytes);
-    // Without -c, or beside --dry-run, --verify or --recreate: refused in one line.
+    // Beside --dry-run: checked as it would be laid out, and nothing written (the file stays
+    // 2 MiB, below).
+    let checked = run_iospd(&["-c1M", "--create-only", "--dry-run", made.as_str()]);
+    assert_eq!(checked.status.code(), Some(0), "{}", stderr(&checked));
+    // Without -c, or beside --verify or --recreate: refused in one line.
     for args in [
         &["--create-only", made.as_str()][..],
         &["--keep-existing", made.as_str()],
-        &["-c1M", "--create-only", "--dry-run", made.as_str()],
         &["-c1M", "--create-only", "--verify", "-w50", made.as_str()],
         &["-c1M", "--keep-existing", "--recreate", made.as_str()],
     ] {

@@ -1218,6 +1218,42 @@ fn fio_command_lines_translate_as_fio_reads_them() {
             "iospd -b4096 -s -w100 -fs -Su --bytes=4194304 -W0 -C0 -L -Z1048576 -n -t1 -o1 -c4194304 --keep-existing /tmp/iospd-fio-b.dat",
         ]
     );
+    // KDiskMark's: zero_buffers=0 (fio's default) beside refill_buffers; its layout job.
+    assert_eq!(
+        lines(&[
+            "--output-format=json",
+            "--ioengine=libaio",
+            "--randrepeat=0",
+            "--refill_buffers",
+            "--end_fsync=1",
+            "--direct=1",
+            "--rwmixread=70",
+            "--filename=/dev/sdz",
+            "--name=SEQ1M",
+            "--size=1024m",
+            "--zero_buffers=0",
+            "--bs=1m",
+            "--rw=read",
+            "--iodepth=8",
+            "--numjobs=1",
+            "--loops=5",
+        ]),
+        [
+            "iospd -b1048576 -s -w0 -fs -Su --bytes=5368709120 -W0 -C0 -L -Zr -z -n -t1 -o8 -f1073741824 /dev/sdz"
+        ]
+    );
+    assert_eq!(
+        lines(&[
+            "--create_only=1",
+            "--filename=/tmp/iospd-fio-kdm.dat",
+            "--size=8m",
+            "--zero_buffers=0",
+            "--name=prepare",
+        ]),
+        [
+            "iospd -b4096 -s -w0 -fs --engine=psync --bytes=8388608 -W0 -C0 -L -n -t1 -o1 -c8388608 --keep-existing --create-only /tmp/iospd-fio-kdm.dat"
+        ]
+    );
     // A default from the command line under a job file's own settings, one section kept.
     assert_eq!(
         lines(&[
@@ -1255,6 +1291,15 @@ fn fio_command_lines_translate_as_fio_reads_them() {
         (vec!["-x", "--name=t"], "'-x' is not an option of iospd fio"),
         (vec!["--rw=read"], "give a job file or a job"),
         (
+            vec![
+                "--name=p",
+                "--create_only=1",
+                "--filename=/dev/sdz",
+                "--size=1m",
+            ],
+            "create_only=1: the job's targets are devices",
+        ),
+        (
             vec!["--name=t", "--size=1m", "--rw=write", "--readonly"],
             "--readonly",
         ),
@@ -1290,4 +1335,43 @@ fn a_fio_command_line_runs_and_writes_its_output_file() {
     let text = std::fs::read_to_string(dir.join("out.txt")).unwrap();
     let read = crate::util::totals(&text, "Read IO");
     assert_eq!((read.ios, read.bytes), (256, 1 << 20), "{text}");
+}
+
+/// `create_only` (KDiskMark's first step): the job's file is laid out and nothing is measured;
+/// its entry is fio's entry of zeros, and `--create-only -Rjson` a report with no timespan.
+#[test]
+fn a_create_only_job_lays_out_its_file_and_measures_nothing() {
+    let dir = TempDir::new();
+    let file = dir.arg("k.dat");
+    let output = iospd()
+        .args([
+            "fio",
+            "--output-format=json",
+            "--create_only=1",
+            "--zero_buffers=0",
+        ])
+        .args(["--name=prepare", &format!("--filename={file}"), "--size=1m"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(std::fs::metadata(&file).unwrap().len(), 1 << 20);
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let job = &doc["jobs"][0];
+    assert_eq!(job["jobname"], "prepare");
+    for dir in ["read", "write"] {
+        assert_eq!(job[dir]["io_bytes"], 0, "{job}");
+        assert_eq!(job[dir]["total_ios"], 0, "{job}");
+    }
+    let own = iospd()
+        .args(["-c2M", "--create-only", "-Rjson", &dir.arg("own.dat")])
+        .output()
+        .unwrap();
+    assert_eq!(own.status.code(), Some(0), "{}", stderr(&own));
+    crate::util::validate_json(&stdout(&own));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&own)).unwrap();
+    assert_eq!(report["timespans"], serde_json::json!([]));
+    assert_eq!(
+        std::fs::metadata(dir.join("own.dat")).unwrap().len(),
+        2 << 20
+    );
 }

@@ -320,7 +320,7 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         name: "dry-run",
         usage: (
             "--dry-run",
-            "make every check a run makes (options, the safety gate, threads, memory, targets) and stop: exit 0 when the run could start, 3 with the reason when not; nothing is created or written",
+            "make every check a run makes (options, the safety gate, threads, memory, targets) and stop: exit 0 when the run (or, with --create-only, the layout) could start, 3 with the reason when not; nothing is created or written",
         ),
         apply: |v, raw| {
             no_long_value(v, "dry-run")?;
