@@ -16,6 +16,7 @@ mod target;
 mod validate;
 mod verifiable;
 pub mod xml;
+pub mod zones;
 
 use std::path::PathBuf;
 

@@ -104,6 +104,8 @@ pub struct RawArgs {
     pub random_map: bool,
     /// `--backwards`: sequential offsets move down.
     pub backwards: bool,
+    /// `--zones=`: the I/O works one zone at a time.
+    pub zones: Option<super::zones::Zones>,
     /// `--rate-process=poisson`: `-g`'s I/Os arrive as a Poisson process.
     pub poisson: bool,
     /// `--continue-on-error[=read|write|io]`.

@@ -331,6 +331,7 @@ fn from_command_line(raw: &RawArgs) -> Result<Profile, ProfileError> {
         work: work(raw, sizes)?,
         random_map: raw.random_map,
         backwards: raw.backwards,
+        zones: raw.zones,
         block_split: raw.block_split.clone(),
         throughput: raw.throughput,
         poisson: raw.poisson,

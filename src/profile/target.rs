@@ -88,6 +88,9 @@ pub struct Target {
     /// wrapping to the top again (fio's `rw=read:-<skip>`).
     #[serde(default, skip_serializing_if = "is_false")]
     pub backwards: bool,
+    /// `--zones`: the I/O works one zone at a time (fio's `zonemode=strided`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zones: Option<super::zones::Zones>,
     /// `-g`: rate cap per thread.
     pub throughput: Option<Throughput>,
     /// `--rate-process=poisson`: the `-g` rate's I/Os are due at exponentially distributed gaps
@@ -152,6 +155,7 @@ impl Target {
             block_split: None,
             random_map: false,
             backwards: false,
+            zones: None,
             throughput: None,
             poisson: false,
             continue_on_error: None,

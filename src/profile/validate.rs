@@ -209,6 +209,21 @@ fn validate_work(ts: &TimeSpan) -> Result<(), ProfileError> {
             target.path.display()
         )));
     }
+    for target in ts.targets.iter().filter(|t| t.zones.is_some()) {
+        let why = match target.access {
+            Access::Sequential {
+                interlocked: true, ..
+            } => "each thread's own offsets; drop -si (one shared sequence)",
+            _ if target.distribution.is_some() || target.skew.is_some() => {
+                "uniform offsets within each zone; drop -rd/--distribution"
+            }
+            _ => continue,
+        };
+        return Err(invalid(format!(
+            "'{}': --zones needs {why}",
+            target.path.display()
+        )));
+    }
     for target in ts.targets.iter().filter(|t| t.random_map) {
         let path = target.path.display();
         let why = match (target.access, &target.distribution, target.skew) {

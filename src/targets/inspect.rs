@@ -263,6 +263,30 @@ pub fn check_workload(
             usable,
         });
     }
+    if let Some(zones) = target.zones {
+        let largest = target
+            .block_split
+            .as_ref()
+            .and_then(|s| s.sizes().into_iter().max())
+            .unwrap_or(target.block_size)
+            .max(stride);
+        if zones.range > usable {
+            return Err(TargetError::TooSmall {
+                path: path.clone(),
+                have: format!("{} ({usable} bytes)", format_size(usable)),
+                need: format!("{} ({} bytes)", format_size(zones.range), zones.range),
+                why: "one zone's window (--zones)".into(),
+                fix: "make it larger (-c<size> for files) or give --zones a smaller range",
+            });
+        }
+        if largest > zones.range {
+            return Err(TargetError::ZoneWindow {
+                path: path.clone(),
+                largest,
+                range: zones.range,
+            });
+        }
+    }
     if target.cache == CacheMode::DisableOsCache {
         let (align, source_of_align) = inspection.direct_align;
         let sizes = target

@@ -145,6 +145,18 @@ pub enum TargetError {
         /// Bytes usable.
         usable: u64,
     },
+    /// A block or stride larger than a zone's window.
+    #[error(
+        "'{path}': a block or stride of {largest} bytes does not fit in a zone's window of {range} bytes (--zones); give --zones a range of at least {largest} bytes"
+    )]
+    ZoneWindow {
+        /// The target.
+        path: PathBuf,
+        /// The largest block or stride.
+        largest: u64,
+        /// The zone's window.
+        range: u64,
+    },
     /// Misaligned for O_DIRECT.
     #[error(
         "'{path}': {what} is not a multiple of {align} bytes, which O_DIRECT (-Su/-Sh) needs on this target ({source_of_align}); use a multiple of {align}, or drop -Su/-Sh"

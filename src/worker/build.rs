@@ -135,11 +135,19 @@ impl<'a, C: Clock> Worker<'a, C> {
                         b.think_us,
                     )
                 });
+                // With --zones, the generator works one zone's window at a time.
+                let window = match target.zones {
+                    Some(z) => crate::targets::Range {
+                        usable: z.range.min(range.usable),
+                        ..range
+                    },
+                    None => range,
+                };
                 WorkerTarget {
                     offsets: OffsetGen::new(
                         target.access,
                         target.block_size,
-                        range,
+                        window,
                         tt.relative_thread as u64 * target.thread_stride,
                         tt.slots as usize,
                         &prepared.distribution,
@@ -148,7 +156,8 @@ impl<'a, C: Clock> Worker<'a, C> {
                     )
                     .with_skew(target.skew)
                     .with_random_map(target.random_map, &mut rng)
-                    .backwards(target.backwards),
+                    .backwards(target.backwards)
+                    .zones(target.zones, range.usable, target.block_size),
                     throttle: Throttle::new(
                         target.throughput,
                         target.block_size,

@@ -66,6 +66,20 @@ pub struct OffsetGen<'a> {
     /// `--backwards`: sequential offsets are `mirror − o` of the forward ones, the same positions
     /// in the reverse order.
     mirror: Option<u64>,
+    /// `--zones`: the offsets above are within the current zone's window.
+    zone: Option<ZoneWalk>,
+}
+
+/// Where a `--zones` walk stands: the zone whose window the offsets are in, and the bytes
+/// transferred there.
+#[derive(Debug)]
+struct ZoneWalk {
+    size: u64,
+    stride: u64,
+    count: u64,
+    block: u64,
+    at: u64,
+    bytes: u64,
 }
 
 impl<'a> OffsetGen<'a> {
@@ -117,7 +131,47 @@ impl<'a> OffsetGen<'a> {
             random_percent,
             skew: None,
             mirror: None,
+            zone: None,
         }
+    }
+
+    /// With `--zones`: the generator (made over one zone's window, `zones.range` bytes) works
+    /// the whole zones of `usable` bytes one after the other, `block`-byte I/Os (or the sizes
+    /// [`OffsetGen::next_sized`] is given) until `zones.size` bytes, then the next zone with every
+    /// sequential cursor back at its start, and the first again after the last.
+    pub fn zones(
+        mut self,
+        zones: Option<crate::profile::zones::Zones>,
+        usable: u64,
+        block: u64,
+    ) -> Self {
+        self.zone = zones.map(|z| ZoneWalk {
+            size: z.size,
+            stride: z.stride(),
+            count: z.count(usable).max(1),
+            block,
+            at: 0,
+            bytes: 0,
+        });
+        self
+    }
+
+    /// The offset of `relative` in the current zone, counting `len` bytes to it; the next zone
+    /// when they reach its size.
+    #[inline]
+    fn in_zone(&mut self, relative: u64, len: u64) -> u64 {
+        let Some(zone) = &mut self.zone else {
+            return relative;
+        };
+        let offset = zone.at * zone.stride + relative;
+        zone.bytes += len;
+        if zone.bytes >= zone.size {
+            zone.bytes = 0;
+            zone.at = (zone.at + 1) % zone.count;
+            self.next = self.wrap_to;
+            self.lanes.fill(self.wrap_to);
+        }
+        offset
     }
 
     /// With `--backwards`: sequential offsets (each thread's, each lane's, or the shared ticket's)
@@ -181,6 +235,14 @@ impl<'a> OffsetGen<'a> {
     /// whether it was a fresh random draw (mixed runs keep the direction until the next one).
     #[inline]
     pub fn next(&mut self, rng: &mut Rng, lane: usize) -> (u64, bool) {
+        let (relative, fresh) = self.draw(rng, lane);
+        let len = self.zone.as_ref().map_or(0, |z| z.block);
+        (self.base + self.in_zone(relative, len), fresh)
+    }
+
+    /// The next offset from the range's start (or the zone's), and whether it was a fresh draw.
+    #[inline]
+    fn draw(&mut self, rng: &mut Rng, lane: usize) -> (u64, bool) {
         let (relative, fresh) = match &mut self.kind {
             Kind::Sequential => (
                 Self::advance(&mut self.next, self.align, self.last_start, self.wrap_to),
@@ -222,8 +284,7 @@ impl<'a> OffsetGen<'a> {
                 }
             }
         };
-        let relative = self.mirror.map_or(relative, |top| top - relative);
-        (self.base + relative, fresh)
+        (self.mirror.map_or(relative, |top| top - relative), fresh)
     }
 
     /// With `--bssplit`: the offset of an I/O of `len` bytes on `lane`. Sequential I/O follows
@@ -237,9 +298,10 @@ impl<'a> OffsetGen<'a> {
                 let cursor = &mut self.lanes[lane];
                 Self::advance(cursor, len, self.last_start, self.wrap_to)
             }
-            _ => return self.next(rng, lane).0,
+            // Random offsets are drawn as always.
+            _ => self.draw(rng, lane).0,
         };
-        self.base + relative
+        self.base + self.in_zone(relative, len)
     }
 
     #[inline]
@@ -317,6 +379,56 @@ mod tests {
 
     fn plain(access: Access, block: u64, range: Range, start: u64) -> OffsetGen<'static> {
         OffsetGen::new(access, block, range, start, 1, &[], None)
+    }
+
+    #[test]
+    fn zones_take_their_size_from_one_window_then_the_next_that_fits() {
+        use crate::profile::zones::Zones;
+        let window = |usable| Range {
+            base: 1 << 20,
+            usable,
+        };
+        // Windows of 16 KiB every 32 KiB of 80 KiB: zones at 0, 32 and 64 KiB; 8 KiB in each.
+        let zones = Zones {
+            size: 8192,
+            range: 16384,
+            skip: 16384,
+        };
+        let mut g = plain(seq(4096), 4096, window(16384), 0).zones(Some(zones), 80 << 10, 4096);
+        let base = 1 << 20;
+        let got: Vec<u64> = take(&mut g, 8).into_iter().map(|o| o - base).collect();
+        assert_eq!(got, [0, 4096, 32768, 36864, 65536, 69632, 0, 4096]);
+        // A size past the window wraps inside it before the next zone.
+        let zones = Zones {
+            size: 16384,
+            range: 8192,
+            skip: 0,
+        };
+        let mut g = plain(seq(4096), 4096, window(8192), 0).zones(Some(zones), 16384, 4096);
+        let got: Vec<u64> = take(&mut g, 10).into_iter().map(|o| o - base).collect();
+        assert_eq!(got, [0, 4096, 0, 4096, 8192, 12288, 8192, 12288, 0, 4096]);
+        // Random offsets stay in the zone's window, and mixed sizes count their own bytes.
+        let zones = Zones {
+            size: 65536,
+            range: 16384,
+            skip: 1 << 20,
+        };
+        let random = Access::Random {
+            align: 4096,
+            ratio: 100,
+        };
+        let mut g = plain(random, 4096, window(16384), 0).zones(Some(zones), 4 << 20, 4096);
+        let mut rng = Rng::new(7);
+        for i in 0..64u64 {
+            let relative = g.next_sized(&mut rng, 0, 8192) - base;
+            // 8 I/Os of 8 KiB to a zone; zones every 1 MiB + 16 KiB, four of them fit.
+            let zone = (i / 8) % 4;
+            let start = zone * ((1 << 20) + 16384);
+            assert!(
+                (start..start + 16384 - 4096 + 1).contains(&relative),
+                "{i}: {relative}"
+            );
+        }
     }
 
     #[test]

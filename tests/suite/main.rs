@@ -56,3 +56,4 @@ mod verdicts;
 mod verify;
 mod verify_state;
 mod work;
+mod zones;

@@ -485,6 +485,18 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         },
     },
     LongFlag {
+        name: "zones",
+        usage: (
+            "--zones=<size>[:<range>[:<skip>]]",
+            "each thread works one zone of the target at a time (fio's zonemode=strided): its offsets stay in a window of <range> bytes (the size unless given) until <size> bytes were transferred there, then move to the next window, <range>+<skip> further on, and back to the first after the last that fits whole",
+        ),
+        apply: |v, raw| {
+            let zones = crate::profile::zones::Zones::parse(v.unwrap_or_default())
+                .map_err(|why| format!("{why}; for example --zones=256M:256M:2G"))?;
+            once(&mut raw.zones, zones)
+        },
+    },
+    LongFlag {
         name: "backwards",
         usage: (
             "--backwards",

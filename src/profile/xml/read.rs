@@ -376,6 +376,7 @@ const TARGET_ELEMENTS: &[&str] = &[
     "RateProcess",
     "ContinueOnError",
     "Backwards",
+    "Zones",
     "BlockSplit",
 ];
 
@@ -536,6 +537,13 @@ fn iospd_options(el: &Element, t: &mut Target) -> Result<(), XmlError> {
     });
     t.random_map = el.flag("RandomMap")?;
     t.backwards = el.flag("Backwards")?;
+    t.zones = match el.child("Zones")? {
+        Some(z) => Some(
+            crate::profile::zones::Zones::parse(z.text.trim())
+                .map_err(|why| z.error(format!("<Zones>: {why}")))?,
+        ),
+        None => None,
+    };
     t.poisson = match el.child("RateProcess")? {
         None => false,
         Some(p) => match p.text.trim() {

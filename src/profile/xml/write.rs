@@ -379,6 +379,9 @@ fn write_target(out: &mut Out, t: &Target) {
     if t.backwards {
         out.value("Backwards", "true");
     }
+    if let Some(z) = &t.zones {
+        out.value("Zones", z);
+    }
     if t.poisson {
         out.value("RateProcess", "poisson");
     }

@@ -217,6 +217,20 @@ fn workload_text(out: &mut String, ts: &crate::profile::TimeSpan, skew: bool) {
                 ),
             );
         }
+        if let Some(z) = t.zones {
+            use crate::units::format_size;
+            line(
+                out,
+                4,
+                format_args!(
+                    "--zones={z}: {} (each thread moves {} in a {} window, then goes {} on to the next)",
+                    t.path.display(),
+                    format_size(z.size),
+                    format_size(z.range),
+                    format_size(z.stride())
+                ),
+            );
+        }
         if t.random_map {
             line(
                 out,
