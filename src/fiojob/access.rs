@@ -3,6 +3,7 @@
 //! and the random seeds.
 
 use super::blocks::Blocks;
+use super::files::Files;
 use super::reader::{Reader, Refusal};
 use super::translate::Draft;
 use super::value::{bytes, integer};
@@ -505,5 +506,135 @@ pub(super) fn polling(r: &mut Reader, t: &mut Draft) -> Result<(), Box<Refusal>>
     if r.flag("hipri")?.unwrap_or(false) {
         t.args.push("--iopoll".into());
     }
+    Ok(())
+}
+
+/// `zonemode=strided` with `zonesize`, `zonerange` (the size unless given) and `zoneskip`:
+/// `--zones` (a `zonesize` without it is refused, as fio 3.33 refuses it). fio ignores the zones of a
+/// job with several files open (its rule), rejects `zonemode=none` with a `zonesize`, and runs
+/// the zones on to the target's end whatever the job's `size`: a region that ends before the
+/// target does is refused. `zonemode=zbd` needs a zoned block device.
+pub(super) fn zones(r: &mut Reader, files: &Files, t: &mut Draft) -> Result<(), Box<Refusal>> {
+    let mode = r.get("zonemode");
+    let size = r.bytes("zonesize")?;
+    let range = r.bytes("zonerange")?;
+    let skip = r.bytes("zoneskip")?;
+    let written = mode
+        .and_then(|m| m.value.as_deref())
+        .map(str::to_ascii_lowercase);
+    match (written.as_deref(), size) {
+        (Some("zbd"), _) => {
+            return Err(r.refuse(
+                mode.expect("written"),
+                "zoned block devices (host-managed SMR, ZNS), hardware iospd does not drive",
+                None,
+            ));
+        }
+        (Some("none") | None, Some(_)) => {
+            return Err(r.refuse(
+                r.last_of("zonesize"),
+                "a zone size with zonemode=none (fio's default), which fio rejects",
+                Some("zonemode=strided"),
+            ));
+        }
+        (Some("strided"), None) => {
+            return Err(r.lacks(
+                "zonesize",
+                "zonemode=strided without a zonesize, which fio rejects",
+                Some("zonesize=<bytes>"),
+            ));
+        }
+        (Some(other), _) if other != "none" && other != "strided" => {
+            return Err(r.refuse(
+                mode.expect("written"),
+                "not one of fio's none, strided, zbd",
+                None,
+            ));
+        }
+        (_, None) => {
+            for key in ["zonerange", "zoneskip"] {
+                if r.last.contains_key(key) {
+                    t.notes
+                        .push(format!("{key}: fio uses it only with a zonesize"));
+                }
+            }
+            return Ok(());
+        }
+        _ => {}
+    }
+    let size = size.expect("matched");
+    if files.per_thread > 1 {
+        t.notes.push(
+            "zonesize: fio works zones only on a job with one file open at a time, and ignores them here".into(),
+        );
+        return Ok(());
+    }
+    let zones = crate::profile::zones::Zones {
+        size,
+        range: range.filter(|&r| r > 0).unwrap_or(size),
+        skip: skip.unwrap_or(0),
+    };
+    if size == 0 {
+        return Err(r.refuse(r.last_of("zonesize"), "a zone of 0 bytes", None));
+    }
+    // fio moves the zones on to the target's end, past the job's region if it ends sooner.
+    let offset = r
+        .last
+        .get("offset")
+        .and_then(|o| super::value::bytes(o.value.as_deref().unwrap_or(""), r.kb_base).ok())
+        .unwrap_or(0);
+    if let Some(s) = r.last.get("size") {
+        let region = super::value::size(s.value.as_deref().unwrap_or(""), r.kb_base);
+        let short = |target: &String| match (
+            region.clone(),
+            crate::input::size_of(std::path::Path::new(target)),
+        ) {
+            (Ok(super::value::Size::Bytes(b)), Some(real)) => offset.saturating_add(b) < real,
+            (Ok(super::value::Size::Percent(p)), Some(real)) => p < 100 && real > 0,
+            _ => false,
+        };
+        if let Some(target) = files.names.iter().find(|n| short(n)) {
+            return Err(r.refuse(
+                s,
+                format!(
+                    "a region that ends before '{target}' does, where fio's zones run on to its end"
+                ),
+                Some("no size (the zones over the whole target)"),
+            ));
+        }
+    }
+    // A last zone that begins before the region's end and ends past it: fio moves part of its
+    // size there and wraps in a way of its own; iospd uses whole windows only.
+    let region = match r
+        .last
+        .get("size")
+        .map(|s| super::value::size(s.value.as_deref().unwrap_or(""), r.kb_base))
+    {
+        Some(Ok(super::value::Size::Bytes(b))) => Some(b),
+        _ => files
+            .names
+            .first()
+            .and_then(|n| crate::input::size_of(std::path::Path::new(n)))
+            .map(|real| real.saturating_sub(offset)),
+    };
+    if let Some(usable) = region.filter(|&u| u > 0)
+        && zones.count(usable).saturating_mul(zones.stride()) < usable
+    {
+        let setting = r.last_of("zonesize");
+        return Err(r.refuse(
+            setting,
+            format!(
+                "zones every {} bytes over {usable} bytes leave a last window that does not fit whole, where fio moves part of the zone and wraps in its own way",
+                zones.stride()
+            ),
+            Some("a zoneskip (or region) whose windows fit the region whole"),
+        ));
+    }
+    t.args.push(format!("--zones={zones}"));
+    t.notes.push(format!(
+        "zonesize: each thread moves {size} bytes in a {}-byte window, then {} bytes on, back to the first window after the last",
+        zones.range,
+        zones.stride()
+    ));
     Ok(())
 }

@@ -144,7 +144,6 @@ pub const CLOSEST: &[(&str, &str)] = &[
     ),
     ("thinktime_iotime", "-i<count> -j<ms>|-j<n>us"),
     ("cmdprio_percentage", "-I<1|2|3> for all I/O"),
-    ("zonemode", "none"),
     ("opendir", "list the files as targets"),
     ("replay_redirect", "iospd replay <trace> <target>"),
     ("trim_percentage", "--trim=<percent>"),

@@ -130,6 +130,19 @@ pub const MAPPED: &[(&str, &str)] = &[
         "the errors `--continue-on-error` passes (one list for reads and writes); without continue_on_error a no-op, noted",
     ),
     (
+        "zonemode",
+        "strided: `--zones=<zonesize>:<zonerange>:<zoneskip>`; none: nothing (fio rejects a zonesize with it); zbd refused (zoned hardware)",
+    ),
+    (
+        "zonesize",
+        "the `--zones` size (with zonemode=strided; ignored by fio with several files open, noted); regions that end before the target, and last windows that do not fit whole, refused",
+    ),
+    (
+        "zonerange",
+        "the `--zones` window (the zonesize unless given)",
+    ),
+    ("zoneskip", "the `--zones` skip between windows"),
+    (
         "ss",
         "`--steady-state=<criterion>:<limit>:<ss_dur>:<ss_ramp>` (an absolute bandwidth in bytes per second); a job of several clones needs `group_reporting`, a group of several jobs `group_reporting` off; without ss_dur a no-op, noted",
     ),

@@ -223,6 +223,7 @@ fn one(job: &Job, group: usize) -> Result<Vec<Translation>, Box<Refusal>> {
     let depth = access::depth(r, &engine, &mut t)?;
     let numjobs = r.parsed("numjobs", integer)?.unwrap_or(1).max(1);
     let files = files::files(r, numjobs)?;
+    access::zones(r, &files, &mut t)?;
     let time_based = work::duration(r, files.per_thread, &mut t)?;
     access::per_file_calls(r, &engine, time_based, &mut t)?;
     work::pace(r, &m, blocks.mixed, &mut t)?;

@@ -1254,6 +1254,21 @@ fn fio_command_lines_translate_as_fio_reads_them() {
             "iospd -b4096 -s -w0 -fs --engine=psync --bytes=8388608 -W0 -C0 -L -n -t1 -o1 -c8388608 --keep-existing --create-only /tmp/iospd-fio-kdm.dat"
         ]
     );
+    // fio's strided zones (disk-zone-profile.fio's shape).
+    assert_eq!(
+        lines(&[
+            "--name=z",
+            "--filename=/dev/sdz",
+            "--rw=read",
+            "--bs=64k",
+            "--zonemode=strided",
+            "--zonesize=256m",
+            "--zoneskip=2g",
+        ]),
+        [
+            "iospd -b65536 -s -w0 -fs --engine=psync --zones=268435456:268435456:2147483648 --bytes=100% -W0 -C0 -L -n -t1 -o1 /dev/sdz"
+        ]
+    );
     // A default from the command line under a job file's own settings, one section kept.
     assert_eq!(
         lines(&[
@@ -1298,6 +1313,26 @@ fn fio_command_lines_translate_as_fio_reads_them() {
                 "--size=1m",
             ],
             "create_only=1: the job's targets are devices",
+        ),
+        (
+            vec!["--name=z", "--filename=/dev/sdz", "--zonesize=1m"],
+            "zonesize=1m: a zone size with zonemode=none (fio's default), which fio rejects; closest in iospd: zonemode=strided",
+        ),
+        (
+            vec!["--name=z", "--filename=/dev/sdz", "--zonemode=zbd"],
+            "zonemode=zbd: zoned block devices",
+        ),
+        (
+            vec![
+                "--name=z",
+                "--filename=/tmp/iospd-fio-z.dat",
+                "--size=8m",
+                "--zonemode=strided",
+                "--zonesize=64k",
+                "--zonerange=128k",
+                "--zoneskip=892k",
+            ],
+            "leave a last window that does not fit whole",
         ),
         (
             vec!["--name=t", "--size=1m", "--rw=write", "--readonly"],

@@ -140,3 +140,61 @@ fn a_profile_keeps_the_zones_and_the_xml_validates() {
     assert_eq!(json.status.code(), Some(0), "{}", stderr(&json));
     crate::util::validate_json(&stdout(&json));
 }
+
+/// fio's `zonemode=strided` job and `iospd fio` running it visit the same offsets in the same
+/// order (fio 3.33's `write_iolog` beside iospd's trace of the same job).
+#[test]
+fn a_strided_fio_job_reads_the_offsets_fio_reads() {
+    let test = "a_strided_fio_job_reads_the_offsets_fio_reads";
+    let Some(fio) = crate::util::tools::need(test, &["fio"]) else {
+        return;
+    };
+    let dir = TempDir::new();
+    let job = |file: &str, log: &str| {
+        vec![
+            "--name=z".to_string(),
+            format!("--filename={}", dir.arg(file)),
+            "--size=8m".into(),
+            "--rw=read".into(),
+            "--bs=16k".into(),
+            "--zonemode=strided".into(),
+            "--zonesize=64k".into(),
+            "--zonerange=128k".into(),
+            "--zoneskip=1m".into(),
+            "--io_size=1m".into(),
+            format!("--write_iolog={}", dir.arg(log)),
+        ]
+    };
+    let theirs = fio
+        .command("fio")
+        .args(job("fio.dat", "fio.log"))
+        .output()
+        .unwrap();
+    assert!(theirs.status.success(), "{}", stderr(&theirs));
+    let fio_offsets: Vec<u64> = std::fs::read_to_string(dir.join("fio.log"))
+        .unwrap()
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f.get(2) == Some(&"read")).then(|| f[3].parse().unwrap())
+        })
+        .collect();
+    let ours = iospd()
+        .arg("fio")
+        .args(job("iospd.dat", "iospd.trace"))
+        .output()
+        .unwrap();
+    assert_eq!(ours.status.code(), Some(0), "{}", stderr(&ours));
+    let dump = iospd()
+        .args(["trace-dump", &dir.arg("iospd.trace")])
+        .output()
+        .unwrap();
+    let our_offsets: Vec<u64> = stdout(&dump)
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(5).unwrap().parse().unwrap())
+        .collect();
+    // 1 MiB in 16 KiB reads: 64, four in each of the eight zones, twice round.
+    assert_eq!(fio_offsets.len(), 64);
+    assert_eq!(our_offsets, fio_offsets);
+}
