@@ -143,7 +143,7 @@ pub const CLOSEST: &[(&str, &str)] = &[
         "iospd verify (re-reads what a --verify run wrote)",
     ),
     ("thinktime_iotime", "-i<count> -j<ms>|-j<n>us"),
-    ("cmdprio_percentage", "-I<1|2|3> for all I/O"),
+    ("cmdprio_percentage", "--ioprio=<class>:<level> for all I/O"),
     ("opendir", "list the files as targets"),
     ("replay_redirect", "iospd replay <trace> <target>"),
     ("trim_percentage", "--trim=<percent>"),

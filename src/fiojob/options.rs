@@ -66,8 +66,14 @@ pub const MAPPED: &[(&str, &str)] = &[
         "stat_type",
         "filestat's call: `--engine=stat`, `lstat` or `statx`",
     ),
-    ("prioclass", "`-I1` for the idle class (3); others refused"),
-    ("prio", "`-I2` for best-effort level 7; others refused"),
+    (
+        "prioclass",
+        "`-I1` for the idle class (3); `--ioprio=rt:<prio>` (1), `--ioprio=be:<prio>` (0, 2)",
+    ),
+    (
+        "prio",
+        "`-I2` for best-effort level 7; `--ioprio=<class>:<prio>` (best effort without prioclass)",
+    ),
     ("time_based", "`-d` from `runtime`"),
     ("runtime", "`-d`; a limit for a job bounded by its size"),
     ("ramp_time", "`-W`"),

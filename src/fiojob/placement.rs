@@ -63,18 +63,22 @@ pub(super) fn memory(
 pub(super) fn priority(r: &mut Reader) -> Result<Option<String>, Box<Refusal>> {
     let class = r.parsed("prioclass", integer)?;
     let level = r.parsed("prio", integer)?;
+    // fio sets the class it is given (best effort for none, or 0) and the level (0 unless
+    // given); the idle class has no levels.
     match (class, level) {
         (None, None) => Ok(None),
         (Some(3), _) => Ok(Some("-I1".into())),
-        (None | Some(2), Some(7)) => Ok(Some("-I2".into())),
-        _ => {
-            let s = r.last.get("prioclass").or(r.last.get("prio")).copied();
-            Err(r.refuse(
-                s.expect("given"),
-                "an I/O priority iospd has no option for (it sets the idle class, -I1, and best-effort level 7, -I2)",
-                Some("prioclass=3 (-I1) or prio=7 (-I2)"),
-            ))
+        (None | Some(0 | 2), Some(7)) => Ok(Some("-I2".into())),
+        (Some(c), _) if c > 3 => {
+            Err(r.refuse(r.last["prioclass"], "not one of fio's classes 0 to 3", None))
         }
+        (_, Some(l)) if l > 7 => Err(r.refuse(
+            r.last["prio"],
+            "not one of fio's levels 0 (highest) to 7",
+            None,
+        )),
+        (Some(1), l) => Ok(Some(format!("--ioprio=rt:{}", l.unwrap_or(0)))),
+        (_, l) => Ok(Some(format!("--ioprio=be:{}", l.unwrap_or(0)))),
     }
 }
 

@@ -30,7 +30,7 @@ pub use resolve::{Resolved, resolve};
 pub use target::{
     Access, Burst, CacheMode, Compress, ContinueOn, Continued, DEFAULT_DEDUPE_SETS, Dedupe,
     DedupeSets, Distribution, DistributionKind, DistributionRange, FlushEvery, FlushMode, Hints,
-    IoPriority, Skew, Target, ThreadTarget, Throughput, Work, WriteBuffer, parse_pattern,
+    IoClass, IoPriority, Skew, Target, ThreadTarget, Throughput, Work, WriteBuffer, parse_pattern,
     pattern_bytes,
 };
 pub use validate::validate;

@@ -655,15 +655,55 @@ pub enum IoPriority {
     Low,
     /// `-I3`: the default.
     Normal,
+    /// `--ioprio=<class>[:<level>]`: a Linux class and level.
+    Class {
+        /// The class.
+        class: IoClass,
+        /// The level within it, 0 (highest) to 7 (the idle class has none: 0).
+        level: u8,
+    },
+}
+
+/// Linux's I/O priority classes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IoClass {
+    /// Real time (1): served before every other class; needs CAP_SYS_ADMIN.
+    Rt,
+    /// Best effort (2): the default class.
+    Be,
+    /// Idle (3): served only when nothing else waits.
+    Idle,
+}
+
+impl IoClass {
+    /// The kernel's number of the class.
+    pub fn number(self) -> u16 {
+        match self {
+            IoClass::Rt => 1,
+            IoClass::Be => 2,
+            IoClass::Idle => 3,
+        }
+    }
+
+    /// `rt`, `be`, `idle`.
+    pub fn name(self) -> &'static str {
+        match self {
+            IoClass::Rt => "rt",
+            IoClass::Be => "be",
+            IoClass::Idle => "idle",
+        }
+    }
 }
 
 impl IoPriority {
-    /// DiskSpd's number (1, 2, 3).
+    /// DiskSpd's number (1, 2, 3); a Linux class and level is DiskSpd's normal (3), its own
+    /// element beside it carrying the class.
     pub fn number(self) -> u8 {
         match self {
             IoPriority::VeryLow => 1,
             IoPriority::Low => 2,
-            IoPriority::Normal => 3,
+            IoPriority::Normal | IoPriority::Class { .. } => 3,
         }
     }
 
@@ -674,6 +714,50 @@ impl IoPriority {
             IoPriority::VeryLow => 3 << CLASS_SHIFT,
             IoPriority::Low => (2 << CLASS_SHIFT) | 7,
             IoPriority::Normal => 0,
+            IoPriority::Class { class, level } => (class.number() << CLASS_SHIFT) | level as u16,
+        }
+    }
+
+    /// Reads `--ioprio`'s `<rt|be|idle>[:<0-7>]` (best effort's and real time's level 4, the
+    /// kernel's default, unless given).
+    pub fn parse_class(text: &str) -> Result<IoPriority, String> {
+        let (name, level) = match text.split_once(':') {
+            Some((name, level)) => (name, Some(level)),
+            None => (text, None),
+        };
+        let class = match name.to_ascii_lowercase().as_str() {
+            "rt" | "realtime" | "1" => IoClass::Rt,
+            "be" | "best-effort" | "2" => IoClass::Be,
+            "idle" | "3" => IoClass::Idle,
+            other => {
+                return Err(format!(
+                    "'{other}' is not an I/O priority class (rt, be, idle)"
+                ));
+            }
+        };
+        let level = match (class, level) {
+            (IoClass::Idle, Some(_)) => {
+                return Err("the idle class has no levels; give --ioprio=idle".into());
+            }
+            (IoClass::Idle, None) => 0,
+            (_, None) => 4,
+            (_, Some(l)) => match l.parse::<u8>() {
+                Ok(n) if n <= 7 => n,
+                _ => return Err(format!("level '{l}' is not 0 (highest) to 7 (lowest)")),
+            },
+        };
+        Ok(IoPriority::Class { class, level })
+    }
+
+    /// The form [`IoPriority::parse_class`] reads, for a class and level.
+    pub fn class_text(self) -> Option<String> {
+        match self {
+            IoPriority::Class {
+                class: IoClass::Idle,
+                ..
+            } => Some("idle".into()),
+            IoPriority::Class { class, level } => Some(format!("{}:{level}", class.name())),
+            _ => None,
         }
     }
 }
@@ -725,4 +809,36 @@ pub fn parse_pattern(spec: &str) -> Result<String, String> {
         ));
     }
     Ok(hex.to_ascii_lowercase())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_class_and_level_read_back_and_become_the_kernels_value() {
+        for (text, value, shown) in [
+            ("rt:0", 1 << 13, "rt:0"),
+            ("be", (2 << 13) | 4, "be:4"),
+            ("BE:7", (2 << 13) | 7, "be:7"),
+            ("idle", 3 << 13, "idle"),
+            ("2:1", (2 << 13) | 1, "be:1"),
+        ] {
+            let p = IoPriority::parse_class(text).unwrap();
+            assert_eq!(p.linux_ioprio(), value, "{text}");
+            assert_eq!(p.class_text().as_deref(), Some(shown), "{text}");
+            assert_eq!(p.number(), 3);
+        }
+        // DiskSpd's -I1 and -I2 are the idle class and best effort's lowest level.
+        assert_eq!(IoPriority::VeryLow.linux_ioprio(), 3 << 13);
+        assert_eq!(IoPriority::Low.linux_ioprio(), (2 << 13) | 7);
+        for (text, why) in [
+            ("idle:3", "no levels"),
+            ("be:8", "0 (highest) to 7"),
+            ("fast", "not an I/O priority class"),
+        ] {
+            let error = IoPriority::parse_class(text).unwrap_err();
+            assert!(error.contains(why), "{text}: {error}");
+        }
+    }
 }

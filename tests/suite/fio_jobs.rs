@@ -233,7 +233,7 @@ fn what_iospd_cannot_run_exactly_is_refused_by_option_job_and_line() {
         "refused.fio:35: job 'decimal-pattern': buffer_pattern=1234: not 0x and hex bytes, or a quoted string",
         "refused.fio:41: job 'partial-verify': verify_interval=1000: a check every 1000 bytes of a 4096-byte block: iospd checks every 512-byte sector",
         "refused.fio:46: job 'decimal-units': kb_base=1001: '1001': fio's kb_base is 1000 or 1024",
-        "refused.fio:51: job 'realtime': prioclass=1: an I/O priority iospd has no option for (it sets the idle class, -I1, and best-effort level 7, -I2)",
+        "refused.fio:51: job 'too-low-a-level': prio=8: not one of fio's levels 0 (highest) to 7",
         "refused.fio:58: job 'file-once-timed': time_based: time_based with the filedelete engine, which removes each file once",
         "refused.fio:64: job 'random-share-per-direction': percentage_random=30,40: a different share of random I/O per direction",
         "refused.fio:70: job 'errors-per-direction': ignore_error=EAGAIN,ENOSPC:122: different errors passed for reads and for writes",
@@ -1254,6 +1254,19 @@ fn fio_command_lines_translate_as_fio_reads_them() {
             "iospd -b4096 -s -w0 -fs --engine=psync --bytes=8388608 -W0 -C0 -L -n -t1 -o1 -c8388608 --keep-existing --create-only /tmp/iospd-fio-kdm.dat"
         ]
     );
+    // Every class and level fio sets (DiskSpd's -I1 and -I2 where they are the same).
+    for (args, option) in [
+        (["--prioclass=1", "--prio=0"], "--ioprio=rt:0"),
+        (["--prioclass=2", "--prio=3"], "--ioprio=be:3"),
+        (["--prioclass=3", "--prio=5"], "-I1"),
+        (["--prioclass=0", "--prio=7"], "-I2"),
+    ] {
+        let line = lines(&[&["--name=p", "--filename=/dev/sdz"][..], &args].concat());
+        assert!(
+            line[0].split(' ').any(|a| a == option),
+            "{args:?}: {line:?}"
+        );
+    }
     // fio's strided zones (disk-zone-profile.fio's shape).
     assert_eq!(
         lines(&[

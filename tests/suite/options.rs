@@ -283,6 +283,9 @@ fn echoed_and_linux_mapped_options_run() {
     for args in [
         vec!["-frst", "-I1"],
         vec!["-I2", "--engine=psync"],
+        vec!["--ioprio=rt:1"],
+        vec!["--ioprio=be:3", "--engine=psync"],
+        vec!["--ioprio=idle"],
         vec!["-:1"],
         vec!["-bsn"],
         vec!["-a", "-ac"],

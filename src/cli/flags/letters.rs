@@ -373,6 +373,9 @@ pub const FLAGS: &[Flag] = &[
                     );
                 }
             };
+            if let Some(IoPriority::Class { .. }) = raw.io_priority {
+                return Err("-I and --ioprio both set the I/O priority; give one".into());
+            }
             once(&mut raw.io_priority, priority)
         },
     },

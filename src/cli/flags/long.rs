@@ -485,6 +485,21 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         },
     },
     LongFlag {
+        name: "ioprio",
+        usage: (
+            "--ioprio=<rt|be|idle>[:<0-7>]",
+            "every I/O of the targets at this Linux I/O priority class and level (0 highest; 4 unless given; the idle class has none); rt needs CAP_SYS_ADMIN; in place of -I",
+        ),
+        apply: |v, raw| {
+            let priority = crate::profile::IoPriority::parse_class(v.unwrap_or_default())
+                .map_err(|why| format!("{why}; for example --ioprio=be:2"))?;
+            match raw.io_priority {
+                Some(_) => Err("-I and --ioprio both set the I/O priority; give one".into()),
+                None => once(&mut raw.io_priority, priority),
+            }
+        },
+    },
+    LongFlag {
         name: "zones",
         usage: (
             "--zones=<size>[:<range>[:<skip>]]",

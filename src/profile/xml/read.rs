@@ -360,6 +360,7 @@ const TARGET_ELEMENTS: &[&str] = &[
     "ThinkTime",
     "Throughput",
     "IOPriority",
+    "IoPrio",
     "Weight",
     "ThreadTargets",
     "BypassIO",
@@ -483,6 +484,15 @@ fn target(el: &Element) -> Result<Target, XmlError> {
             _ => IoPriority::Normal,
         },
     };
+    if let Some(p) = el.child("IoPrio")? {
+        if t.io_priority != IoPriority::Normal {
+            return Err(p.error(
+                "<IoPrio> gives the class and level where <IOPriority> is 3 (normal); drop one",
+            ));
+        }
+        t.io_priority = IoPriority::parse_class(p.text.trim())
+            .map_err(|why| p.error(format!("<IoPrio>: {why}")))?;
+    }
     t.weight = el.number_of("Weight")?.unwrap_or(1) as u32;
     if let Some(list) = el.child("ThreadTargets")? {
         for tt in list.all("ThreadTarget") {

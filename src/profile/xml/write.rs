@@ -334,6 +334,9 @@ fn write_target(out: &mut Out, t: &Target) {
     }
     out.value("ThreadsPerFile", t.threads_per_target);
     out.value("IOPriority", t.io_priority.number());
+    if let Some(class) = t.io_priority.class_text() {
+        out.value("IoPrio", class);
+    }
     out.value("Weight", t.weight);
     if !t.thread_targets.is_empty() {
         out.open("ThreadTargets");

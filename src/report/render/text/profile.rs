@@ -434,15 +434,18 @@ fn bounds_text(out: &mut String, t: &Target, ts: &TimeSpan) {
             format_args!("threads per file: {}", t.threads_per_target),
         );
     }
-    line(
-        out,
-        6,
-        match t.io_priority {
-            IoPriority::VeryLow => "IO priority: very low",
-            IoPriority::Low => "IO priority: low",
-            IoPriority::Normal => "IO priority: normal",
-        },
-    );
+    match t.io_priority.class_text() {
+        Some(class) => line(out, 6, format_args!("IO priority: {class} (--ioprio)")),
+        None => line(
+            out,
+            6,
+            match t.io_priority {
+                IoPriority::VeryLow => "IO priority: very low",
+                IoPriority::Low => "IO priority: low",
+                _ => "IO priority: normal",
+            },
+        ),
+    }
     match t.throughput {
         None => {}
         Some(Throughput::Iops(iops)) => line(
