@@ -172,8 +172,15 @@ pub const MAPPED: &[(&str, &str)] = &[
         "`-g<bytes per ms>` or `-g<size>/s`; per direction, `-w` from the rates",
     ),
     ("rate_iops", "`-g<n>i`; per direction, `-w` from the rates"),
-    ("thinktime", "`-j<ms>` or `-j<n>us`"),
+    (
+        "thinktime",
+        "`-j<ms>` or `-j<n>us` at iodepth=1 (at a greater depth fio drains the I/O in flight before each pause: refused)",
+    ),
     ("thinktime_blocks", "`-i<count>`"),
+    (
+        "thinktime_blocks_type",
+        "complete or issue: the same with one I/O in flight",
+    ),
     ("zero_buffers", "`-Z` (zeros however often refilled)"),
     ("refill_buffers", "`-Zr`"),
     (

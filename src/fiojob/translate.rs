@@ -226,7 +226,7 @@ fn one(job: &Job, group: usize) -> Result<Vec<Translation>, Box<Refusal>> {
     access::zones(r, &files, &mut t)?;
     let time_based = work::duration(r, files.per_thread, &mut t)?;
     access::per_file_calls(r, &engine, time_based, &mut t)?;
-    work::pace(r, &m, blocks.mixed, &mut t)?;
+    work::pace(r, &m, blocks.mixed, depth, &mut t)?;
     work::errors(r, &m, &mut t)?;
     work::steady(r, numjobs, &mut t)?;
     data::write_data(r, &m, blocks.largest, &mut t)?;

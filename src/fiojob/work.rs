@@ -62,6 +62,7 @@ pub(super) fn pace(
     r: &mut Reader,
     m: &Mode,
     mixed_sizes: bool,
+    depth: u64,
     t: &mut Draft,
 ) -> Result<(), Box<Refusal>> {
     let (limit, share) = limits(r, m, mixed_sizes, &mut t.notes)?;
@@ -110,6 +111,20 @@ pub(super) fn pace(
                     Some("-j<n>us"),
                 ));
             }
+            // fio drains every I/O in flight before it thinks; with one in flight, counting
+            // issues or completions (thinktime_blocks_type) is the same, and so is iospd's -i/-j.
+            if depth > 1 {
+                return Err(r.refuse(
+                    s,
+                    format!("think time at iodepth={depth}: fio drains every I/O in flight before each pause, where iospd's -i/-j pauses the issuing only"),
+                    Some("iodepth=1"),
+                ));
+            }
+            if let Some(k) = r.get("thinktime_blocks_type")
+                && !matches!(k.value.as_deref(), Some("complete" | "issue"))
+            {
+                return Err(r.refuse(k, "not one of fio's complete, issue", None));
+            }
             let blocks = r.parsed("thinktime_blocks", integer)?.unwrap_or(1).max(1);
             t.args.push(format!("-i{blocks}"));
             t.args.push(match ns % 1_000_000 {
@@ -119,6 +134,7 @@ pub(super) fn pace(
         }
     }
     r.get("thinktime_blocks");
+    r.get("thinktime_blocks_type");
     Ok(())
 }
 

@@ -1337,6 +1337,16 @@ fn fio_command_lines_translate_as_fio_reads_them() {
         ),
         (
             vec![
+                "--name=t",
+                "--filename=/dev/sdz",
+                "--ioengine=io_uring",
+                "--iodepth=8",
+                "--thinktime=1000",
+            ],
+            "thinktime=1000: think time at iodepth=8: fio drains every I/O in flight before each pause",
+        ),
+        (
+            vec![
                 "--name=z",
                 "--filename=/tmp/iospd-fio-z.dat",
                 "--size=8m",
