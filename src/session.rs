@@ -20,6 +20,27 @@ use crate::stats::RunResults;
 use crate::system::{Host, LinuxHost};
 use crate::{Error, engine, events, output, run};
 
+/// `--nice` and `--lock-memory`, set on the whole process before a run, a dry run or a layout
+/// starts any thread; the locked memory is held for as long as what is returned lives.
+fn claim_process(profile: &Profile) -> Result<Option<crate::system::process::LockedMemory>, Error> {
+    if !matches!(
+        profile.action,
+        Action::Run | Action::DryRun | Action::CreateOnly
+    ) {
+        return Ok(None);
+    }
+    let invalid = crate::profile::ProfileError::Invalid;
+    if let Some(nice) = profile.nice {
+        crate::system::process::set_nice(nice).map_err(invalid)?;
+    }
+    let Some(bytes) = profile.lock_memory_bytes else {
+        return Ok(None);
+    };
+    let available = LinuxHost.memory_available();
+    let locked = crate::system::process::LockedMemory::lock(bytes, available.as_ref());
+    Ok(Some(locked.map_err(invalid)?))
+}
+
 /// Does what the profile asks — print the profile or the system, set an event, or measure — and
 /// returns the exit status. In a run across hosts every rank measures and rank 0 reports.
 pub fn act(profile: &Profile, warnings: Vec<String>, cluster: &Cluster) -> Result<u8, Error> {
@@ -36,6 +57,7 @@ pub fn act(profile: &Profile, warnings: Vec<String>, cluster: &Cluster) -> Resul
         crate::system::restrict_cpus(&profile.cpu_set)
             .map_err(crate::profile::ProfileError::Invalid)?;
     }
+    let _locked = claim_process(profile)?;
     let host = LinuxHost;
     let printed = match &profile.action {
         Action::Run => return measure(profile, warnings, cluster),

@@ -74,6 +74,11 @@ pub const MAPPED: &[(&str, &str)] = &[
         "prio",
         "`-I2` for best-effort level 7; `--ioprio=<class>:<prio>` (best effort without prioclass)",
     ),
+    ("nice", "`--nice` (0, fio's default, adds nothing)"),
+    (
+        "lockmem",
+        "`--lock-memory`: the bytes times the clones one iospd process runs (fio locks that much for each job)",
+    ),
     ("time_based", "`-d` from `runtime`"),
     ("runtime", "`-d`; a limit for a job bounded by its size"),
     ("ramp_time", "`-W`"),

@@ -1,6 +1,7 @@
 //! Where a job's threads run: `cpus_allowed`/`cpumask` with `cpus_allowed_policy`, and
 //! `numa_cpu_nodes` (the CPUs of those nodes, read from this host) with `numa_mem_policy`; and at
-//! what I/O priority (`prioclass`, `prio`); and what memory the buffers take (`mem`,
+//! what I/O priority (`prioclass`, `prio`) and CPU priority (`nice`); what memory is locked away
+//! from the machine (`lockmem`); and what memory the buffers take (`mem`,
 //! `hugepage-size`).
 
 use super::reader::{Reader, Refusal};
@@ -80,6 +81,38 @@ pub(super) fn priority(r: &mut Reader) -> Result<Option<String>, Box<Refusal>> {
         (Some(1), l) => Ok(Some(format!("--ioprio=rt:{}", l.unwrap_or(0)))),
         (_, l) => Ok(Some(format!("--ioprio=be:{}", l.unwrap_or(0)))),
     }
+}
+
+/// `nice` (`--nice`, fio's range −20 to 19) and `lockmem` (`--lock-memory`: fio locks that much
+/// for each job it runs, so `per_process` times it for an iospd process that runs that many of
+/// the job's clones).
+pub(super) fn process(r: &mut Reader, per_process: u64) -> Result<Vec<String>, Box<Refusal>> {
+    let mut args = Vec::new();
+    let nice = r.parsed("nice", |v| {
+        let v = v.trim();
+        let n = match v.strip_prefix('-') {
+            Some(digits) => integer(digits).map(|n| -(n.min(1 << 20) as i64)),
+            None => integer(v).map(|n| n.min(1 << 20) as i64),
+        }?;
+        match n {
+            -20..=19 => Ok(n),
+            _ => Err(format!("'{v}': fio's nice is -20 to 19")),
+        }
+    })?;
+    if let Some(n) = nice.filter(|&n| n != 0) {
+        args.push(format!("--nice={n}"));
+    }
+    if let Some(bytes) = r.bytes("lockmem")?.filter(|&b| b > 0) {
+        let total = bytes.checked_mul(per_process).ok_or_else(|| {
+            r.refuse(
+                r.last_of("lockmem"),
+                "more memory than any machine has",
+                None,
+            )
+        })?;
+        args.push(format!("--lock-memory={total}"));
+    }
+    Ok(args)
 }
 
 /// `cpus_allowed` (or `cpumask`, a number whose bits are CPUs): the threads run anywhere in the

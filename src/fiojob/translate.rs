@@ -243,6 +243,7 @@ fn one(job: &Job, group: usize) -> Result<Vec<Translation>, Box<Refusal>> {
     let clones = if files.apart { 1 } else { numjobs };
     let threads = files::threads(r, &files, clones, depth, time_based, &mut t.notes)?;
     t.args.extend(threads);
+    t.args.extend(placement::process(r, clones)?);
     files::place(
         r,
         &files,

@@ -117,6 +117,13 @@ pub struct Profile {
     /// `--cpu-set`: the CPUs the whole run is restricted to, its threads unpinned within them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cpu_set: Vec<u32>,
+    /// `--nice`: the niceness the run's threads have (−20 to 19; `None` leaves it as it is).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nice: Option<i32>,
+    /// `--lock-memory`: bytes locked (mlock) for the run, so that the page cache and the rest of
+    /// the machine have that much less memory (fio's `lockmem`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lock_memory_bytes: Option<u64>,
     /// `--keep-existing`: `-c` lays out only a file that is missing or shorter than its size; a
     /// longer file is used as it is, its range cut to the size (fio's layout rule).
     #[serde(default)]
@@ -180,6 +187,8 @@ impl Profile {
             recreate: false,
             keep_existing: false,
             cpu_set: Vec::new(),
+            nice: None,
+            lock_memory_bytes: None,
             observe: Observe::default(),
             fast_paths: Default::default(),
             start_at_unix_ns: None,

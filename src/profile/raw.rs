@@ -174,6 +174,10 @@ pub struct RawArgs {
     pub affinity_given: bool,
     /// `--cpu-set=`: the CPUs the threads run on, unpinned.
     pub cpu_set: Option<Vec<u32>>,
+    /// `--nice=`: the run's CPU priority.
+    pub nice: Option<i32>,
+    /// `--lock-memory=`: bytes locked away from the rest of the machine during the run.
+    pub lock_memory: Option<u64>,
     /// `-ac`: core-aware CPU order.
     pub core_aware: bool,
     /// `-as`: span processor groups.

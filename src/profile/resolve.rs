@@ -69,6 +69,8 @@ pub fn resolve(raw: &RawArgs, command_line: String) -> Result<Resolved, ProfileE
     profile.recreate = raw.recreate;
     profile.keep_existing = raw.keep_existing;
     profile.cpu_set = raw.cpu_set.clone().unwrap_or_default();
+    profile.nice = raw.nice;
+    profile.lock_memory_bytes = raw.lock_memory;
     profile.fast_paths = crate::engine::FastPaths {
         sqpoll_idle_ms: raw.sqpoll_idle_ms,
         iopoll: raw.iopoll,

@@ -8,6 +8,7 @@ pub mod devclock;
 mod facts;
 pub mod fiemap;
 mod memory;
+pub mod process;
 mod time_sync;
 
 use std::fs;

@@ -1267,6 +1267,19 @@ fn fio_command_lines_translate_as_fio_reads_them() {
             "{args:?}: {line:?}"
         );
     }
+    // nice and lockmem: the process's CPU priority, and fio's lock for each job of the process.
+    assert_eq!(
+        lines(&[
+            "--name=n",
+            "--filename=/dev/sdz",
+            "--nice=-5",
+            "--lockmem=1g",
+            "--numjobs=2",
+        ]),
+        [
+            "iospd -b4096 -s -w0 -fs --engine=psync --bytes=100% -W0 -C0 -L -n -t2 -o1 --nice=-5 --lock-memory=2147483648 /dev/sdz"
+        ]
+    );
     // fio's strided zones (disk-zone-profile.fio's shape).
     assert_eq!(
         lines(&[
@@ -1330,6 +1343,10 @@ fn fio_command_lines_translate_as_fio_reads_them() {
         (
             vec!["--name=z", "--filename=/dev/sdz", "--zonesize=1m"],
             "zonesize=1m: a zone size with zonemode=none (fio's default), which fio rejects; closest in iospd: zonemode=strided",
+        ),
+        (
+            vec!["--name=n", "--filename=/dev/sdz", "--nice=20"],
+            "nice=20: '20': fio's nice is -20 to 19",
         ),
         (
             vec!["--name=z", "--filename=/dev/sdz", "--zonemode=zbd"],

@@ -41,6 +41,7 @@ mod metrics;
 mod observe;
 mod options;
 mod parity;
+mod process;
 mod profiles;
 mod races;
 mod reality;

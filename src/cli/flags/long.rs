@@ -434,6 +434,41 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         },
     },
     LongFlag {
+        name: "nice",
+        usage: (
+            "--nice=<-20..19>",
+            "the run's threads at this CPU niceness (below 0 more CPU than other work, needs root or CAP_SYS_NICE; above 0 less), as nice(1) or fio's nice",
+        ),
+        apply: |v, raw| {
+            let text = v.unwrap_or_default();
+            let (sign, digits) = match text.strip_prefix('-') {
+                Some(digits) => (-1, digits),
+                None => (1, text),
+            };
+            let magnitude = parse_in_range(digits, 0, if sign < 0 { 20 } else { 19 })
+                .map_err(|e| unit(e, "--nice=10 or --nice=-5"))?;
+            once(&mut raw.nice, sign * magnitude as i32)
+        },
+    },
+    LongFlag {
+        name: "lock-memory",
+        usage: (
+            "--lock-memory=<size>",
+            "lock this much memory (mlock) before the run and hold it to the end, so the page cache and the rest of the machine have that much less: a smaller machine (fio's lockmem)",
+        ),
+        apply: |v, raw| {
+            let size = positive_size(
+                v.unwrap_or_default(),
+                "--lock-memory=4G",
+                "the memory to lock",
+            )?;
+            let crate::units::Size::Bytes(bytes) = size else {
+                return Err("is in blocks; give bytes, for example --lock-memory=4G".into());
+            };
+            once(&mut raw.lock_memory, bytes)
+        },
+    },
+    LongFlag {
         name: "file-service",
         usage: (
             "--file-service=random|roundrobin[:<n>]|sequential",

@@ -67,7 +67,7 @@ pub fn profile_text(out: &mut String, profile: &Profile) {
     }
 }
 
-/// Where the threads run (`--cpu-set`), how a pool's I/Os choose their target
+/// Where the threads run (`--cpu-set`, `--nice`, `--lock-memory`), how a pool's I/Os choose their target
 /// (`--file-service`), when not by DiskSpd's rules, and when the timespan ends early (`--steady-state`).
 fn placement_text(out: &mut String, profile: &Profile, ts: &crate::profile::TimeSpan) {
     if !profile.cpu_set.is_empty() {
@@ -77,6 +77,23 @@ fn placement_text(out: &mut String, profile: &Profile, ts: &crate::profile::Time
             format_args!(
                 "--cpu-set={}: the threads run unpinned on these CPUs only",
                 crate::units::cpu_list(&profile.cpu_set)
+            ),
+        );
+    }
+    if let Some(nice) = profile.nice {
+        line(
+            out,
+            4,
+            format_args!("--nice={nice}: the threads run at this CPU niceness"),
+        );
+    }
+    if let Some(bytes) = profile.lock_memory_bytes {
+        line(
+            out,
+            4,
+            format_args!(
+                "--lock-memory: {} of memory locked away from the machine during the run",
+                crate::units::format_size(bytes)
             ),
         );
     }
