@@ -466,6 +466,17 @@ pub(super) fn caching(r: &mut Reader, engine: &Engine, t: &mut Draft) -> Result<
         }
         t.args.push("--o-sync".into());
     }
+    // pre_read: the job's range read once before it starts, through its own descriptor.
+    if r.flag("pre_read")?.unwrap_or(false) {
+        if !engine.moves_data() {
+            return Err(r.refuse(
+                r.last["pre_read"],
+                format!("the {} engine moves no data to read ahead", engine.name),
+                Some("pre_read=0"),
+            ));
+        }
+        t.args.push("--pre-read".into());
+    }
     Ok(())
 }
 

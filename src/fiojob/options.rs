@@ -79,6 +79,10 @@ pub const MAPPED: &[(&str, &str)] = &[
         "lockmem",
         "`--lock-memory`: the bytes times the clones one iospd process runs (fio locks that much for each job)",
     ),
+    (
+        "pre_read",
+        "`--pre-read` (the job's range read once before it starts, through its own descriptor; refused for engines that move no data: null and the file engines)",
+    ),
     ("time_based", "`-d` from `runtime`"),
     ("runtime", "`-d`; a limit for a job bounded by its size"),
     ("ramp_time", "`-W`"),

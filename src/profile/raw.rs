@@ -102,6 +102,8 @@ pub struct RawArgs {
     pub work_percent: Option<u32>,
     /// `--random-map`: random offsets without replacement.
     pub random_map: bool,
+    /// `--pre-read`: each target's range read once before each timespan.
+    pub pre_read: bool,
     /// `--backwards`: sequential offsets move down.
     pub backwards: bool,
     /// `--zones=`: the I/O works one zone at a time.

@@ -332,6 +332,7 @@ fn from_command_line(raw: &RawArgs) -> Result<Profile, ProfileError> {
         flush_every: raw.flush_every,
         work: work(raw, sizes)?,
         random_map: raw.random_map,
+        pre_read: raw.pre_read,
         backwards: raw.backwards,
         zones: raw.zones,
         block_split: raw.block_split.clone(),

@@ -88,6 +88,10 @@ pub struct Target {
     /// wrapping to the top again (fio's `rw=read:-<skip>`).
     #[serde(default, skip_serializing_if = "is_false")]
     pub backwards: bool,
+    /// `--pre-read`: the target's range is read once before the timespan starts (fio's
+    /// `pre_read`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub pre_read: bool,
     /// `--zones`: the I/O works one zone at a time (fio's `zonemode=strided`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zones: Option<super::zones::Zones>,
@@ -156,6 +160,7 @@ impl Target {
             random_map: false,
             backwards: false,
             zones: None,
+            pre_read: false,
             throughput: None,
             poisson: false,
             continue_on_error: None,

@@ -11,6 +11,7 @@
 pub mod create;
 pub mod distribution;
 mod inspect;
+mod preread;
 pub mod served;
 
 use std::collections::HashSet;
@@ -116,6 +117,16 @@ pub enum TargetError {
         source: io::Error,
         /// How to fix it.
         hint: &'static str,
+    },
+    /// `--pre-read` failed.
+    #[error(
+        "--pre-read: cannot read '{path}': {source}; check the target, or run without --pre-read"
+    )]
+    PreRead {
+        /// The target.
+        path: PathBuf,
+        /// What the kernel said.
+        source: io::Error,
     },
     /// Smaller than the workload needs.
     #[error(
@@ -477,6 +488,15 @@ pub fn prepare(
             return Err(TargetError::Missing(target.path.clone()));
         };
         let file = open_for_io(target, anchor, facts.identity)?;
+        if target.pre_read {
+            let direct = target.cache == CacheMode::DisableOsCache;
+            preread::pre_read(&file, inspection.range, target.block_size, direct, stop).map_err(
+                |source| TargetError::PreRead {
+                    path: target.path.clone(),
+                    source,
+                },
+            )?;
+        }
         // Writes that leave other content than the file's complete mark records: no longer
         // reusable as it is.
         if target.modifies()

@@ -1280,6 +1280,14 @@ fn fio_command_lines_translate_as_fio_reads_them() {
             "iospd -b4096 -s -w0 -fs --engine=psync --bytes=100% -W0 -C0 -L -n -t2 -o1 --nice=-5 --lock-memory=2147483648 /dev/sdz"
         ]
     );
+    // pre_read: the range read once before the job, through its own (here buffered) descriptor.
+    let line = lines(&[
+        "--name=p",
+        "--filename=/dev/sdz",
+        "--pre_read=1",
+        "--invalidate=0",
+    ]);
+    assert!(line[0].split(' ').any(|a| a == "--pre-read"), "{line:?}");
     // fio's strided zones (disk-zone-profile.fio's shape).
     assert_eq!(
         lines(&[
@@ -1347,6 +1355,15 @@ fn fio_command_lines_translate_as_fio_reads_them() {
         (
             vec!["--name=n", "--filename=/dev/sdz", "--nice=20"],
             "nice=20: '20': fio's nice is -20 to 19",
+        ),
+        (
+            vec![
+                "--name=p",
+                "--filename=/dev/sdz",
+                "--ioengine=null",
+                "--pre_read=1",
+            ],
+            "pre_read=1: the null engine moves no data to read ahead; closest in iospd: pre_read=0",
         ),
         (
             vec!["--name=z", "--filename=/dev/sdz", "--zonemode=zbd"],

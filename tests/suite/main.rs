@@ -40,6 +40,7 @@ mod layers;
 mod metrics;
 mod observe;
 mod options;
+mod page_cache;
 mod parity;
 mod process;
 mod profiles;

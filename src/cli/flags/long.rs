@@ -569,6 +569,17 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         },
     },
     LongFlag {
+        name: "pre-read",
+        usage: (
+            "--pre-read",
+            "read each target's range once, in order, before each timespan starts (not measured), through the run's own descriptor: a buffered run then starts with the range in the page cache; with -Su/-Sh the device is only read through (fio's pre_read)",
+        ),
+        apply: |v, raw| {
+            no_long_value(v, "pre-read")?;
+            flag_once(&mut raw.pre_read)
+        },
+    },
+    LongFlag {
         name: "rate-process",
         usage: (
             "--rate-process=<linear|poisson>",

@@ -378,6 +378,7 @@ const TARGET_ELEMENTS: &[&str] = &[
     "ContinueOnError",
     "Backwards",
     "Zones",
+    "PreRead",
     "BlockSplit",
 ];
 
@@ -547,6 +548,7 @@ fn iospd_options(el: &Element, t: &mut Target) -> Result<(), XmlError> {
     });
     t.random_map = el.flag("RandomMap")?;
     t.backwards = el.flag("Backwards")?;
+    t.pre_read = el.flag("PreRead")?;
     t.zones = match el.child("Zones")? {
         Some(z) => Some(
             crate::profile::zones::Zones::parse(z.text.trim())

@@ -385,6 +385,9 @@ fn write_target(out: &mut Out, t: &Target) {
     if let Some(z) = &t.zones {
         out.value("Zones", z);
     }
+    if t.pre_read {
+        out.value("PreRead", "true");
+    }
     if t.poisson {
         out.value("RateProcess", "poisson");
     }

@@ -248,6 +248,16 @@ fn workload_text(out: &mut String, ts: &crate::profile::TimeSpan, skew: bool) {
                 ),
             );
         }
+        if t.pre_read {
+            line(
+                out,
+                4,
+                format_args!(
+                    "--pre-read: {} (its range is read once before the timespan starts)",
+                    t.path.display()
+                ),
+            );
+        }
         if t.random_map {
             line(
                 out,

@@ -1,0 +1,92 @@
+//! What the page cache holds of a target before and during a run: `--pre-read` fills it before
+//! the timespan starts (seen with mincore(2) after a run of one read without readahead), through
+//! the run's own descriptor as fio's `pre_read` reads.
+
+use std::fs::File;
+use std::os::fd::AsRawFd;
+use std::path::Path;
+
+use crate::util::{TempDir, run_iospd, skip, stderr, stdout};
+
+const MIB: usize = 1 << 20;
+
+/// Pages of `path` in the page cache, and pages in all.
+fn resident(path: &Path) -> (usize, usize) {
+    let file = File::open(path).unwrap();
+    let len = file.metadata().unwrap().len() as usize;
+    let pages = len.div_ceil(4096);
+    // SAFETY: a read-only shared mapping of the whole file, unmapped below; mincore writes one
+    // byte per page into a vector of that many.
+    unsafe {
+        let at = libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ,
+            libc::MAP_SHARED,
+            file.as_raw_fd(),
+            0,
+        );
+        assert_ne!(at, libc::MAP_FAILED);
+        let mut vec = vec![0u8; pages];
+        assert_eq!(libc::mincore(at, len, vec.as_mut_ptr()), 0);
+        libc::munmap(at, len);
+        (vec.iter().filter(|&&b| b & 1 == 1).count(), pages)
+    }
+}
+
+/// Writes `path`'s dirty pages and drops the clean ones from the page cache; false when this file
+/// system keeps them anyway (tmpfs, whose pages are the file).
+fn evict(path: &Path) -> bool {
+    let file = File::open(path).unwrap();
+    file.sync_all().unwrap();
+    // SAFETY: an advisory call on an open descriptor.
+    unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    resident(path).0 == 0
+}
+
+#[test]
+fn pre_read_fills_the_page_cache_with_the_runs_range() {
+    let test = "pre_read_fills_the_page_cache_with_the_runs_range";
+    let dir = TempDir::new();
+    let path = dir.join("c.dat");
+    std::fs::write(&path, vec![0x5a; 8 * MIB]).unwrap();
+    if !evict(&path) {
+        return skip(
+            test,
+            "this file system keeps a file's pages in memory whatever is asked",
+        );
+    }
+    let target = dir.arg("c.dat");
+    // One random 4 KiB read, with readahead off (-fr: POSIX_FADV_RANDOM on the run's descriptor).
+    let one_read = |extra: &[&str]| {
+        let mut args = vec!["-b4K", "-r", "-fr", "--ios=1", "-W0", "-t1", "-o1"];
+        args.extend(extra);
+        args.push(&target);
+        let output = run_iospd(&args);
+        assert!(output.status.success(), "{}", stderr(&output));
+        stdout(&output)
+    };
+    one_read(&[]);
+    let (alone, pages) = resident(&path);
+    assert!(alone < 64, "{alone} of {pages} pages cached by one read");
+    assert!(evict(&path));
+    let report = one_read(&["--pre-read"]);
+    assert!(report.contains("--pre-read: "), "{report}");
+    assert_eq!(
+        resident(&path).0,
+        pages,
+        "the whole range is read before the run"
+    );
+    // Only the range the run uses: 1 MiB to 3 MiB.
+    assert!(evict(&path));
+    one_read(&["--pre-read", "-B1M", "-f3M"]);
+    assert_eq!(resident(&path).0, 512, "1 MiB to 3 MiB: 512 pages");
+    // Through the run's own descriptor, as fio reads: with O_DIRECT the pages stay out.
+    assert!(evict(&path));
+    one_read(&["--pre-read", "-Sh"]);
+    assert_eq!(
+        resident(&path).0,
+        0,
+        "a direct pre-read leaves the page cache as it was"
+    );
+}
