@@ -318,6 +318,24 @@ pub struct EngineSetup {
     pub iopoll: bool,
 }
 
+/// How a target's reads and writes are issued: at an I/O priority (`-I`, `--ioprio`; 0 inherits
+/// the thread's) and whether they may not wait (`--nowait`: RWF_NOWAIT, a read or write that would
+/// block fails with EAGAIN instead).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Issue {
+    /// The value for `ioprio_set` and io_uring's per-I/O priority.
+    pub priority: u16,
+    /// RWF_NOWAIT.
+    pub nowait: bool,
+}
+
+impl Issue {
+    /// The per-I/O flags of a read or write (`RWF_*`).
+    pub fn rw_flags(self) -> i32 {
+        if self.nowait { libc::RWF_NOWAIT } else { 0 }
+    }
+}
+
 /// Optional io_uring fast paths (`--sqpoll`, `--iopoll`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FastPaths {

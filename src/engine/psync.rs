@@ -17,17 +17,21 @@ pub type Psync = Synchronous<Positional>;
 /// pread and pwrite on the thread's targets.
 pub struct Positional {
     fds: Vec<RawFd>,
+    /// Per target: the read and write flags (`RWF_NOWAIT`), which take preadv2/pwritev2.
+    flags: Vec<i32>,
     /// Per target: a block device (a trim is `BLKDISCARD`), not a file (a punched hole).
     devices: Vec<bool>,
 }
 
 impl Psync {
     /// An engine over the thread's target descriptors and slots. Synchronous I/O takes the
-    /// thread's I/O priority, so the lowest priority among `priorities` is set for the thread.
-    pub fn create(fds: &[RawFd], slots: Slots, priorities: &[u16]) -> io::Result<Self> {
-        set_thread_priority(priorities)?;
+    /// thread's I/O priority, so the lowest priority among the targets' is set for the thread.
+    pub fn create(fds: &[RawFd], slots: Slots, issue: &[super::Issue]) -> io::Result<Self> {
+        let priorities: Vec<u16> = issue.iter().map(|i| i.priority).collect();
+        set_thread_priority(&priorities)?;
         let positional = Positional {
             fds: fds.to_vec(),
+            flags: issue.iter().map(|i| i.rw_flags()).collect(),
             devices: fds.iter().map(|&fd| super::is_block_device(fd)).collect(),
         };
         Ok(Synchronous::new(positional, slots))
@@ -37,18 +41,29 @@ impl Psync {
 impl Perform for Positional {
     unsafe fn perform(&mut self, io: &Io, buffer: *mut u8) -> i32 {
         let fd = self.fds[io.target as usize];
+        let flags = self.flags[io.target as usize];
         let addr = buffer as usize;
+        let vector = libc::iovec {
+            iov_base: buffer.cast(),
+            iov_len: io.len as usize,
+        };
         loop {
             // SAFETY: `addr` points to at least `len` bytes that this call alone uses (the
             // caller's contract); a bad `fd` fails with EBADF and writes nothing.
             let n = unsafe {
                 match io.op {
+                    Op::Read if flags != 0 => {
+                        libc::preadv2(fd, &vector, 1, io.offset as i64, flags)
+                    }
                     Op::Read => libc::pread(
                         fd,
                         addr as *mut libc::c_void,
                         io.len as usize,
                         io.offset as i64,
                     ),
+                    Op::Write if flags != 0 => {
+                        libc::pwritev2(fd, &vector, 1, io.offset as i64, flags)
+                    }
                     Op::Write => libc::pwrite(
                         fd,
                         addr as *const libc::c_void,

@@ -56,7 +56,7 @@ fn io_uring_checks_every_io_against_its_slot() {
     let file = patterned_file();
     let (mut engine, _) = Uring::new(
         &[file.as_raw_fd()],
-        &[0],
+        &[Issue::default()],
         slots(),
         true,
         FastPaths::default(),
@@ -68,7 +68,7 @@ fn io_uring_checks_every_io_against_its_slot() {
 #[test]
 fn psync_checks_every_io_against_its_slot() {
     let file = patterned_file();
-    let mut engine = Psync::create(&[file.as_raw_fd()], slots(), &[0]).unwrap();
+    let mut engine = Psync::create(&[file.as_raw_fd()], slots(), &[Issue::default()]).unwrap();
     refuses_what_its_slots_cannot_take(&mut engine);
 }
 
@@ -136,7 +136,7 @@ fn io_uring_trims_and_flushes() {
 #[test]
 fn psync_trims_and_flushes() {
     let file = file_of_aa();
-    let mut engine = Psync::create(&[file.as_raw_fd()], slots(), &[0]).unwrap();
+    let mut engine = Psync::create(&[file.as_raw_fd()], slots(), &[Issue::default()]).unwrap();
     trims_and_flushes(&mut engine, &file);
 }
 
@@ -157,7 +157,7 @@ fn io_uring_cancels_a_read_that_would_never_complete() {
     let (reader, writer) = std::io::pipe().unwrap();
     let (mut engine, _) = Uring::new(
         &[reader.as_raw_fd()],
-        &[0],
+        &[Issue::default()],
         slots(),
         false,
         FastPaths::default(),
@@ -241,7 +241,7 @@ fn mapped_reads_of_a_truncated_file_fail_in_every_thread_faulting_at_once() {
 fn plain_ring(file: &std::fs::File) -> Uring {
     let (ring, _) = Uring::new(
         &[file.as_raw_fd()],
-        &[0],
+        &[Issue::default()],
         slots(),
         false,
         FastPaths::default(),

@@ -36,7 +36,7 @@ pub struct Uring {
     fds: Vec<RawFd>,
     /// Per target: a block device (a trim is a discard command), not a file (a punched hole).
     devices: Vec<bool>,
-    priorities: Vec<u16>,
+    issue: Vec<super::Issue>,
     fixed_files: bool,
     fixed_buffers: bool,
     sqpoll: bool,
@@ -48,11 +48,11 @@ pub fn probe() -> io::Result<()> {
 }
 
 impl Uring {
-    /// Sets up a ring for the calling thread over its targets (with their I/O priorities) and
+    /// Sets up a ring for the calling thread over its targets (with how each is issued to) and
     /// slots, registering the slots' buffers when `register_buffers` and the kernel allow it.
     pub fn new(
         fds: &[RawFd],
-        priorities: &[u16],
+        issue: &[super::Issue],
         slots: Slots,
         register_buffers: bool,
         fast: FastPaths,
@@ -82,7 +82,7 @@ impl Uring {
                 slots,
                 fds: fds.to_vec(),
                 devices: fds.iter().map(|&fd| super::is_block_device(fd)).collect(),
-                priorities: priorities.to_vec(),
+                issue: issue.to_vec(),
                 fixed_files,
                 fixed_buffers,
                 sqpoll: fast.sqpoll_idle_ms.is_some(),
@@ -119,25 +119,30 @@ impl Uring {
 
     #[inline]
     fn entry(&self, io: &Io, addr: *mut u8) -> squeue::Entry {
-        let priority = self.priorities[io.target as usize];
+        let issue = self.issue[io.target as usize];
+        let (priority, flags) = (issue.priority, issue.rw_flags());
         macro_rules! rw {
             ($fd:expr) => {
                 match (io.op, self.fixed_buffers) {
                     (Op::Read, true) => opcode::ReadFixed::new($fd, addr, io.len, io.slot as u16)
                         .offset(io.offset)
                         .ioprio(priority)
+                        .rw_flags(flags)
                         .build(),
                     (Op::Read, false) => opcode::Read::new($fd, addr, io.len)
                         .offset(io.offset)
                         .ioprio(priority)
+                        .rw_flags(flags)
                         .build(),
                     (Op::Write, true) => opcode::WriteFixed::new($fd, addr, io.len, io.slot as u16)
                         .offset(io.offset)
                         .ioprio(priority)
+                        .rw_flags(flags)
                         .build(),
                     (Op::Write, false) => opcode::Write::new($fd, addr, io.len)
                         .offset(io.offset)
                         .ioprio(priority)
+                        .rw_flags(flags)
                         .build(),
                     // The block layer's discard command takes the range in `addr` and `addr3`
                     // (the first word of the command area) and refuses an I/O priority.

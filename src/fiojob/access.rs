@@ -466,6 +466,20 @@ pub(super) fn caching(r: &mut Reader, engine: &Engine, t: &mut Draft) -> Result<
         }
         t.args.push("--o-sync".into());
     }
+    // nowait: an option of the engines that pass RWF_NOWAIT (fio's io_uring, libaio, pvsync2).
+    if r.flag("nowait")?.unwrap_or(false) {
+        if !matches!(engine.name.as_str(), "io_uring" | "libaio" | "pvsync2") {
+            return Err(r.refuse(
+                r.last["nowait"],
+                format!(
+                    "an option of fio's io_uring, libaio and pvsync2 engines, not of {}",
+                    engine.name
+                ),
+                Some("ioengine=io_uring"),
+            ));
+        }
+        t.args.push("--nowait".into());
+    }
     // pre_read: the job's range read once before it starts, through its own descriptor.
     if r.flag("pre_read")?.unwrap_or(false) {
         if !engine.moves_data() {

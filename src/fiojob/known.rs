@@ -164,7 +164,6 @@ pub const CLOSEST: &[(&str, &str)] = &[
 /// Accepted only with these values (fio's default, or what iospd does anyway), with what that
 /// means here; any other value is refused as having no equivalent.
 pub const ACCEPTED_VALUES: &[(&str, &[&str], &str)] = &[
-    ("nowait", &["0", "false"], "fio's default: I/O may block"),
     (
         "unified_rw_reporting",
         &["0", "none", "1", "mixed", "2", "both"],

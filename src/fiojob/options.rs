@@ -80,6 +80,10 @@ pub const MAPPED: &[(&str, &str)] = &[
         "`--lock-memory`: the bytes times the clones one iospd process runs (fio locks that much for each job)",
     ),
     (
+        "nowait",
+        "`--nowait` (RWF_NOWAIT: a read or write that would block fails with EAGAIN, which ends the job as in fio); io_uring, libaio and pvsync2 only, as in fio",
+    ),
+    (
         "pre_read",
         "`--pre-read` (the job's range read once before it starts, through its own descriptor; refused for engines that move no data: null and the file engines)",
     ),

@@ -104,6 +104,8 @@ pub struct RawArgs {
     pub random_map: bool,
     /// `--pre-read`: each target's range read once before each timespan.
     pub pre_read: bool,
+    /// `--nowait`: RWF_NOWAIT on every read and write.
+    pub nowait: bool,
     /// `--backwards`: sequential offsets move down.
     pub backwards: bool,
     /// `--zones=`: the I/O works one zone at a time.

@@ -333,6 +333,7 @@ fn from_command_line(raw: &RawArgs) -> Result<Profile, ProfileError> {
         work: work(raw, sizes)?,
         random_map: raw.random_map,
         pre_read: raw.pre_read,
+        nowait: raw.nowait,
         backwards: raw.backwards,
         zones: raw.zones,
         block_split: raw.block_split.clone(),

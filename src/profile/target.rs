@@ -88,6 +88,10 @@ pub struct Target {
     /// wrapping to the top again (fio's `rw=read:-<skip>`).
     #[serde(default, skip_serializing_if = "is_false")]
     pub backwards: bool,
+    /// `--nowait`: reads and writes that would block fail with EAGAIN instead (RWF_NOWAIT, fio's
+    /// `nowait`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub nowait: bool,
     /// `--pre-read`: the target's range is read once before the timespan starts (fio's
     /// `pre_read`).
     #[serde(default, skip_serializing_if = "is_false")]
@@ -161,6 +165,7 @@ impl Target {
             backwards: false,
             zones: None,
             pre_read: false,
+            nowait: false,
             throughput: None,
             poisson: false,
             continue_on_error: None,

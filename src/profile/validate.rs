@@ -528,6 +528,22 @@ fn validate_target(profile: &Profile, target: &Target) -> Result<(), ProfileErro
             "--o-sync opens the target O_SYNC, which memory-mapped I/O (-Sm) does not write through; use -Sw (an msync after each write) or drop -Sm",
         ));
     }
+    if target.memory_mapped && target.nowait {
+        return Err(invalid(
+            "--nowait makes a read or write that would block fail with EAGAIN, which memory-mapped I/O (-Sm) has no call for (its copies fault pages in); drop one",
+        ));
+    }
+    if target.nowait
+        && !matches!(
+            profile.engine,
+            crate::engine::EngineKind::IoUring | crate::engine::EngineKind::Psync
+        )
+    {
+        return Err(invalid(format!(
+            "--nowait needs reads and writes the kernel can refuse to wait for: the io_uring or psync engine, not {}; drop --nowait or choose one of them",
+            profile.engine
+        )));
+    }
     if !target.memory_mapped && target.flush.is_some() {
         return Err(invalid(
             "a memory-mapped flush mode (-N) needs memory-mapped I/O (-Sm); add -Sm or drop -N",

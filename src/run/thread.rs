@@ -94,9 +94,12 @@ pub(super) fn thread_main<C: Clock>(
         .iter()
         .map(|tt| input.targets[tt.target].file.as_raw_fd())
         .collect();
-    let priorities: Vec<u16> = served
+    let issue: Vec<crate::engine::Issue> = served
         .iter()
-        .map(|t| t.io_priority.linux_ioprio())
+        .map(|t| crate::engine::Issue {
+            priority: t.io_priority.linux_ioprio(),
+            nowait: t.nowait,
+        })
         .collect();
     let worker = crate::worker::Plan {
         timespan: ts,
@@ -145,7 +148,7 @@ pub(super) fn thread_main<C: Clock>(
         EngineKind::IoUring => {
             let engine = Uring::new(
                 &fds,
-                &priorities,
+                &issue,
                 slots,
                 ts.io_ring.is_none_or(|r| r.registered_buffers),
                 input.fast_paths,
@@ -158,7 +161,7 @@ pub(super) fn thread_main<C: Clock>(
             drive(engine, Worker::from_plan(worker, clock), plan, gate)
         }
         EngineKind::Psync | EngineKind::Mapped => {
-            let engine = Psync::create(&fds, slots, &priorities)
+            let engine = Psync::create(&fds, slots, &issue)
                 .map(|e| (e, EngineSetup::plain(EngineKind::Psync)))
                 .map_err(setup("cannot set the I/O priority (-I)"));
             drive(engine, Worker::from_plan(worker, clock), plan, gate)

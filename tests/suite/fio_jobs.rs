@@ -1288,6 +1288,14 @@ fn fio_command_lines_translate_as_fio_reads_them() {
         "--invalidate=0",
     ]);
     assert!(line[0].split(' ').any(|a| a == "--pre-read"), "{line:?}");
+    // nowait: RWF_NOWAIT on the engines that take it.
+    let line = lines(&[
+        "--name=w",
+        "--filename=/dev/sdz",
+        "--ioengine=io_uring",
+        "--nowait=1",
+    ]);
+    assert!(line[0].split(' ').any(|a| a == "--nowait"), "{line:?}");
     // fio's strided zones (disk-zone-profile.fio's shape).
     assert_eq!(
         lines(&[
@@ -1364,6 +1372,15 @@ fn fio_command_lines_translate_as_fio_reads_them() {
                 "--pre_read=1",
             ],
             "pre_read=1: the null engine moves no data to read ahead; closest in iospd: pre_read=0",
+        ),
+        (
+            vec![
+                "--name=w",
+                "--filename=/dev/sdz",
+                "--ioengine=psync",
+                "--nowait=1",
+            ],
+            "nowait=1: an option of fio's io_uring, libaio and pvsync2 engines, not of psync",
         ),
         (
             vec!["--name=z", "--filename=/dev/sdz", "--zonemode=zbd"],

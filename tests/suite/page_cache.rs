@@ -1,6 +1,7 @@
 //! What the page cache holds of a target before and during a run: `--pre-read` fills it before
 //! the timespan starts (seen with mincore(2) after a run of one read without readahead), through
-//! the run's own descriptor as fio's `pre_read` reads.
+//! the run's own descriptor as fio's `pre_read` reads; and `--nowait` (RWF_NOWAIT), whose reads
+//! of pages not in the cache fail with EAGAIN.
 
 use std::fs::File;
 use std::os::fd::AsRawFd;
@@ -44,19 +45,29 @@ fn evict(path: &Path) -> bool {
     resident(path).0 == 0
 }
 
-#[test]
-fn pre_read_fills_the_page_cache_with_the_runs_range() {
-    let test = "pre_read_fills_the_page_cache_with_the_runs_range";
-    let dir = TempDir::new();
-    let path = dir.join("c.dat");
+/// An 8 MiB file in `dir` with none of its pages in the page cache; `None`, said, where the file
+/// system cannot drop them.
+fn uncached_file(dir: &TempDir, test: &str) -> Option<std::path::PathBuf> {
+    let path = dir.join("uncached.dat");
     std::fs::write(&path, vec![0x5a; 8 * MIB]).unwrap();
     if !evict(&path) {
-        return skip(
+        skip(
             test,
             "this file system keeps a file's pages in memory whatever is asked",
         );
+        return None;
     }
-    let target = dir.arg("c.dat");
+    Some(path)
+}
+
+#[test]
+fn pre_read_fills_the_page_cache_with_the_runs_range() {
+    let dir = TempDir::new();
+    let Some(path) = uncached_file(&dir, "pre_read_fills_the_page_cache_with_the_runs_range")
+    else {
+        return;
+    };
+    let target = path.display().to_string();
     // One random 4 KiB read, with readahead off (-fr: POSIX_FADV_RANDOM on the run's descriptor).
     let one_read = |extra: &[&str]| {
         let mut args = vec!["-b4K", "-r", "-fr", "--ios=1", "-W0", "-t1", "-o1"];
@@ -89,4 +100,63 @@ fn pre_read_fills_the_page_cache_with_the_runs_range() {
         0,
         "a direct pre-read leaves the page cache as it was"
     );
+}
+
+#[test]
+fn nowait_reads_of_pages_not_cached_fail_with_eagain_and_pre_read_cures_them() {
+    let dir = TempDir::new();
+    let Some(path) = uncached_file(
+        &dir,
+        "nowait_reads_of_pages_not_cached_fail_with_eagain_and_pre_read_cures_them",
+    ) else {
+        return;
+    };
+    let target = path.display().to_string();
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "-b4K", "-r", "-fr", "--ios=50", "-W0", "-t1", "-o1", "--nowait",
+        ];
+        args.extend(extra);
+        args.push(&target);
+        run_iospd(&args)
+    };
+    for engine in ["--engine=io_uring", "--engine=psync"] {
+        assert!(evict(&path));
+        let output = run(&[engine]);
+        let err = stderr(&output);
+        assert_ne!(output.status.code(), Some(0), "{engine}: {err}");
+        assert!(
+            err.contains("failed: Resource temporarily unavailable"),
+            "{engine}: {err}"
+        );
+        let report = stdout(&output);
+        assert!(report.contains("--nowait: "), "{engine}: {report}");
+    }
+    for (extra, says) in [
+        ("-Sm", "memory-mapped I/O (-Sm) has no call for"),
+        ("--engine=null", "the io_uring or psync engine, not null"),
+    ] {
+        let output = run(&[extra]);
+        let err = stderr(&output);
+        assert_eq!(output.status.code(), Some(3), "{extra}: {err}");
+        assert!(err.contains(says), "{extra}: {err}");
+    }
+    // Counted and gone past where the run is told to.
+    assert!(evict(&path));
+    let output = run(&["--continue-on-error=io:EAGAIN", "-Rjson"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let failed = &json["timespans"][0]["failed_ios"];
+    assert!(failed["reads"].as_u64() > Some(0), "{failed}");
+    assert_eq!(
+        failed["first"]["result"].as_i64(),
+        Some(-libc::EAGAIN as i64),
+        "{failed}"
+    );
+    // With the range read first, every read finds its page.
+    assert!(evict(&path));
+    let output = run(&["--pre-read", "-Rjson"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert!(json["timespans"][0]["failed_ios"].is_null(), "{json}");
 }

@@ -580,6 +580,17 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         },
     },
     LongFlag {
+        name: "nowait",
+        usage: (
+            "--nowait",
+            "every read and write asks not to wait (RWF_NOWAIT): one that would block (a page-cache miss, a lock, a full device queue) fails with EAGAIN, which stops the run unless --continue-on-error=io:EAGAIN counts it (fio's nowait)",
+        ),
+        apply: |v, raw| {
+            no_long_value(v, "nowait")?;
+            flag_once(&mut raw.nowait)
+        },
+    },
+    LongFlag {
         name: "rate-process",
         usage: (
             "--rate-process=<linear|poisson>",

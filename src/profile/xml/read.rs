@@ -379,6 +379,7 @@ const TARGET_ELEMENTS: &[&str] = &[
     "Backwards",
     "Zones",
     "PreRead",
+    "NoWait",
     "BlockSplit",
 ];
 
@@ -549,6 +550,7 @@ fn iospd_options(el: &Element, t: &mut Target) -> Result<(), XmlError> {
     t.random_map = el.flag("RandomMap")?;
     t.backwards = el.flag("Backwards")?;
     t.pre_read = el.flag("PreRead")?;
+    t.nowait = el.flag("NoWait")?;
     t.zones = match el.child("Zones")? {
         Some(z) => Some(
             crate::profile::zones::Zones::parse(z.text.trim())

@@ -248,6 +248,16 @@ fn workload_text(out: &mut String, ts: &crate::profile::TimeSpan, skew: bool) {
                 ),
             );
         }
+        if t.nowait {
+            line(
+                out,
+                4,
+                format_args!(
+                    "--nowait: {} (a read or write that would block fails with EAGAIN)",
+                    t.path.display()
+                ),
+            );
+        }
         if t.pre_read {
             line(
                 out,
