@@ -154,9 +154,21 @@ impl Child {
 
     /// As [`Child::report`], and a child that a stop cut short after its measured window began
     /// gives its report of that shortened window, with the signal (as iospd's own run keeps
-    /// what it measured).
-    pub fn report_kept(&self, args: &[String]) -> Result<(Report, Option<i32>), ToolError> {
-        let (line, output) = self.run(args, true)?;
+    /// what it measured); a child whose run a failed I/O stopped gives its report with the
+    /// failure (as fio reports a job that ended in an error).
+    pub fn report_kept(&self, args: &[String]) -> Result<Kept, ToolError> {
+        let (line, output, cut) = self.finished(args, true)?;
+        if !cut && !output.status.success() {
+            let report = parse(line.clone(), &output.stdout)
+                .ok()
+                .filter(|r| r.timespans.iter().any(|t| t.failure.is_some()));
+            return match (report, failure(line, &output)) {
+                (Some(report), ToolError::Failed { code, why, .. }) => {
+                    Ok(Kept::Failed { report, code, why })
+                }
+                (_, error) => Err(error),
+            };
+        }
         let signal = stop().filter(|_| !output.status.success());
         let report = parse(line.clone(), &output.stdout)?;
         let measured = report.timespans.iter().any(|t| t.measured.is_some());
@@ -166,7 +178,8 @@ impl Child {
                 line,
                 started: true,
             }),
-            _ => Ok((report, signal)),
+            Some(signal) => Ok(Kept::Cut(report, signal)),
+            None => Ok(Kept::Ran(report)),
         }
     }
 
@@ -201,6 +214,20 @@ impl Child {
         args: &[String],
         keep_cut: bool,
     ) -> Result<(String, std::process::Output), ToolError> {
+        let (line, output, cut) = self.finished(args, keep_cut)?;
+        if !cut && !output.status.success() {
+            return Err(failure(line, &output));
+        }
+        Ok((line, output))
+    }
+
+    /// As [`Child::run`], and the output of a child that failed too, and whether a stop cut it
+    /// short (its output kept).
+    fn finished(
+        &self,
+        args: &[String],
+        keep_cut: bool,
+    ) -> Result<(String, std::process::Output, bool), ToolError> {
         let line = shell_line(args);
         let interrupted = |signal, started| ToolError::Interrupted {
             signal,
@@ -254,31 +281,51 @@ impl Child {
         // the next one is then not started.
         if let (false, Some(signal)) = (output.status.success(), stop()) {
             return match keep_cut && !output.stdout.is_empty() {
-                true => Ok((line, output)),
+                true => Ok((line, output, true)),
                 false => Err(interrupted(signal, true)),
             };
         }
-        if !output.status.success() {
-            use std::os::unix::process::ExitStatusExt;
-            let mut why = String::from_utf8_lossy(&output.stderr)
-                .trim_end()
-                .to_string();
-            // A child that says why on stdout (iospd verify's findings): its last line.
-            if why.is_empty() {
-                why = last_line(&output.stdout);
-            }
-            // Killed: its last line is whatever it said before, so the signal is said after it.
-            if let Some(signal) = output.status.signal() {
-                why.push_str(&format!("\nkilled by {}", signal_name(signal)));
-            }
-            return Err(ToolError::Failed {
-                line,
-                code: output.status.code().unwrap_or(1).clamp(1, 255) as u8,
-                why,
-            });
-        }
-        Ok((line, output))
+        Ok((line, output, false))
     }
+}
+
+/// How a child that ran and failed is told: its exit code and why, from what it said.
+fn failure(line: String, output: &std::process::Output) -> ToolError {
+    use std::os::unix::process::ExitStatusExt;
+    let mut why = String::from_utf8_lossy(&output.stderr)
+        .trim_end()
+        .to_string();
+    // A child that says why on stdout (iospd verify's findings): its last line.
+    if why.is_empty() {
+        why = last_line(&output.stdout);
+    }
+    // Killed: its last line is whatever it said before, so the signal is said after it.
+    if let Some(signal) = output.status.signal() {
+        why.push_str(&format!("\nkilled by {}", signal_name(signal)));
+    }
+    ToolError::Failed {
+        line,
+        code: output.status.code().unwrap_or(1).clamp(1, 255) as u8,
+        why,
+    }
+}
+
+/// What [`Child::report_kept`] kept of a run.
+#[derive(Debug)]
+pub enum Kept {
+    /// It ran to its end.
+    Ran(Report),
+    /// A stop cut it short, with this signal, after its measured window began.
+    Cut(Report, i32),
+    /// A failed I/O stopped it: its report up to then, its exit code and why.
+    Failed {
+        /// The report, whose timespan names the failure.
+        report: Report,
+        /// The child's exit code.
+        code: u8,
+        /// What it said on stderr.
+        why: String,
+    },
 }
 
 /// The last line of what a child printed.

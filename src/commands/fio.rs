@@ -315,7 +315,7 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
                 });
             }
         }
-        type Kept = Result<(crate::report::Report, Option<i32>), ToolError>;
+        type Kept = Result<super::child::Kept, ToolError>;
         super::child::begin_group();
         let unfinished = Unfinished::new(members.iter().map(|(_, t)| t.job.clone()).collect());
         let reports: Vec<Kept> = std::thread::scope(|scope| {
@@ -345,7 +345,10 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
                         unfinished.finish(&t.job);
                         // exitall: the job's end ends the others of its group;
                         // exitall_on_error: its failure does.
-                        let failed = matches!(report, Err(ToolError::Failed { .. }));
+                        let failed = matches!(
+                            report,
+                            Err(ToolError::Failed { .. }) | Ok(super::child::Kept::Failed { .. })
+                        );
                         if (exit.is_some() || (on_error && failed)) && !super::child::group_ended()
                         {
                             super::child::end_group();
@@ -368,10 +371,21 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
             // A job that fails as it runs leaves the others' results: they are printed, and the
             // failure is said after them.
             let report = match report {
-                Ok((report, by)) => {
-                    if by.is_some() {
-                        cut.push(format!("'{}'", t.job));
-                    } else if let Some(state) = &t.read_back {
+                // A job a failed I/O stopped: its results up to then, with the error, as fio
+                // reports it; the failure is said after every job's results.
+                Ok(super::child::Kept::Failed { report, code, why }) => {
+                    if t.exit_on_error {
+                        errored.push(format!("'{}' (exitall_on_error)", t.job));
+                    }
+                    failed.push((code, failed_job(job, t, &why)));
+                    report
+                }
+                Ok(super::child::Kept::Cut(report, _)) => {
+                    cut.push(format!("'{}'", t.job));
+                    report
+                }
+                Ok(super::child::Kept::Ran(report)) => {
+                    if let Some(state) = &t.read_back {
                         match read_back(&runner, job, t, state) {
                             Ok(()) => {}
                             Err(ToolError::Failed { code, why, .. }) => failed.push((code, why)),
@@ -392,15 +406,7 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
                     if t.exit_on_error {
                         errored.push(format!("'{}' (exitall_on_error)", t.job));
                     }
-                    failed.push((
-                        code,
-                        format!(
-                            "{}: job '{}': {}",
-                            job.place,
-                            t.job,
-                            in_job_terms(job, super::child::last_words(&why))
-                        ),
-                    ));
+                    failed.push((code, failed_job(job, t, &why)));
                     continue;
                 }
                 Err(other) => {
@@ -531,6 +537,17 @@ impl Unfinished {
 /// fio's read-back of what a verified job wrote: `iospd verify` of its `--verify-state` after
 /// its run, said in one line; the state removed when every block is right, kept (and named) when
 /// one is not.
+/// A failed job as the summary names it: where it is, its name, and the child's last word in the
+/// job's terms.
+fn failed_job(job: &crate::fiojob::Job, t: &Translation, why: &str) -> String {
+    format!(
+        "{}: job '{}': {}",
+        job.place,
+        t.job,
+        in_job_terms(job, super::child::last_words(why))
+    )
+}
+
 fn read_back(
     runner: &Child,
     job: &crate::fiojob::Job,

@@ -48,7 +48,6 @@ pub const ACCEPTED: &[(&str, &str)] = &[
     ("clat_percentiles", "iospd reports latency percentiles (-L)"),
     ("lat_percentiles", "iospd reports latency percentiles (-L)"),
     ("slat_percentiles", "iospd reports latency percentiles (-L)"),
-    ("disable_lat", "iospd always measures latency"),
     ("disable_clat", "iospd always measures latency"),
     ("disable_slat", "iospd always measures latency"),
     ("disable_bw", "iospd always measures bandwidth"),

@@ -80,6 +80,14 @@ pub const MAPPED: &[(&str, &str)] = &[
         "`--lock-memory`: the bytes times the clones one iospd process runs (fio locks that much for each job)",
     ),
     (
+        "disable_lat",
+        "nothing: iospd always measures latency; beside max_latency, no `--max-latency` (fio checks no latency then)",
+    ),
+    (
+        "max_latency",
+        "`--max-latency` (reads and writes, or each; µs unless a unit is given; checked only after the ramp, as fio checks; nothing under disable_lat)",
+    ),
+    (
         "nowait",
         "`--nowait` (RWF_NOWAIT: a read or write that would block fails with EAGAIN, which ends the job as in fio); io_uring, libaio and pvsync2 only, as in fio",
     ),

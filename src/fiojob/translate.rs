@@ -228,6 +228,7 @@ fn one(job: &Job, group: usize) -> Result<Vec<Translation>, Box<Refusal>> {
     access::per_file_calls(r, &engine, time_based, &mut t)?;
     work::pace(r, &m, blocks.mixed, depth, &mut t)?;
     work::errors(r, &m, &mut t)?;
+    work::max_latency(r, &mut t)?;
     work::steady(r, numjobs, &mut t)?;
     data::write_data(r, &m, blocks.largest, &mut t)?;
     data::distribution(r, &mut t)?;

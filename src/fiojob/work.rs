@@ -207,6 +207,48 @@ pub(super) fn errors(r: &mut Reader, m: &Mode, t: &mut Draft) -> Result<(), Box<
     Ok(())
 }
 
+/// `max_latency` (`<read>[,<write>[,<trim>]]`, µs unless a unit is given; an empty or 0 side no
+/// limit; trims are never checked): `--max-latency`. fio checks nothing under `disable_lat`, and
+/// passes the ETIMEDOUT it raises where `ignore_error` lists it, which iospd's stop does not.
+pub(super) fn max_latency(r: &mut Reader, t: &mut Draft) -> Result<(), Box<Refusal>> {
+    let Some(s) = r.get("max_latency") else {
+        return Ok(());
+    };
+    let value = s.value.as_deref().unwrap_or("");
+    let sides: Vec<&str> = value.split(',').map(str::trim).collect();
+    let side = |text: &str| match text {
+        "" => Ok(None),
+        _ => time_ns(text, 1_000).map(|ns| Some(ns).filter(|&ns| ns > 0)),
+    };
+    let read = side(sides[0]).map_err(|why| r.refuse(s, why, None))?;
+    let write =
+        side(sides.get(1).copied().unwrap_or(sides[0])).map_err(|why| r.refuse(s, why, None))?;
+    if read.is_none() && write.is_none() {
+        return Ok(());
+    }
+    if r.flag("disable_lat")?.unwrap_or(false) {
+        t.notes.push(format!(
+            "max_latency={value}: fio checks no latency under disable_lat=1"
+        ));
+        return Ok(());
+    }
+    if t.args.iter().any(|a| {
+        a.starts_with("--continue-on-error=") && a.split([':', ',']).any(|e| e == "ETIMEDOUT")
+    }) {
+        return Err(r.refuse(
+            s,
+            "ignore_error lists ETIMEDOUT, so fio counts the I/Os over it and goes on; iospd's --max-latency stops at the first",
+            Some("ETIMEDOUT out of ignore_error"),
+        ));
+    }
+    let limit = crate::profile::max_latency::MaxLatency {
+        read_ns: read,
+        write_ns: write,
+    };
+    t.args.push(format!("--max-latency={limit}"));
+    Ok(())
+}
+
 /// fio's `ignore_error` lists: per kind (reads, writes, verification), the errors by name or
 /// number.
 fn ignore_lists(value: &str) -> Result<Vec<Vec<i32>>, String> {

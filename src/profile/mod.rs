@@ -7,6 +7,7 @@
 mod block_split;
 mod file_engine;
 mod lossy;
+pub mod max_latency;
 pub mod raw;
 pub mod replay;
 mod resolve;

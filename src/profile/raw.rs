@@ -106,6 +106,8 @@ pub struct RawArgs {
     pub pre_read: bool,
     /// `--nowait`: RWF_NOWAIT on every read and write.
     pub nowait: bool,
+    /// `--max-latency=`: the longest a measured read or write may take.
+    pub max_latency: Option<crate::profile::max_latency::MaxLatency>,
     /// `--backwards`: sequential offsets move down.
     pub backwards: bool,
     /// `--zones=`: the I/O works one zone at a time.

@@ -88,6 +88,10 @@ pub struct Target {
     /// wrapping to the top again (fio's `rw=read:-<skip>`).
     #[serde(default, skip_serializing_if = "is_false")]
     pub backwards: bool,
+    /// `--max-latency`: the first measured read or write over it stops the run with ETIMEDOUT
+    /// (fio's `max_latency`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_latency: Option<super::max_latency::MaxLatency>,
     /// `--nowait`: reads and writes that would block fail with EAGAIN instead (RWF_NOWAIT, fio's
     /// `nowait`).
     #[serde(default, skip_serializing_if = "is_false")]
@@ -166,6 +170,7 @@ impl Target {
             zones: None,
             pre_read: false,
             nowait: false,
+            max_latency: None,
             throughput: None,
             poisson: false,
             continue_on_error: None,

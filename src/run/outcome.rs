@@ -89,7 +89,16 @@ fn describe_failure(
     target: &Target,
     engine: crate::engine::EngineKind,
 ) -> String {
-    let what = if failure.result == -libc::ETIMEDOUT {
+    let what = if let Some(ns) = failure.latency_ns {
+        format!(
+            "it took {}, longer than --max-latency={} allows (ETIMEDOUT, as fio's max_latency)",
+            crate::units::format_duration(ns as f64),
+            target
+                .max_latency
+                .map(|m| m.to_string())
+                .unwrap_or_default()
+        )
+    } else if failure.result == -libc::ETIMEDOUT {
         format!(
             "no answer {} s after the run stopped issuing (has the device stopped responding?); it was cancelled, and any I/O the kernel still holds keeps its buffers until iospd exits",
             crate::worker::DRAIN_LIMIT / 1_000_000_000

@@ -481,6 +481,10 @@ pub struct IoFailure {
     pub len: u32,
     /// The kernel's result: a negative errno or a short byte count.
     pub result: i32,
+    /// `--max-latency`: how long the I/O took when that is why it stopped the run (its result
+    /// is then ETIMEDOUT).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_ns: Option<u64>,
 }
 
 /// What the per-I/O trace kept.

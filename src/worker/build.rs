@@ -186,6 +186,9 @@ impl<'a, C: Clock> Worker<'a, C> {
                     )),
                     sizes: target.block_split.as_ref().map(super::sizes::SizeDraw::new),
                     continue_on: target.continue_on_error.clone(),
+                    max_latency: crate::profile::max_latency::MaxLatency::per_op(
+                        target.max_latency.as_ref(),
+                    ),
                 }
             })
             .collect();

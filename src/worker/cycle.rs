@@ -300,6 +300,22 @@ impl<C: Clock> Worker<'_, C> {
                     if let Some(feed) = &mut self.feed {
                         feed.record(t, ops[slot], len as u64, latency);
                     }
+                    // --max-latency: measured, and the run's failure (fio's max_latency).
+                    if latency > self.targets[t].max_latency[ops[slot] as usize]
+                        && failure.is_none()
+                    {
+                        let io = (ops[slot], offsets[slot], len);
+                        let mut over = self.failure(t, io, -libc::ETIMEDOUT);
+                        over.latency_ns = Some(latency);
+                        failure = Some(over);
+                        let _ = self.stop.compare_exchange(
+                            0,
+                            now.max(1),
+                            Ordering::SeqCst,
+                            Ordering::SeqCst,
+                        );
+                        filling = false;
+                    }
                 } else if ops[slot].has_range() {
                     self.targets[t].budget.release(len);
                 }
@@ -353,6 +369,7 @@ impl<C: Clock> Worker<'_, C> {
             offset,
             len,
             result,
+            latency_ns: None,
         }
     }
 }

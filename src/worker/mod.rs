@@ -136,6 +136,8 @@ pub struct WorkerTarget<'a> {
     pub sizes: Option<sizes::SizeDraw>,
     /// `--continue-on-error`: the failed I/Os counted and passed.
     pub continue_on: Option<crate::profile::ContinueOn>,
+    /// `--max-latency`: the longest a measured I/O may take, per [`Op`] (`u64::MAX`: no limit).
+    pub max_latency: [Nanos; 5],
 }
 
 /// `--fsync=<N>`/`--fdatasync=<N>`: counts a thread's writes to a target and owes a flush after

@@ -206,6 +206,7 @@ impl<C: Clock> Worker<'_, C> {
                             offset: offsets[s],
                             len: lens[s],
                             result: -libc::ETIMEDOUT,
+                            latency_ns: None,
                         });
                     }
                     break;
@@ -233,25 +234,8 @@ impl<C: Clock> Worker<'_, C> {
                         timespan: self.timespan,
                     });
                 }
-                if completion.result != op.success(len) {
-                    if failure.is_none() {
-                        failure = Some(IoFailure {
-                            thread: self.thread,
-                            target: self.targets[t].index,
-                            op,
-                            offset: offsets[s],
-                            len,
-                            result: completion.result,
-                        });
-                        let _ = self.stop.compare_exchange(
-                            0,
-                            now.max(1),
-                            Ordering::SeqCst,
-                            Ordering::SeqCst,
-                        );
-                        filling = false;
-                    }
-                } else {
+                let completed = completion.result == op.success(len);
+                if completed {
                     if self.slowest.admits(latency) {
                         self.keep_slow(started[s], now, t, (op, offsets[s], len));
                     }
@@ -261,6 +245,30 @@ impl<C: Clock> Worker<'_, C> {
                     if let Some(feed) = &mut self.feed {
                         feed.record(t, op, len as u64, latency);
                     }
+                }
+                // A failed I/O, or one over --max-latency (measured first), stops the replay.
+                let over = completed && latency > self.targets[t].max_latency[op as usize];
+                if (!completed || over) && failure.is_none() {
+                    failure = Some(IoFailure {
+                        thread: self.thread,
+                        target: self.targets[t].index,
+                        op,
+                        offset: offsets[s],
+                        len,
+                        result: if over {
+                            -libc::ETIMEDOUT
+                        } else {
+                            completion.result
+                        },
+                        latency_ns: over.then_some(latency),
+                    });
+                    let _ = self.stop.compare_exchange(
+                        0,
+                        now.max(1),
+                        Ordering::SeqCst,
+                        Ordering::SeqCst,
+                    );
+                    filling = false;
                 }
                 free.give_back(completion.slot);
             }

@@ -610,3 +610,49 @@ fn a_steady_state_job_ends_there_and_has_fios_steadystate_object() {
         );
     }
 }
+
+/// A job a failed I/O stopped keeps its entry, with fio's `error` (here `max_latency`'s
+/// ETIMEDOUT, 110, over a limit of 1 µs that every I/O passes), as fio writes it; the exit code is
+/// fio's too.
+#[test]
+fn a_job_that_failed_keeps_its_entry_with_fios_error() {
+    let test = "a_job_that_failed_keeps_its_entry_with_fios_error";
+    let fio = tools::optional(test, "fio", "the failed job's entry against fio's");
+    let job = [
+        "--output-format=json",
+        "--name=slow",
+        "--rw=randread",
+        "--size=1m",
+        "--ioengine=psync",
+        "--filename=m.dat",
+        "--max_latency=1",
+    ];
+    let entry = |output: &std::process::Output, who: &str| -> Value {
+        assert_eq!(output.status.code(), Some(1), "{who}: {}", stderr(output));
+        // fio says the error on stdout before its document ("fio: pid=…, err=110/…").
+        let text = stdout(output);
+        let doc = &text[text.find("\n{").map_or(0, |at| at + 1)..];
+        let doc: Value = serde_json::from_str(doc).unwrap();
+        doc["jobs"][0].clone()
+    };
+    let dir = TempDir::new();
+    let ours = iospd()
+        .arg("fio")
+        .args(job)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let ours = entry(&ours, "iospd");
+    assert_eq!(ours["error"], libc::ETIMEDOUT, "{ours}");
+    assert!(ours["read"]["total_ios"].as_u64() >= Some(1), "{ours}");
+    let Some(fio) = fio else { return };
+    let theirs_dir = TempDir::new();
+    let theirs = fio
+        .command("fio")
+        .args(job)
+        .current_dir(theirs_dir.path())
+        .output()
+        .unwrap();
+    let theirs = entry(&theirs, "fio");
+    assert_eq!(theirs["error"], ours["error"], "{theirs}");
+}

@@ -469,3 +469,69 @@ fn many_files_of_a_few_calls_each_fit_in_little_memory() {
         600
     );
 }
+
+/// `--max-latency`: the first measured read or write over the limit stops the run with
+/// ETIMEDOUT, named; a limit of 1 ns is over for every I/O, so the test needs no slow device.
+#[test]
+fn the_first_io_over_max_latency_stops_the_run_and_is_named() {
+    let dir = TempDir::new();
+    let target = dir.arg("m.dat");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "-c1M",
+            "-b4K",
+            "-r",
+            "-W0",
+            "-t1",
+            "-o4",
+            "--ios=2000",
+            "-Rjson",
+        ];
+        args.extend(extra);
+        args.push(&target);
+        iospd().args(&args).output().unwrap()
+    };
+    let output = run(&["--max-latency=1ns", "-w30"]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("longer than --max-latency=1ns allows (ETIMEDOUT"),
+        "{err}"
+    );
+    let json: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let failure = &json["timespans"][0]["failure"];
+    assert_eq!(failure["result"], -libc::ETIMEDOUT, "{failure}");
+    assert!(failure["latency_ns"].as_u64() > Some(1), "{failure}");
+    // Measured, as fio measures it, with the others of its batch; none issued after it.
+    let ios = json["timespans"][0]["measured"]["totals"]["total"]["ios"]
+        .as_u64()
+        .unwrap();
+    assert!((1..=4).contains(&ios), "{ios} I/Os measured at -o4");
+    // One direction only: reads have no limit here, so a read-only run is never over it.
+    let output = run(&["--max-latency=,1ns", "-w0"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let output = run(&["--max-latency=,1ns", "-w100"]);
+    assert!(
+        stderr(&output).contains("write of 4096 bytes"),
+        "{}",
+        stderr(&output)
+    );
+    // A limit no I/O reaches changes nothing.
+    let output = run(&[
+        "--max-latency=60s",
+        "-w30",
+        &format!("--trace={}", dir.arg("m.trace")),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    // A replay of that run is held to the limit too.
+    let output = iospd()
+        .args(["replay", "--max-latency=1ns", &dir.arg("m.trace"), &target])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("longer than --max-latency=1ns"),
+        "{}",
+        stderr(&output)
+    );
+}

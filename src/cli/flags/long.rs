@@ -591,6 +591,18 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         },
     },
     LongFlag {
+        name: "max-latency",
+        usage: (
+            "--max-latency=<time>[,<write time>]",
+            "the first measured read or write that takes longer (ns, us, ms or s; reads and writes, or each: 10ms,50ms, an empty side none) stops the run with ETIMEDOUT, naming it (fio's max_latency)",
+        ),
+        apply: |v, raw| {
+            let limit = crate::profile::max_latency::MaxLatency::parse(v.unwrap_or_default())
+                .map_err(|why| format!("{why}; for example --max-latency=10ms"))?;
+            once(&mut raw.max_latency, limit)
+        },
+    },
+    LongFlag {
         name: "rate-process",
         usage: (
             "--rate-process=<linear|poisson>",

@@ -380,6 +380,7 @@ const TARGET_ELEMENTS: &[&str] = &[
     "Zones",
     "PreRead",
     "NoWait",
+    "MaxLatency",
     "BlockSplit",
 ];
 
@@ -551,6 +552,13 @@ fn iospd_options(el: &Element, t: &mut Target) -> Result<(), XmlError> {
     t.backwards = el.flag("Backwards")?;
     t.pre_read = el.flag("PreRead")?;
     t.nowait = el.flag("NoWait")?;
+    t.max_latency = match el.child("MaxLatency")? {
+        Some(m) => Some(
+            crate::profile::max_latency::MaxLatency::parse(m.text.trim())
+                .map_err(|why| m.error(format!("<MaxLatency>: {why}")))?,
+        ),
+        None => None,
+    };
     t.zones = match el.child("Zones")? {
         Some(z) => Some(
             crate::profile::zones::Zones::parse(z.text.trim())

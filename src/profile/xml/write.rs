@@ -391,6 +391,9 @@ fn write_target(out: &mut Out, t: &Target) {
     if t.nowait {
         out.value("NoWait", "true");
     }
+    if let Some(m) = &t.max_latency {
+        out.value("MaxLatency", m);
+    }
     if t.poisson {
         out.value("RateProcess", "poisson");
     }

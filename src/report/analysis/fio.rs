@@ -149,6 +149,12 @@ fn entry(run: &FioJobRun, plus: bool, measured: Option<(&Measured, Part)>) -> Fi
         (job.latency_ns, job.latency_us, job.latency_ms) = latency_ranges(&[]);
         return job;
     };
+    // The failed I/O that stopped the run: fio's error of the job (or of the clone) it ended.
+    if let Some(f) = run.report.timespans.iter().find_map(|t| t.failure.as_ref())
+        && part.threads.iter().any(|t| t.thread == f.thread)
+    {
+        job.error = if f.result < 0 { -f.result } else { libc::EIO };
+    }
     // continue_on_error: the job's failed I/Os, for an entry of the whole job (the report keeps
     // no count per thread, so a clone's entry has none rather than its job's).
     if part.threads.len() == m.threads.len()

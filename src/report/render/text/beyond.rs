@@ -248,6 +248,16 @@ fn workload_text(out: &mut String, ts: &crate::profile::TimeSpan, skew: bool) {
                 ),
             );
         }
+        if let Some(m) = &t.max_latency {
+            line(
+                out,
+                4,
+                format_args!(
+                    "--max-latency={m}: {} (the first measured read or write over it stops the run)",
+                    t.path.display()
+                ),
+            );
+        }
         if t.nowait {
             line(
                 out,
