@@ -494,6 +494,25 @@ pub(super) fn caching(r: &mut Reader, engine: &Engine, t: &mut Draft) -> Result<
     Ok(())
 }
 
+/// `serialize_overlap`: `--serialize-overlap` where fio keeps it (a job that writes or trims at a
+/// depth above 1); elsewhere fio turns it off, and so it is said.
+pub(super) fn overlap(
+    r: &mut Reader,
+    m: &Mode,
+    depth: u64,
+    t: &mut Draft,
+) -> Result<(), Box<Refusal>> {
+    if !r.flag("serialize_overlap")?.unwrap_or(false) {
+        return Ok(());
+    }
+    if !(m.writes || m.trims) || depth == 1 {
+        t.notes.push("serialize_overlap: fio turns it off for a job that only reads, or at iodepth=1: nothing can overlap a write in flight".into());
+        return Ok(());
+    }
+    t.args.push("--serialize-overlap".into());
+    Ok(())
+}
+
 /// `iodepth`: the depth, 1 on a synchronous engine (as fio runs it).
 pub(super) fn depth(r: &mut Reader, engine: &Engine, t: &mut Draft) -> Result<u64, Box<Refusal>> {
     let depth = r.parsed("iodepth", integer)?.unwrap_or(1);

@@ -88,6 +88,10 @@ pub const MAPPED: &[(&str, &str)] = &[
         "`--max-latency` (reads and writes, or each; µs unless a unit is given; checked only after the ramp, as fio checks; nothing under disable_lat)",
     ),
     (
+        "serialize_overlap",
+        "`--serialize-overlap` for a job that writes or trims at a depth above 1; otherwise nothing (fio turns it off)",
+    ),
+    (
         "nowait",
         "`--nowait` (RWF_NOWAIT: a read or write that would block fails with EAGAIN, which ends the job as in fio); io_uring, libaio and pvsync2 only, as in fio",
     ),

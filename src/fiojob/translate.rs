@@ -221,6 +221,7 @@ fn one(job: &Job, group: usize) -> Result<Vec<Translation>, Box<Refusal>> {
     access::advice(r, &m, &engine, &mut t)?;
     access::caching(r, &engine, &mut t)?;
     let depth = access::depth(r, &engine, &mut t)?;
+    access::overlap(r, &m, depth, &mut t)?;
     let numjobs = r.parsed("numjobs", integer)?.unwrap_or(1).max(1);
     let files = files::files(r, numjobs)?;
     access::zones(r, &files, &mut t)?;

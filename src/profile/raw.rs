@@ -106,6 +106,8 @@ pub struct RawArgs {
     pub pre_read: bool,
     /// `--nowait`: RWF_NOWAIT on every read and write.
     pub nowait: bool,
+    /// `--serialize-overlap`: overlapping I/Os of a thread wait for one another.
+    pub serialize_overlap: bool,
     /// `--max-latency=`: the longest a measured read or write may take.
     pub max_latency: Option<crate::profile::max_latency::MaxLatency>,
     /// `--backwards`: sequential offsets move down.

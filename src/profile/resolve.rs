@@ -334,6 +334,7 @@ fn from_command_line(raw: &RawArgs) -> Result<Profile, ProfileError> {
         random_map: raw.random_map,
         pre_read: raw.pre_read,
         nowait: raw.nowait,
+        serialize_overlap: raw.serialize_overlap,
         max_latency: raw.max_latency,
         backwards: raw.backwards,
         zones: raw.zones,

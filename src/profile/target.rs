@@ -92,6 +92,10 @@ pub struct Target {
     /// (fio's `max_latency`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_latency: Option<super::max_latency::MaxLatency>,
+    /// `--serialize-overlap`: an I/O that overlaps one of its thread's in flight to the target
+    /// waits for it to complete (fio's `serialize_overlap`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub serialize_overlap: bool,
     /// `--nowait`: reads and writes that would block fail with EAGAIN instead (RWF_NOWAIT, fio's
     /// `nowait`).
     #[serde(default, skip_serializing_if = "is_false")]
@@ -170,6 +174,7 @@ impl Target {
             zones: None,
             pre_read: false,
             nowait: false,
+            serialize_overlap: false,
             max_latency: None,
             throughput: None,
             poisson: false,

@@ -189,6 +189,7 @@ impl<'a, C: Clock> Worker<'a, C> {
                     max_latency: crate::profile::max_latency::MaxLatency::per_op(
                         target.max_latency.as_ref(),
                     ),
+                    serialize_overlap: target.serialize_overlap,
                 }
             })
             .collect();

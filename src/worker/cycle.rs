@@ -17,6 +17,9 @@ use crate::engine::{Completion, Engine, Io, Op};
 use crate::stats::IoFailure;
 use crate::stats::sizes::SizeIndex;
 
+/// An I/O drawn for a slot: its target (among the thread's), direction, offset, length and size.
+type Drawn = (u16, Op, u64, u32, SizeIndex);
+
 impl<C: Clock> Worker<'_, C> {
     /// Issues until the schedule ends or a stop is requested, then drains every slot in flight,
     /// for up to [`DRAIN_LIMIT`]: an I/O still unanswered then is the run's failure.
@@ -40,6 +43,11 @@ impl<C: Clock> Worker<'_, C> {
         let mut lens = vec![0u32; slots];
         let mut size_index: Vec<SizeIndex> = vec![0; slots];
         let mut owner = vec![0u16; slots];
+        // --serialize-overlap: which slots are staged or in flight, and per slot an I/O drawn but
+        // held back because it overlaps one of them (empty when no target asks).
+        let serialize = self.targets.iter().any(|t| t.serialize_overlap);
+        let mut busy = vec![false; if serialize { slots } else { 0 }];
+        let mut held: Vec<Option<Drawn>> = vec![None; if serialize { slots } else { 0 }];
         let mut filling = true;
         let mut failure = None;
         let mut window_end = self.schedule.measure_end;
@@ -75,18 +83,37 @@ impl<C: Clock> Worker<'_, C> {
                     let slot = free[i];
                     // Under --verify, an I/O drawn earlier whose block was busy goes first.
                     let pending = self.verify.as_ref().and_then(|v| v.pending[slot as usize]);
-                    let t = match pending {
-                        Some((t, _, _)) => t as usize,
-                        None => self.target_of(slot),
+                    let kept = if serialize { held[slot as usize] } else { None };
+                    let t = match (kept, pending) {
+                        (Some((t, ..)), _) | (None, Some((t, _, _))) => t as usize,
+                        (None, None) => self.target_of(slot),
                     };
                     let target = &mut self.targets[t];
                     if !target.budget.open() || !target.throttle.ready(now) {
                         continue;
                     }
-                    let (op, offset, len, index) = match pending {
-                        Some((_, op, offset)) => (op, offset, target.len(op), 0),
-                        None => target.next(&mut self.rng, slot),
+                    let (op, offset, len, index) = match (kept, pending) {
+                        (Some((_, op, offset, len, index)), _) => (op, offset, len, index),
+                        (None, Some((_, op, offset))) => (op, offset, target.len(op), 0),
+                        (None, None) => target.next(&mut self.rng, slot),
                     };
+                    if serialize {
+                        let overlaps = target.serialize_overlap
+                            && op.has_range()
+                            && (0..slots).any(|j| {
+                                busy[j]
+                                    && owner[j] as usize == t
+                                    && ops[j].has_range()
+                                    && offsets[j] < offset + u64::from(len)
+                                    && offset < offsets[j] + u64::from(lens[j])
+                            });
+                        if overlaps {
+                            // Kept for this slot until what it overlaps completes.
+                            held[slot as usize] = Some((t as u16, op, offset, len, index));
+                            continue;
+                        }
+                        held[slot as usize] = None;
+                    }
                     if let Some(v) = &mut self.verify {
                         v.pending[slot as usize] = None;
                         if !v.take(slot, target.index, offset) {
@@ -112,6 +139,9 @@ impl<C: Clock> Worker<'_, C> {
                     size_index[slot as usize] = index;
                     offsets[slot as usize] = offset;
                     owner[slot as usize] = t as u16;
+                    if serialize {
+                        busy[slot as usize] = true;
+                    }
                     engine.push(Io {
                         slot,
                         target: t as u16,
@@ -318,6 +348,9 @@ impl<C: Clock> Worker<'_, C> {
                     }
                 } else if ops[slot].has_range() {
                     self.targets[t].budget.release(len);
+                }
+                if serialize {
+                    busy[slot] = false;
                 }
                 free.push(completion.slot);
                 progress_left -= 1;

@@ -138,6 +138,8 @@ pub struct WorkerTarget<'a> {
     pub continue_on: Option<crate::profile::ContinueOn>,
     /// `--max-latency`: the longest a measured I/O may take, per [`Op`] (`u64::MAX`: no limit).
     pub max_latency: [Nanos; 5],
+    /// `--serialize-overlap`: an I/O overlapping one in flight to this target waits for it.
+    pub serialize_overlap: bool,
 }
 
 /// `--fsync=<N>`/`--fdatasync=<N>`: counts a thread's writes to a target and owes a flush after

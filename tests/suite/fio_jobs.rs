@@ -1296,6 +1296,22 @@ fn fio_command_lines_translate_as_fio_reads_them() {
         "--nowait=1",
     ]);
     assert!(line[0].split(' ').any(|a| a == "--nowait"), "{line:?}");
+    // serialize_overlap: kept for writes at a depth above 1, off (as fio turns it) for reads.
+    for (rw, kept) in [("randwrite", true), ("randread", false)] {
+        let line = lines(&[
+            "--name=o",
+            "--filename=/dev/sdz",
+            "--ioengine=io_uring",
+            "--iodepth=16",
+            &format!("--rw={rw}"),
+            "--serialize_overlap=1",
+        ]);
+        assert_eq!(
+            line[0].split(' ').any(|a| a == "--serialize-overlap"),
+            kept,
+            "{rw}: {line:?}"
+        );
+    }
     // fio's strided zones (disk-zone-profile.fio's shape).
     assert_eq!(
         lines(&[

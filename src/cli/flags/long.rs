@@ -580,6 +580,17 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         },
     },
     LongFlag {
+        name: "serialize-overlap",
+        usage: (
+            "--serialize-overlap",
+            "an I/O whose range overlaps one its thread has in flight to the same target waits until that one completes, so no two of a thread's writes race on a block (fio's serialize_overlap)",
+        ),
+        apply: |v, raw| {
+            no_long_value(v, "serialize-overlap")?;
+            flag_once(&mut raw.serialize_overlap)
+        },
+    },
+    LongFlag {
         name: "nowait",
         usage: (
             "--nowait",

@@ -380,6 +380,7 @@ const TARGET_ELEMENTS: &[&str] = &[
     "Zones",
     "PreRead",
     "NoWait",
+    "SerializeOverlap",
     "MaxLatency",
     "BlockSplit",
 ];
@@ -552,6 +553,7 @@ fn iospd_options(el: &Element, t: &mut Target) -> Result<(), XmlError> {
     t.backwards = el.flag("Backwards")?;
     t.pre_read = el.flag("PreRead")?;
     t.nowait = el.flag("NoWait")?;
+    t.serialize_overlap = el.flag("SerializeOverlap")?;
     t.max_latency = match el.child("MaxLatency")? {
         Some(m) => Some(
             crate::profile::max_latency::MaxLatency::parse(m.text.trim())

@@ -391,6 +391,9 @@ fn write_target(out: &mut Out, t: &Target) {
     if t.nowait {
         out.value("NoWait", "true");
     }
+    if t.serialize_overlap {
+        out.value("SerializeOverlap", "true");
+    }
     if let Some(m) = &t.max_latency {
         out.value("MaxLatency", m);
     }

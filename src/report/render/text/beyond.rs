@@ -258,6 +258,16 @@ fn workload_text(out: &mut String, ts: &crate::profile::TimeSpan, skew: bool) {
                 ),
             );
         }
+        if t.serialize_overlap {
+            line(
+                out,
+                4,
+                format_args!(
+                    "--serialize-overlap: {} (an I/O overlapping one in flight from its thread waits for it)",
+                    t.path.display()
+                ),
+            );
+        }
         if t.nowait {
             line(
                 out,
