@@ -342,6 +342,9 @@ pub struct FastPaths {
     /// `--sqpoll[=ms]`: a kernel thread polls the submission queue, sleeping after this many ms
     /// idle.
     pub sqpoll_idle_ms: Option<u32>,
+    /// `--sqpoll-cpu`: the CPU each ring's polling kernel thread is bound to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sqpoll_cpu: Option<u32>,
     /// `--iopoll`: poll the device for completions (O_DIRECT on devices with poll queues).
     pub iopoll: bool,
 }

@@ -215,6 +215,9 @@ fn build_ring(entries: u32, cq_entries: u32, fast: FastPaths) -> io::Result<(IoU
         builder.setup_cqsize(cq_entries);
         if let Some(idle) = fast.sqpoll_idle_ms {
             builder.setup_sqpoll(idle);
+            if let Some(cpu) = fast.sqpoll_cpu {
+                builder.setup_sqpoll_cpu(cpu);
+            }
         }
         if fast.iopoll {
             builder.setup_iopoll();

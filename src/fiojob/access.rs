@@ -544,8 +544,16 @@ pub(super) fn seeds(r: &mut Reader, t: &mut Draft) -> Result<(), Box<Refusal>> {
 
 /// `sqthread_poll`, `hipri`: `--sqpoll`, `--iopoll`.
 pub(super) fn polling(r: &mut Reader, t: &mut Draft) -> Result<(), Box<Refusal>> {
+    let cpu = r.parsed("sqthread_poll_cpu", integer)?;
     if r.flag("sqthread_poll")?.unwrap_or(false) {
         t.args.push("--sqpoll".into());
+        if let Some(cpu) = cpu {
+            t.args.push(format!("--sqpoll-cpu={cpu}"));
+        }
+    } else if let Some(cpu) = cpu {
+        t.notes.push(format!(
+            "sqthread_poll_cpu={cpu}: fio binds a polling thread only with sqthread_poll"
+        ));
     }
     if r.flag("hipri")?.unwrap_or(false) {
         t.args.push("--iopoll".into());

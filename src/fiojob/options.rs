@@ -88,6 +88,10 @@ pub const MAPPED: &[(&str, &str)] = &[
         "`--max-latency` (reads and writes, or each; µs unless a unit is given; checked only after the ramp, as fio checks; nothing under disable_lat)",
     ),
     (
+        "sqthread_poll_cpu",
+        "`--sqpoll-cpu` with sqthread_poll; nothing without it (as in fio)",
+    ),
+    (
         "serialize_overlap",
         "`--serialize-overlap` for a job that writes or trims at a depth above 1; otherwise nothing (fio turns it off)",
     ),

@@ -248,6 +248,8 @@ pub struct RawArgs {
     pub metrics: Option<std::net::SocketAddr>,
     /// `--sqpoll[=ms]`: the SQ polling thread's idle time.
     pub sqpoll_idle_ms: Option<u32>,
+    /// `--sqpoll-cpu=`: the CPU of the polling kernel thread.
+    pub sqpoll_cpu: Option<u32>,
     /// `--iopoll`: polled completions.
     pub iopoll: bool,
     /// `--no-device-clock`: no per-request device times.

@@ -73,8 +73,16 @@ pub fn resolve(raw: &RawArgs, command_line: String) -> Result<Resolved, ProfileE
     profile.lock_memory_bytes = raw.lock_memory;
     profile.fast_paths = crate::engine::FastPaths {
         sqpoll_idle_ms: raw.sqpoll_idle_ms,
+        sqpoll_cpu: raw.sqpoll_cpu,
         iopoll: raw.iopoll,
     };
+    if raw.sqpoll_cpu.is_some() && raw.sqpoll_idle_ms.is_none() {
+        return Err(ProfileError::Conflict {
+            first: "--sqpoll-cpu",
+            second: "--sqpoll",
+            why: "it binds the polling thread --sqpoll starts; add --sqpoll or drop --sqpoll-cpu",
+        });
+    }
     if (profile.fast_paths.iopoll || profile.fast_paths.sqpoll_idle_ms.is_some())
         && profile.engine != crate::engine::EngineKind::IoUring
     {

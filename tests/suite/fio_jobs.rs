@@ -1296,6 +1296,22 @@ fn fio_command_lines_translate_as_fio_reads_them() {
         "--nowait=1",
     ]);
     assert!(line[0].split(' ').any(|a| a == "--nowait"), "{line:?}");
+    // sqthread_poll_cpu binds the polling thread sqthread_poll starts; alone it does nothing.
+    let line = lines(&[
+        "--name=q",
+        "--filename=/dev/sdz",
+        "--ioengine=io_uring",
+        "--sqthread_poll=1",
+        "--sqthread_poll_cpu=1",
+    ]);
+    assert!(line[0].contains(" --sqpoll --sqpoll-cpu=1 "), "{line:?}");
+    let line = lines(&[
+        "--name=q",
+        "--filename=/dev/sdz",
+        "--ioengine=io_uring",
+        "--sqthread_poll_cpu=1",
+    ]);
+    assert!(!line[0].contains("--sqpoll"), "{line:?}");
     // serialize_overlap: kept for writes at a depth above 1, off (as fio turns it) for reads.
     for (rw, kept) in [("randwrite", true), ("randread", false)] {
         let line = lines(&[

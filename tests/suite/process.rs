@@ -120,3 +120,66 @@ fn a_niceness_or_a_lock_that_cannot_be_had_is_refused_before_anything_is_written
         assert!(!dir.join("never.dat").exists(), "{args:?} wrote the target");
     }
 }
+
+/// `--sqpoll-cpu`: the ring's polling kernel thread (a task of the process, `iou-sqp-<pid>`) is
+/// bound to that CPU, seen while the run waits for its start event.
+#[test]
+fn the_polling_thread_runs_on_the_cpu_asked() {
+    let dir = TempDir::new();
+    let events = TempDir::new();
+    let target = dir.arg("q.dat");
+    let mut child = iospd()
+        .env("IOSPD_EVENT_DIR", events.path())
+        .args([
+            "-c1M",
+            "-W0",
+            "--ios=100",
+            "--sqpoll",
+            "--sqpoll-cpu=1",
+            "-yrGo",
+            &target,
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let polling = loop {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended before its start event: {}",
+            stderr(&child.wait_with_output().unwrap())
+        );
+        let found = fs::read_dir(format!("/proc/{pid}/task"))
+            .ok()
+            .and_then(|dir| {
+                dir.filter_map(|e| e.ok())
+                    .find(|e| {
+                        fs::read_to_string(e.path().join("comm"))
+                            .is_ok_and(|c| c.starts_with("iou-sqp"))
+                    })
+                    .map(|e| e.path())
+            });
+        if let Some(task) = found {
+            break task;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let status = fs::read_to_string(polling.join("status")).unwrap();
+    let cpus = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .map(str::trim);
+    fs::write(events.join("iospd-event-Go"), b"").unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(cpus, Some("1"), "{status}");
+    let refused = run_iospd(&["--sqpoll-cpu=1", "-c1M", "-d1", &dir.arg("never.dat")]);
+    assert_eq!(refused.status.code(), Some(3));
+    assert!(
+        stderr(&refused).contains("add --sqpoll"),
+        "{}",
+        stderr(&refused)
+    );
+    assert!(!dir.join("never.dat").exists());
+}

@@ -118,6 +118,18 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         },
     },
     LongFlag {
+        name: "sqpoll-cpu",
+        usage: (
+            "--sqpoll-cpu=<cpu>",
+            "with --sqpoll: each ring's polling kernel thread runs on this CPU (fio's sqthread_poll_cpu)",
+        ),
+        apply: |v, raw| {
+            let cpu = parse_in_range(v.unwrap_or_default(), 0, crate::profile::MAX_CPU)
+                .map_err(|e| unit(e, "--sqpoll-cpu=1"))?;
+            once(&mut raw.sqpoll_cpu, cpu as u32)
+        },
+    },
+    LongFlag {
         name: "iopoll",
         usage: (
             "--iopoll",
