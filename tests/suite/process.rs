@@ -32,28 +32,43 @@ fn threads(pid: u32) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Starts iospd with `args` and `-yrGo`: it sets up, then waits for event Go (set in `events`
+/// by [`go`]) before it runs.
+fn waiting(events: &TempDir, args: &[&str]) -> std::process::Child {
+    iospd()
+        .env("IOSPD_EVENT_DIR", events.path())
+        .arg("-yrGo")
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Sets event Go for a [`waiting`] run and returns its output.
+fn go(events: &TempDir, child: std::process::Child) -> std::process::Output {
+    fs::write(events.join("iospd-event-Go"), b"").unwrap();
+    child.wait_with_output().unwrap()
+}
+
 #[test]
 fn the_runs_threads_are_niced_and_its_memory_locked_until_it_ends() {
     let dir = TempDir::new();
     let events = TempDir::new();
     let target = dir.arg("p.dat");
-    let mut child = iospd()
-        .env("IOSPD_EVENT_DIR", events.path())
-        .args([
+    let mut child = waiting(
+        &events,
+        &[
             "-c1M",
             "-t2",
             "-W0",
             "--ios=200",
             "--nice=7",
             "--lock-memory=64M",
-            "-yrGo",
             "--engine=null",
             &target,
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        ],
+    );
     let pid = child.id();
     // Waits for the run to hold its memory and start its two workers (they wait for the event),
     // however slowly the machine gets there.
@@ -72,8 +87,7 @@ fn the_runs_threads_are_niced_and_its_memory_locked_until_it_ends() {
         nice.iter().all(|&n| n == 7),
         "niceness of each thread: {nice:?}"
     );
-    fs::write(events.join("iospd-event-Go"), b"").unwrap();
-    let output = child.wait_with_output().unwrap();
+    let output = go(&events, child);
     assert!(output.status.success(), "{}", stderr(&output));
     let report = stdout(&output);
     assert!(
@@ -128,21 +142,17 @@ fn the_polling_thread_runs_on_the_cpu_asked() {
     let dir = TempDir::new();
     let events = TempDir::new();
     let target = dir.arg("q.dat");
-    let mut child = iospd()
-        .env("IOSPD_EVENT_DIR", events.path())
-        .args([
+    let mut child = waiting(
+        &events,
+        &[
             "-c1M",
             "-W0",
             "--ios=100",
             "--sqpoll",
             "--sqpoll-cpu=1",
-            "-yrGo",
             &target,
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        ],
+    );
     let pid = child.id();
     let polling = loop {
         assert!(
@@ -170,8 +180,7 @@ fn the_polling_thread_runs_on_the_cpu_asked() {
         .lines()
         .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
         .map(str::trim);
-    fs::write(events.join("iospd-event-Go"), b"").unwrap();
-    let output = child.wait_with_output().unwrap();
+    let output = go(&events, child);
     assert!(output.status.success(), "{}", stderr(&output));
     assert_eq!(cpus, Some("1"), "{status}");
     let refused = run_iospd(&["--sqpoll-cpu=1", "-c1M", "-d1", &dir.arg("never.dat")]);
