@@ -362,9 +362,19 @@ pub(super) fn place(
                     Some("offset_align=<the smallest block>, or offset=<bytes>"),
                 ));
             }
-            let real = target_size(r, files, r.last["offset"])?;
-            let raw = real / 100 * q + real % 100 * q / 100;
-            raw.div_ceil(smallest) * smallest
+            // Of files not there yet (or empty) fio takes q % of 0 bytes, then lays them out.
+            let absent = files
+                .names
+                .iter()
+                .all(|n| matches!(crate::input::size_of(Path::new(n)), None | Some(0)));
+            if absent && !matches!(r.size("size")?, Some(Size::Percent(_)) | None) {
+                t.notes.push(format!("offset={q}%: the targets are not there yet (or empty), so fio takes {q}% of 0 bytes: the region starts at 0"));
+                0
+            } else {
+                let real = target_size(r, files, r.last["offset"])?;
+                let raw = real / 100 * q + real % 100 * q / 100;
+                raw.div_ceil(smallest) * smallest
+            }
         }
     };
     if let Some(a) = align

@@ -116,7 +116,7 @@ pub const MAPPED: &[(&str, &str)] = &[
     ("filesize", "each file's `-c`"),
     (
         "offset",
-        "`-B`; a percentage of the targets' size (all of one size), rounded up to the smallest block",
+        "`-B`; a percentage of the targets' size (all of one size), rounded up to the smallest block; of files not there yet 0, as fio takes it",
     ),
     (
         "offset_align",

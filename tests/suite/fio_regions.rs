@@ -122,7 +122,7 @@ fn percentages_that_cannot_be_taken_are_refused_naming_the_targets() {
             "targets of different sizes ('a.dat' 1048576 bytes, 'b.dat' 2097152)",
         ),
         (
-            &["--filename=none.dat", "--offset=10%", "--size=1m"],
+            &["--filename=none.dat", "--offset=10%", "--size=10%"],
             "'none.dat', which is not there",
         ),
         (
@@ -145,4 +145,53 @@ fn percentages_that_cannot_be_taken_are_refused_naming_the_targets() {
         );
         assert!(!dir.join("none.dat").exists());
     }
+}
+
+/// An offset as a percentage of a file not there yet: fio takes it of 0 bytes, lays the file out
+/// at its size and works it from 0; iospd the same (fio's I/O log beside it where installed).
+#[test]
+fn a_percentage_offset_of_a_file_not_there_yet_starts_at_zero_as_in_fio() {
+    let test = "a_percentage_offset_of_a_file_not_there_yet_starts_at_zero_as_in_fio";
+    let fio = tools::optional(test, "fio", "the region against fio's own I/O log");
+    let job = [
+        "--name=p",
+        "--filename=new.dat",
+        "--rw=read",
+        "--bs=64k",
+        "--ioengine=psync",
+        "--offset=25%",
+        "--size=1m",
+    ];
+    let dir = TempDir::new();
+    let output = iospd()
+        .args(["fio", "-Rjson"])
+        .args(job)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("takes 25% of 0 bytes"),
+        "{}",
+        stderr(&output)
+    );
+    let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let read = &report["timespans"][0]["measured"]["totals"]["read"]["bytes"];
+    assert_eq!(read.as_u64(), Some(1 << 20));
+    assert_eq!(
+        std::fs::metadata(dir.join("new.dat")).unwrap().len(),
+        1 << 20
+    );
+    let Some(fio) = fio else { return };
+    let theirs = TempDir::new();
+    let ran = fio
+        .command("fio")
+        .args(job)
+        .arg("--write_iolog=fio.log")
+        .current_dir(theirs.path())
+        .output()
+        .unwrap();
+    assert!(ran.status.success(), "{}", stderr(&ran));
+    let log = std::fs::read_to_string(theirs.join("fio.log")).unwrap();
+    assert_eq!(log_bounds(&log), (0, 1 << 20), "fio's region");
 }
