@@ -169,6 +169,11 @@ pub const ACCEPTED_VALUES: &[(&str, &[&str], &str)] = &[
         "iospd's own reports keep reads, writes and their total apart; fio's JSON and terse output add them into fio's mixed direction as fio does",
     ),
     (
+        "uncached",
+        &["0"],
+        "fio's default: buffered I/O keeps its pages in the page cache",
+    ),
+    (
         "nonvectored",
         &["-1", "1"],
         "iospd's io_uring reads and writes are non-vectored (IORING_OP_READ/WRITE or their fixed-buffer forms), fio's default where the kernel has them",
