@@ -24,6 +24,7 @@ fn kinds(kind: LogKind) -> &'static [(&'static str, Measure)] {
             ("clat", |p| p.mean_ns.round() as u64),
             ("slat", |_| 0),
         ],
+        LogKind::Histogram { .. } => &[("clat_hist", |_| 0)],
     }
 }
 
@@ -39,6 +40,8 @@ fn job_files(t: &Translation) -> Vec<(&'static str, &str)> {
     for arg in t.args.iter().filter(|a| *a != "replay") {
         if let Some(trace) = arg.strip_prefix("--trace=") {
             files.push(("I/O log it writes (write_iolog)", trace));
+        } else if let Some(log) = arg.strip_prefix("--histlog=") {
+            files.push(("interval log it writes (for write_hist_log)", log));
         } else if let Some(source) = arg.strip_prefix("-Z").and_then(|z| z.split_once(',')) {
             files.push(("buffer source", source.1));
         } else if !arg.starts_with('-') {
@@ -219,6 +222,38 @@ pub fn check_outputs(
     Ok(())
 }
 
+/// A job's `write_hist_log`: fio's histogram log of each target, `<prefix>_clat_hist.<n>.log`,
+/// from the interval log its run wrote (`<prefix>_clat_hist.hlog`, removed after), the target's
+/// block size in the block-size column.
+fn histogram_logs(
+    report: &crate::report::Report,
+    log: &FioLog,
+    coarseness: u8,
+    targets: usize,
+) -> Result<(), ToolError> {
+    let source = PathBuf::from(format!("{}_clat_hist.hlog", log.prefix));
+    let failed = |path: &Path, why: String| ToolError::Output {
+        path: path.to_path_buf(),
+        why,
+    };
+    let text = std::fs::read(&source).map_err(|e| failed(&source, e.to_string()))?;
+    let sizes = report.profile.timespans.first().map(|ts| &ts.targets);
+    for t in 0..targets {
+        let lines =
+            super::fio_hist::lines(&text, t, coarseness).map_err(|why| failed(&source, why))?;
+        let block = sizes
+            .and_then(|s| s.get(t))
+            .map_or(0, |target| target.block_size);
+        let path = log_path(log, "clat_hist", t);
+        let mut place = Place::locate(&path).map_err(|why| failed(&path, why))?;
+        place
+            .replace_with(super::fio_hist::render(&lines, block).as_bytes())
+            .map_err(|e| failed(&path, e.to_string()))?;
+    }
+    let _ = std::fs::remove_file(&source);
+    Ok(())
+}
+
 /// A job's `write_bw_log`/`write_iops_log`/`write_lat_log` in fio's format, from its report's
 /// `-D` intervals, as fio writes windowed logs (`log_avg_msec`): `<prefix>_bw.<n>.log` (KiB/s),
 /// `_iops` (IOPS), `_lat` and `_clat` (mean latency, ns: iospd measures submission to completion)
@@ -236,6 +271,10 @@ pub fn write_logs(report: &crate::report::Report, logs: &[FioLog]) -> Result<(),
     };
     let targets = rows.first().map_or(0, |r| r.targets.len());
     for log in logs {
+        if let LogKind::Histogram { coarseness } = log.kind {
+            histogram_logs(report, log, coarseness, targets)?;
+            continue;
+        }
         for &(name, value) in kinds(log.kind) {
             for t in 0..targets {
                 let mut text = String::new();

@@ -7,6 +7,7 @@ pub mod compare;
 pub mod data_check;
 pub mod fio;
 pub mod fio_files;
+pub mod fio_hist;
 pub mod fio_json;
 pub mod help;
 pub mod merge;

@@ -146,18 +146,6 @@ pub const CLOSEST: &[(&str, &str)] = &[
     ("opendir", "list the files as targets"),
     ("replay_redirect", "iospd replay <trace> <target>"),
     ("trim_percentage", "--trim=<percent>"),
-    (
-        "write_hist_log",
-        "--histlog=<file> (HdrHistogram's interval log)",
-    ),
-    (
-        "log_hist_msec",
-        "--histlog=<file> (HdrHistogram's interval log)",
-    ),
-    (
-        "log_hist_coarseness",
-        "--histlog=<file> (HdrHistogram's interval log)",
-    ),
 ];
 
 /// Accepted only with these values (fio's default, or what iospd does anyway), with what that

@@ -74,6 +74,18 @@ pub const MAPPED: &[(&str, &str)] = &[
         "prio",
         "`-I2` for best-effort level 7; `--ioprio=<class>:<prio>` (best effort without prioclass)",
     ),
+    (
+        "write_hist_log",
+        "`<prefix>_clat_hist.<n>.log` in fio's format (fio's 1,856 latency bins per interval and direction), made after the run from its `--histlog` at `-D<log_hist_msec>`",
+    ),
+    (
+        "log_hist_msec",
+        "the histogram log's interval, `-D` (shared with the other logs: a different log_avg_msec is refused)",
+    ),
+    (
+        "log_hist_coarseness",
+        "the histogram log's bins summed by 2^N, as fio sums them (0 to 6)",
+    ),
     ("nice", "`--nice` (0, fio's default, adds nothing)"),
     (
         "lockmem",

@@ -85,6 +85,12 @@ pub enum LogKind {
     Iops,
     /// `<prefix>_lat.<n>.log`, `_clat`, `_slat`: ns.
     Latency,
+    /// `<prefix>_clat_hist.<n>.log`: fio's latency bins per interval, summed by
+    /// `2^coarseness`, made from the run's `--histlog` (`<prefix>_clat_hist.hlog`).
+    Histogram {
+        /// `log_hist_coarseness`.
+        coarseness: u8,
+    },
 }
 
 /// A log fio would write for a job.

@@ -459,6 +459,73 @@ fn a_jobs_logs_are_written_in_fios_format() {
     }
 }
 
+/// `write_hist_log` at `log_hist_msec`: fio's histogram log, a line per interval and direction
+/// with fio's 1,856 latency bins (summed by `2^log_hist_coarseness`), every measured I/O in one;
+/// the same columns as fio 3.33's own log of the job where fio is installed.
+#[test]
+fn a_jobs_histogram_log_has_fios_bins_and_every_io() {
+    let test = "a_jobs_histogram_log_has_fios_bins_and_every_io";
+    let fio = tools::optional(test, "fio", "the histogram log's columns against fio's");
+    let job = |coarseness: &str| {
+        vec![
+            "--name=h".to_string(),
+            "--filename=h.dat".into(),
+            "--rw=randread".into(),
+            "--bs=4k".into(),
+            "--size=4m".into(),
+            "--runtime=1".into(),
+            "--time_based".into(),
+            "--log_hist_msec=100".into(),
+            "--write_hist_log=hist".into(),
+            format!("--log_hist_coarseness={coarseness}"),
+        ]
+    };
+    let fields = |text: &str| -> Vec<Vec<u64>> {
+        text.lines()
+            .map(|l| l.split(", ").map(|f| f.parse().unwrap()).collect())
+            .collect()
+    };
+    for (coarseness, bins) in [("0", 1856), ("2", 464)] {
+        let dir = TempDir::new();
+        let output = iospd()
+            .arg("fio")
+            .arg("-Rjson")
+            .args(job(coarseness))
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let ours = fields(&std::fs::read_to_string(dir.join("hist_clat_hist.1.log")).unwrap());
+        assert!(!ours.is_empty());
+        assert!(
+            ours.iter()
+                .all(|l| l.len() == 3 + bins && l[1] == 0 && l[2] == 4096)
+        );
+        let counted: u64 = ours.iter().map(|l| l[3..].iter().sum::<u64>()).sum();
+        let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+        let measured = &report["timespans"][0]["measured"]["totals"]["read"]["ios"];
+        assert_eq!(Some(counted), measured.as_u64(), "every measured read");
+        assert!(
+            !dir.join("hist_clat_hist.hlog").exists(),
+            "the interval log is removed"
+        );
+        let Some(fio) = &fio else { continue };
+        let theirs = TempDir::new();
+        let ran = fio
+            .command("fio")
+            .args(job(coarseness))
+            .arg("--output-format=terse")
+            .current_dir(theirs.path())
+            .output()
+            .unwrap();
+        assert!(ran.status.success(), "{}", stderr(&ran));
+        let log = std::fs::read_to_string(theirs.join("hist_clat_hist.1.log")).unwrap();
+        for line in fields(&log) {
+            assert_eq!((line.len(), line[1], line[2]), (3 + bins, 0, 4096), "fio's");
+        }
+    }
+}
+
 /// `numa_cpu_nodes` runs the job on the CPUs this host has on those nodes (`--cpu-set`), with
 /// the memory policy that leaves the threads' memory on them; a node the host lacks, and a
 /// policy that would move memory elsewhere, are refused.
@@ -1413,6 +1480,17 @@ fn fio_command_lines_translate_as_fio_reads_them() {
                 "--nowait=1",
             ],
             "nowait=1: an option of fio's io_uring, libaio and pvsync2 engines, not of psync",
+        ),
+        (
+            vec![
+                "--name=h",
+                "--filename=/dev/sdz",
+                "--write_bw_log=b",
+                "--log_avg_msec=500",
+                "--write_hist_log=h",
+                "--log_hist_msec=100",
+            ],
+            "log_hist_msec=100: a histogram interval other than the other logs' 500 ms",
         ),
         (
             vec!["--name=z", "--filename=/dev/sdz", "--zonemode=zbd"],
