@@ -341,7 +341,10 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
                         if let Some(waitee) = &t.wait_for {
                             unfinished.wait(waitee, &t.job);
                         }
-                        let report = runner.report_kept(&args);
+                        let report = match &t.latency {
+                            Some(search) => super::fio_latency::run(runner, &args, search, &t.job),
+                            None => runner.report_kept(&args),
+                        };
                         unfinished.finish(&t.job);
                         // exitall: the job's end ends the others of its group;
                         // exitall_on_error: its failure does.

@@ -4,7 +4,7 @@
 //! a group's jobs are one entry, their reports merged as runs at the same time are.
 
 use crate::fiojob::Job;
-use crate::fiojob::value::boolean;
+use crate::fiojob::value::{boolean, time_ns};
 use crate::report::Report;
 use crate::report::analysis::fio::{FIO_PERCENTILES, FioJobRun, Unified, document};
 use crate::report::fio::FioDocument;
@@ -88,8 +88,28 @@ fn run<'a>(job: &'a Job, group: usize, report: &'a Report) -> FioJobRun<'a> {
             Some("2" | "both") => Unified::Both,
             _ => Unified::Apart,
         },
+        latency_target: latency_target(job),
         report,
     }
+}
+
+/// `latency_target` (ns), `latency_percentile` and `latency_window` (µs), as fio reads them
+/// (µs unless a unit is given; a percentile of 100 unless set).
+fn latency_target(job: &Job) -> (u64, f64, u64) {
+    let time = |key| {
+        job.get(key)
+            .and_then(|s| time_ns(s.value.as_deref()?, 1_000).ok())
+            .unwrap_or(0)
+    };
+    let percentile = job
+        .get("latency_percentile")
+        .and_then(|s| s.value.as_deref()?.trim().parse().ok())
+        .unwrap_or(100.0);
+    (
+        time("latency_target"),
+        percentile,
+        time("latency_window") / 1_000,
+    )
 }
 
 /// The job's settings under fio's names, the last of each kept in its first place.

@@ -9,6 +9,7 @@ pub mod fio;
 pub mod fio_files;
 pub mod fio_hist;
 pub mod fio_json;
+pub mod fio_latency;
 pub mod help;
 pub mod merge;
 pub mod preset;

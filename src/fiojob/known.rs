@@ -121,18 +121,6 @@ pub const ACCEPTED: &[(&str, &str)] = &[
 pub const CLOSEST: &[(&str, &str)] = &[
     ("bs_unaligned", "-b<size>"),
     (
-        "latency_target",
-        "iospd sweep --slo (the most load whose latency percentile stays under a target)",
-    ),
-    (
-        "latency_percentile",
-        "iospd sweep --slo (the most load whose latency percentile stays under a target)",
-    ),
-    (
-        "latency_window",
-        "iospd sweep --slo (the most load whose latency percentile stays under a target)",
-    ),
-    (
         "verify_pattern",
         "--verify (iospd's self-describing blocks)",
     ),

@@ -12,6 +12,7 @@ pub mod cmdline;
 mod data;
 mod files;
 pub mod known;
+mod latency;
 mod logs;
 pub mod options;
 pub mod origin;

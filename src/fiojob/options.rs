@@ -100,6 +100,22 @@ pub const MAPPED: &[(&str, &str)] = &[
         "`--max-latency` (reads and writes, or each; µs unless a unit is given; checked only after the ramp, as fio checks; nothing under disable_lat)",
     ),
     (
+        "latency_target",
+        "the depth searched as fio searches it, from 1 up to `iodepth` and back, one iospd run (`-o<depth> -d<window>`) per window; the job's results are the window at the depth it settles on",
+    ),
+    (
+        "latency_window",
+        "each run's `-d` (whole seconds; fio's 0 is 1 s)",
+    ),
+    (
+        "latency_percentile",
+        "the share of a window's I/Os within the target (100: `--max-latency` on each run, so the first I/O over it fails the depth, and at depth 1 the job, as in fio)",
+    ),
+    (
+        "latency_run",
+        "the search goes on to the job's end; its results are the last window's",
+    ),
+    (
         "sqthread_poll_cpu",
         "`--sqpoll-cpu` with sqthread_poll; nothing without it (as in fio)",
     ),
@@ -353,7 +369,7 @@ mod tests {
     use super::*;
 
     /// The translation's sources, where it reads each option.
-    const SOURCES: [&str; 9] = [
+    const SOURCES: [&str; 10] = [
         include_str!("translate.rs"),
         include_str!("access.rs"),
         include_str!("blocks.rs"),
@@ -362,6 +378,7 @@ mod tests {
         include_str!("logs.rs"),
         include_str!("placement.rs"),
         include_str!("files.rs"),
+        include_str!("latency.rs"),
         include_str!("reader.rs"),
     ];
 

@@ -28,13 +28,14 @@
 //! | `startdelay`, `unlink` | the job's child starts that late; its group's new files removed after it |
 
 use super::known::{ACCEPTED, ACCEPTED_VALUES, CLOSEST};
+pub use super::latency::LatencySearch;
 use super::reader::Reader;
 pub use super::reader::Refusal;
 use super::value::{boolean, integer};
-use super::{Job, access, blocks, data, files, logs, placement, work};
+use super::{Job, access, blocks, data, files, latency, logs, placement, work};
 
 /// A job as an iospd command line.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Translation {
     /// The job's name.
     pub job: String,
@@ -64,6 +65,8 @@ pub struct Translation {
     /// `ioscheduler`: the scheduler fio would switch the targets' devices to; `iospd fio` runs
     /// the job only where the device already uses it.
     pub scheduler: Option<String>,
+    /// `latency_target`: the depth is searched for, one run per window.
+    pub latency: Option<LatencySearch>,
 }
 
 /// What a job with `exitall` ends when it ends (`exit_what`).
@@ -236,6 +239,7 @@ fn one(job: &Job, group: usize) -> Result<Vec<Translation>, Box<Refusal>> {
     work::pace(r, &m, blocks.mixed, depth, &mut t)?;
     work::errors(r, &m, &mut t)?;
     work::max_latency(r, &mut t)?;
+    let latency = latency::latency_target(r, &mut t)?;
     work::steady(r, numjobs, &mut t)?;
     data::write_data(r, &m, blocks.largest, &mut t)?;
     data::distribution(r, &mut t)?;
@@ -307,6 +311,7 @@ fn one(job: &Job, group: usize) -> Result<Vec<Translation>, Box<Refusal>> {
         wait_for,
         read_back,
         scheduler,
+        latency,
         ..t
     })?;
     let per_clone = match files.apart {
@@ -381,5 +386,6 @@ fn finish(
         wait_for: None,
         read_back: None,
         scheduler: None,
+        latency: None,
     })
 }

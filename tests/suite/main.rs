@@ -26,6 +26,7 @@ mod faults;
 mod file_engines;
 mod fio_jobs;
 mod fio_json;
+mod fio_latency;
 mod fio_regions;
 mod fio_terse;
 mod formats;

@@ -6,7 +6,9 @@
 use std::time::SystemTime;
 
 use crate::report::Report;
-use crate::report::model::fio::{FioDirection, FioDocument, FioJob, FioLatency, FioSync, Ordered};
+use crate::report::model::fio::{
+    FioDirection, FioDocument, FioJob, FioLatency, FioLatencyTarget, FioSync, Ordered,
+};
 use crate::report::model::{Direction, Directions, Latency, Measured, ThreadReport};
 use crate::stats::timeline::{self, Point};
 
@@ -44,6 +46,9 @@ pub struct FioJobRun<'a> {
     pub clones: bool,
     /// `unified_rw_reporting`.
     pub unified: Unified,
+    /// `latency_target`, ns (0: none), `latency_percentile` and `latency_window` (µs), as fio
+    /// reads them.
+    pub latency_target: (u64, f64, u64),
     /// Its report.
     pub report: &'a Report,
 }
@@ -135,6 +140,7 @@ fn entry(run: &FioJobRun, plus: bool, measured: Option<(&Measured, Part)>) -> Fi
         latency_ms: Ordered::default(),
         total_err: None,
         first_error: None,
+        latency: None,
         steadystate: None,
     };
     let apart = run.unified != Unified::Mixed;
@@ -177,6 +183,17 @@ fn entry(run: &FioJobRun, plus: bool, measured: Option<(&Measured, Part)>) -> Fi
     {
         job.steadystate = Some(steady_state(s));
     }
+    let (target, percentile, window) = run.latency_target;
+    job.latency = part
+        .threads
+        .first()
+        .filter(|t| t.depth > 0)
+        .map(|t| FioLatencyTarget {
+            latency_depth: t.depth,
+            latency_target: target,
+            latency_percentile: percentile,
+            latency_window: window,
+        });
     let runtime_ms = (m.duration_s * 1000.0).round() as u64;
     job.elapsed = m.duration_s.ceil() as u64;
     job.job_runtime = runtime_ms;

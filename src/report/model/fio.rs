@@ -77,9 +77,26 @@ pub struct FioJob {
     /// `continue_on_error`: the first one's error number (0: none failed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub first_error: Option<i32>,
+    /// The depth it ran at, with the `latency_target` search's options (fio writes them for every
+    /// job: depth `iodepth`, target 0, where it searched nothing).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub latency: Option<FioLatencyTarget>,
     /// `ss`: the steady-state rule, whether it was met and the window it judged.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub steadystate: Option<FioSteadyState>,
+}
+
+/// fio's `latency_target` fields.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct FioLatencyTarget {
+    /// The depth the job ran at: the search's last, or its `iodepth`.
+    pub latency_depth: u32,
+    /// `latency_target`, ns (0: none).
+    pub latency_target: u64,
+    /// `latency_percentile` (100 unless set).
+    pub latency_percentile: f64,
+    /// `latency_window`, µs.
+    pub latency_window: u64,
 }
 
 /// fio's `steadystate` object.

@@ -211,6 +211,7 @@ mod tests {
                 latency_ms: ranges(&ms),
                 total_err: None,
                 first_error: None,
+                latency: None,
                 steadystate: None,
             }],
         }
