@@ -325,12 +325,8 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
                     let mut args = t.args.clone();
                     let at = usize::from(args.first().is_some_and(|a| a == "replay"));
                     args.insert(at, "-Rjson".into());
-                    // fio's bandwidth and IOPS samples: one per 500 ms (its bw_avg_time), where
-                    // the job has a length to count them over.
-                    if options.fio.is_some()
-                        && at == 0
-                        && args.iter().any(|a| a.starts_with("-d"))
-                        && !args.iter().any(|a| a.starts_with("-D"))
+                    // fio's bandwidth and IOPS samples: one per 500 ms (its bw_avg_time).
+                    if options.fio.is_some() && at == 0 && !args.iter().any(|a| a.starts_with("-D"))
                     {
                         args.insert(1, "-D500".into());
                     }

@@ -171,11 +171,6 @@ fn validate_work(ts: &TimeSpan) -> Result<(), ProfileError> {
                 t.path.display()
             )));
         }
-        if ts.iops_interval_ms.is_some() {
-            return Err(invalid(
-                "-D counts intervals over a run of known length, and a run bounded by --ios/--bytes without -d has none; add -d<seconds> as its limit",
-            ));
-        }
     }
     if bounded && ts.cooldown_s > 0 {
         return Err(invalid(format!(

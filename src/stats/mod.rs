@@ -211,6 +211,21 @@ impl TargetStats {
         }
     }
 
+    /// Keeps at least `n` `-D` intervals in every direction (a run bounded by its work, which has
+    /// no length to size them by, grows them as it goes).
+    pub fn keep_intervals(&mut self, n: usize) {
+        let trim = self.trim.as_deref_mut();
+        let flush = self.flush.as_deref_mut();
+        for op in [Some(&mut self.read), Some(&mut self.write), trim, flush]
+            .into_iter()
+            .flatten()
+        {
+            if op.intervals.len() < n {
+                op.intervals.resize(n, intervals::Interval::default());
+            }
+        }
+    }
+
     /// Also counts reads and writes by size (`--bssplit`'s sizes, ascending).
     pub fn with_sizes(mut self, sizes: Option<Vec<u64>>) -> Self {
         self.by_size = sizes.map(|s| Box::new(sizes::SizeStats::new(s)));

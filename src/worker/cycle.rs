@@ -246,6 +246,9 @@ impl<C: Clock> Worker<'_, C> {
             //    it failed, or counts when it lies in the measured window; its slot is free again.
             let counted = now >= self.schedule.warmup_end && now < window_end;
             let interval = (now.saturating_sub(self.schedule.warmup_end) / interval_ns) as usize;
+            if counted {
+                self.keep_interval(interval);
+            }
             self.advance_feed(now);
             for completion in done.drain(..) {
                 inflight -= 1;

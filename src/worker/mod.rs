@@ -333,6 +333,30 @@ impl<C: Clock> Worker<'_, C> {
         }
     }
 
+    /// Makes room for a counted completion in `-D` interval `interval`. A run with `-d` has
+    /// every interval from the start; one bounded by its work has no length to size them by, and
+    /// they grow here, at most once per interval.
+    #[inline]
+    fn keep_interval(&mut self, interval: usize) {
+        if self.interval_ns != 0
+            && self
+                .stats
+                .first()
+                .is_some_and(|s| interval >= s.read.intervals.len())
+        {
+            self.grow_intervals(interval);
+        }
+    }
+
+    #[cold]
+    fn grow_intervals(&mut self, interval: usize) {
+        let kept = self.stats.first().map_or(0, |s| s.read.intervals.len());
+        let n = (interval + 1).max(kept * 2);
+        for stats in &mut self.stats {
+            stats.keep_intervals(n);
+        }
+    }
+
     /// Ships the feed's slice once `now` lies in a later interval of the measured window.
     #[inline]
     fn advance_feed(&mut self, now: Nanos) {

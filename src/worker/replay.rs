@@ -214,6 +214,7 @@ impl<C: Clock> Worker<'_, C> {
             }
             // 4. Record what completed.
             let interval = (now.saturating_sub(self.schedule.warmup_end) / interval_ns) as usize;
+            self.keep_interval(interval);
             self.advance_feed(now);
             for completion in done.drain(..) {
                 inflight -= 1;

@@ -155,10 +155,14 @@ fn fio_json_holds_the_measured_numbers_in_fios_units() {
     assert!((shares - 100.0).abs() < 1e-6, "{shares}");
     assert_eq!(sized["write"]["total_ios"], 0);
     assert_eq!(sized["write"]["clat_ns"]["N"], 0);
-    assert_eq!(
-        read["bw_samples"], 0,
-        "a job without a length has no 500 ms samples"
+    // A job bounded by its size has a sample per whole 500 ms it ran (none when it ran less).
+    let runtime_ms = read["runtime"].as_u64().unwrap();
+    let samples = read["bw_samples"].as_u64().unwrap();
+    assert!(
+        [runtime_ms / 500, (runtime_ms + 1) / 500].contains(&samples),
+        "{samples} samples in {runtime_ms} ms"
     );
+    assert_eq!(read["iops_samples"], read["bw_samples"]);
 
     // The timed job: its own percentile list, both directions, a sample every 500 ms.
     let timed = &jobs[1];

@@ -339,20 +339,54 @@ fn work_bounds_that_cannot_run_are_refused_before_anything_is_written() {
         (vec!["--bytes=1M", "--bytes=50%"], "give each option once"),
         (vec!["--bytes=0%"], "--bytes=100%"),
     ]);
-    // Without -d, -D has no length to count intervals over.
+}
+
+/// `-D` in a run bounded by its work: its intervals grow as it goes (it has no length to size
+/// them by), and every I/O is in exactly one of them, in each thread's buckets and in the time
+/// series, however long the machine takes.
+#[test]
+fn a_run_bounded_by_its_work_counts_every_io_in_its_intervals() {
     let dir = TempDir::new();
     let target = dir.arg("t.dat");
     let output = iospd()
-        .args(["-c1M", "--ios=10", "-D", &target])
+        .args([
+            "-c4M",
+            "-b4K",
+            "-r",
+            "-t2",
+            "-o4",
+            "-W0",
+            "--ios=3000",
+            "-D1",
+            "-Rjson",
+            &target,
+        ])
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(3));
-    let err = stderr(&output);
-    assert!(
-        err.contains("add -d<seconds>") && err.lines().count() == 1,
-        "{err}"
-    );
-    assert!(!std::path::Path::new(&target).exists());
+    assert!(output.status.success(), "{}", stderr(&output));
+    let json: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let m = &json["timespans"][0]["measured"];
+    assert_eq!(m["totals"]["read"]["ios"], 6000);
+    let sum = |buckets: &Value| -> u64 {
+        buckets
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["ios"].as_u64().unwrap())
+            .sum()
+    };
+    for thread in m["threads"].as_array().unwrap() {
+        let read = &thread["targets"][0]["read"];
+        assert_eq!(sum(&read["intervals"]), 3000, "{read}");
+    }
+    assert_eq!(sum(&m["totals"]["read"]["intervals"]), 6000);
+    let rows: u64 = m["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["all"]["read"]["ios"].as_u64().unwrap())
+        .sum();
+    assert_eq!(rows, 6000);
 }
 
 /// `--file-service`: a `-O` pool's I/Os go to its targets in turn (`roundrobin[:n]`), each target

@@ -202,12 +202,21 @@ fn entry(run: &FioJobRun, plus: bool, measured: Option<(&Measured, Part)>) -> Fi
         lat_percentiles: run.lat_percentiles,
         plus,
     };
+    // fio's samples are whole intervals: the last of a job that ended by its size, cut short,
+    // is none (its log has it).
+    let whole_ms = run
+        .report
+        .profile
+        .timespans
+        .first()
+        .and_then(|t| t.iops_interval_ms)
+        .map_or(0.0, |ms| f64::from(ms) - 1.0);
     let samples = |pick: fn(&timeline::Directions) -> &Point| match part.samples {
         None => Vec::new(),
         Some(target) => m
             .timeline
             .iter()
-            .filter(|row| row.length_ms > 0.0)
+            .filter(|row| row.length_ms > 0.0 && row.length_ms >= whole_ms)
             .filter_map(|row| {
                 let directions = match target {
                     None => Some(&row.all),
