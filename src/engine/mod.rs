@@ -87,6 +87,9 @@ pub struct Io {
     pub offset: u64,
     /// Bytes to transfer.
     pub len: u32,
+    /// A priority of its own (`--ioprio-split`), for the engines that take one per I/O; 0: the
+    /// target's ([`Issue::priority`]).
+    pub priority: u16,
 }
 
 /// One finished I/O.

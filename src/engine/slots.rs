@@ -227,6 +227,7 @@ pub(super) mod tests {
             op,
             offset: 0,
             len,
+            priority: 0,
         }
     }
 

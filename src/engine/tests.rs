@@ -102,6 +102,7 @@ fn trims_and_flushes<E: Engine>(engine: &mut E, file: &std::fs::File) {
                 op,
                 offset,
                 len,
+                priority: 0,
             })
             .unwrap();
         let mut done = Vec::new();

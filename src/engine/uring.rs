@@ -120,7 +120,11 @@ impl Uring {
     #[inline]
     fn entry(&self, io: &Io, addr: *mut u8) -> squeue::Entry {
         let issue = self.issue[io.target as usize];
-        let (priority, flags) = (issue.priority, issue.rw_flags());
+        let priority = match io.priority {
+            0 => issue.priority,
+            own => own,
+        };
+        let flags = issue.rw_flags();
         macro_rules! rw {
             ($fd:expr) => {
                 match (io.op, self.fixed_buffers) {

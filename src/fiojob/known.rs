@@ -4,6 +4,10 @@
 
 /// Accepted: what each means for an iospd run.
 pub const ACCEPTED: &[(&str, &str)] = &[
+    (
+        "log_prio",
+        "iospd's fio logs are per window of many I/Os, so their priority column is 0; the report gives each priority's latency (--ioprio-split)",
+    ),
     ("name", "a label"),
     (
         "thinktime_spin",
@@ -130,7 +134,6 @@ pub const CLOSEST: &[(&str, &str)] = &[
         "iospd verify (re-reads what a --verify run wrote)",
     ),
     ("thinktime_iotime", "-i<count> -j<ms>|-j<n>us"),
-    ("cmdprio_percentage", "--ioprio=<class>:<level> for all I/O"),
     ("opendir", "list the files as targets"),
     ("replay_redirect", "iospd replay <trace> <target>"),
     ("trim_percentage", "--trim=<percent>"),

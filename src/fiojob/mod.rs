@@ -9,6 +9,7 @@
 mod access;
 mod blocks;
 pub mod cmdline;
+mod cmdprio;
 mod data;
 mod files;
 pub mod known;

@@ -100,6 +100,22 @@ pub const MAPPED: &[(&str, &str)] = &[
         "`--max-latency` (reads and writes, or each; µs unless a unit is given; checked only after the ramp, as fio checks; nothing under disable_lat)",
     ),
     (
+        "cmdprio_percentage",
+        "`--ioprio-split=<percent>/<class>/<level>` per direction (io_uring and libaio jobs); each priority's latency in the report and in fio JSON's `prios`",
+    ),
+    (
+        "cmdprio_bssplit",
+        "`--ioprio-split` with a rule per block size (`<bs>/<percent>[/<class>/<level>]`); a share of 0 is no rule",
+    ),
+    (
+        "cmdprio_class",
+        "the class of the `--ioprio-split` rules that name none (1 real time, fio's default, 2 best effort, 3 idle)",
+    ),
+    (
+        "cmdprio",
+        "the level of the `--ioprio-split` rules that name none (0, fio's default, to 7)",
+    ),
+    (
         "latency_target",
         "the depth searched as fio searches it, from 1 up to `iodepth` and back, one iospd run (`-o<depth> -d<window>`) per window; the job's results are the window at the depth it settles on",
     ),
@@ -369,7 +385,7 @@ mod tests {
     use super::*;
 
     /// The translation's sources, where it reads each option.
-    const SOURCES: [&str; 10] = [
+    const SOURCES: [&str; 11] = [
         include_str!("translate.rs"),
         include_str!("access.rs"),
         include_str!("blocks.rs"),
@@ -379,6 +395,7 @@ mod tests {
         include_str!("placement.rs"),
         include_str!("files.rs"),
         include_str!("latency.rs"),
+        include_str!("cmdprio.rs"),
         include_str!("reader.rs"),
     ];
 

@@ -32,7 +32,7 @@ pub use super::latency::LatencySearch;
 use super::reader::Reader;
 pub use super::reader::Refusal;
 use super::value::{boolean, integer};
-use super::{Job, access, blocks, data, files, latency, logs, placement, work};
+use super::{Job, access, blocks, cmdprio, data, files, latency, logs, placement, work};
 
 /// A job as an iospd command line.
 #[derive(Debug, Clone, PartialEq)]
@@ -250,6 +250,8 @@ fn one(job: &Job, group: usize) -> Result<Vec<Translation>, Box<Refusal>> {
     access::polling(r, &mut t)?;
     t.args.extend(placement::cpus(r)?);
     t.args.extend(placement::priority(r)?);
+    t.args
+        .extend(cmdprio::cmdprio(r, &engine.name, &mut t.notes)?);
     t.args.extend(placement::memory(r, &mut t.notes)?);
     // A clone that runs apart is one thread over its files.
     let clones = if files.apart { 1 } else { numjobs };

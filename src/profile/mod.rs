@@ -6,6 +6,7 @@
 
 mod block_split;
 mod file_engine;
+pub mod ioprio_split;
 mod lossy;
 pub mod max_latency;
 pub mod raw;

@@ -110,6 +110,8 @@ pub struct RawArgs {
     pub serialize_overlap: bool,
     /// `--max-latency=`: the longest a measured read or write may take.
     pub max_latency: Option<crate::profile::max_latency::MaxLatency>,
+    /// `--ioprio-split=`: shares of the I/O with priorities of their own.
+    pub ioprio_split: Option<crate::profile::ioprio_split::IoprioSplit>,
     /// `--backwards`: sequential offsets move down.
     pub backwards: bool,
     /// `--zones=`: the I/O works one zone at a time.

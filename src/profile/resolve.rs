@@ -344,6 +344,7 @@ fn from_command_line(raw: &RawArgs) -> Result<Profile, ProfileError> {
         nowait: raw.nowait,
         serialize_overlap: raw.serialize_overlap,
         max_latency: raw.max_latency,
+        ioprio_split: raw.ioprio_split.clone(),
         backwards: raw.backwards,
         zones: raw.zones,
         block_split: raw.block_split.clone(),

@@ -92,6 +92,10 @@ pub struct Target {
     /// (fio's `max_latency`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_latency: Option<super::max_latency::MaxLatency>,
+    /// `--ioprio-split`: shares of the reads and writes (of a size, or of every size) issued
+    /// with priorities of their own (fio's `cmdprio_percentage`, `cmdprio_bssplit`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ioprio_split: Option<super::ioprio_split::IoprioSplit>,
     /// `--serialize-overlap`: an I/O that overlaps one of its thread's in flight to the target
     /// waits for it to complete (fio's `serialize_overlap`).
     #[serde(default, skip_serializing_if = "is_false")]
@@ -176,6 +180,7 @@ impl Target {
             nowait: false,
             serialize_overlap: false,
             max_latency: None,
+            ioprio_split: None,
             throughput: None,
             poisson: false,
             continue_on_error: None,

@@ -539,6 +539,9 @@ fn validate_target(profile: &Profile, target: &Target) -> Result<(), ProfileErro
             profile.engine
         )));
     }
+    if let Some(split) = &target.ioprio_split {
+        validate_ioprio_split(split, target, profile)?;
+    }
     if !target.memory_mapped && target.flush.is_some() {
         return Err(invalid(
             "a memory-mapped flush mode (-N) needs memory-mapped I/O (-Sm); add -Sm or drop -N",
@@ -636,6 +639,53 @@ fn validate_distribution(target: &Target, distribution: &Distribution) -> Result
                 String::new()
             }
         )));
+    }
+    Ok(())
+}
+
+/// `--ioprio-split` gives each I/O a priority of its own, which only io_uring takes per I/O; each
+/// rule's size must be one the direction uses.
+fn validate_ioprio_split(
+    split: &super::ioprio_split::IoprioSplit,
+    target: &Target,
+    profile: &Profile,
+) -> Result<(), ProfileError> {
+    if profile.replay.is_some() {
+        return Err(invalid(
+            "--ioprio-split draws each generated I/O's priority; a replay issues the trace's I/O at the target's priority (-I/--ioprio); drop one",
+        ));
+    }
+    if target.memory_mapped || profile.engine != crate::engine::EngineKind::IoUring {
+        return Err(invalid(format!(
+            "--ioprio-split gives each read and write a priority of its own, which only io_uring takes per I/O (not {}); drop it or use the io_uring engine",
+            if target.memory_mapped {
+                "memory-mapped I/O".to_string()
+            } else {
+                profile.engine.to_string()
+            }
+        )));
+    }
+    for (op, name) in [
+        (crate::engine::Op::Read, "reads"),
+        (crate::engine::Op::Write, "writes"),
+    ] {
+        let sizes: Vec<u64> = match &target.block_split {
+            Some(b) if op == crate::engine::Op::Read => b.read.iter().map(|s| s.size).collect(),
+            Some(b) => b.write.iter().map(|s| s.size).collect(),
+            None => vec![target.block_size],
+        };
+        if let Some(rule) = split
+            .rules(op)
+            .iter()
+            .find(|r| r.size.is_some_and(|s| !sizes.contains(&s)))
+        {
+            let shown: Vec<String> = sizes.iter().map(|&s| s.to_string()).collect();
+            return Err(invalid(format!(
+                "--ioprio-split has a rule for {}-byte {name}, a size the target's {name} never have (theirs: {}); give one of them, or no size",
+                rule.size.unwrap_or_default(),
+                shown.join(", ")
+            )));
+        }
     }
     Ok(())
 }

@@ -6,6 +6,7 @@ pub mod confidence;
 pub mod cpu;
 pub mod histogram;
 pub mod intervals;
+pub mod priorities;
 pub mod reality;
 pub mod replay;
 pub mod series;
@@ -165,6 +166,8 @@ pub struct TargetStats {
     pub skew: SkewCounts,
     /// `--bssplit`: the reads and writes by size; `None` without it.
     pub by_size: Option<Box<sizes::SizeStats>>,
+    /// `--ioprio-split`: the reads and writes by I/O priority; `None` without it.
+    pub by_priority: Option<Box<priorities::PriorityStats>>,
 }
 
 /// `--distribution`: the measured I/Os of a target and how many fell in each of its hot sets (the
@@ -208,6 +211,7 @@ impl TargetStats {
             flush: None,
             skew: SkewCounts::default(),
             by_size: None,
+            by_priority: None,
         }
     }
 
@@ -229,6 +233,12 @@ impl TargetStats {
     /// Also counts reads and writes by size (`--bssplit`'s sizes, ascending).
     pub fn with_sizes(mut self, sizes: Option<Vec<u64>>) -> Self {
         self.by_size = sizes.map(|s| Box::new(sizes::SizeStats::new(s)));
+        self
+    }
+
+    /// Also counts reads and writes by I/O priority (`--ioprio-split`'s, by rank).
+    pub fn with_priorities(mut self, priorities: Option<Vec<u16>>) -> Self {
+        self.by_priority = priorities.map(|p| Box::new(priorities::PriorityStats::new(p)));
         self
     }
 

@@ -190,6 +190,9 @@ impl<'a, C: Clock> Worker<'a, C> {
                         target.max_latency.as_ref(),
                     ),
                     serialize_overlap: target.serialize_overlap,
+                    priorities: target.ioprio_split.as_ref().map(|s| {
+                        super::priorities::PriorityDraw::new(s, target.io_priority.linux_ioprio()).0
+                    }),
                 }
             })
             .collect();
@@ -222,7 +225,15 @@ impl<'a, C: Clock> Worker<'a, C> {
                             plan.intervals,
                         ),
                     };
-                    let stats = stats.with_sizes(target.block_split.as_ref().map(|s| s.sizes()));
+                    let stats = stats
+                        .with_sizes(target.block_split.as_ref().map(|s| s.sizes()))
+                        .with_priorities(target.ioprio_split.as_ref().map(|s| {
+                            super::priorities::PriorityDraw::new(
+                                s,
+                                target.io_priority.linux_ioprio(),
+                            )
+                            .1
+                        }));
                     match target.throughput.is_some() || target.burst.is_some() {
                         true => stats.with_intended(),
                         false => stats,

@@ -15,6 +15,7 @@ use super::{DRAIN_LIMIT, MAX_PAUSE, MAX_WAIT, Worker, oldest};
 use crate::clock::{Clock, Nanos};
 use crate::engine::{Completion, Engine, Io, Op};
 use crate::stats::IoFailure;
+use crate::stats::priorities::PriorityRank;
 use crate::stats::sizes::SizeIndex;
 
 /// An I/O drawn for a slot: its target (among the thread's), direction, offset, length and size.
@@ -42,6 +43,7 @@ impl<C: Clock> Worker<'_, C> {
         let mut ops = vec![Op::Read; slots];
         let mut lens = vec![0u32; slots];
         let mut size_index: Vec<SizeIndex> = vec![0; slots];
+        let mut priority_rank: Vec<PriorityRank> = vec![0; slots];
         let mut owner = vec![0u16; slots];
         // --serialize-overlap: which slots are staged or in flight, and per slot an I/O drawn but
         // held back because it overlaps one of them (empty when no target asks).
@@ -142,12 +144,18 @@ impl<C: Clock> Worker<'_, C> {
                     if serialize {
                         busy[slot as usize] = true;
                     }
+                    let (priority, rank) = match &target.priorities {
+                        Some(draw) => draw.draw(op, len, &mut self.rng),
+                        None => (0, 0),
+                    };
+                    priority_rank[slot as usize] = rank;
                     engine.push(Io {
                         slot,
                         target: t as u16,
                         op,
                         offset,
                         len,
+                        priority,
                     })?;
                     batch.push(slot);
                 }
@@ -324,6 +332,9 @@ impl<C: Clock> Worker<'_, C> {
                     }
                     if let Some(by_size) = &mut self.stats[t].by_size {
                         by_size.record(ops[slot], size_index[slot], latency);
+                    }
+                    if let Some(by_priority) = &mut self.stats[t].by_priority {
+                        by_priority.record(ops[slot], priority_rank[slot], len as u64, latency);
                     }
                     let stats = self.stats[t].op_mut(ops[slot]);
                     stats.record(len as u64, latency, interval);

@@ -23,6 +23,7 @@ pub mod buffers;
 pub(crate) mod build;
 mod cycle;
 pub mod offsets;
+pub mod priorities;
 pub mod replay;
 pub mod sizes;
 pub mod skew;
@@ -140,6 +141,8 @@ pub struct WorkerTarget<'a> {
     pub max_latency: [Nanos; 5],
     /// `--serialize-overlap`: an I/O overlapping one in flight to this target waits for it.
     pub serialize_overlap: bool,
+    /// `--ioprio-split`: each read's and write's priority, drawn as it is issued.
+    pub priorities: Option<priorities::PriorityDraw>,
 }
 
 /// `--fsync=<N>`/`--fdatasync=<N>`: counts a thread's writes to a target and owes a flush after

@@ -120,6 +120,7 @@ impl<C: Clock> Worker<'_, C> {
                         op: next.op,
                         offset: next.offset,
                         len: next.len,
+                        priority: 0,
                     })?;
                     batch.push(slot);
                 }

@@ -43,6 +43,7 @@ mod observe;
 mod options;
 mod page_cache;
 mod parity;
+mod priorities;
 mod process;
 mod profiles;
 mod races;

@@ -626,6 +626,17 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         },
     },
     LongFlag {
+        name: "ioprio-split",
+        usage: (
+            "--ioprio-split=<rules>[,<write rules>]",
+            "a share of the reads and writes issued with a priority of their own, the rest with the target's (-I/--ioprio); rules [<size>/]<percent>/<rt|be|idle>/<0-7> joined by ':', per size or for every size; the report gives each priority's latency (fio's cmdprio_percentage, cmdprio_bssplit; io_uring)",
+        ),
+        apply: |v, raw| {
+            let split = crate::profile::ioprio_split::IoprioSplit::parse(v.unwrap_or_default())?;
+            once(&mut raw.ioprio_split, split)
+        },
+    },
+    LongFlag {
         name: "rate-process",
         usage: (
             "--rate-process=<linear|poisson>",

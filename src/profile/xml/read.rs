@@ -382,6 +382,7 @@ const TARGET_ELEMENTS: &[&str] = &[
     "NoWait",
     "SerializeOverlap",
     "MaxLatency",
+    "IoprioSplit",
     "BlockSplit",
 ];
 
@@ -558,6 +559,13 @@ fn iospd_options(el: &Element, t: &mut Target) -> Result<(), XmlError> {
         Some(m) => Some(
             crate::profile::max_latency::MaxLatency::parse(m.text.trim())
                 .map_err(|why| m.error(format!("<MaxLatency>: {why}")))?,
+        ),
+        None => None,
+    };
+    t.ioprio_split = match el.child("IoprioSplit")? {
+        Some(m) => Some(
+            crate::profile::ioprio_split::IoprioSplit::parse(m.text.trim())
+                .map_err(|why| m.error(format!("<IoprioSplit>: {why}")))?,
         ),
         None => None,
     };

@@ -397,6 +397,9 @@ fn write_target(out: &mut Out, t: &Target) {
     if let Some(m) = &t.max_latency {
         out.value("MaxLatency", m);
     }
+    if let Some(s) = &t.ioprio_split {
+        out.value("IoprioSplit", s);
+    }
     if t.poisson {
         out.value("RateProcess", "poisson");
     }

@@ -407,6 +407,7 @@ fn measured(
     let mut per_path: Vec<(String, OpSet)> = Vec::new();
     let mut skews = Vec::new();
     let mut by_size = super::sizes::BySize::new();
+    let mut by_priority = super::priorities::ByPriority::new();
     let mut threads = Vec::with_capacity(results.threads.len());
     for thread in &results.threads {
         let mut targets = Vec::with_capacity(thread.targets.len());
@@ -423,6 +424,9 @@ fn measured(
             }
             if let Some(sizes) = &stats.by_size {
                 super::sizes::add(&mut by_size, &path, sizes);
+            }
+            if let Some(priorities) = &stats.by_priority {
+                super::priorities::add(&mut by_priority, &path, priorities);
             }
             targets.push(ThreadTarget {
                 target: stats.target,
@@ -496,6 +500,7 @@ fn measured(
             distributions,
             skews,
             by_size,
+            by_priority,
             timeline: results.timeline.clone(),
             slowest: slowest(results, &path_of),
         },
@@ -567,6 +572,8 @@ pub(crate) struct MeasuredParts {
     pub skews: Vec<(String, Skew, SkewCounts)>,
     /// `--bssplit`: per path, its counts by size.
     pub by_size: super::sizes::BySize,
+    /// `--ioprio-split`: per path, its counts by priority.
+    pub by_priority: super::priorities::ByPriority,
     pub timeline: Vec<crate::stats::timeline::Row>,
     /// The slowest I/Os, the slowest first.
     pub slowest: Vec<SlowIoReport>,
@@ -632,6 +639,7 @@ impl Measured {
             distributions,
             skews,
             by_size,
+            by_priority,
             timeline,
             slowest,
         } = parts;
@@ -653,6 +661,7 @@ impl Measured {
             distributions,
             skews: skews.into_iter().map(skew_report).collect(),
             block_sizes: super::sizes::report(by_size, seconds),
+            priorities: super::priorities::report(by_priority, seconds, percentiles),
             reality: None,
             steady_state: crate::stats::timeline::steady_state(&timeline),
             timeline,

@@ -7,9 +7,9 @@ use std::time::SystemTime;
 
 use crate::report::Report;
 use crate::report::model::fio::{
-    FioDirection, FioDocument, FioJob, FioLatency, FioLatencyTarget, FioSync, Ordered,
+    FioDirection, FioDocument, FioJob, FioLatency, FioLatencyTarget, FioPrio, FioSync, Ordered,
 };
-use crate::report::model::{Direction, Directions, Latency, Measured, ThreadReport};
+use crate::report::model::{Direction, Directions, Latency, Measured, PriorityRow, ThreadReport};
 use crate::stats::timeline::{self, Point};
 
 /// fio's percentiles when a job names none (`percentile_list`).
@@ -227,11 +227,34 @@ fn entry(run: &FioJobRun, plus: bool, measured: Option<(&Measured, Part)>) -> Fi
             .collect::<Vec<_>>(),
     };
     let totals = part.totals;
+    // Each priority's reads and writes (`cmdprio`), for an entry of the whole job; a priority
+    // on several targets is listed for each.
+    let whole = part.threads.len() == m.threads.len();
+    let prios = |pick: fn(&PriorityRow) -> &Direction| -> Vec<(u8, u8, &Direction)> {
+        m.priorities
+            .iter()
+            .filter(|_| whole)
+            .flat_map(|p| &p.priorities)
+            .map(|row| (row.class, row.level, pick(row)))
+            .collect()
+    };
     if apart {
-        job.read = Some(direction(&totals.read, m, &samples(|d| &d.read), &spec));
-        job.write = Some(direction(&totals.write, m, &samples(|d| &d.write), &spec));
+        job.read = Some(direction(
+            &totals.read,
+            m,
+            &samples(|d| &d.read),
+            &spec,
+            &prios(|r| &r.read),
+        ));
+        job.write = Some(direction(
+            &totals.write,
+            m,
+            &samples(|d| &d.write),
+            &spec,
+            &prios(|r| &r.write),
+        ));
         job.trim = Some(match &totals.trim {
-            Some(trim) => direction(trim, m, &[], &spec),
+            Some(trim) => direction(trim, m, &[], &spec, &[]),
             None => FioDirection::default(),
         });
         job.sync = Some(match &totals.flush {
@@ -243,7 +266,13 @@ fn entry(run: &FioJobRun, plus: bool, measured: Option<(&Measured, Part)>) -> Fi
         });
     }
     if run.unified != Unified::Apart {
-        job.mixed = Some(direction(&totals.total, m, &samples(|d| &d.total), &spec));
+        job.mixed = Some(direction(
+            &totals.total,
+            m,
+            &samples(|d| &d.total),
+            &spec,
+            &[],
+        ));
     }
     let window_ns = m.duration_s * 1e9;
     if window_ns > 0.0 {
@@ -301,7 +330,13 @@ struct Spec<'a> {
 }
 
 /// One direction: totals over the window, latency, and the samples (`(point, length_ms)`).
-fn direction(d: &Direction, m: &Measured, samples: &[(&Point, f64)], spec: &Spec) -> FioDirection {
+fn direction(
+    d: &Direction,
+    m: &Measured,
+    samples: &[(&Point, f64)],
+    spec: &Spec,
+    prios: &[(u8, u8, &Direction)],
+) -> FioDirection {
     if d.ios == 0 {
         return FioDirection::default();
     }
@@ -346,6 +381,21 @@ fn direction(d: &Direction, m: &Measured, samples: &[(&Point, f64)], spec: &Spec
         iops_mean,
         iops_stddev,
         iops_samples: iops.len() as u64,
+        prios: (prios.iter().filter(|p| p.2.ios > 0).count() >= 2).then(|| {
+            prios
+                .iter()
+                .filter(|p| p.2.ios > 0)
+                .map(|&(class, level, d)| {
+                    let l = latency(d.latency.as_ref(), percentiles, false);
+                    FioPrio {
+                        prioclass: class,
+                        prio: level,
+                        clat_ns: (!spec.lat_percentiles).then(|| l.clone()),
+                        lat_ns: spec.lat_percentiles.then_some(l),
+                    }
+                })
+                .collect()
+        }),
     }
 }
 

@@ -495,6 +495,13 @@ fn merge_measured(
                 }
                 sums
             },
+            by_priority: {
+                let mut sums = super::priorities::ByPriority::new();
+                for (_, m, _) in &measured {
+                    super::priorities::add_reported(&mut sums, &m.priorities)?;
+                }
+                sums
+            },
             slowest: slowest(&measured),
             timeline,
         },

@@ -12,6 +12,7 @@ pub mod merge;
 pub mod metric;
 pub(crate) mod neighbours;
 pub mod noise;
+pub(crate) mod priorities;
 pub(crate) mod reality;
 pub mod repetitions;
 pub mod replay;

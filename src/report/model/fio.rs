@@ -99,6 +99,21 @@ pub struct FioLatencyTarget {
     pub latency_window: u64,
 }
 
+/// One priority's latency, in fio's `prios` list.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct FioPrio {
+    /// Linux's class (0: none set).
+    pub prioclass: u8,
+    /// Its level.
+    pub prio: u8,
+    /// Its latency with the job's percentiles (`lat_ns` under `lat_percentiles`, as fio).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clat_ns: Option<FioLatency>,
+    /// The same, under `lat_percentiles`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lat_ns: Option<FioLatency>,
+}
+
 /// fio's `steadystate` object.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct FioSteadyState {
@@ -158,6 +173,9 @@ pub struct FioDirection {
     pub clat_ns: FioLatency,
     /// Total latency: the same measurement.
     pub lat_ns: FioLatency,
+    /// `cmdprio_*` (`--ioprio-split`): each priority's latency, where two or more did I/O.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prios: Option<Vec<FioPrio>>,
     /// Smallest bandwidth sample, KiB/s.
     pub bw_min: u64,
     /// Largest bandwidth sample.

@@ -16,7 +16,7 @@ pub use reality::{
 };
 pub use repetitions::{RepetitionGroup, RepetitionsReport};
 pub use replay::{Lateness, ReplayDevice, ReplayReport, ReplaySecond, ReplaySlots};
-pub use sizes::{BlockSizeReport, SizeOps, SizeRow};
+pub use sizes::{BlockSizeReport, PriorityReport, PriorityRow, SizeOps, SizeRow};
 pub use sweep::{Series, SweepPoint, SweepReport};
 
 use serde::{Deserialize, Serialize};
@@ -154,6 +154,9 @@ pub struct Measured {
     /// `--bssplit`: per target, its reads and writes by block size.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub block_sizes: Vec<BlockSizeReport>,
+    /// `--ioprio-split`: per target, its reads and writes by I/O priority.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub priorities: Vec<PriorityReport>,
     /// `-D`: per interval, every thread merged: each target and all together, with percentiles.
     pub timeline: Vec<crate::stats::timeline::Row>,
     /// Whether the window measured the device ("is this real").

@@ -42,3 +42,34 @@ pub struct SizeOps {
     /// Standard deviation of the latency.
     pub stddev_ns: f64,
 }
+
+/// `--ioprio-split`: one target's reads and writes by the I/O priority they were issued with,
+/// every thread added.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PriorityReport {
+    /// The path.
+    pub path: String,
+    /// Each priority: the target's own first, then the split's.
+    pub priorities: Vec<PriorityRow>,
+}
+
+/// One priority: its class and level, its reads and writes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PriorityRow {
+    /// Linux's class: 0 none set (the kernel's default, best effort 4), 1 real time, 2 best
+    /// effort, 3 idle.
+    pub class: u8,
+    /// The level, 0 (highest) to 7.
+    pub level: u8,
+    /// Reads at it.
+    pub read: super::Direction,
+    /// Writes at it.
+    pub write: super::Direction,
+}
+
+impl PriorityRow {
+    /// Linux's `ioprio` value.
+    pub fn ioprio(&self) -> u16 {
+        u16::from(self.class) << 13 | u16::from(self.level)
+    }
+}

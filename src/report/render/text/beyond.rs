@@ -248,6 +248,16 @@ fn workload_text(out: &mut String, ts: &crate::profile::TimeSpan, skew: bool) {
                 ),
             );
         }
+        if let Some(s) = &t.ioprio_split {
+            line(
+                out,
+                4,
+                format_args!(
+                    "--ioprio-split={s}: {} (those shares of its I/O at their own priorities)",
+                    t.path.display()
+                ),
+            );
+        }
         if let Some(m) = &t.max_latency {
             line(
                 out,
@@ -693,6 +703,9 @@ fn measured_text(out: &mut String, profile: &Profile, latency: bool, m: &Measure
     }
     for b in &m.block_sizes {
         sizes_text(out, b);
+    }
+    for p in &m.priorities {
+        super::priorities::priorities_text(out, p);
     }
     if let Some(r) = &m.reality {
         reality_text(out, r);

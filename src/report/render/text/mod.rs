@@ -9,6 +9,7 @@ pub mod beyond;
 mod cluster;
 mod extra;
 mod failed;
+mod priorities;
 mod profile;
 mod repetitions;
 pub(crate) mod replay;
