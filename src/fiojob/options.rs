@@ -304,7 +304,7 @@ pub const MAPPED: &[(&str, &str)] = &[
     ),
     (
         "numa_mem_policy",
-        "`local`, or `bind`/`prefer` to the `numa_cpu_nodes`: where the threads' memory lands anyway",
+        "`--mem-policy` (`local`, `bind:<nodes>`, `prefer:<node>`, `interleave:<nodes>`; `default` sets none); nodes this host lacks are refused when the job is checked",
     ),
     (
         "ioscheduler",

@@ -151,20 +151,42 @@ pub(super) fn cpus(r: &mut Reader) -> Result<Vec<String>, Box<Refusal>> {
         (listed, None) => listed,
     };
     let policy = r.get("cpus_allowed_policy");
+    let mut args: Vec<String> = mem_policy(r)?.into_iter().collect();
     let Some((_, cpus)) = listed else {
         // fio leaves placement to the scheduler.
-        return Ok(vec!["-n".into()]);
+        args.push("-n".into());
+        return Ok(args);
     };
     let words: Vec<String> = cpus.iter().map(u32::to_string).collect();
-    match policy.and_then(|s| s.value.as_deref()).unwrap_or("shared") {
-        "shared" => Ok(vec![format!("--cpu-set={}", crate::units::cpu_list(&cpus))]),
-        "split" => Ok(vec![format!("-a{}", words.join(","))]),
-        _ => Err(r.refuse(
-            policy.expect("a value other than the default"),
-            "not shared or split",
-            None,
-        )),
+    args.push(
+        match policy.and_then(|s| s.value.as_deref()).unwrap_or("shared") {
+            "shared" => format!("--cpu-set={}", crate::units::cpu_list(&cpus)),
+            "split" => format!("-a{}", words.join(",")),
+            _ => {
+                return Err(r.refuse(
+                    policy.expect("a value other than the default"),
+                    "not shared or split",
+                    None,
+                ));
+            }
+        },
+    );
+    Ok(args)
+}
+
+/// `numa_mem_policy` (`default`, `local`, `bind:<nodes>`, `prefer:<node>`,
+/// `interleave:<nodes>`): `--mem-policy`; fio's default sets none.
+fn mem_policy(r: &mut Reader) -> Result<Option<String>, Box<Refusal>> {
+    let Some(s) = r.get("numa_mem_policy") else {
+        return Ok(None);
+    };
+    let value = s.value.as_deref().unwrap_or("").trim();
+    if value == "default" {
+        return Ok(None);
     }
+    let policy = crate::profile::mem_policy::MemPolicy::parse(value)
+        .map_err(|why| r.refuse(s, why, None))?;
+    Ok(Some(format!("--mem-policy={policy}")))
 }
 
 /// Where this host keeps its NUMA nodes.
@@ -183,24 +205,6 @@ fn numa<'a>(r: &mut Reader<'a>) -> Result<Option<(&'a super::Setting, Vec<u32>)>
         }
         None => None,
     };
-    if let Some(s) = r.get("numa_mem_policy") {
-        let value = s.value.as_deref().unwrap_or("").trim();
-        let (mode, on) = value.split_once(':').unwrap_or((value, ""));
-        let fits = match mode {
-            "default" | "local" => true,
-            "bind" | "prefer" => nodes
-                .as_ref()
-                .is_some_and(|(_, nodes)| node_numbers(on).is_ok_and(|on| on == *nodes)),
-            _ => false,
-        };
-        if !fits {
-            return Err(r.refuse(
-                s,
-                "a memory policy other than the nodes of the job's CPUs (iospd's threads take memory where they run)",
-                Some("numa_mem_policy=local, or bind to the numa_cpu_nodes"),
-            ));
-        }
-    }
     let Some((s, nodes)) = nodes else {
         return Ok(None);
     };

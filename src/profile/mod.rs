@@ -9,6 +9,7 @@ mod file_engine;
 pub mod ioprio_split;
 mod lossy;
 pub mod max_latency;
+pub mod mem_policy;
 pub mod raw;
 pub mod replay;
 mod resolve;
@@ -126,6 +127,9 @@ pub struct Profile {
     /// the machine have that much less memory (fio's `lockmem`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lock_memory_bytes: Option<u64>,
+    /// `--mem-policy`: the NUMA memory policy the run's threads have (fio's `numa_mem_policy`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mem_policy: Option<mem_policy::MemPolicy>,
     /// `--keep-existing`: `-c` lays out only a file that is missing or shorter than its size; a
     /// longer file is used as it is, its range cut to the size (fio's layout rule).
     #[serde(default)]
@@ -191,6 +195,7 @@ impl Profile {
             cpu_set: Vec::new(),
             nice: None,
             lock_memory_bytes: None,
+            mem_policy: None,
             observe: Observe::default(),
             fast_paths: Default::default(),
             start_at_unix_ns: None,

@@ -188,6 +188,8 @@ pub struct RawArgs {
     pub nice: Option<i32>,
     /// `--lock-memory=`: bytes locked away from the rest of the machine during the run.
     pub lock_memory: Option<u64>,
+    /// `--mem-policy=`: the threads' NUMA memory policy.
+    pub mem_policy: Option<crate::profile::mem_policy::MemPolicy>,
     /// `-ac`: core-aware CPU order.
     pub core_aware: bool,
     /// `-as`: span processor groups.

@@ -71,6 +71,7 @@ pub fn resolve(raw: &RawArgs, command_line: String) -> Result<Resolved, ProfileE
     profile.cpu_set = raw.cpu_set.clone().unwrap_or_default();
     profile.nice = raw.nice;
     profile.lock_memory_bytes = raw.lock_memory;
+    profile.mem_policy = raw.mem_policy.clone();
     profile.fast_paths = crate::engine::FastPaths {
         sqpoll_idle_ms: raw.sqpoll_idle_ms,
         sqpoll_cpu: raw.sqpoll_cpu,

@@ -24,6 +24,41 @@ pub fn nice() -> i32 {
     unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) }
 }
 
+/// `--mem-policy`: gives this thread, and every thread it starts after, the NUMA memory policy
+/// (set_mempolicy(2)); why not, in one line, when a node has no memory here or the kernel refuses.
+pub fn set_mem_policy(policy: &crate::profile::mem_policy::MemPolicy) -> Result<(), String> {
+    const NODES: &str = "/sys/devices/system/node/has_memory";
+    if !policy.nodes.is_empty() {
+        let have = std::fs::read_to_string(NODES)
+            .ok()
+            .and_then(|list| crate::cli::flags::parse_cpu_set(list.trim()).ok())
+            .unwrap_or_default();
+        if let Some(node) = policy.nodes.iter().find(|n| !have.contains(n)) {
+            return Err(format!(
+                "--mem-policy={policy}: node {node} has no memory on this host (nodes with memory: {}); give those",
+                crate::units::cpu_list(&have)
+            ));
+        }
+    }
+    let mut mask = [0u64; 16];
+    for &node in &policy.nodes {
+        mask[node as usize / 64] |= 1 << (node % 64);
+    }
+    let (at, bits) = match policy.nodes.is_empty() {
+        true => (std::ptr::null(), 0),
+        false => (mask.as_ptr(), mask.len() as u64 * 64 + 1),
+    };
+    // SAFETY: the mask outlives the call and holds `bits - 1` bits; the kernel only reads it.
+    let done = unsafe { libc::syscall(libc::SYS_set_mempolicy, policy.mpol(), at, bits) };
+    if done != 0 {
+        let error = io::Error::last_os_error();
+        return Err(format!(
+            "--mem-policy={policy}: the memory policy cannot be set ({error})"
+        ));
+    }
+    Ok(())
+}
+
 /// `--lock-memory`: anonymous memory touched and locked with mlock(2) for as long as this lives,
 /// so that the page cache and everything else on the machine have that much less (fio's
 /// `lockmem`).

@@ -526,9 +526,9 @@ fn a_jobs_histogram_log_has_fios_bins_and_every_io() {
     }
 }
 
-/// `numa_cpu_nodes` runs the job on the CPUs this host has on those nodes (`--cpu-set`), with
-/// the memory policy that leaves the threads' memory on them; a node the host lacks, and a
-/// policy that would move memory elsewhere, are refused.
+/// `numa_cpu_nodes` runs the job on the CPUs this host has on those nodes (`--cpu-set`), and
+/// `numa_mem_policy` is `--mem-policy`; a node the host lacks is refused, and so is a policy fio
+/// does not have.
 #[test]
 fn numa_nodes_become_the_cpus_this_host_has_on_them() {
     let cpus = std::fs::read_to_string("/sys/devices/system/node/node0/cpulist")
@@ -561,10 +561,11 @@ fn numa_nodes_become_the_cpus_this_host_has_on_them() {
             .collect()
     };
     assert_eq!(expand(set), expand(&cpus), "{line}");
+    assert!(line.contains(" --mem-policy=bind:0 "), "{line}");
     std::fs::write(
         dir.join("refused.fio"),
         format!(
-            "{job}[no-such-node]\nnuma_cpu_nodes=1000\n[interleaved]\nnuma_cpu_nodes=0\nnuma_mem_policy=interleave:0\n"
+            "{job}[no-such-node]\nnuma_cpu_nodes=1000\n[spread]\nnuma_cpu_nodes=0\nnuma_mem_policy=spread:0\n"
         ),
     )
     .unwrap();
@@ -576,7 +577,7 @@ fn numa_nodes_become_the_cpus_this_host_has_on_them() {
     let err = stderr(&output);
     for says in [
         "job 'no-such-node': numa_cpu_nodes=1000: node 1000 is not on this host",
-        "job 'interleaved': numa_mem_policy=interleave:0: a memory policy other than the nodes of the job's CPUs",
+        "job 'spread': numa_mem_policy=spread:0: 'spread' is not a memory policy",
     ] {
         assert!(err.contains(says), "{says}\n{err}");
     }

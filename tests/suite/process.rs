@@ -192,3 +192,84 @@ fn the_polling_thread_runs_on_the_cpu_asked() {
     );
     assert!(!dir.join("never.dat").exists());
 }
+
+/// `--mem-policy`: every task of the run has the policy (set before its threads start, which
+/// inherit it), seen in each task's numa_maps while the run waits for its start event; a node the
+/// host lacks is refused before anything is written; fio's `numa_mem_policy` is the same option.
+#[test]
+fn the_runs_threads_take_the_memory_policy_and_a_missing_node_is_refused() {
+    let dir = TempDir::new();
+    let events = TempDir::new();
+    let target = dir.arg("m.dat");
+    let mut child = waiting(
+        &events,
+        &[
+            "-c1M",
+            "-t2",
+            "-W0",
+            "--ios=100",
+            "--mem-policy=interleave:0",
+            "--engine=null",
+            &target,
+        ],
+    );
+    let pid = child.id();
+    while threads(pid).len() < 3 {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended before its start event: {}",
+            stderr(&child.wait_with_output().unwrap())
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let policies: Vec<String> = fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .filter_map(|e| fs::read_to_string(e.ok()?.path().join("numa_maps")).ok())
+        .map(|maps| {
+            let first = maps.lines().next().unwrap_or_default();
+            first.split(' ').nth(1).unwrap_or_default().to_string()
+        })
+        .collect();
+    assert!(
+        policies.len() >= 3 && policies.iter().all(|p| p == "interleave:0"),
+        "each task's policy: {policies:?}"
+    );
+    let output = go(&events, child);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stdout(&output).contains("--mem-policy=interleave:0: the threads' memory policy"),
+        "{}",
+        stdout(&output)
+    );
+    let never = dir.arg("never.dat");
+    let output = run_iospd(&[
+        "-c1M",
+        "-d1",
+        "--mem-policy=bind:0,1023",
+        "--engine=null",
+        &never,
+    ]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("node 1023 has no memory on this host") && err.lines().count() == 1,
+        "{err}"
+    );
+    assert!(!dir.join("never.dat").exists());
+    let fio = iospd()
+        .args([
+            "fio",
+            "-Rp",
+            "--name=n",
+            "--filename=n.dat",
+            "--size=1m",
+            "--numa_mem_policy=interleave:0",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&fio).contains("--mem-policy=interleave:0 "),
+        "{}",
+        stdout(&fio)
+    );
+}

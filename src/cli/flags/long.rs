@@ -463,6 +463,17 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         },
     },
     LongFlag {
+        name: "mem-policy",
+        usage: (
+            "--mem-policy=<local|bind:<nodes>|prefer:<node>|interleave:<nodes>>",
+            "the NUMA memory policy of the run's threads, so their buffers come from those nodes: only them (bind), first them (prefer), page by page across them (interleave), as numactl or fio's numa_mem_policy",
+        ),
+        apply: |v, raw| {
+            let policy = crate::profile::mem_policy::MemPolicy::parse(v.unwrap_or_default())?;
+            once(&mut raw.mem_policy, policy)
+        },
+    },
+    LongFlag {
         name: "lock-memory",
         usage: (
             "--lock-memory=<size>",

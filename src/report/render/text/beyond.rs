@@ -87,6 +87,13 @@ fn placement_text(out: &mut String, profile: &Profile, ts: &crate::profile::Time
             format_args!("--nice={nice}: the threads run at this CPU niceness"),
         );
     }
+    if let Some(policy) = &profile.mem_policy {
+        line(
+            out,
+            4,
+            format_args!("--mem-policy={policy}: the threads' memory policy (NUMA)"),
+        );
+    }
     if let Some(bytes) = profile.lock_memory_bytes {
         line(
             out,
