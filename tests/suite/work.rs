@@ -541,6 +541,16 @@ fn the_first_io_over_max_latency_stops_the_run_and_is_named() {
         .as_u64()
         .unwrap();
     assert!((1..=4).contains(&ios), "{ios} I/Os measured at -o4");
+    // "Is this real" says the window was cut short, rather than that nothing casts doubt.
+    let flags = &json["timespans"][0]["measured"]["reality"]["flags"];
+    assert!(
+        flags
+            .as_array()
+            .is_some_and(|f| f.iter().any(|f| f.as_str().is_some_and(|f| f
+                .contains(" over --max-latency")
+                && f.contains("stopped the run after")))),
+        "{flags}"
+    );
     // One direction only: reads have no limit here, so a read-only run is never over it.
     let output = run(&["--max-latency=,1ns", "-w0"]);
     assert!(output.status.success(), "{}", stderr(&output));

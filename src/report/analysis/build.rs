@@ -128,6 +128,14 @@ impl Report {
             })
             .collect();
         let mut timespans = timespans;
+        // A window cut short joins its findings: its numbers cover only the time before.
+        for (t, ts) in timespans.iter_mut().zip(&profile.timespans) {
+            let cut = super::reality::cut_short(t, ts);
+            if let Some(reality) = t.measured.as_mut().and_then(|m| m.reality.as_mut()) {
+                reality.flags.extend(cut);
+                reality.checked.push("how the window ended".into());
+            }
+        }
         // A replay's own findings join its window's: late I/O, I/O held by the depth cap.
         for t in &mut timespans {
             let reality = t.measured.as_mut().and_then(|m| m.reality.as_mut());

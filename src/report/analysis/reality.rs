@@ -310,3 +310,43 @@ fn fnv1a(bytes: &[u8]) -> u64 {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })
 }
+
+/// What ended a window before its length or its work: a failed I/O, a file target removed or
+/// truncated, a stop (a signal, a `-yp` event, another job's `exitall`). One sentence, or none for
+/// a window that ran its course (a `--steady-state` rule met ends one on purpose).
+pub(crate) fn cut_short(t: &crate::report::TimeSpanReport, ts: &TimeSpan) -> Option<String> {
+    let m = t.measured.as_ref()?;
+    let ran = if ts.duration_s > 0 {
+        format!(
+            "{:.2}s of the {}s window asked",
+            m.duration_s, ts.duration_s
+        )
+    } else {
+        format!("{:.2}s, before its work was done", m.duration_s)
+    };
+    let why = if let Some(f) = &t.failure {
+        let what = match f.latency_ns {
+            Some(ns) => format!(
+                "a {:?} over --max-latency ({})",
+                f.op,
+                crate::units::format_duration(ns as f64)
+            )
+            .to_lowercase(),
+            None => format!("a failed {:?} ({})", f.op, f.what()).to_lowercase(),
+        };
+        format!("{what} stopped the run after {ran}")
+    } else if let Some(lost) = &t.lost_target {
+        let path = ts
+            .targets
+            .get(lost.target)
+            .map_or(String::new(), |t| t.path.display().to_string());
+        format!("'{path}' {}, which stopped the run after {ran}", lost.what)
+    } else if let Some(by) = t.stopped_by.as_ref().filter(|_| t.interrupted) {
+        format!("{by} stopped the run after {ran}")
+    } else {
+        return None;
+    };
+    Some(format!(
+        "{why}: its numbers cover only the time before, and its last moments may not be typical"
+    ))
+}
