@@ -20,7 +20,8 @@ use crate::stats::RunResults;
 use crate::system::{Host, LinuxHost};
 use crate::{Error, engine, events, output, run};
 
-/// `--nice`, `--mem-policy` and `--lock-memory`, set on the whole process before a run, a dry run or a layout
+/// `--nice`, `--mem-policy` and `--lock-memory`, set on the whole process (and the `--flow`
+/// file judged) before a run, a dry run or a layout
 /// starts any thread; the locked memory is held for as long as what is returned lives.
 fn claim_process(profile: &Profile) -> Result<Option<crate::system::process::LockedMemory>, Error> {
     if !matches!(
@@ -32,6 +33,9 @@ fn claim_process(profile: &Profile) -> Result<Option<crate::system::process::Loc
     let invalid = crate::profile::ProfileError::Invalid;
     if let Some(nice) = profile.nice {
         crate::system::process::set_nice(nice).map_err(invalid)?;
+    }
+    if let Some(flow) = &profile.flow {
+        crate::worker::flow::FlowGroup::check(&flow.file).map_err(invalid)?;
     }
     if let Some(policy) = &profile.mem_policy {
         crate::system::process::set_mem_policy(policy).map_err(invalid)?;

@@ -265,6 +265,12 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
         )));
     }
     let groups = lines.last().map_or(0, |(_, t)| t.group + 1);
+    // flow: the jobs' flow files, in a directory of this run's own, removed with it.
+    let flows = FlowFiles::new(
+        lines
+            .iter()
+            .any(|(_, t)| t.args.iter().any(|a| a.starts_with("--flow="))),
+    )?;
     let mut kept = Results {
         format,
         fio: options.fio,
@@ -322,7 +328,7 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
             let handles: Vec<_> = members
                 .iter()
                 .map(|(_, t)| {
-                    let mut args = t.args.clone();
+                    let mut args = flows.placed(&t.args, &translations);
                     let at = usize::from(args.first().is_some_and(|a| a == "replay"));
                     args.insert(at, "-Rjson".into());
                     // fio's bandwidth and IOPS samples: one per 500 ms (its bw_avg_time).
@@ -706,4 +712,88 @@ fn documents(format: ResultFormat, reports: &[(String, String, String)]) -> Stri
             .map(|(job, line, text)| format!("\njob '{job}': {line}\n{text}"))
             .collect(),
     }
+}
+
+/// The directory `iospd fio` keeps its jobs' flow files in for the run (`flow`), removed when
+/// this goes.
+struct FlowFiles {
+    dir: Option<std::path::PathBuf>,
+}
+
+impl FlowFiles {
+    /// A new directory under the temporary directory, when `needed`.
+    fn new(needed: bool) -> Result<Self, ToolError> {
+        if !needed {
+            return Ok(FlowFiles { dir: None });
+        }
+        let dir = std::env::temp_dir().join(format!("iospd-fio-flow-{}", std::process::id()));
+        use std::os::unix::fs::DirBuilderExt as _;
+        std::fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&dir)
+            .map_err(|e| ToolError::Output {
+                path: dir.clone(),
+                why: format!("the jobs' flow files have nowhere to go ({e})"),
+            })?;
+        Ok(FlowFiles { dir: Some(dir) })
+    }
+
+    /// A job's arguments with its flow file in the directory, and the weights of every thread of
+    /// its group's jobs on that file added (so that they start their flow together, as fio's
+    /// jobs, started at once, do).
+    fn placed(&self, args: &[String], group: &[&Translation]) -> Vec<String> {
+        let prefix = format!("{}.", crate::fiojob::translate::FLOW_FILE);
+        let flow_of = |args: &[String]| -> Option<(u32, String)> {
+            let (weight, name) = args
+                .iter()
+                .find_map(|a| a.strip_prefix("--flow="))?
+                .split_once(':')?;
+            Some((weight.parse().ok()?, name.to_string()))
+        };
+        let Some(dir) = &self.dir else {
+            return args.to_vec();
+        };
+        let Some((weight, name)) = flow_of(args).filter(|(_, n)| n.starts_with(&prefix)) else {
+            return args.to_vec();
+        };
+        let total: u32 = group
+            .iter()
+            .filter_map(|t| {
+                let (w, n) = flow_of(&t.args)?;
+                (n == name).then(|| w.saturating_mul(threads_of(&t.args)))
+            })
+            .sum();
+        args.iter()
+            .map(|a| match a.starts_with("--flow=") {
+                true => format!("--flow={weight}/{total}:{}", dir.join(&name).display()),
+                false => a.clone(),
+            })
+            .collect()
+    }
+}
+
+impl Drop for FlowFiles {
+    fn drop(&mut self) {
+        if let Some(dir) = &self.dir {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+/// The threads an iospd command line runs: a `-F` pool's, or `-t` (1 unless given) for each
+/// target (the arguments after the options).
+fn threads_of(args: &[String]) -> u32 {
+    let value = |prefix: &str| {
+        args.iter()
+            .find_map(|a| a.strip_prefix(prefix)?.parse::<u32>().ok())
+    };
+    if let Some(pool) = value("-F") {
+        return pool;
+    }
+    let targets = args
+        .iter()
+        .rev()
+        .take_while(|a| !a.starts_with('-'))
+        .count() as u32;
+    value("-t").unwrap_or(1).saturating_mul(targets.max(1))
 }

@@ -301,6 +301,10 @@ pub(super) fn offsets(
         }
     } else {
         r.get("ba");
+        if r.flag("norandommap")?.unwrap_or(false) {
+            t.notes
+                .push("norandommap: the job draws no random offsets (as in fio)".into());
+        }
         match &m.skip {
             Some(skip) if blocks.mixed => {
                 return Err(r.refuse(

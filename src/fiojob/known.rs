@@ -5,6 +5,10 @@
 /// Accepted: what each means for an iospd run.
 pub const ACCEPTED: &[(&str, &str)] = &[
     (
+        "flow_watermark",
+        "deprecated: fio 3.33 reads and ignores it",
+    ),
+    (
         "log_prio",
         "iospd's fio logs are per window of many I/Os, so their priority column is 0; the report gives each priority's latency (--ioprio-split)",
     ),

@@ -116,6 +116,18 @@ pub const MAPPED: &[(&str, &str)] = &[
         "the level of the `--ioprio-split` rules that name none (0, fio's default, to 7)",
     ),
     (
+        "flow",
+        "`--flow=<weight>:iospd-flow.<flow_id>`: the jobs of a flow share one flow file (iospd fio makes it in a directory of its own, and removes it), each thread issuing while its share of their I/Os is at most its share of their weights, as fio 3.33 counts them",
+    ),
+    (
+        "flow_id",
+        "which flow file (`iospd-flow.<id>`); 0 unless given",
+    ),
+    (
+        "flow_sleep",
+        "`--flow-sleep` (µs): a thread over its share lets its I/O complete and waits that long",
+    ),
+    (
         "latency_target",
         "the depth searched as fio searches it, from 1 up to `iodepth` and back, one iospd run (`-o<depth> -d<window>`) per window; the job's results are the window at the depth it settles on",
     ),

@@ -32,6 +32,7 @@ pub use super::latency::LatencySearch;
 use super::reader::Reader;
 pub use super::reader::Refusal;
 use super::value::{boolean, integer};
+pub use super::work::FLOW_FILE;
 use super::{Job, access, blocks, cmdprio, data, files, latency, logs, placement, work};
 
 /// A job as an iospd command line.
@@ -240,6 +241,7 @@ fn one(job: &Job, group: usize) -> Result<Vec<Translation>, Box<Refusal>> {
     work::errors(r, &m, &mut t)?;
     work::max_latency(r, &mut t)?;
     let latency = latency::latency_target(r, &mut t)?;
+    work::flow(r, &mut t)?;
     work::steady(r, numjobs, &mut t)?;
     data::write_data(r, &m, blocks.largest, &mut t)?;
     data::distribution(r, &mut t)?;

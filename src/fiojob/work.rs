@@ -488,3 +488,36 @@ pub(super) fn steady(r: &mut Reader, numjobs: u64, t: &mut Draft) -> Result<(), 
     ));
     Ok(())
 }
+
+/// The name a job's `--flow` file has in its translation: `iospd fio` puts it in a directory of
+/// its own for the run; run by hand, the jobs' lines share it in the directory they run in.
+pub const FLOW_FILE: &str = "iospd-flow";
+
+/// `flow` (a weight, 0 none, to fio's 1000), `flow_id` (which flow, 0 unless given) and
+/// `flow_sleep` (µs): `--flow=<weight>:iospd-flow.<id>`, `--flow-sleep`.
+pub(super) fn flow(r: &mut Reader, t: &mut Draft) -> Result<(), Box<Refusal>> {
+    let id = r.parsed("flow_id", integer)?.unwrap_or(0);
+    let sleep = r.parsed("flow_sleep", integer)?.unwrap_or(0);
+    let Some(s) = r.get("flow") else {
+        return Ok(());
+    };
+    let value = s.value.as_deref().unwrap_or("").trim();
+    let weight = match integer(value) {
+        Ok(w) if w <= u64::from(crate::profile::flow::MAX_WEIGHT) => w,
+        _ => {
+            return Err(r.refuse(
+                s,
+                format!("'{value}' is not one of fio 3.33's weights, 0 (none) to 1000"),
+                None,
+            ));
+        }
+    };
+    if weight == 0 {
+        return Ok(());
+    }
+    t.args.push(format!("--flow={weight}:{FLOW_FILE}.{id}"));
+    if sleep > 0 {
+        t.args.push(format!("--flow-sleep={sleep}us"));
+    }
+    Ok(())
+}

@@ -6,6 +6,7 @@
 
 mod block_split;
 mod file_engine;
+pub mod flow;
 pub mod ioprio_split;
 mod lossy;
 pub mod max_latency;
@@ -130,6 +131,10 @@ pub struct Profile {
     /// `--mem-policy`: the NUMA memory policy the run's threads have (fio's `numa_mem_policy`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mem_policy: Option<mem_policy::MemPolicy>,
+    /// `--flow`: the run's threads keep to their share of the I/O of every run on the flow file
+    /// (fio's `flow`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow: Option<flow::Flow>,
     /// `--keep-existing`: `-c` lays out only a file that is missing or shorter than its size; a
     /// longer file is used as it is, its range cut to the size (fio's layout rule).
     #[serde(default)]
@@ -196,6 +201,7 @@ impl Profile {
             nice: None,
             lock_memory_bytes: None,
             mem_policy: None,
+            flow: None,
             observe: Observe::default(),
             fast_paths: Default::default(),
             start_at_unix_ns: None,

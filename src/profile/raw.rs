@@ -190,6 +190,10 @@ pub struct RawArgs {
     pub lock_memory: Option<u64>,
     /// `--mem-policy=`: the threads' NUMA memory policy.
     pub mem_policy: Option<crate::profile::mem_policy::MemPolicy>,
+    /// `--flow=`: the run's weight in a flow and its file.
+    pub flow: Option<crate::profile::flow::Flow>,
+    /// `--flow-sleep=`: µs a thread over its share waits.
+    pub flow_sleep_us: Option<u64>,
     /// `-ac`: core-aware CPU order.
     pub core_aware: bool,
     /// `-as`: span processor groups.

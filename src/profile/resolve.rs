@@ -72,6 +72,18 @@ pub fn resolve(raw: &RawArgs, command_line: String) -> Result<Resolved, ProfileE
     profile.nice = raw.nice;
     profile.lock_memory_bytes = raw.lock_memory;
     profile.mem_policy = raw.mem_policy.clone();
+    profile.flow = match (raw.flow.clone(), raw.flow_sleep_us) {
+        (Some(flow), sleep) => Some(super::flow::Flow {
+            sleep_us: sleep.unwrap_or(0),
+            ..flow
+        }),
+        (None, Some(_)) => {
+            return Err(ProfileError::Invalid(
+                "--flow-sleep is how long a thread over its share of a flow waits, and the run has no --flow; add --flow=<weight>:<file> or drop it".into(),
+            ));
+        }
+        (None, None) => None,
+    };
     profile.fast_paths = crate::engine::FastPaths {
         sqpoll_idle_ms: raw.sqpoll_idle_ms,
         sqpoll_cpu: raw.sqpoll_cpu,

@@ -95,6 +95,10 @@ pub fn measure<C: Clock>(
         verify: profile.verify.as_ref().map(|v| {
             verifying::RunVerify::new(v.stop_at_first, cleared.outputs.verify_state.take())
         }),
+        flow: match &profile.flow {
+            Some(f) => Some(crate::worker::flow::FlowGroup::open(&f.file).map_err(RunError::Flow)?),
+            None => None,
+        },
     };
     let mut timespans = Vec::with_capacity(profile.timespans.len());
     let mut aborted = None;
@@ -432,6 +436,8 @@ struct Runner<'a, C: Clock> {
     trace: Option<crate::trace::writer::TraceFile>,
     /// `--verify`: the run id and the tables between timespans.
     verify: Option<verifying::RunVerify>,
+    /// `--flow`: the flow file, mapped for the run.
+    flow: Option<crate::worker::flow::FlowGroup>,
 }
 
 impl<C: Clock> Runner<'_, C> {
@@ -448,6 +454,7 @@ impl<C: Clock> Runner<'_, C> {
         let timespan = &profile.timespans[index];
         let verifier = self.verify.as_mut().map(|v| v.verifier(timespan, targets));
         let input = RunInput {
+            flow: self.flow.as_ref().zip(profile.flow.as_ref()),
             verify: verifier.as_ref(),
             replay: profile.replay.as_ref(),
             timespan,

@@ -107,6 +107,12 @@ pub struct RunInput<'a> {
     pub buffer_separation: usize,
     /// The CPUs this process may use: where a pinned thread's io_uring workers may run.
     pub worker_cpus: &'a [u32],
+    /// `--flow`: the flow file the threads share their I/O through, each thread's weight, and
+    /// how long one over its share waits (ns).
+    pub flow: Option<(
+        &'a crate::worker::flow::FlowGroup,
+        &'a crate::profile::flow::Flow,
+    )>,
 }
 
 /// Where a run's messages go.
@@ -160,9 +166,10 @@ impl RunError {
     /// 3 for what the user can fix by changing the command, 1 for failures during the run.
     pub fn exit_code(&self) -> u8 {
         match self {
-            RunError::Plan(_) | RunError::Memory(_) | RunError::Descriptors(_) => {
-                crate::exit::EXIT_BAD_INPUT
-            }
+            RunError::Plan(_)
+            | RunError::Memory(_)
+            | RunError::Descriptors(_)
+            | RunError::Flow(_) => crate::exit::EXIT_BAD_INPUT,
             RunError::Target(e) if e.is_input_error() => crate::exit::EXIT_BAD_INPUT,
             RunError::Refused(refusal) => refusal.code,
             _ => crate::exit::EXIT_RUN_ERROR,
@@ -193,6 +200,9 @@ pub enum RunError {
     /// The run needs more open files than `ulimit -n` allows.
     #[error("{0}")]
     Descriptors(String),
+    /// The `--flow` file cannot be shared.
+    #[error("{0}")]
+    Flow(String),
     /// A worker could not set itself up.
     #[error("thread {thread}: {what}: {source}")]
     Setup {

@@ -117,6 +117,7 @@ pub(super) fn thread_main<C: Clock>(
         replay: input.replay,
         finishing: &gate.finishing,
         steady_end: &gate.steady_end,
+        flow: input.flow,
     };
     let setup = |what| move |e| setup_error(what, e);
     // Each engine owns the slots: the buffers live as long as the kernel may use them.

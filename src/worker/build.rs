@@ -102,6 +102,9 @@ pub struct Plan<'a> {
     pub finishing: &'a super::budget::Finishing,
     /// `--steady-state`: when the timespan's rule was met (0 until then).
     pub steady_end: &'a AtomicU64,
+    /// `--flow`: the flow file, this thread's weight in it, and how long it waits when over its
+    /// share (ns).
+    pub flow: Option<(&'a super::flow::FlowGroup, &'a crate::profile::flow::Flow)>,
 }
 
 impl<'a, C: Clock> Worker<'a, C> {
@@ -260,6 +263,10 @@ impl<'a, C: Clock> Worker<'a, C> {
                 }),
             }),
             finishing: None,
+            flow: plan.flow.map(|(group, f)| group.join(f.weight, f.total)),
+            flow_sleep_ns: plan
+                .flow
+                .map_or(0, |(_, f)| f.sleep_us.saturating_mul(1_000)),
         };
         if worker.targets.iter().all(|t| !t.budget.unlimited()) && worker.replay.is_none() {
             worker.finishing = Some(plan.finishing);

@@ -78,10 +78,16 @@ impl<C: Clock> Worker<'_, C> {
         loop {
             // 1. Fill: every free slot whose target's pacer allows it gets a target, a direction
             //    and an offset (and, for a write, fresh buffer content), and is staged.
+            // --flow: over its share, the thread issues nothing until the others catch up.
+            let mut flow_held = false;
             if filling {
                 let mut i = free.len();
                 while i > 0 {
                     i -= 1;
+                    if self.flow.as_mut().is_some_and(|f| !f.allows()) {
+                        flow_held = true;
+                        break;
+                    }
                     let slot = free[i];
                     // Under --verify, an I/O drawn earlier whose block was busy goes first.
                     let pending = self.verify.as_ref().and_then(|v| v.pending[slot as usize]);
@@ -124,6 +130,9 @@ impl<C: Clock> Worker<'_, C> {
                         }
                     }
                     free.swap_remove(i);
+                    if let Some(flow) = &mut self.flow {
+                        flow.issued();
+                    }
                     if op == Op::Write {
                         let buf = engine.slots().write_buffer(slot, len as usize);
                         match &mut self.verify {
@@ -183,6 +192,14 @@ impl<C: Clock> Worker<'_, C> {
                     finishing.finished(now);
                     break;
                 }
+                if flow_held {
+                    // Nothing in flight and over its share: wait, then look again.
+                    self.clock.sleep(self.flow_sleep_ns.max(1));
+                    now = self.clock.now();
+                    (filling, window_end) = self.phase(now, filling, window_end);
+                    self.advance_feed(now);
+                    continue;
+                }
                 // Every slot is held back by pacing: sleep until the first is due.
                 let due = self
                     .targets
@@ -203,7 +220,7 @@ impl<C: Clock> Worker<'_, C> {
             }
             // 3. Wait: submit and take completions — with a timeout at the next due time when
             //    pacing holds free slots back; else polling up to the spin budget, then sleeping.
-            let throttled = filling && !free.is_empty();
+            let throttled = filling && !free.is_empty() && !flow_held;
             let mut spun_from = 0;
             if throttled {
                 let due = self

@@ -22,6 +22,7 @@ pub mod budget;
 pub mod buffers;
 pub(crate) mod build;
 mod cycle;
+pub mod flow;
 pub mod offsets;
 pub mod priorities;
 pub mod replay;
@@ -281,6 +282,10 @@ pub struct Worker<'a, C: Clock> {
     pub finishing: Option<&'a budget::Finishing>,
     /// `--continue-on-error`: the failed I/Os this thread counted and went on past.
     pub failed: crate::stats::FailedIos,
+    /// `--flow`: this thread's place in the flow; `None` without it.
+    pub flow: Option<flow::FlowMember<'a>>,
+    /// `--flow-sleep`: how long a thread over its share waits before it looks again.
+    pub flow_sleep_ns: Nanos,
 }
 
 impl<C: Clock> Worker<'_, C> {

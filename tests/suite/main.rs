@@ -29,6 +29,7 @@ mod fio_json;
 mod fio_latency;
 mod fio_regions;
 mod fio_terse;
+mod flow;
 mod formats;
 mod golden;
 mod hostile;

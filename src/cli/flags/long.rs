@@ -463,6 +463,31 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         },
     },
     LongFlag {
+        name: "flow",
+        usage: (
+            "--flow=<weight>:<file>",
+            "runs that name the same file share their I/O by weight: each thread issues only while its share of every run's I/Os is at most its share of their weights (fio's flow; the file is made if missing, and must be one iospd made)",
+        ),
+        apply: |v, raw| {
+            let flow = crate::profile::flow::Flow::parse(v.unwrap_or_default())?;
+            once(&mut raw.flow, flow)
+        },
+    },
+    LongFlag {
+        name: "flow-sleep",
+        usage: (
+            "--flow-sleep=<time>",
+            "a thread over its share of the flow lets its I/O in flight complete and waits this long (ns, us, ms or s) before it looks again (fio's flow_sleep; default: looks again at once)",
+        ),
+        apply: |v, raw| {
+            let limit = crate::profile::max_latency::MaxLatency::parse(v.unwrap_or_default())
+                .ok()
+                .and_then(|m| m.read_ns.filter(|_| m.read_ns == m.write_ns))
+                .ok_or_else(|| "is not a time; for example --flow-sleep=1ms".to_string())?;
+            once(&mut raw.flow_sleep_us, limit.div_ceil(1_000))
+        },
+    },
+    LongFlag {
         name: "mem-policy",
         usage: (
             "--mem-policy=<local|bind:<nodes>|prefer:<node>|interleave:<nodes>>",
