@@ -380,6 +380,19 @@ fn a_run_bounded_by_its_work_counts_every_io_in_its_intervals() {
         assert_eq!(sum(&read["intervals"]), 3000, "{read}");
     }
     assert_eq!(sum(&m["totals"]["read"]["intervals"]), 6000);
+    // The last interval ends with the window, however short the work left it.
+    let window_ms = (m["duration_s"].as_f64().unwrap() * 1000.0).round() as u64;
+    let last = m["totals"]["read"]["intervals"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()["end_ms"]
+        .as_u64()
+        .unwrap();
+    assert!(
+        last <= window_ms + 1,
+        "{last} ms after a {window_ms} ms window"
+    );
     let rows: u64 = m["timeline"]
         .as_array()
         .unwrap()

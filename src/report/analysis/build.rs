@@ -344,15 +344,26 @@ pub(crate) fn direction(
         .from_intended
         .as_deref()
         .and_then(|h| latency_of(h, percentiles));
+    // The intervals wholly inside the window: a run that ended by its work (no -d) cuts its last
+    // one short, which counts over its own length and stays out of the deviation.
+    let window_ms = seconds * 1000.0;
+    let whole = interval_ms.map_or(0, |ms| ((window_ms + 1.0) / f64::from(ms)).floor() as usize);
     let intervals = match interval_ms {
         None => Vec::new(),
         Some(ms) => valid(&stats.intervals)
             .iter()
             .enumerate()
             .map(|(i, b): (usize, &Interval)| IntervalReport {
-                end_ms: (i as u64 + 1) * ms as u64,
+                end_ms: match i < whole {
+                    true => (i as u64 + 1) * ms as u64,
+                    false => window_ms.round() as u64,
+                },
                 ios: b.count,
-                ios_per_s: b.count as f64 * 1000.0 / ms as f64,
+                ios_per_s: b.count as f64 * 1000.0
+                    / match i < whole {
+                        true => f64::from(ms),
+                        false => (window_ms - (i as f64) * f64::from(ms)).max(1.0),
+                    },
                 latency_min_ns: if b.count == 0 { 0 } else { b.min_ns },
                 latency_max_ns: b.max_ns,
                 latency_mean_ns: b.mean_ns(),
@@ -369,7 +380,13 @@ pub(crate) fn direction(
         bytes_per_s: rate(stats.bytes, seconds),
         latency,
         latency_from_intended,
-        ios_per_s_stddev: interval_ms.map(|ms| iops_stddev(&stats.intervals, ms)),
+        ios_per_s_stddev: interval_ms.map(|ms| {
+            let kept = valid(&stats.intervals);
+            match whole > 0 && whole < kept.len() {
+                true => iops_stddev(&kept[..whole], ms),
+                false => iops_stddev(kept, ms),
+            }
+        }),
         intervals,
     }
 }
