@@ -43,7 +43,13 @@ impl<C: Clock> Worker<'_, C> {
         let mut ops = vec![Op::Read; slots];
         let mut lens = vec![0u32; slots];
         let mut size_index: Vec<SizeIndex> = vec![0; slots];
-        let mut priority_rank: Vec<PriorityRank> = vec![0; slots];
+        // --ioprio-split: each slot's priority among its target's (empty when no target has one);
+        // --flow: whether the thread is in one. Asked once, so the loop pays a register test.
+        let split = self.targets.iter().any(|t| t.priorities.is_some());
+        let mut priority_rank: Vec<PriorityRank> = vec![0; if split { slots } else { 0 }];
+        let flowing = self.flow.is_some();
+        // Either: what an issue asks beyond the common path, tested once per I/O.
+        let extras = split || flowing;
         let mut owner = vec![0u16; slots];
         // --serialize-overlap: which slots are staged or in flight, and per slot an I/O drawn but
         // held back because it overlaps one of them (empty when no target asks).
@@ -84,7 +90,7 @@ impl<C: Clock> Worker<'_, C> {
                 let mut i = free.len();
                 while i > 0 {
                     i -= 1;
-                    if self.flow.as_mut().is_some_and(|f| !f.allows()) {
+                    if extras && flowing && self.flow.as_mut().is_some_and(|f| !f.allows()) {
                         flow_held = true;
                         break;
                     }
@@ -130,9 +136,6 @@ impl<C: Clock> Worker<'_, C> {
                         }
                     }
                     free.swap_remove(i);
-                    if let Some(flow) = &mut self.flow {
-                        flow.issued();
-                    }
                     if op == Op::Write {
                         let buf = engine.slots().write_buffer(slot, len as usize);
                         match &mut self.verify {
@@ -153,11 +156,22 @@ impl<C: Clock> Worker<'_, C> {
                     if serialize {
                         busy[slot as usize] = true;
                     }
-                    let (priority, rank) = match &target.priorities {
-                        Some(draw) => draw.draw(op, len, &mut self.rng),
-                        None => (0, 0),
+                    let priority = match extras {
+                        true => {
+                            if let Some(flow) = &mut self.flow {
+                                flow.issued();
+                            }
+                            match &self.targets[t].priorities {
+                                Some(draw) => {
+                                    let (priority, rank) = draw.draw(op, len, &mut self.rng);
+                                    priority_rank[slot as usize] = rank;
+                                    priority
+                                }
+                                None => 0,
+                            }
+                        }
+                        false => 0,
                     };
-                    priority_rank[slot as usize] = rank;
                     engine.push(Io {
                         slot,
                         target: t as u16,
@@ -350,7 +364,7 @@ impl<C: Clock> Worker<'_, C> {
                     if let Some(by_size) = &mut self.stats[t].by_size {
                         by_size.record(ops[slot], size_index[slot], latency);
                     }
-                    if let Some(by_priority) = &mut self.stats[t].by_priority {
+                    if split && let Some(by_priority) = &mut self.stats[t].by_priority {
                         by_priority.record(ops[slot], priority_rank[slot], len as u64, latency);
                     }
                     let stats = self.stats[t].op_mut(ops[slot]);
