@@ -46,8 +46,8 @@ impl MemPolicy {
             (MemMode::Local, "") => Vec::new(),
             (MemMode::Local, _) => return Err(format!("local takes no nodes; {HINT}")),
             (_, "") => return Err(format!("'{text}' names no nodes; {HINT}")),
-            (_, list) => crate::cli::flags::parse_cpu_set(list)
-                .map_err(|_| format!("'{list}' is not a list of NUMA nodes (0, 0-1, 0,2)"))?,
+            (_, list) => node_list(list)
+                .ok_or_else(|| format!("'{list}' is not a list of NUMA nodes (0, 0-1, 0,2)"))?,
         };
         if mode == MemMode::Prefer && nodes.len() != 1 {
             return Err(format!("prefer takes one node; {HINT}"));
@@ -67,6 +67,22 @@ impl MemPolicy {
             MemMode::Local => 4,
         }
     }
+}
+
+/// Nodes as `0`, `0-2`, `0,2` (ascending, once each), or `None`.
+fn node_list(list: &str) -> Option<Vec<u32>> {
+    let mut nodes = Vec::new();
+    for part in list.split(',') {
+        let (low, high) = part.split_once('-').unwrap_or((part, part));
+        let (low, high): (u32, u32) = (low.parse().ok()?, high.parse().ok()?);
+        if low > high || high - low >= 1024 {
+            return None;
+        }
+        nodes.extend(low..=high);
+    }
+    nodes.sort_unstable();
+    nodes.dedup();
+    Some(nodes)
 }
 
 /// As `--mem-policy` reads it.
