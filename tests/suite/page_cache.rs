@@ -13,6 +13,20 @@ const MIB: usize = 1 << 20;
 
 /// Pages of `path` in the page cache, and pages in all.
 fn resident(path: &Path) -> (usize, usize) {
+    let map = cached(path);
+    (map.iter().filter(|&&c| c).count(), map.len())
+}
+
+/// Pages of `path` in the page cache from `from` (bytes) up to `to`.
+fn resident_in(path: &Path, from: usize, to: usize) -> usize {
+    cached(path)[from / 4096..to / 4096]
+        .iter()
+        .filter(|&&c| c)
+        .count()
+}
+
+/// Whether each page of `path` is in the page cache.
+fn cached(path: &Path) -> Vec<bool> {
     let file = File::open(path).unwrap();
     let len = file.metadata().unwrap().len() as usize;
     let pages = len.div_ceil(4096);
@@ -31,8 +45,14 @@ fn resident(path: &Path) -> (usize, usize) {
         let mut vec = vec![0u8; pages];
         assert_eq!(libc::mincore(at, len, vec.as_mut_ptr()), 0);
         libc::munmap(at, len);
-        (vec.iter().filter(|&&b| b & 1 == 1).count(), pages)
+        vec.iter().map(|&b| b & 1 == 1).collect()
     }
+}
+
+/// Most of `pages`: a machine whose memory is full of page cache reclaims the newest clean pages
+/// first, so a few of what a run read may be gone by the time they are counted.
+fn most_of(pages: usize) -> usize {
+    pages * 95 / 100
 }
 
 /// Writes `path`'s dirty pages and drops the clean ones from the page cache; false when this file
@@ -83,15 +103,22 @@ fn pre_read_fills_the_page_cache_with_the_runs_range() {
     assert!(evict(&path));
     let report = one_read(&["--pre-read"]);
     assert!(report.contains("--pre-read: "), "{report}");
-    assert_eq!(
-        resident(&path).0,
-        pages,
-        "the whole range is read before the run"
+    let whole = resident(&path).0;
+    assert!(
+        whole >= most_of(pages),
+        "the whole range is read before the run: {whole} of {pages} pages cached"
     );
-    // Only the range the run uses: 1 MiB to 3 MiB.
+    // Only the range the run uses: 1 MiB to 3 MiB (512 pages), and outside it no more than the
+    // one read without readahead brings.
     assert!(evict(&path));
     one_read(&["--pre-read", "-B1M", "-f3M"]);
-    assert_eq!(resident(&path).0, 512, "1 MiB to 3 MiB: 512 pages");
+    let inside = resident_in(&path, MIB, 3 * MIB);
+    let outside = resident(&path).0 - inside;
+    assert!(
+        inside >= most_of(512),
+        "1 MiB to 3 MiB: {inside} of 512 pages"
+    );
+    assert!(outside < 64, "{outside} pages cached outside the range");
     // Through the run's own descriptor, as fio reads: with O_DIRECT the pages stay out.
     assert!(evict(&path));
     one_read(&["--pre-read", "-Sh"]);
@@ -153,10 +180,18 @@ fn nowait_reads_of_pages_not_cached_fail_with_eagain_and_pre_read_cures_them() {
         Some(-libc::EAGAIN as i64),
         "{failed}"
     );
-    // With the range read first, every read finds its page.
+    let without = failed["reads"].as_u64().unwrap();
+    // With the range read first, the reads find their pages (all but the few a machine full of
+    // page cache may have reclaimed in between).
     assert!(evict(&path));
-    let output = run(&["--pre-read", "-Rjson"]);
+    let output = run(&["--pre-read", "--continue-on-error=io:EAGAIN", "-Rjson"]);
     assert!(output.status.success(), "{}", stderr(&output));
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert!(json["timespans"][0]["failed_ios"].is_null(), "{json}");
+    let with = json["timespans"][0]["failed_ios"]["reads"]
+        .as_u64()
+        .unwrap_or(0);
+    assert!(
+        with <= 2 && without >= 10 * with.max(1),
+        "reads that would block: {with} with --pre-read, {without} without"
+    );
 }
