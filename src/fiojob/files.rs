@@ -44,6 +44,8 @@ pub(super) fn files(r: &mut Reader, numjobs: u64) -> Result<Files, Box<Refusal>>
     }
     let nrfiles = r.parsed("nrfiles", integer)?.unwrap_or(1).max(1);
     if let Some(last) = r.get("filename") {
+        // fio names files by filename_format only where no filename is given.
+        r.value("filename_format");
         let mut names = Vec::new();
         for s in r.all("filename") {
             let value = s.value.as_deref().unwrap_or("");

@@ -122,8 +122,37 @@ pub const ACCEPTED: &[(&str, &str)] = &[
     ("stonewall", "the next jobs wait for this group"),
     ("bwavgtime", "iospd's interval is -D"),
     ("iopsavgtime", "iospd's interval is -D"),
-    ("rwmixcycle", "deprecated: fio reads and ignores it"),
+    ("verifysort", "deprecated: fio 3.33 reads and ignores it"),
+    ("verifysort_nr", "deprecated: fio 3.33 reads and ignores it"),
+    (
+        "unique_filename",
+        "fio's file names for client/server runs: a local run's names are the same either way",
+    ),
+    ("log_entries", "the size of fio's log buffer in memory"),
+    (
+        "log_alternate_epoch_clock_id",
+        "the clock of fio's log_alternate_epoch (accepted at 0 only, where fio reads no clock)",
+    ),
+    (
+        "dedupe_working_set_percentage",
+        "used by fio only with dedupe_mode=working_set",
+    ),
+    ("cgroup_nodelete", "used by fio only with cgroup"),
+    ("verify_async_cpus", "used by fio only with verify_async"),
+    (
+        "log_compression_cpus",
+        "the CPUs of fio's log compression threads",
+    ),
+    ("trim_verify_zero", "used by fio only with trim_percentage"),
+    ("trim_backlog_batch", "used by fio only with trim_backlog"),
+    (
+        "verify_backlog_batch",
+        "used by fio only with verify_backlog",
+    ),
 ];
+
+/// Deprecated options fio 3.33 no longer takes: it drops a job that sets one ("failed parsing").
+pub const DEPRECATED: &[&str] = &["rwmixcycle", "percentage_sequential"];
 
 /// Refused, with iospd's closest option.
 pub const CLOSEST: &[(&str, &str)] = &[
@@ -163,8 +192,8 @@ pub const ACCEPTED_VALUES: &[(&str, &[&str], &str)] = &[
     ),
     (
         "allrandrepeat",
-        &["1", "true"],
-        "iospd's default seed repeats every random stream",
+        &["0", "false", "1", "true"],
+        "iospd's seed (-z) repeats every random stream; at 0, fio's default, fio repeats only those randrepeat covers",
     ),
     (
         "stats",
@@ -200,5 +229,166 @@ pub const ACCEPTED_VALUES: &[(&str, &[&str], &str)] = &[
         "log_alternate_epoch",
         &["0", "false"],
         "fio's default: log times from the job's start",
+    ),
+    (
+        "bs_is_seq_rand",
+        &["0", "false"],
+        "fio's default: bs applies by direction",
+    ),
+    (
+        "write_barrier",
+        &["0", "false"],
+        "fio's default: no write is a barrier",
+    ),
+    (
+        "atomic",
+        &["0", "false"],
+        "fio's default: writes are not O_ATOMIC",
+    ),
+    (
+        "verify_offset",
+        &["0", "false"],
+        "fio's default: the verification header at the block's start",
+    ),
+    (
+        "verify_dump",
+        &["0", "false"],
+        "fio's default: no dump of a block that fails",
+    ),
+    (
+        "verify_async",
+        &["0", "false"],
+        "fio's default: blocks verified by the thread that reads them, as iospd does",
+    ),
+    (
+        "verify_backlog",
+        &["0", "false"],
+        "fio's default: written blocks verified after the writes",
+    ),
+    ("experimental_verify", &["0", "false"], "fio's default"),
+    (
+        "verify_state_load",
+        &["0", "false"],
+        "fio's default: no verification state loaded before the job",
+    ),
+    (
+        "trim_percentage",
+        &["0", "false"],
+        "fio's default: no trims of verified blocks",
+    ),
+    (
+        "trim_backlog",
+        &["0", "false"],
+        "fio's default: no trims of verified blocks",
+    ),
+    (
+        "replay_no_stall",
+        &["0", "false"],
+        "fio's default: a replay keeps the log's timing, as iospd replay does",
+    ),
+    (
+        "replay_align",
+        &["0", "false"],
+        "fio's default: a replay's offsets as logged",
+    ),
+    (
+        "zonecapacity",
+        &["0", "false"],
+        "fio's default: zones as large as zonesize",
+    ),
+    (
+        "read_beyond_wp",
+        &["0", "false"],
+        "fio's default; a zoned-device option",
+    ),
+    (
+        "max_open_zones",
+        &["0", "false"],
+        "fio's default: no limit; a zoned-device option",
+    ),
+    (
+        "job_max_open_zones",
+        &["0", "false"],
+        "fio's default: no limit; a zoned-device option",
+    ),
+    (
+        "ignore_zone_limits",
+        &["0", "false"],
+        "fio's default; a zoned-device option",
+    ),
+    (
+        "thinktime_iotime",
+        &["0", "false"],
+        "fio's default: the think time follows thinktime_blocks",
+    ),
+    (
+        "rate_ignore_thinktime",
+        &["0", "false"],
+        "fio's default: a rate counts the think time",
+    ),
+    (
+        "gpu_dev_id",
+        &["0", "false"],
+        "fio's default; a GPU buffer option",
+    ),
+    (
+        "log_store_compressed",
+        &["0", "false"],
+        "fio's default: logs stored as text",
+    ),
+    (
+        "block_error_percentiles",
+        &["0", "false"],
+        "fio's default: no trim error histogram",
+    ),
+    (
+        "dedupe_global",
+        &["0", "false"],
+        "fio's default: a job's duplicates are of its own writes, as --dedupe's are of its target",
+    ),
+    (
+        "cgroup_weight",
+        &["0", "false"],
+        "fio's default: no cgroup weight",
+    ),
+    (
+        "read_iolog_chunked",
+        &["0", "false"],
+        "fio's default: how fio reads an I/O log into memory",
+    ),
+    (
+        "verify_state_save",
+        &["0", "false", "1", "true"],
+        "a verified job's state is kept in its --verify-state file either way (fio saves its own at 1, its default)",
+    ),
+    (
+        "create_fsync",
+        &["0", "false", "1", "true"],
+        "iospd flushes every file it lays out before the run (fio's default, 1; outside the measured time either way)",
+    ),
+    (
+        "lockfile",
+        &["none"],
+        "fio's default: no lock around a file's I/O",
+    ),
+    (
+        "rw_sequencer",
+        &["sequential"],
+        "fio's default: a job's skips (rw=…:<n>) move the offset on",
+    ),
+    (
+        "dedupe_mode",
+        &["repeat"],
+        "fio's default: a duplicate block repeats the content of an earlier one, as --dedupe's sets do",
+    ),
+    (
+        "replay_scale",
+        &["1"],
+        "fio's default: a replay's offsets as logged",
+    ),
+    (
+        "replay_time_scale",
+        &["100"],
+        "fio's default: a replay at the log's own speed",
     ),
 ];

@@ -4,7 +4,7 @@
 //! test keeps equal to these tables; another checks that every option the translation reads is
 //! listed, and that nothing listed is stale.
 
-use super::known::{ACCEPTED, ACCEPTED_VALUES, CLOSEST};
+use super::known::{ACCEPTED, ACCEPTED_VALUES, CLOSEST, DEPRECATED};
 
 /// Mapped: each fio option and what it becomes.
 pub const MAPPED: &[(&str, &str)] = &[
@@ -387,6 +387,12 @@ pub fn document() -> String {
     for (key, what) in CLOSEST {
         row(&mut out, key, what);
     }
+    out.push_str(
+        "\n## Refused as fio refuses them\n\nDeprecated: fio 3.33 drops a job that sets one.\n\n",
+    );
+    for key in DEPRECATED {
+        out.push_str(&format!("- `{key}`\n"));
+    }
     out
 }
 
@@ -441,11 +447,19 @@ mod tests {
         let values: Vec<&str> = ACCEPTED_VALUES.iter().map(|(k, ..)| *k).collect();
         let closest: Vec<&str> = CLOSEST.iter().map(|(k, _)| *k).collect();
         let accepted: Vec<&str> = ACCEPTED.iter().map(|(k, _)| *k).collect();
+        let deprecated: Vec<&str> = DEPRECATED.to_vec();
         for (key, _) in MAPPED {
-            let elsewhere = [&values, &closest, &accepted];
+            let elsewhere = [&values, &closest, &accepted, &deprecated];
             assert!(
                 !elsewhere.iter().any(|t| t.contains(key)),
                 "{key} is mapped and also in another table, where it never applies"
+            );
+        }
+        for key in &deprecated {
+            let elsewhere = [&values, &closest, &accepted];
+            assert!(
+                !elsewhere.iter().any(|t| t.contains(key)),
+                "{key} is refused as deprecated and also in another table"
             );
         }
         for key in &accepted {
@@ -454,7 +468,7 @@ mod tests {
                 "{key} is accepted whatever its value and also in another table"
             );
         }
-        for table in [&values, &closest, &accepted] {
+        for table in [&values, &closest, &accepted, &deprecated] {
             let unique: BTreeSet<&&str> = table.iter().collect();
             assert_eq!(unique.len(), table.len(), "a table lists an option twice");
         }

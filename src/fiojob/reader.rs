@@ -23,10 +23,30 @@ pub struct Refusal {
     pub closest: Option<String>,
 }
 
+/// Options whose 0 is fio's "not set" (its default): a job that sets one to 0 reads as one that
+/// does not set it (`size=0` is the file's own size, `runtime=0` no limit).
+const ZERO_IS_UNSET: &[&str] = &[
+    "size",
+    "filesize",
+    "io_size",
+    "number_ios",
+    "runtime",
+    "ramp_time",
+    "startdelay",
+    "openfiles",
+    "offset",
+    "offset_increment",
+    "thinktime",
+    "zonesize",
+    "verify_interval",
+];
+
 /// Reads one job's settings, keeping track of what was used.
 pub(super) struct Reader<'a> {
     pub(super) job: &'a Job,
     pub(super) last: BTreeMap<&'a str, &'a Setting>,
+    /// Settings of fio's "not set" (`size=0`), left out of `last`.
+    pub(super) unset: Vec<&'a Setting>,
     pub(super) used: Vec<&'a str>,
     /// How the job's sizes read (`kb_base`).
     pub(super) kb_base: KbBase,
@@ -38,9 +58,20 @@ impl<'a> Reader<'a> {
         for s in &job.settings {
             last.insert(s.key.as_str(), s);
         }
+        let mut unset = Vec::new();
+        for key in ZERO_IS_UNSET {
+            if let Some(s) = last
+                .get(key)
+                .filter(|s| s.value.as_deref().map(str::trim) == Some("0"))
+            {
+                unset.push(*s);
+                last.remove(key);
+            }
+        }
         Reader {
             job,
             last,
+            unset,
             used: Vec::new(),
             kb_base: KbBase::default(),
         }

@@ -27,7 +27,7 @@
 //! | `prioclass=3`, `prio=7` | `-I1` (idle), `-I2` (best-effort level 7) |
 //! | `startdelay`, `unlink` | the job's child starts that late; its group's new files removed after it |
 
-use super::known::{ACCEPTED, ACCEPTED_VALUES, CLOSEST};
+use super::known::{ACCEPTED, ACCEPTED_VALUES, CLOSEST, DEPRECATED};
 pub use super::latency::LatencySearch;
 use super::reader::Reader;
 pub use super::reader::Refusal;
@@ -355,6 +355,9 @@ fn finish(
     logs: Vec<FioLog>,
 ) -> Result<Translation, Box<Refusal>> {
     let Draft { args, mut notes } = t;
+    for s in &r.unset {
+        notes.push(format!("{}=0: fio's 0 is not set, its default", s.written));
+    }
     let keys: Vec<&str> = r.last.keys().copied().collect();
     for key in keys {
         if r.used.contains(&key) {
@@ -371,6 +374,13 @@ fn finish(
                 notes.push(format!("{}={value}: {note}", s.written));
                 continue;
             }
+        }
+        if DEPRECATED.contains(&key) {
+            return Err(r.refuse(
+                s,
+                "deprecated: fio 3.33 drops a job that sets it (\"failed parsing\")",
+                None,
+            ));
         }
         let closest = CLOSEST.iter().find(|(k, _)| *k == key).map(|(_, c)| *c);
         return Err(r.refuse(s, "iospd has no equivalent", closest));

@@ -119,6 +119,10 @@ pub fn integer(value: &str) -> Result<u64, String> {
             .and_then(|n| u64::try_from(n).ok())
             .ok_or_else(|| not_arithmetic(v));
     }
+    if let Some(hex) = v.strip_prefix("0x").or_else(|| v.strip_prefix("0X")) {
+        // fio's str_to_decimal reads a 0x number in hex (randseed's default is 0x89).
+        return u64::from_str_radix(hex, 16).map_err(|_| format!("'{v}' is not a whole number"));
+    }
     if has_operator(v) {
         return Err(partial(v));
     }
@@ -308,6 +312,8 @@ mod tests {
         assert_eq!(time_ns("(40+5)", 1_000_000_000), Ok(45_000_000_000));
         assert_eq!(time_ns("(40+5)", 1_000), Ok(45_000));
         assert_eq!(integer("(128*4)"), Ok(512));
+        assert_eq!(integer("0x89"), Ok(137));
+        assert!(integer("0xg").is_err());
         assert_eq!(integer_expression("2^10-24/5"), Some(1020));
         // Nesting as deep as the input is long is refused, not recursed into.
         for deep in [

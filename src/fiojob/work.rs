@@ -211,7 +211,12 @@ pub(super) fn errors(r: &mut Reader, m: &Mode, t: &mut Draft) -> Result<(), Box<
 /// limit; trims are never checked): `--max-latency`. fio checks nothing under `disable_lat`, and
 /// passes the ETIMEDOUT it raises where `ignore_error` lists it, which iospd's stop does not.
 pub(super) fn max_latency(r: &mut Reader, t: &mut Draft) -> Result<(), Box<Refusal>> {
+    let disabled = r.flag("disable_lat")?.unwrap_or(false);
     let Some(s) = r.get("max_latency") else {
+        if disabled {
+            t.notes
+                .push("disable_lat=1: iospd measures every I/O's latency all the same".into());
+        }
         return Ok(());
     };
     let value = s.value.as_deref().unwrap_or("");
@@ -226,7 +231,7 @@ pub(super) fn max_latency(r: &mut Reader, t: &mut Draft) -> Result<(), Box<Refus
     if read.is_none() && write.is_none() {
         return Ok(());
     }
-    if r.flag("disable_lat")?.unwrap_or(false) {
+    if disabled {
         t.notes.push(format!(
             "max_latency={value}: fio checks no latency under disable_lat=1"
         ));

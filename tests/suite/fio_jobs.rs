@@ -299,7 +299,7 @@ fn unreadable_job_files_exit_3_with_the_place_and_the_fix() {
 
 /// fio's examples, where the suite was told they are (`IOSPD_FIO_EXAMPLES`, which `.ci/run`
 /// sets after fetching Debian's fio source).
-fn fio_examples(test: &str) -> Option<Vec<PathBuf>> {
+pub(crate) fn fio_examples(test: &str) -> Option<Vec<PathBuf>> {
     let Some(dir) = std::env::var_os("IOSPD_FIO_EXAMPLES") else {
         skip(
             test,
