@@ -201,6 +201,47 @@ fn fio_json_holds_the_measured_numbers_in_fios_units() {
     );
 }
 
+/// etcd's disk check (`--rw=write --ioengine=sync --fdatasync=1 --bs=2300`), read as its
+/// guides read it: the flushes' percentiles under `sync.lat_ns.percentile`, one flush after
+/// every write but the last (fio 3.33 ends the job there too), each percentile between the
+/// flushes' min and max.
+#[test]
+fn the_flushes_have_fios_sync_percentiles() {
+    let dir = TempDir::new();
+    let output = iospd()
+        .args([
+            "fio",
+            "--output-format=json",
+            "--rw=write",
+            "--ioengine=sync",
+        ])
+        .args([
+            "--fdatasync=1",
+            "--directory=.",
+            "--size=230000",
+            "--bs=2300",
+        ])
+        .args(["--name=mytest"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let doc: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let job = &doc["jobs"][0];
+    assert_eq!(job["write"]["total_ios"], 100);
+    let sync = &job["sync"];
+    assert_eq!(sync["total_ios"], 99, "{sync}");
+    assert_eq!(sync["lat_ns"]["N"], 99, "{sync}");
+    let (min, max) = (
+        number(&sync["lat_ns"]["min"]),
+        number(&sync["lat_ns"]["max"]),
+    );
+    let p99 = number(&sync["lat_ns"]["percentile"]["99.000000"]);
+    assert!(min > 0.0 && min <= p99 && p99 <= max, "{sync}");
+    let p50 = number(&sync["lat_ns"]["percentile"]["50.000000"]);
+    assert!(p50 <= p99, "{sync}");
+}
+
 /// A job's clones are entries of their own, as fio writes them, unless `group_reporting` adds
 /// them up into one.
 #[test]

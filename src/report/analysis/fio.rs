@@ -260,7 +260,9 @@ fn entry(run: &FioJobRun, plus: bool, measured: Option<(&Measured, Part)>) -> Fi
         job.sync = Some(match &totals.flush {
             Some(flush) => FioSync {
                 total_ios: flush.ios,
-                lat_ns: latency(flush.latency.as_ref(), None, false),
+                // fio gives the flushes its percentiles and, in json+, its bins
+                // (clat_percentiles, on by default).
+                lat_ns: latency(flush.latency.as_ref(), Some(spec.percentiles), spec.plus),
             },
             None => FioSync::default(),
         });
