@@ -36,7 +36,87 @@ struct RunOptions {
     readonly: bool,
     /// `--output-format=json|json+|terse` (`--minimal`): fio's results in fio's format.
     fio: Option<FioOutput>,
+    /// `--version`, `--cmdhelp`, `--enghelp`: an answer printed instead of running jobs.
+    answer: Option<String>,
 }
+
+/// fio 3.33, whose job files, command line and results `iospd fio` follows: `--version`'s
+/// answer, so scripts that check fio's version go on.
+const FIO_VERSION: &str = "fio-3.33";
+
+/// fio's own options iospd fio refuses, with why and what to do instead.
+const REFUSED_RUN_OPTIONS: [(&str, &str); 19] = [
+    (
+        "latency-log",
+        "deprecated: fio 3.33 exits on it; give write_lat_log=<prefix> in the job",
+    ),
+    (
+        "bandwidth-log",
+        "fio's bandwidth log of every job: give write_bw_log=<prefix> in the job",
+    ),
+    (
+        "append-terse",
+        "normal and terse output together: iospd fio writes one format at a time; give --output-format=terse",
+    ),
+    (
+        "inflate-log",
+        "fio's compressed logs: iospd writes its logs as text",
+    ),
+    (
+        "profile",
+        "fio's built-in workloads (tiobench, act): write the jobs out as a job file",
+    ),
+    (
+        "server",
+        "fio's client/server mode: iospd runs the jobs on this host (run it on each host, or across hosts under MPI)",
+    ),
+    (
+        "server-internal",
+        "fio's client/server mode: iospd runs the jobs on this host",
+    ),
+    (
+        "daemonize",
+        "fio's client/server mode: iospd runs the jobs on this host",
+    ),
+    (
+        "client",
+        "fio's client/server mode: iospd runs the jobs on this host (run it on each host, or across hosts under MPI)",
+    ),
+    (
+        "remote-config",
+        "fio's client/server mode: iospd runs the jobs on this host",
+    ),
+    (
+        "cpuclock-test",
+        "fio's test of its CPU clock: iospd times I/O with the kernel's monotonic clock",
+    ),
+    ("crctest", "fio's checksum speed test: iospd has none"),
+    ("memcpytest", "fio's memcpy speed test: iospd has none"),
+    (
+        "idle-prof",
+        "fio's CPU idleness profile (spinning threads at the lowest priority): iospd's report gives the CPUs' use over the run from the kernel's counters",
+    ),
+    (
+        "trigger-file",
+        "a command fio runs on a trigger, which iospd never does",
+    ),
+    (
+        "trigger-timeout",
+        "a command fio runs on a trigger, which iospd never does",
+    ),
+    (
+        "trigger",
+        "a command fio runs on a trigger, which iospd never does",
+    ),
+    (
+        "trigger-remote",
+        "a command fio runs on a trigger, which iospd never does",
+    ),
+    (
+        "merge-blktrace-only",
+        "fio's merge of blktrace files: iospd replay reads a trace as it is",
+    ),
+];
 
 /// fio's `--output-format` (or `--minimal`) as iospd's format, and the other run options.
 fn run_options(
@@ -79,9 +159,34 @@ fn run_options(
                 })?);
                 None
             }
-            // The progress line shows the run on a terminal; fio's status options change nothing
-            // that is measured.
-            _ => None,
+            "version" => {
+                options.answer = Some(FIO_VERSION.to_string());
+                None
+            }
+            "cmdhelp" => {
+                options.answer = Some(cmdhelp(value));
+                None
+            }
+            "enghelp" => {
+                options.answer = Some(match value {
+                    "" => crate::fiojob::ENGINES.join("\n"),
+                    engine => crate::fiojob::describe_engine(engine),
+                });
+                None
+            }
+            "aux-path" => {
+                return Err(ToolError::Usage(format!(
+                    "--aux-path={value}: where fio keeps its own files (verify state): iospd's are named in each job's line (-Rp shows them); remove --aux-path"
+                )));
+            }
+            other => {
+                if let Some((_, why)) = REFUSED_RUN_OPTIONS.iter().find(|(n, _)| *n == other) {
+                    return Err(ToolError::Usage(format!("--{other}: {why}")));
+                }
+                // The progress line shows the run on a terminal; fio's status, debug and memory
+                // options change nothing that is measured.
+                None
+            }
         };
         let Some(fio_format) = fio_format else {
             continue;
@@ -139,6 +244,16 @@ fn run_options(
     Ok((chosen, options))
 }
 
+/// `--cmdhelp[=<option>]`: what iospd fio does with one fio option, or with every one.
+fn cmdhelp(option: &str) -> String {
+    match option {
+        "" | "all" => crate::fiojob::options::document().trim_end().to_string(),
+        _ => crate::fiojob::options::describe(option).unwrap_or_else(|| {
+            format!("{option}: in no table of iospd fio's: a job that sets it is refused")
+        }),
+    }
+}
+
 /// Runs `iospd fio <args>`.
 pub fn run(args: &[String]) -> Result<u8, ToolError> {
     let mut print = false;
@@ -163,6 +278,10 @@ pub fn run(args: &[String]) -> Result<u8, ToolError> {
     };
     let line = cmdline::read(&fio_args, &context).map_err(|e| ToolError::Usage(e.to_string()))?;
     let (format, options) = run_options(&line.run, format)?;
+    if let Some(answer) = &options.answer {
+        super::print(&format!("{answer}\n"))?;
+        return Ok(0);
+    }
     let format = format.unwrap_or(ResultFormat::Text);
     print |= options.show;
     if line.files.is_empty() && line.jobs.is_empty() {

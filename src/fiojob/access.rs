@@ -63,6 +63,49 @@ pub(super) fn engine(r: &mut Reader, t: &mut Draft) -> Result<Engine, Box<Refusa
     })
 }
 
+/// fio's engines iospd runs, in the order `iospd fio --enghelp` lists them.
+pub const ENGINES: [&str; 16] = [
+    "io_uring",
+    "libaio",
+    "aio",
+    "posixaio",
+    "psync",
+    "pvsync",
+    "pvsync2",
+    "sync",
+    "vsync",
+    "mmap",
+    "null",
+    "filestat",
+    "filecreate",
+    "filedelete",
+    "falloc",
+    "ftruncate",
+];
+
+/// What iospd fio does with fio's engine `name` (`fio --enghelp=<engine>` here): the iospd
+/// option it becomes, or why it is refused.
+pub fn describe_engine(name: &str) -> String {
+    match engine_of(name, None) {
+        Ok((arg, synchronous, note)) => {
+            let mut text = format!(
+                "{name}: {}{}",
+                arg.unwrap_or("--engine=io_uring (iospd's default)"),
+                if synchronous {
+                    ", one I/O at a time per thread (iodepth 1), as fio runs it"
+                } else {
+                    ""
+                }
+            );
+            if let Some(note) = note {
+                text.push_str(&format!("; {note}"));
+            }
+            text
+        }
+        Err(why) => format!("{name}: refused: {why}"),
+    }
+}
+
 /// The engines fio has that iospd's map onto, and those it refuses by name.
 fn engine_of(
     name: &str,
@@ -112,6 +155,8 @@ fn engine_of(
                 "net" | "netsplice" => "moves data over the network, not to storage",
                 "e4defrag" => "moves file extents with ext4's EXT4_IOC_MOVE_EXT",
                 "splice" | "vmsplice" => "moves data through a pipe with splice(2)",
+                "windowsaio" => "is Windows' own (fio on Linux has none; libaio or io_uring here)",
+                "solarisaio" => "is Solaris' own (fio on Linux has none; libaio or io_uring here)",
                 "sg" | "io_uring_cmd" | "xnvme" | "libzbc" | "mtd" | "dev-dax" | "libpmem"
                 | "pmemblk" | "rdma" | "libcufile" => "drives hardware iospd does not",
                 "rados" | "rbd" | "http" | "gfapi" | "gfapi_async" | "libhdfs" | "nfs" | "dfs"

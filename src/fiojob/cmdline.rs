@@ -15,7 +15,7 @@ pub const COMMAND_LINE: &str = "<command line>";
 
 /// fio's job options that take no value (`FIO_OPT_STR_SET`, fio's own and its Linux engines'):
 /// `--time_based`, never `--time_based <value>`.
-const FLAGS: [&str; 18] = [
+const FLAGS: [&str; 20] = [
     "bs_unaligned",
     "exitall",
     "exitall_on_error",
@@ -34,24 +34,64 @@ const FLAGS: [&str; 18] = [
     "registerfiles",
     "sqthread_poll",
     "userspace_reap",
+    "listen",
+    "pingpong",
 ];
 
-/// fio's options that are not job options (output and running), and whether each takes a value.
-const RUN_OPTIONS: [(&str, bool); 14] = [
-    ("output", true),
-    ("output-format", true),
-    ("minimal", false),
-    ("terse-version", true),
-    ("eta", true),
-    ("eta-interval", true),
-    ("eta-newline", true),
-    ("status-interval", true),
-    ("parse-only", false),
-    ("section", true),
-    ("readonly", false),
-    ("showcmd", false),
-    ("warnings-fatal", false),
-    ("max-jobs", true),
+/// How one of fio's own options takes its value (fio's `l_opts`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Takes {
+    /// `--key=value` or `--key value`.
+    Value,
+    /// `--key` alone.
+    Nothing,
+    /// `--key` or `--key=value`, never `--key value`.
+    Optional,
+}
+
+/// fio 3.33's options that are not job options (output, running, its tools), each as fio's
+/// `l_opts` takes its value; `commands::fio` decides what each does here.
+const RUN_OPTIONS: [(&str, Takes); 40] = [
+    ("output", Takes::Value),
+    ("latency-log", Takes::Value),
+    ("bandwidth-log", Takes::Nothing),
+    ("minimal", Takes::Nothing),
+    ("output-format", Takes::Value),
+    ("append-terse", Takes::Optional),
+    ("version", Takes::Nothing),
+    ("help", Takes::Nothing),
+    ("cmdhelp", Takes::Optional),
+    ("enghelp", Takes::Optional),
+    ("showcmd", Takes::Nothing),
+    ("readonly", Takes::Nothing),
+    ("eta", Takes::Value),
+    ("eta-interval", Takes::Value),
+    ("eta-newline", Takes::Value),
+    ("debug", Takes::Value),
+    ("parse-only", Takes::Nothing),
+    ("section", Takes::Value),
+    ("inflate-log", Takes::Value),
+    ("alloc-size", Takes::Value),
+    ("profile", Takes::Value),
+    ("warnings-fatal", Takes::Nothing),
+    ("max-jobs", Takes::Value),
+    ("terse-version", Takes::Value),
+    ("server", Takes::Optional),
+    ("server-internal", Takes::Value),
+    ("daemonize", Takes::Value),
+    ("client", Takes::Value),
+    ("remote-config", Takes::Value),
+    ("cpuclock-test", Takes::Nothing),
+    ("crctest", Takes::Optional),
+    ("memcpytest", Takes::Optional),
+    ("idle-prof", Takes::Value),
+    ("status-interval", Takes::Value),
+    ("trigger-file", Takes::Value),
+    ("trigger-timeout", Takes::Value),
+    ("trigger", Takes::Value),
+    ("trigger-remote", Takes::Value),
+    ("aux-path", Takes::Value),
+    ("merge-blktrace-only", Takes::Nothing),
 ];
 
 /// A fio command line: its defaults and jobs, the job files it names, and its other options.
@@ -90,7 +130,7 @@ pub fn read(args: &[String], context: &Context) -> Result<CommandLine, JobError>
             None => (option, None),
         };
         let takes_value = match RUN_OPTIONS.iter().find(|(n, _)| *n == name) {
-            Some((_, takes)) => *takes,
+            Some((_, takes)) => *takes == Takes::Value,
             None => !FLAGS.contains(&name),
         };
         let value = match inline {
@@ -195,5 +235,20 @@ mod tests {
         let missing = read(&args("--name=a --bs"), &context).unwrap_err();
         assert!(missing.why.contains("--bs=<value>"), "{missing}");
         assert_eq!(missing.place.to_string(), "command line argument 2");
+        // fio's own flags take no value, and those with an optional one only after '='.
+        let line = read(
+            &args("--bandwidth-log job.fio --cmdhelp bs --debug io --name=a"),
+            &context,
+        )
+        .unwrap();
+        assert_eq!(line.files, ["job.fio", "bs"]);
+        assert_eq!(
+            line.run,
+            [
+                ("bandwidth-log".into(), None),
+                ("cmdhelp".into(), None),
+                ("debug".into(), Some("io".into()))
+            ]
+        );
     }
 }

@@ -26,6 +26,8 @@ mod work;
 
 use std::path::PathBuf;
 
+pub use access::{ENGINES, describe_engine};
+
 /// Where a setting was written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Place {

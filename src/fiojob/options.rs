@@ -352,6 +352,35 @@ pub const MAPPED: &[(&str, &str)] = &[
     ),
 ];
 
+/// What iospd fio does with one fio option (an alias read as fio reads it), from the tables:
+/// `fio --cmdhelp=<option>`'s answer here. `None` for an option in no table (refused).
+pub fn describe(option: &str) -> Option<String> {
+    let key = super::read::ALIASES
+        .iter()
+        .find(|(alias, _)| *alias == option)
+        .map_or(option, |(_, name)| name);
+    let found = |table: &'static [(&'static str, &'static str)]| {
+        table.iter().find(|(k, _)| *k == key).map(|(_, w)| *w)
+    };
+    if let Some(what) = found(MAPPED) {
+        return Some(format!("{key}: mapped: {what}"));
+    }
+    if let Some(what) = found(ACCEPTED) {
+        return Some(format!("{key}: accepted: {what}"));
+    }
+    let mut said = Vec::new();
+    if let Some((_, values, what)) = ACCEPTED_VALUES.iter().find(|(k, ..)| *k == key) {
+        said.push(format!("accepted at {}: {what}", values.join(", ")));
+    }
+    if let Some(closest) = found(CLOSEST) {
+        said.push(format!("refused otherwise; closest in iospd: {closest}"));
+    }
+    if DEPRECATED.contains(&key) {
+        said.push("refused: deprecated, fio 3.33 drops a job that sets it".into());
+    }
+    (!said.is_empty()).then(|| format!("{key}: {}", said.join("; ")))
+}
+
 /// `doc/fio-options.md`: every table, each option once, in fio's names.
 pub fn document() -> String {
     let mut out = String::from(
@@ -485,6 +514,37 @@ mod tests {
                 "{name} is in MAPPED but the translation never names it"
             );
         }
+    }
+
+    #[test]
+    fn an_option_is_described_from_its_table_through_its_alias() {
+        assert!(describe("bs").unwrap().starts_with("bs: mapped: `-b`"));
+        assert_eq!(
+            describe("readwrite").unwrap(),
+            describe("rw").unwrap(),
+            "an alias reads as its option"
+        );
+        assert!(describe("thread").unwrap().contains("accepted"));
+        let values = describe("verify_backlog").unwrap();
+        assert!(
+            values.contains("accepted at 0") && values.contains("closest in iospd: --verify"),
+            "{values}"
+        );
+        assert!(describe("rwmixcycle").unwrap().contains("deprecated"));
+        assert_eq!(describe("no_such_option"), None);
+    }
+
+    #[test]
+    fn every_engine_listed_runs_and_others_are_refused_by_name() {
+        for engine in super::super::ENGINES {
+            let said = super::super::describe_engine(engine);
+            assert!(!said.contains("refused"), "{said}");
+        }
+        assert!(
+            super::super::describe_engine("windowsaio")
+                .contains("refused: the windowsaio engine is Windows' own")
+        );
+        assert!(super::super::describe_engine("exec").contains("refused"));
     }
 
     #[test]

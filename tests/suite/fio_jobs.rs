@@ -823,7 +823,7 @@ fn log_offset_adds_fios_offset_column() {
 }
 
 /// `iospd fio <args>` run in `dir`.
-fn fio_in(dir: &TempDir, args: &[&str]) -> Output {
+pub(crate) fn fio_in(dir: &TempDir, args: &[&str]) -> Output {
     iospd()
         .arg("fio")
         .args(args)

@@ -24,6 +24,7 @@ mod diskspd_text;
 mod engines;
 mod faults;
 mod file_engines;
+mod fio_cmdline;
 mod fio_defaults;
 mod fio_jobs;
 mod fio_json;
