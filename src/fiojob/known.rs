@@ -170,6 +170,20 @@ pub const CLOSEST: &[(&str, &str)] = &[
     ("opendir", "list the files as targets"),
     ("replay_redirect", "iospd replay <trace> <target>"),
     ("trim_percentage", "--trim=<percent>"),
+    (
+        "exec_prerun",
+        "run the command yourself before iospd fio (iospd never starts a command)",
+    ),
+    (
+        "exec_postrun",
+        "run the command yourself after iospd fio (iospd never starts a command)",
+    ),
+    (
+        "cgroup",
+        "start iospd fio inside the cgroup (systemd-run --scope -p IOWeight=…): iospd runs in the cgroup it was started in",
+    ),
+    ("uid", "start iospd fio as that user (sudo -u)"),
+    ("gid", "start iospd fio as that group (sudo -g)"),
 ];
 
 /// Accepted only with these values (fio's default, or what iospd does anyway), with what that
@@ -254,11 +268,6 @@ pub const ACCEPTED_VALUES: &[(&str, &[&str], &str)] = &[
         "verify_dump",
         &["0", "false"],
         "fio's default: no dump of a block that fails",
-    ),
-    (
-        "verify_async",
-        &["0", "false"],
-        "fio's default: blocks verified by the thread that reads them, as iospd does",
     ),
     (
         "verify_backlog",
