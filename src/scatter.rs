@@ -24,6 +24,15 @@ impl Scatter {
         }
     }
 
+    /// The identity of `0..n`: ranks stay in order (a pool's files, the first the hottest).
+    pub fn identity(n: u64) -> Self {
+        Scatter {
+            n: n.max(1),
+            stride: 1,
+            inverse: 1,
+        }
+    }
+
     /// The image of `i` < n.
     #[inline]
     pub fn forward(&self, i: u64) -> u64 {

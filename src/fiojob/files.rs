@@ -127,26 +127,38 @@ pub(super) fn threads(
         Some((kind, n)) => (kind, Some(n)),
         None => (value, None),
     };
-    let count = count
-        .map(|n| integer(n).ok().filter(|&n| n > 0 && n <= u32::MAX as u64))
-        .map(|n| n.ok_or("a count of 1 or more I/Os per file"));
     let refuse = |r: &Reader, why: &str| {
         let s = service.expect("a value other than the default");
         r.refuse(
             s,
             why,
-            Some("--file-service=random|roundrobin[:<n>]|sequential"),
+            Some("--file-service=random[:<n>]|roundrobin[:<n>]|sequential|zipf:<θ>|pareto:<h>|normal:<σ%>"),
         )
     };
-    let service = match (kind, count) {
-        ("zipf" | "pareto" | "normal" | "gauss", _) => {
-            return Err(refuse(r, "files chosen by a distribution"));
+    if matches!(kind, "zipf" | "pareto" | "normal" | "gauss") {
+        if !time_based {
+            return Err(refuse(
+                r,
+                "files chosen by a distribution in a job bounded by its size: iospd ends each file at its share of the work, which would cap the hot files",
+            ));
         }
+        let skew = skewed_files(kind, count).map_err(|why| refuse(r, &why))?;
+        notes.push(format!(
+            "file_service_type={value}: iospd draws the files by the exact zipf distribution fio's generator approximates (Gray's method: within a point of each file's share)"
+        ));
+        return Ok(vec![
+            format!("-F{numjobs}"),
+            format!("-O{depth}"),
+            format!("--file-service={skew}"),
+        ]);
+    }
+    let count = count
+        .map(|n| integer(n).ok().filter(|&n| n > 0 && n <= u32::MAX as u64))
+        .map(|n| n.ok_or("a count of 1 or more I/Os per file"));
+    let service = match (kind, count) {
         (_, Some(Err(why))) => return Err(refuse(r, why)),
         ("random", None | Some(Ok(1))) => "random".to_string(),
-        ("random", Some(Ok(_))) => {
-            return Err(refuse(r, "several I/Os to each randomly chosen file"));
-        }
+        ("random", Some(Ok(n))) => format!("random:{n}"),
         ("roundrobin", None | Some(Ok(1))) => "roundrobin".to_string(),
         ("roundrobin", Some(Ok(n))) => format!("roundrobin:{n}"),
         ("sequential", _) if time_based => {
@@ -163,6 +175,41 @@ pub(super) fn threads(
         format!("-O{depth}"),
         format!("--file-service={service}"),
     ])
+}
+
+/// fio's files chosen by zipf (`file_service_type=zipf[:θ]`, θ 1.1 by default) as iospd's
+/// `--file-service=zipf:θ` over the files in order, as fio draws them (its hash turned off). fio's
+/// pareto and normal over files are its own shapes, refused: its pareto scales by n − 1 (the last
+/// file is never drawn), its normal is the rounded-up mean of 12 uniform draws.
+fn skewed_files(kind: &str, param: Option<&str>) -> Result<crate::profile::Skew, String> {
+    if kind != "zipf" {
+        return Err(format!(
+            "files chosen by fio's {kind}, its own shape over a few files ({}), which iospd's exact --file-service={} does not reproduce file for file",
+            match kind {
+                "pareto" => "scaled by one file fewer, so the last is never drawn",
+                _ => "the rounded-up mean of 12 uniform draws",
+            },
+            if kind == "pareto" { "pareto" } else { "normal" }
+        ));
+    }
+    let theta = match param {
+        None => 1.1,
+        Some(p) if p.contains(':') => {
+            return Err(
+                "a distribution's centre (fio's :<center>): iospd's hottest file is the first"
+                    .into(),
+            );
+        }
+        Some(p) => p
+            .parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite())
+            .ok_or_else(|| format!("'{p}' is not a number"))?,
+    };
+    if theta == 1.0 {
+        return Err("zipf's θ of 1, which fio refuses".into());
+    }
+    format!("zipf:{theta}").parse()
 }
 
 /// Each file's region, `offset` .. `offset + size`: a device's `-f<end>`; for files, fio's

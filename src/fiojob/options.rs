@@ -198,7 +198,7 @@ pub const MAPPED: &[(&str, &str)] = &[
     ),
     (
         "file_service_type",
-        "`--file-service` (random, roundrobin[:n], sequential)",
+        "`--file-service` (random[:n], roundrobin[:n], sequential; zipf[:θ] in a time-based job, the files in order; pareto and normal refused: fio's own shapes over a few files)",
     ),
     (
         "norandommap",

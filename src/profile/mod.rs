@@ -386,6 +386,13 @@ pub enum FileService {
     /// Drawn by the targets' weights (DiskSpd's pool; fio's `random`).
     #[default]
     Weighted,
+    /// Drawn by the targets' weights, this many I/Os (at least 2) to each target drawn (fio's
+    /// `random:<n>`).
+    Random(u32),
+    /// Drawn with a skew over the pool's targets in order, the first the hottest for zipf and
+    /// pareto, the middle one for normal (fio's `zipf:θ`, `pareto:h`, `gauss:σ`); the targets'
+    /// weights do not apply.
+    Skewed(Skew),
     /// In turn: this many I/Os to a target, then the next (fio's `roundrobin:<n>`).
     RoundRobin(u32),
     /// Each target until its work (`--ios`/`--bytes`) is done, then the next (fio's
@@ -405,17 +412,23 @@ impl std::str::FromStr for FileService {
     fn from_str(text: &str) -> Result<Self, String> {
         let bad = || {
             format!(
-                "'{text}' is not random, roundrobin[:<I/Os per turn>] or sequential; for example --file-service=roundrobin"
+                "'{text}' is not random[:<n>], roundrobin[:<n>], sequential, zipf:<θ>, pareto:<h> or normal:<σ%>; for example --file-service=roundrobin"
             )
         };
+        let turns = |n: &str| n.parse::<u32>().ok().filter(|&n| n > 0).ok_or_else(bad);
         match text.split_once(':') {
             None if text == "random" => Ok(FileService::Weighted),
             None if text == "roundrobin" => Ok(FileService::RoundRobin(1)),
             None if text == "sequential" => Ok(FileService::Sequential),
-            Some(("roundrobin", n)) => match n.parse::<u32>() {
-                Ok(n) if n > 0 => Ok(FileService::RoundRobin(n)),
-                _ => Err(bad()),
-            },
+            Some(("random", n)) => Ok(match turns(n)? {
+                1 => FileService::Weighted,
+                n => FileService::Random(n),
+            }),
+            Some(("roundrobin", n)) => Ok(FileService::RoundRobin(turns(n)?)),
+            Some(("zipf" | "pareto" | "normal", _)) => text
+                .parse::<Skew>()
+                .map(FileService::Skewed)
+                .map_err(|e| e.replace("--distribution=", "--file-service=")),
             _ => Err(bad()),
         }
     }
@@ -425,6 +438,8 @@ impl std::fmt::Display for FileService {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             FileService::Weighted => write!(f, "random"),
+            FileService::Random(n) => write!(f, "random:{n}"),
+            FileService::Skewed(skew) => write!(f, "{skew}"),
             FileService::RoundRobin(1) => write!(f, "roundrobin"),
             FileService::RoundRobin(n) => write!(f, "roundrobin:{n}"),
             FileService::Sequential => write!(f, "sequential"),

@@ -5,6 +5,7 @@ use std::sync::atomic::AtomicU64;
 
 use super::buffers::{InitialFill, SlotShape, WriteFill};
 use super::offsets::OffsetGen;
+use super::skew::SkewDraw;
 use super::throttle::Throttle;
 use super::{Assignment, Schedule, Worker, WorkerTarget};
 use crate::clock::{Clock, Nanos};
@@ -282,10 +283,10 @@ impl<'a, C: Clock> Worker<'a, C> {
 /// as `--file-service` says (by weight unless told otherwise).
 fn assignment(thread: &ThreadPlan, service: FileService) -> Assignment {
     match (thread.pool, service) {
-        (Some(_), FileService::Weighted) => {
+        (Some(_), FileService::Weighted | FileService::Random(_)) => {
             let mut until = 0u64;
-            Assignment::Weighted(
-                thread
+            Assignment::Weighted {
+                cumulative: thread
                     .targets
                     .iter()
                     .map(|tt| {
@@ -293,7 +294,16 @@ fn assignment(thread: &ThreadPlan, service: FileService) -> Assignment {
                         until
                     })
                     .collect(),
-            )
+                current: 0,
+                left: 0,
+                per: match service {
+                    FileService::Random(per) => per,
+                    _ => 1,
+                },
+            }
+        }
+        (Some(_), FileService::Skewed(skew)) => {
+            Assignment::Skewed(SkewDraw::in_order(skew, thread.targets.len() as u64))
         }
         (Some(_), FileService::RoundRobin(per)) => Assignment::InTurn {
             current: 0,

@@ -37,6 +37,7 @@ use crate::rng::Rng;
 use buffers::WriteFill;
 pub use build::{Plan, slot_shapes};
 use offsets::OffsetGen;
+use skew::SkewDraw;
 use throttle::Throttle;
 
 use crate::clock::{Clock, Nanos};
@@ -217,8 +218,20 @@ impl WorkerTarget<'_> {
 pub enum Assignment {
     /// Each slot belongs to one target (`-o`): slot → index into the thread's targets.
     Fixed(Vec<u16>),
-    /// A `-O` pool: each I/O draws its target by weight; cumulative weights per target.
-    Weighted(Vec<u64>),
+    /// A `-O` pool drawing its targets by weight (cumulative weights per target): each I/O, or
+    /// with `random:<per>` every `per` I/Os (`left` more to `current`).
+    Weighted {
+        /// Cumulative weights, one per target.
+        cumulative: Vec<u64>,
+        /// The target drawn last.
+        current: usize,
+        /// I/Os it still gets.
+        left: u32,
+        /// I/Os per draw.
+        per: u32,
+    },
+    /// A `-O` pool drawing each I/O's target with a skew over the targets in order.
+    Skewed(SkewDraw),
     /// A `-O` pool served in turn (`--file-service=roundrobin:<per>`, or `sequential` with `per`
     /// unbounded): `per` I/Os to the current target, then the next whose work is not done.
     InTurn {
@@ -319,10 +332,21 @@ impl<C: Clock> Worker<'_, C> {
     fn target_of(&mut self, slot: u32) -> usize {
         match &mut self.assignment {
             Assignment::Fixed(slots) => slots[slot as usize] as usize,
-            Assignment::Weighted(cumulative) => {
-                let pick = self.rng.below(cumulative[cumulative.len() - 1]);
-                cumulative.partition_point(|&until| until <= pick)
+            Assignment::Weighted {
+                cumulative,
+                current,
+                left,
+                per,
+            } => {
+                if *left == 0 || !self.targets[*current].budget.open() {
+                    let pick = self.rng.below(cumulative[cumulative.len() - 1]);
+                    *current = cumulative.partition_point(|&until| until <= pick);
+                    *left = *per;
+                }
+                *left -= 1;
+                *current
             }
+            Assignment::Skewed(draw) => draw.next(&mut self.rng) as usize,
             Assignment::InTurn { current, left, per } => {
                 let n = self.targets.len();
                 // A turn ends after its I/Os, or early when the target's work is done.

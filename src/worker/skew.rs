@@ -75,6 +75,15 @@ impl SkewDraw {
         }
     }
 
+    /// A draw over `n` ≥ 1 positions whose ranks stay in order: position 0 the hottest for zipf
+    /// and pareto (a pool's files, as fio serves them by a distribution).
+    pub fn in_order(skew: Skew, n: u64) -> Self {
+        SkewDraw {
+            scatter: Scatter::identity(n),
+            ..SkewDraw::new(skew, n)
+        }
+    }
+
     /// The next position, in `0..n`.
     #[inline]
     pub fn next(&self, rng: &mut Rng) -> u64 {
@@ -230,6 +239,22 @@ mod tests {
                 "{skew:?} top {percent} % by hits {top:.4}, closed form {expected:.4}"
             );
         }
+    }
+
+    #[test]
+    fn in_order_draws_keep_rank_order() {
+        // A pool of 8 files by zipf:1.1, fio's default: file k is drawn ∝ 1/(k+1)^1.1, so each
+        // file is drawn less than the one before it.
+        let d = SkewDraw::in_order(Skew::Zipf { theta: 1.1 }, 8);
+        let mut rng = Rng::new(7);
+        let mut hits = [0u64; 8];
+        for _ in 0..200_000 {
+            hits[d.next(&mut rng) as usize] += 1;
+        }
+        assert!(hits.windows(2).all(|w| w[0] > w[1]), "{hits:?}");
+        let share = hits[0] as f64 / 200_000.0;
+        let expected = 1.0 / harmonic(8, 1.1);
+        assert!((share - expected).abs() < 0.01, "{share} vs {expected}");
     }
 
     #[test]

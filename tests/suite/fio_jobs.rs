@@ -115,6 +115,8 @@ const EXPECTED: &[(&str, &[&str])] = &[
             "iospd -b4096 -r --random-map -w0 -fr -Su --bytes=8388608 --ios=500 -W0 -C0 -L -n -F1 -O1 --file-service=random -c8388608 --keep-existing /tmp/each-sized.0.0 /tmp/each-sized.0.1",
             "iospd -b4096 -r --random-map -w0 -fr -Su --bytes=1048576 -W0 -C0 -L -n -F1 -O1 --file-service=roundrobin -c1048576 --keep-existing /tmp/own-per-clone.0.0 /tmp/own-per-clone.0.1",
             "iospd -b4096 -r --random-map -w0 -fr -Su --bytes=1048576 -W0 -C0 -L -n -F1 -O1 --file-service=roundrobin -c1048576 --keep-existing /tmp/own-per-clone.1.0 /tmp/own-per-clone.1.1",
+            "iospd -b4096 -r --random-map -w0 -fr -Su --bytes=1048576 -W0 -C0 -L -n -F1 -O1 --file-service=random:4 -c1048576 --keep-existing /tmp/random-turns.0.0 /tmp/random-turns.0.1 /tmp/random-turns.0.2",
+            "iospd -b4096 -r --random-map -w0 -fr -Su -d5 -W0 -C0 -L -n -F1 -O1 --file-service=zipf:1.2 -c1048576 --keep-existing /tmp/zipf-files.0.0 /tmp/zipf-files.0.1 /tmp/zipf-files.0.2 /tmp/zipf-files.0.3",
         ],
     ),
     (

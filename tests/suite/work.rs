@@ -402,6 +402,39 @@ fn a_run_bounded_by_its_work_counts_every_io_in_its_intervals() {
     assert_eq!(rows, 6000);
 }
 
+/// The targets (by number) of a one-slot `-F1 -O1` pool's I/Os in the order they ran, from
+/// the trace of a run over `targets` with `--file-service=<service>` and `--ios=<ios>` each.
+fn pool_order(dir: &TempDir, targets: &[String], service: &str, ios: u64) -> Vec<usize> {
+    let trace = dir.arg("order.csv");
+    let mut args = vec![
+        "-c1M".to_string(),
+        "-F1".into(),
+        "-O1".into(),
+        "--engine=psync".into(),
+        "-W0".into(),
+        format!("--file-service={service}"),
+        format!("--ios={ios}"),
+        "-r".into(),
+        "-b4K".into(),
+        format!("--trace={trace}"),
+    ];
+    args.extend(targets.iter().cloned());
+    let output = iospd().args(&args).output().unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{service}: {}",
+        stderr(&output)
+    );
+    let text = fs::read_to_string(&trace).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let column = header.iter().position(|h| *h == "target").unwrap();
+    lines
+        .map(|l| l.split(',').nth(column).unwrap().parse().unwrap())
+        .collect()
+}
+
 /// `--file-service`: a `-O` pool's I/Os go to its targets in turn (`roundrobin[:n]`), each target
 /// until its work is done (`sequential`), or by weight (the default), as the trace of one slot
 /// shows them one after the other.
@@ -410,32 +443,10 @@ fn a_pool_serves_its_targets_in_turn_in_order_or_by_weight() {
     let dir = TempDir::new();
     let targets: Vec<String> = (0..3).map(|i| dir.arg(&format!("f{i}.dat"))).collect();
     let order = |service: &str| -> String {
-        let trace = dir.arg("order.csv");
-        let mut args = vec![
-            "-c1M".to_string(),
-            "-F1".into(),
-            "-O1".into(),
-            "--engine=psync".into(),
-            "-W0".into(),
-            format!("--file-service={service}"),
-            "--ios=6".into(),
-            "-r".into(),
-            "-b4K".into(),
-            format!("--trace={trace}"),
-        ];
-        args.extend(targets.iter().cloned());
-        let output = iospd().args(&args).output().unwrap();
-        assert_eq!(
-            output.status.code(),
-            Some(0),
-            "{service}: {}",
-            stderr(&output)
-        );
-        let text = fs::read_to_string(&trace).unwrap();
-        let mut lines = text.lines();
-        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-        let column = header.iter().position(|h| *h == "target").unwrap();
-        lines.map(|l| l.split(',').nth(column).unwrap()).collect()
+        pool_order(&dir, &targets, service, 6)
+            .iter()
+            .map(|t| t.to_string())
+            .collect()
     };
     assert_eq!(order("roundrobin"), "012".repeat(6));
     assert_eq!(order("roundrobin:2"), "001122".repeat(3));
@@ -444,6 +455,15 @@ fn a_pool_serves_its_targets_in_turn_in_order_or_by_weight() {
     assert_eq!(drawn.len(), 18);
     for t in ['0', '1', '2'] {
         assert_eq!(drawn.matches(t).count(), 6, "{drawn}: each target's --ios");
+    }
+    // random:3: each target drawn keeps the next 3 I/Os.
+    let turns = order("random:3");
+    assert_eq!(turns.len(), 18);
+    for chunk in turns.as_bytes().chunks(3) {
+        assert!(chunk.iter().all(|&c| c == chunk[0]), "{turns}");
+    }
+    for t in ['0', '1', '2'] {
+        assert_eq!(turns.matches(t).count(), 6, "{turns}: each target's --ios");
     }
     // Without a pool, or sequential without work to end a target: refused in one line.
     for (args, says) in [
@@ -454,7 +474,11 @@ fn a_pool_serves_its_targets_in_turn_in_order_or_by_weight() {
         ),
         (
             &["--file-service=zipf", "-F1", "-O1"],
-            "is not random, roundrobin",
+            "is not random[:<n>], roundrobin[:<n>]",
+        ),
+        (
+            &["--file-service=zipf:0", "-F1", "-O1"],
+            "--file-service=zipf:1.2",
         ),
     ] {
         let output = iospd().args(args).arg(&targets[0]).output().unwrap();
@@ -465,6 +489,27 @@ fn a_pool_serves_its_targets_in_turn_in_order_or_by_weight() {
             "{args:?}: {err}"
         );
     }
+}
+
+/// `--file-service=zipf:θ` draws each I/O's target with a skew over the targets in the order
+/// given, the first the hottest: zipf:2 over three targets gives them 1 : 1/4 : 1/9 of the I/O
+/// (73 %, 18 %, 8 %), counted in the trace before any target's work is done.
+#[test]
+fn a_pool_draws_its_targets_with_a_skew_in_their_order() {
+    let dir = TempDir::new();
+    let targets: Vec<String> = (0..3).map(|i| dir.arg(&format!("z{i}.dat"))).collect();
+    let first: Vec<usize> = pool_order(&dir, &targets, "zipf:2", 400)
+        .into_iter()
+        .take(300)
+        .collect();
+    let mut counts = [0usize; 3];
+    for t in first {
+        counts[t] += 1;
+    }
+    // 300 draws: 220 ± 23, 55 ± 20, 25 ± 14 at five standard deviations.
+    assert!((197..=243).contains(&counts[0]), "{counts:?}");
+    assert!((35..=75).contains(&counts[1]), "{counts:?}");
+    assert!((11..=39).contains(&counts[2]), "{counts:?}");
 }
 
 /// A run over many files, each taking a few I/Os, keeps its statistics in a few bytes per file

@@ -519,8 +519,8 @@ pub const LONG_FLAGS: &[LongFlag] = &[
     LongFlag {
         name: "file-service",
         usage: (
-            "--file-service=random|roundrobin[:<n>]|sequential",
-            "how each I/O of a -F/-O pool chooses its target: by weight (random, the default), in turn, n I/Os each (roundrobin), or each target until its --ios/--bytes are done (sequential)",
+            "--file-service=<random|roundrobin>[:<n>]|sequential|<zipf|pareto|normal>:<p>",
+            "how each I/O of a -F/-O pool chooses its target: by weight (random, the default; random:n keeps each target drawn for n I/Os), in turn, n I/Os each (roundrobin), each target until its --ios/--bytes are done (sequential), or drawn with a skew over the targets in the order given, the first the hottest (zipf:θ, pareto:h) or the middle one (normal:σ, σ in percent of the targets), their weights aside",
         ),
         apply: |v, raw| {
             let service = v.unwrap_or_default().parse()?;
