@@ -530,14 +530,21 @@ pub(super) fn caching(r: &mut Reader, engine: &Engine, t: &mut Draft) -> Result<
         t.args.push("--nowait".into());
     }
     // pre_read: the job's range read once before it starts, through its own descriptor.
-    if r.flag("pre_read")?.unwrap_or(false) {
-        if !engine.moves_data() {
-            return Err(r.refuse(
-                r.last["pre_read"],
-                format!("the {} engine moves no data to read ahead", engine.name),
-                Some("pre_read=0"),
-            ));
-        }
+    let pre_read = r.flag("pre_read")?.unwrap_or(false);
+    if pre_read && !engine.moves_data() {
+        return Err(r.refuse(
+            r.last["pre_read"],
+            format!("the {} engine moves no data to read ahead", engine.name),
+            Some("pre_read=0"),
+        ));
+    }
+    // invalidate (1 by default): fio drops the files' pages from the page cache when it opens
+    // them, so a buffered job starts cold; pre_read turns it off (it would drop what it read).
+    let invalidate = r.flag("invalidate")?.unwrap_or(true);
+    if invalidate && !direct && !pre_read && engine.moves_data() {
+        t.args.push("--invalidate".into());
+    }
+    if pre_read {
         t.args.push("--pre-read".into());
     }
     Ok(())

@@ -70,10 +70,6 @@ pub const ACCEPTED: &[(&str, &str)] = &[
         "iospd's -c writes the whole file before the run",
     ),
     (
-        "invalidate",
-        "iospd does not drop the file's page cache first (with direct=1 it does not matter)",
-    ),
-    (
         "end_fsync",
         "iospd does not fsync after the run (outside the measured time)",
     ),

@@ -156,6 +156,10 @@ pub const MAPPED: &[(&str, &str)] = &[
         "`--nowait` (RWF_NOWAIT: a read or write that would block fails with EAGAIN, which ends the job as in fio); io_uring, libaio and pvsync2 only, as in fio",
     ),
     (
+        "invalidate",
+        "`--invalidate` for a buffered job (fio's default 1: its files start cold); nothing with direct=1 (no page cache in the way) or pre_read (which turns it off in fio)",
+    ),
+    (
         "pre_read",
         "`--pre-read` (the job's range read once before it starts, through its own descriptor; refused for engines that move no data: null and the file engines)",
     ),

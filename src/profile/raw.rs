@@ -102,6 +102,9 @@ pub struct RawArgs {
     pub work_percent: Option<u32>,
     /// `--random-map`: random offsets without replacement.
     pub random_map: bool,
+    /// `--invalidate`: each target's clean pages dropped from the page cache before each
+    /// timespan.
+    pub invalidate: bool,
     /// `--pre-read`: each target's range read once before each timespan.
     pub pre_read: bool,
     /// `--nowait`: RWF_NOWAIT on every read and write.

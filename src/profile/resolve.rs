@@ -354,6 +354,7 @@ fn from_command_line(raw: &RawArgs) -> Result<Profile, ProfileError> {
         work: work(raw, sizes)?,
         random_map: raw.random_map,
         pre_read: raw.pre_read,
+        invalidate: raw.invalidate,
         nowait: raw.nowait,
         serialize_overlap: raw.serialize_overlap,
         max_latency: raw.max_latency,

@@ -108,6 +108,10 @@ pub struct Target {
     /// `pre_read`).
     #[serde(default, skip_serializing_if = "is_false")]
     pub pre_read: bool,
+    /// `--invalidate`: the target's pages are dropped from the page cache before the timespan
+    /// starts (fio's `invalidate`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub invalidate: bool,
     /// `--zones`: the I/O works one zone at a time (fio's `zonemode=strided`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zones: Option<super::zones::Zones>,
@@ -177,6 +181,7 @@ impl Target {
             backwards: false,
             zones: None,
             pre_read: false,
+            invalidate: false,
             nowait: false,
             serialize_overlap: false,
             max_latency: None,

@@ -240,7 +240,18 @@ fn drive<E: Engine, C: Clock>(
         .schedule
         .get()
         .expect("schedule is set before the gate opens");
-    let failure = worker.run(&mut engine).map_err(|source| RunError::Engine {
+    let ran = worker.run(&mut engine);
+    if ran.is_err() {
+        // A thread whose engine failed ends the run: the main thread of a run bounded by work
+        // has no planned end, and would wait for work this thread will never finish.
+        let _ = worker.stop.compare_exchange(
+            0,
+            worker.clock.now().max(1),
+            Ordering::SeqCst,
+            Ordering::SeqCst,
+        );
+    }
+    let failure = ran.map_err(|source| RunError::Engine {
         thread: plan.thread,
         engine: setup.kind,
         source,

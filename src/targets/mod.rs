@@ -128,6 +128,16 @@ pub enum TargetError {
         /// What the kernel said.
         source: io::Error,
     },
+    /// `--invalidate` failed.
+    #[error(
+        "--invalidate: cannot drop the page cache of '{path}': {source}; run without --invalidate"
+    )]
+    Invalidate {
+        /// The target.
+        path: PathBuf,
+        /// What the kernel said.
+        source: io::Error,
+    },
     /// Smaller than the workload needs.
     #[error(
         "'{path}' is too small: {have} usable, and this workload needs at least {need} ({why}); {fix}"
@@ -488,6 +498,12 @@ pub fn prepare(
             return Err(TargetError::Missing(target.path.clone()));
         };
         let file = open_for_io(target, anchor, facts.identity)?;
+        if target.invalidate {
+            preread::invalidate(&file).map_err(|source| TargetError::Invalidate {
+                path: target.path.clone(),
+                source,
+            })?;
+        }
         if target.pre_read {
             let direct = target.cache == CacheMode::DisableOsCache;
             preread::pre_read(&file, inspection.range, target.block_size, direct, stop).map_err(

@@ -1,6 +1,7 @@
-//! `--pre-read`: each target's range read once, in order, before the timespan starts (outside
-//! every measured window), through the run's own descriptor: a buffered target's data is then in
-//! the page cache, as fio's `pre_read` leaves it.
+//! The page cache a timespan starts with: `--invalidate` drops each target's pages (fio's
+//! `invalidate`, on by default there), `--pre-read` reads each target's range once, in order,
+//! before the timespan starts (outside every measured window), through the run's own descriptor:
+//! a buffered target's data is then in the page cache, as fio's `pre_read` leaves it.
 
 use std::io;
 use std::os::unix::fs::FileExt;
@@ -38,6 +39,18 @@ impl Drop for Aligned {
     fn drop(&mut self) {
         // SAFETY: allocated in `new` with this layout, freed once.
         unsafe { std::alloc::dealloc(self.at, self.layout) };
+    }
+}
+
+/// Drops `file`'s pages from the page cache (`posix_fadvise(POSIX_FADV_DONTNEED)` over the whole
+/// file or device): clean pages go at once, dirty ones are written back first and stay until they
+/// are clean, as fio's invalidate leaves them.
+pub fn invalidate(file: &std::fs::File) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: an advisory call on an open descriptor; it returns the error, not errno.
+    match unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) } {
+        0 => Ok(()),
+        e => Err(io::Error::from_raw_os_error(e)),
     }
 }
 

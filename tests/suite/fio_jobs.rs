@@ -53,8 +53,8 @@ const EXPECTED: &[(&str, &[&str])] = &[
     (
         "globals-repeated.fio",
         &[
-            "iospd -b65536 -s -w100 -fs --engine=psync -d10 -W0 -C0 -L -Z1048576 -n -t1 -o1 -c16777216 --keep-existing /tmp/stage.0.0 /tmp/stage.1.0",
-            "iospd -b4096 -r --random-map -w0 -fr --engine=psync -d10 -W0 -C0 -L -n -t1 -o1 -c16777216 --keep-existing /tmp/stage.0.0",
+            "iospd -b65536 -s -w100 -fs --engine=psync --invalidate -d10 -W0 -C0 -L -Z1048576 -n -t1 -o1 -c16777216 --keep-existing /tmp/stage.0.0 /tmp/stage.1.0",
+            "iospd -b4096 -r --random-map -w0 -fr --engine=psync --invalidate -d10 -W0 -C0 -L -n -t1 -o1 -c16777216 --keep-existing /tmp/stage.0.0",
         ],
     ),
     (
@@ -66,16 +66,16 @@ const EXPECTED: &[(&str, &[&str])] = &[
     (
         "skips-and-directions.fio",
         &[
-            "iospd -b4096 -s17829888 -w0 -fs -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
-            "iospd -b65536 -s -w100 -fs -d5 -W0 -C0 -L -Z1048576 -n -t1 -o1 /dev/sdz",
-            "iospd --bssplit=4096/100,65536/100 -r -w50 -fr -d5 -W0 -C0 -L -Z1048576 -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r -rs20 -w0 -fr -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -s -w50 -fr -d5 -W0 -C0 -L -Z1048576 -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -s -w0 -fs -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r --random-map -w0 -fs -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -s -w0 -fr -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -s4096 --backwards -w0 -fs -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -s3072 -w0 -fs -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -s17829888 -w0 -fs --invalidate -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
+            "iospd -b65536 -s -w100 -fs --invalidate -d5 -W0 -C0 -L -Z1048576 -n -t1 -o1 /dev/sdz",
+            "iospd --bssplit=4096/100,65536/100 -r -w50 -fr --invalidate -d5 -W0 -C0 -L -Z1048576 -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r -rs20 -w0 -fr --invalidate -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -s -w50 -fr --invalidate -d5 -W0 -C0 -L -Z1048576 -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -s -w0 -fs --invalidate -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -fs --invalidate -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -s -w0 -fr --invalidate -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -s4096 --backwards -w0 -fs --invalidate -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -s3072 -w0 -fs --invalidate -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
         ],
     ),
     (
@@ -133,65 +133,65 @@ const EXPECTED: &[(&str, &[&str])] = &[
     (
         "placement.fio",
         &[
-            "iospd -b4096 -r --random-map -w0 -fr -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r --random-map -w0 -fr -d5 -W0 -C0 -L --cpu-set=0-1 -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r --random-map -w0 -fr -d5 -W0 -C0 -L -a0,1 -t2 -o1 /dev/sdz",
-            "iospd -b4096 -r --random-map -w0 -fr -d5 -W0 -C0 -L --cpu-set=0-1 -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r --random-map -w0 -fr -d5 -W0 -C0 -L -n -I1 -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r --random-map -w0 -fr -d5 -W0 -C0 -L -n -I2 -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r --random-map -w0 -fr -d5 -W0 -C0 -L -n -l -t1 -o1 /dev/sdz",
-            "iospd -b1048576 -s -w100 -fs -d5 -W0 -C0 -L -Z2097152 -n -t4 -o1 --offset-increment=1073741824 -f4294967296 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -fr --invalidate -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -fr --invalidate -d5 -W0 -C0 -L --cpu-set=0-1 -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -fr --invalidate -d5 -W0 -C0 -L -a0,1 -t2 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -fr --invalidate -d5 -W0 -C0 -L --cpu-set=0-1 -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -fr --invalidate -d5 -W0 -C0 -L -n -I1 -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -fr --invalidate -d5 -W0 -C0 -L -n -I2 -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -fr --invalidate -d5 -W0 -C0 -L -n -l -t1 -o1 /dev/sdz",
+            "iospd -b1048576 -s -w100 -fs --invalidate -d5 -W0 -C0 -L -Z2097152 -n -t4 -o1 --offset-increment=1073741824 -f4294967296 /dev/sdz",
         ],
     ),
     (
         "write-data.fio",
         &[
-            "iospd -b4096 -r --random-map -w100 -fr -d5 -W0 -C0 -L --pattern=0xdeadbeef -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r --random-map -w50 -fr -d5 -W0 -C0 -L --pattern=0x696f737064 -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r --random-map -w0 -fr -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r --random-map -w100 -fr -d5 -W0 -C0 -L --verify -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r --random-map -w100 -fr -d5 -W0 -C0 -L --continue-on-error=io:EIO,EILSEQ -Z1048576 -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r --random-map -w0 -fr -d5 -W0 -C0 -L --continue-on-error=read:EIO,EILSEQ -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r --random-map -w0 -fr -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w100 -fr --invalidate -d5 -W0 -C0 -L --pattern=0xdeadbeef -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w50 -fr --invalidate -d5 -W0 -C0 -L --pattern=0x696f737064 -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -fr --invalidate -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w100 -fr --invalidate -d5 -W0 -C0 -L --verify -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w100 -fr --invalidate -d5 -W0 -C0 -L --continue-on-error=io:EIO,EILSEQ -Z1048576 -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -fr --invalidate -d5 -W0 -C0 -L --continue-on-error=read:EIO,EILSEQ -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -fr --invalidate -d5 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
         ],
     ),
     (
         "distributions.fio",
         &[
-            "iospd -b4096 -r -w0 -fr -d5 -W0 -C0 -L --distribution=zipf:1.2 -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r -w0 -fr -d5 -W0 -C0 -L --distribution=pareto:0.2 -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r -w0 -fr -d5 -W0 -C0 -L --distribution=zoned:50/5:30/15:20/80 -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r -w0 -fr -d5 -W0 -C0 -L --distribution=zoned_abs:60/10g:40/100g -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r -w0 -fr --invalidate -d5 -W0 -C0 -L --distribution=zipf:1.2 -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r -w0 -fr --invalidate -d5 -W0 -C0 -L --distribution=pareto:0.2 -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r -w0 -fr --invalidate -d5 -W0 -C0 -L --distribution=zoned:50/5:30/15:20/80 -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r -w0 -fr --invalidate -d5 -W0 -C0 -L --distribution=zoned_abs:60/10g:40/100g -n -t1 -o1 /dev/sdz",
         ],
     ),
     (
         "rates.fio",
         &[
-            "iospd -b4096 -r --random-map -w0 -fr -d5 -W0 -C0 -L -g2000i -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r --random-map -w50 -fr -d5 -W0 -C0 -L -g2000i -Z1048576 -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r --random-map -w25 -fr -d5 -W0 -C0 -L -g1000i -Z1048576 -n -t1 -o1 /dev/sdz",
-            "iospd -b65536 -s -w0 -fs -d5 -W0 -C0 -L -g1048576/s -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -s -w100 -fs -d5 -W0 -C0 -L -g2097152/s -Z1048576 -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r --random-map -w0 -fr -d5 -W0 -C0 -L -g500i --rate-process=poisson -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r --random-map -w0 -fr -d5 -W0 -C0 -L -i4 -j250us -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -s -w0 -fs -d5 -W0 -C0 -L -i1 -j2 -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -fr --invalidate -d5 -W0 -C0 -L -g2000i -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w50 -fr --invalidate -d5 -W0 -C0 -L -g2000i -Z1048576 -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w25 -fr --invalidate -d5 -W0 -C0 -L -g1000i -Z1048576 -n -t1 -o1 /dev/sdz",
+            "iospd -b65536 -s -w0 -fs --invalidate -d5 -W0 -C0 -L -g1048576/s -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -s -w100 -fs --invalidate -d5 -W0 -C0 -L -g2097152/s -Z1048576 -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -fr --invalidate -d5 -W0 -C0 -L -g500i --rate-process=poisson -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -fr --invalidate -d5 -W0 -C0 -L -i4 -j250us -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -s -w0 -fs --invalidate -d5 -W0 -C0 -L -i1 -j2 -n -t1 -o1 /dev/sdz",
         ],
     ),
     (
         "units.fio",
         &[
-            "iospd -b4000 -s -w0 -fs --engine=psync --bytes=1000000000 -W0 -C0 -L -n -t1 -o1 -f1073741824 /dev/sdz",
-            "iospd -b4096 -r --random-map -w0 -fr --engine=psync --bytes=2000000000 -W0 -C0 -L -g1000 -n -t1 -o1 -f2000000000 /dev/sdz",
+            "iospd -b4000 -s -w0 -fs --engine=psync --invalidate --bytes=1000000000 -W0 -C0 -L -n -t1 -o1 -f1073741824 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -fr --engine=psync --invalidate --bytes=2000000000 -W0 -C0 -L -g1000 -n -t1 -o1 -f2000000000 /dev/sdz",
         ],
     ),
     (
         "steady-state.fio",
         &[
-            "iospd -b4096 -r --random-map -w0 -fr -d300 -W0 -C0 -L --steady-state=iops:10%:30s:10s -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -s -w0 -fs -d300 -W0 -C0 -L --steady-state=iops_slope:0.01%:20s -n -t1 -o1 /dev/sdz",
-            "iospd -b65536 -s -w100 -fs -d300 -W0 -C0 -L --steady-state=bw:10485760:60s -Z1048576 -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r --random-map -w0 -fr -d300 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
-            "iospd -b4096 -r --random-map -w0 -fr -d300 -W0 -C0 -L --steady-state=bw_slope:1%:5s -n -t2 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -fr --invalidate -d300 -W0 -C0 -L --steady-state=iops:10%:30s:10s -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -s -w0 -fs --invalidate -d300 -W0 -C0 -L --steady-state=iops_slope:0.01%:20s -n -t1 -o1 /dev/sdz",
+            "iospd -b65536 -s -w100 -fs --invalidate -d300 -W0 -C0 -L --steady-state=bw:10485760:60s -Z1048576 -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -fr --invalidate -d300 -W0 -C0 -L -n -t1 -o1 /dev/sdz",
+            "iospd -b4096 -r --random-map -w0 -fr --invalidate -d300 -W0 -C0 -L --steady-state=bw_slope:1%:5s -n -t2 -o1 /dev/sdz",
         ],
     ),
     (
@@ -1260,7 +1260,9 @@ fn fio_command_lines_translate_as_fio_reads_them() {
             "--sqthread_poll",
             "--hipri",
         ]),
-        ["iospd -b4096 -s -w0 -fs --bytes=100% -W0 -C0 -L --sqpoll --iopoll -n -t1 -o1 /dev/sdz"]
+        [
+            "iospd -b4096 -s -w0 -fs --invalidate --bytes=100% -W0 -C0 -L --sqpoll --iopoll -n -t1 -o1 /dev/sdz"
+        ]
     );
     assert_eq!(
         lines(&[
@@ -1321,7 +1323,7 @@ fn fio_command_lines_translate_as_fio_reads_them() {
             "--name=prepare",
         ]),
         [
-            "iospd -b4096 -s -w0 -fs --engine=psync --bytes=8388608 -W0 -C0 -L -n -t1 -o1 -c8388608 --keep-existing --create-only /tmp/iospd-fio-kdm.dat"
+            "iospd -b4096 -s -w0 -fs --engine=psync --invalidate --bytes=8388608 -W0 -C0 -L -n -t1 -o1 -c8388608 --keep-existing --create-only /tmp/iospd-fio-kdm.dat"
         ]
     );
     // Every class and level fio sets (DiskSpd's -I1 and -I2 where they are the same).
@@ -1347,7 +1349,7 @@ fn fio_command_lines_translate_as_fio_reads_them() {
             "--numjobs=2",
         ]),
         [
-            "iospd -b4096 -s -w0 -fs --engine=psync --bytes=100% -W0 -C0 -L -n -t2 -o1 --nice=-5 --lock-memory=2147483648 /dev/sdz"
+            "iospd -b4096 -s -w0 -fs --engine=psync --invalidate --bytes=100% -W0 -C0 -L -n -t2 -o1 --nice=-5 --lock-memory=2147483648 /dev/sdz"
         ]
     );
     // pre_read: the range read once before the job, through its own (here buffered) descriptor.
@@ -1410,7 +1412,7 @@ fn fio_command_lines_translate_as_fio_reads_them() {
             "--zoneskip=2g",
         ]),
         [
-            "iospd -b65536 -s -w0 -fs --engine=psync --zones=268435456:268435456:2147483648 --bytes=100% -W0 -C0 -L -n -t1 -o1 /dev/sdz"
+            "iospd -b65536 -s -w0 -fs --engine=psync --invalidate --zones=268435456:268435456:2147483648 --bytes=100% -W0 -C0 -L -n -t1 -o1 /dev/sdz"
         ]
     );
     // A default from the command line under a job file's own settings, one section kept.

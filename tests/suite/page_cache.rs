@@ -1,7 +1,8 @@
 //! What the page cache holds of a target before and during a run: `--pre-read` fills it before
 //! the timespan starts (seen with mincore(2) after a run of one read without readahead), through
-//! the run's own descriptor as fio's `pre_read` reads; and `--nowait` (RWF_NOWAIT), whose reads
-//! of pages not in the cache fail with EAGAIN.
+//! the run's own descriptor as fio's `pre_read` reads; `--invalidate` empties it (fio's
+//! `invalidate`); and `--nowait` (RWF_NOWAIT), whose reads of pages not in the cache fail with
+//! EAGAIN.
 
 use std::fs::File;
 use std::os::fd::AsRawFd;
@@ -80,6 +81,17 @@ fn uncached_file(dir: &TempDir, test: &str) -> Option<std::path::PathBuf> {
     Some(path)
 }
 
+/// One random 4 KiB read of `target`, with readahead off (-fr: POSIX_FADV_RANDOM on the run's
+/// descriptor) and `extra` options; the report.
+fn one_read(target: &str, extra: &[&str]) -> String {
+    let mut args = vec!["-b4K", "-r", "-fr", "--ios=1", "-W0", "-t1", "-o1"];
+    args.extend(extra);
+    args.push(target);
+    let output = run_iospd(&args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    stdout(&output)
+}
+
 #[test]
 fn pre_read_fills_the_page_cache_with_the_runs_range() {
     let dir = TempDir::new();
@@ -88,15 +100,7 @@ fn pre_read_fills_the_page_cache_with_the_runs_range() {
         return;
     };
     let target = path.display().to_string();
-    // One random 4 KiB read, with readahead off (-fr: POSIX_FADV_RANDOM on the run's descriptor).
-    let one_read = |extra: &[&str]| {
-        let mut args = vec!["-b4K", "-r", "-fr", "--ios=1", "-W0", "-t1", "-o1"];
-        args.extend(extra);
-        args.push(&target);
-        let output = run_iospd(&args);
-        assert!(output.status.success(), "{}", stderr(&output));
-        stdout(&output)
-    };
+    let one_read = |extra: &[&str]| one_read(&target, extra);
     one_read(&[]);
     let (alone, pages) = resident(&path);
     assert!(alone < 64, "{alone} of {pages} pages cached by one read");
@@ -126,6 +130,67 @@ fn pre_read_fills_the_page_cache_with_the_runs_range() {
         resident(&path).0,
         0,
         "a direct pre-read leaves the page cache as it was"
+    );
+}
+
+/// `--invalidate` drops a target's pages before the run: a file read whole into the page cache
+/// holds only what the run's one read brings after it, where a run without it leaves the cache
+/// as it was; a job fio runs buffered gets it from `iospd fio` (fio's invalidate=1, its default).
+#[test]
+fn invalidate_empties_the_page_cache_before_the_run() {
+    let test = "invalidate_empties_the_page_cache_before_the_run";
+    let dir = TempDir::new();
+    let Some(path) = uncached_file(&dir, test) else {
+        return;
+    };
+    let target = path.display().to_string();
+    let warm = || {
+        std::fs::read(&path).unwrap();
+        resident(&path)
+    };
+    let one_read = |extra: &[&str]| one_read(&target, extra);
+    let (cached, pages) = warm();
+    assert!(
+        cached >= most_of(pages),
+        "{cached} of {pages} pages read in"
+    );
+    one_read(&[]);
+    let kept = resident(&path).0;
+    assert!(
+        kept >= most_of(pages),
+        "without --invalidate: {kept} of {pages} pages stay"
+    );
+    warm();
+    let report = one_read(&["--invalidate"]);
+    assert!(report.contains("--invalidate: "), "{report}");
+    let left = resident(&path).0;
+    assert!(
+        left < 64,
+        "with --invalidate: {left} of {pages} pages cached"
+    );
+    let translated = crate::util::iospd()
+        .args(["fio", "-Rp", "--name=t", "--rw=randread", "--size=8m"])
+        .arg(format!("--filename={target}"))
+        .output()
+        .unwrap();
+    let line = stdout(&translated);
+    assert!(line.contains(" --invalidate "), "{line}");
+    let direct = crate::util::iospd()
+        .args([
+            "fio",
+            "-Rp",
+            "--name=t",
+            "--rw=randread",
+            "--size=8m",
+            "--direct=1",
+        ])
+        .arg(format!("--filename={target}"))
+        .output()
+        .unwrap();
+    assert!(
+        !stdout(&direct).contains("--invalidate"),
+        "{}",
+        stdout(&direct)
     );
 }
 

@@ -617,6 +617,17 @@ pub const LONG_FLAGS: &[LongFlag] = &[
         },
     },
     LongFlag {
+        name: "invalidate",
+        usage: (
+            "--invalidate",
+            "drop each target's pages from the page cache before each timespan starts (posix_fadvise DONTNEED), so a buffered run starts cold whatever read the target before (fio's invalidate); dirty pages stay until written back",
+        ),
+        apply: |v, raw| {
+            no_long_value(v, "invalidate")?;
+            flag_once(&mut raw.invalidate)
+        },
+    },
+    LongFlag {
         name: "pre-read",
         usage: (
             "--pre-read",

@@ -379,6 +379,7 @@ const TARGET_ELEMENTS: &[&str] = &[
     "Backwards",
     "Zones",
     "PreRead",
+    "Invalidate",
     "NoWait",
     "SerializeOverlap",
     "MaxLatency",
@@ -553,6 +554,7 @@ fn iospd_options(el: &Element, t: &mut Target) -> Result<(), XmlError> {
     t.random_map = el.flag("RandomMap")?;
     t.backwards = el.flag("Backwards")?;
     t.pre_read = el.flag("PreRead")?;
+    t.invalidate = el.flag("Invalidate")?;
     t.nowait = el.flag("NoWait")?;
     t.serialize_overlap = el.flag("SerializeOverlap")?;
     t.max_latency = match el.child("MaxLatency")? {

@@ -388,6 +388,9 @@ fn write_target(out: &mut Out, t: &Target) {
     if t.pre_read {
         out.value("PreRead", "true");
     }
+    if t.invalidate {
+        out.value("Invalidate", "true");
+    }
     if t.nowait {
         out.value("NoWait", "true");
     }

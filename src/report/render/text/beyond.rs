@@ -295,6 +295,16 @@ fn workload_text(out: &mut String, ts: &crate::profile::TimeSpan, skew: bool) {
                 ),
             );
         }
+        if t.invalidate {
+            line(
+                out,
+                4,
+                format_args!(
+                    "--invalidate: {} (its pages dropped from the page cache before the timespan starts)",
+                    t.path.display()
+                ),
+            );
+        }
         if t.pre_read {
             line(
                 out,
