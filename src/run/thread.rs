@@ -5,7 +5,7 @@ use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::{Counting, RunError, RunInput, StartGate, ThreadOutcome};
-use crate::clock::Clock;
+use crate::clock::{Clock, Nanos};
 use crate::engine::{
     Engine, EngineKind, EngineSetup, Files, MapSpec, Mapped, Null, Psync, Slots, Uring,
 };
@@ -240,17 +240,15 @@ fn drive<E: Engine, C: Clock>(
         .schedule
         .get()
         .expect("schedule is set before the gate opens");
+    // A thread whose engine failed, or that panicked, ends the run: the main thread of a run
+    // bounded by work has no planned end, and would wait for work this thread will never finish.
+    let ends_run = EndsRunIfLost { stop: worker.stop };
     let ran = worker.run(&mut engine);
     if ran.is_err() {
-        // A thread whose engine failed ends the run: the main thread of a run bounded by work
-        // has no planned end, and would wait for work this thread will never finish.
-        let _ = worker.stop.compare_exchange(
-            0,
-            worker.clock.now().max(1),
-            Ordering::SeqCst,
-            Ordering::SeqCst,
-        );
+        ends_run.stop_at(worker.clock.now());
     }
+    // Disarmed: the thread came back.
+    std::mem::forget(ends_run);
     let failure = ran.map_err(|source| RunError::Engine {
         thread: plan.thread,
         engine: setup.kind,
@@ -268,4 +266,25 @@ fn drive<E: Engine, C: Clock>(
     }
     drop(engine);
     Ok(outcome(worker, failure))
+}
+
+/// Requests the run's stop when dropped (at the monotonic clock's now): a worker thread that
+/// unwinds from a panic drops it on its way out; one that comes back forgets it.
+struct EndsRunIfLost<'a> {
+    stop: &'a AtomicU64,
+}
+
+impl EndsRunIfLost<'_> {
+    /// Requests the stop at `at`, unless one was requested before.
+    fn stop_at(&self, at: Nanos) {
+        let _ = self
+            .stop
+            .compare_exchange(0, at.max(1), Ordering::SeqCst, Ordering::SeqCst);
+    }
+}
+
+impl Drop for EndsRunIfLost<'_> {
+    fn drop(&mut self) {
+        self.stop_at(crate::clock::monotonic_now());
+    }
 }
