@@ -222,6 +222,9 @@ pub struct Collector<'s> {
     spares: Vec<Sender<Box<Slice>>>,
     /// Per thread: the first interval it may still ship (0 before its first), `u64::MAX` once done.
     shipped: Vec<u64>,
+    /// The first interval no thread has moved past (a done thread's last one included): while the
+    /// window's end is unknown (a run bounded by its work), no row is made from there on.
+    horizon: u64,
     pending: BTreeMap<u64, Vec<TargetOps>>,
     recycled: Vec<Vec<TargetOps>>,
     targets: usize,
@@ -285,6 +288,7 @@ pub fn channels<'s>(
         from_threads,
         spares,
         shipped: vec![0; threads],
+        horizon: 0,
         pending: BTreeMap::new(),
         recycled: Vec::new(),
         targets,
@@ -478,6 +482,10 @@ impl Collector<'_> {
             }
         }
         self.shipped[thread] = if slice.last { u64::MAX } else { slice.next };
+        // A thread's last interval ends where the window does, not yet known: not a row yet.
+        self.horizon = self
+            .horizon
+            .max(if slice.last { slice.index } else { slice.next });
         for ops in &mut slice.ops {
             ops.clear();
         }
@@ -517,8 +525,14 @@ impl Collector<'_> {
     }
 
     fn emit(&mut self) -> usize {
-        // Interval `i` is complete once every thread has moved past it.
-        let complete = self.shipped.iter().copied().min().unwrap_or(0);
+        // Interval `i` is complete once every thread has moved past it; a thread that is done has
+        // moved past every interval, so until the window's end is known, rows go no further than
+        // the intervals the threads shipped (a run bounded by its work ends where they did).
+        let shipped = self.shipped.iter().copied().min().unwrap_or(0);
+        let complete = match self.window_ns {
+            Some(_) => shipped,
+            None => shipped.min(self.horizon),
+        };
         let mut handed = 0;
         while self.next < complete {
             let index = self.next;
@@ -654,6 +668,32 @@ mod tests {
                 (100.0, 50.0, vec![0]),
                 (100.0, -1.0, vec![8]),
             ]
+        );
+    }
+
+    #[test]
+    fn a_thread_done_before_the_window_is_known_makes_rows_only_as_far_as_it_went() {
+        // A run bounded by its work: the thread's last slice (interval 1) arrives before the
+        // main thread knows where the window ended; rows stop there, not at u64::MAX intervals.
+        let rows = Rc::new(RefCell::new(Vec::new()));
+        let ms = 1_000_000;
+        let mut sinks: Vec<Box<dyn Sink>> = vec![Box::new(Keep(rows.clone()))];
+        let (mut collector, mut feeds) = channels(100 * ms, vec![vec![0]], 1, false, &mut sinks);
+        let mut feed = feeds.remove(0);
+        feed.record(0, Op::Read, 4096, 10);
+        feed.advance(1);
+        feed.record(0, Op::Read, 4096, 10);
+        feed.finish();
+        assert_eq!(
+            collector.poll(),
+            1,
+            "interval 0, and not the last until the window's end is known"
+        );
+        collector.end_window(150 * ms);
+        collector.finish();
+        assert_eq!(
+            *rows.borrow(),
+            vec![(0.0, 100.0, vec![1]), (100.0, 50.0, vec![1])]
         );
     }
 
