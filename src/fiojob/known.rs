@@ -134,7 +134,14 @@ pub const ACCEPTED: &[(&str, &str)] = &[
         "used by fio only with dedupe_mode=working_set",
     ),
     ("cgroup_nodelete", "used by fio only with cgroup"),
-    ("verify_async_cpus", "used by fio only with verify_async"),
+    (
+        "verify_async",
+        "fio checks what it reads back in threads of its own; iospd's threads check the blocks they read themselves: the same blocks checked",
+    ),
+    (
+        "verify_async_cpus",
+        "the CPUs of fio's verify_async threads",
+    ),
     (
         "log_compression_cpus",
         "the CPUs of fio's log compression threads",
